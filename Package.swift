@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// segrec: records timestamped raw video frames into MP4 segments, one per run of
+// constant frame dimensions. See README.md and ../shared/DESIGN.md.
+import PackageDescription
+
+let package = Package(
+    name: "segrec",
+    products: [
+        .library(name: "SegRecKit", targets: ["SegRecKit"]),
+        .executable(name: "segrec", targets: ["segrec"]),
+    ],
+    targets: [
+        // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil) plus a tiny
+        // C shim for the macros Swift cannot import (AVERROR(EAGAIN), AVERROR_EOF, ...).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libswscale libavutil",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+        ),
+        .target(
+            name: "SegRecKit",
+            dependencies: ["CFFmpeg"]
+        ),
+        .executableTarget(
+            name: "segrec",
+            dependencies: ["SegRecKit"]
+        ),
+        .testTarget(
+            name: "SegRecKitTests",
+            dependencies: ["SegRecKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
