@@ -1,0 +1,30 @@
+// C shim over Debian's FFmpeg 5.1 for segrec: only what Swift cannot import directly
+// (function-like macros). Everything else is used straight from the FFmpeg headers.
+#ifndef SEGREC_CFFMPEG_SHIM_H
+#define SEGREC_CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+/// AVERROR(EAGAIN): "output is not available in this state, send new input".
+static inline int segrec_averror_eagain(void) { return AVERROR(EAGAIN); }
+/// AVERROR_EOF: end of file / the codec has been fully flushed.
+static inline int segrec_averror_eof(void) { return AVERROR_EOF; }
+/// AVERROR(ENOENT): no such file or directory.
+static inline int segrec_averror_enoent(void) { return AVERROR(ENOENT); }
+/// AVERROR(ENOSPC): no space left on device.
+static inline int segrec_averror_enospc(void) { return AVERROR(ENOSPC); }
+/// AVERROR_INVALIDDATA: invalid data found when processing input.
+static inline int segrec_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/// AV_NOPTS_VALUE: undefined timestamp.
+static inline int64_t segrec_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+#endif

@@ -1,0 +1,57 @@
+/// One captured video frame as a `VideoDataOutput` delivers it: the analog of the
+/// `CMSampleBuffer` an `AVCaptureVideoDataOutputSampleBufferDelegate` receives.
+public struct VideoFrame: Sendable {
+    /// The picture (NV12).
+    public var pixelBuffer: PixelBuffer
+    /// Index of the frame in capture order, from 0 (what the stamp carries).
+    public let index: Int64
+    /// Capture time on the device clock, at the device clock's timescale (`D(i)`).
+    public let deviceTime: MediaTime
+    /// Presentation time on the session's synchronization clock (host nanoseconds):
+    /// `convertTime(deviceTime, device → host)`. What the recorder uses.
+    public let sessionTime: MediaTime
+    /// Nominal duration on the session clock: the next frame's session time minus this
+    /// one's. The recorder uses it only for the last frame of a stream.
+    public let duration: MediaTime
+
+    public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
+                sessionTime: MediaTime, duration: MediaTime) {
+        self.pixelBuffer = pixelBuffer
+        self.index = index
+        self.deviceTime = deviceTime
+        self.sessionTime = sessionTime
+        self.duration = duration
+    }
+
+    /// The picture's dimensions.
+    public var dimensions: VideoDimensions { pixelBuffer.dimensions }
+}
+
+/// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.
+public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
+    /// The ratio requested.
+    public let aspectRatio: DynamicAspectRatio
+    /// Dimensions of frames cropped to that ratio on the active format.
+    public let dimensions: VideoDimensions
+    /// Device-clock time of the first frame with the new ratio: what
+    /// `setDynamicAspectRatio` returned.
+    public let deviceTime: MediaTime
+    /// `deviceTime` converted to the session clock (`CMSyncConvertTime`).
+    public let sessionTime: MediaTime
+
+    public init(aspectRatio: DynamicAspectRatio, dimensions: VideoDimensions,
+                deviceTime: MediaTime, sessionTime: MediaTime) {
+        self.aspectRatio = aspectRatio
+        self.dimensions = dimensions
+        self.deviceTime = deviceTime
+        self.sessionTime = sessionTime
+    }
+}
+
+/// What a `VideoDataOutput` delivers, in order: frames, and the completions of
+/// `setDynamicAspectRatio` requests (which may come before or after the first frame with
+/// the new size).
+public enum CaptureOutputEvent: Sendable {
+    case frame(VideoFrame)
+    case dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange)
+}

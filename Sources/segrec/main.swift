@@ -1,0 +1,1 @@
+print("segrec: command line not built yet")
