@@ -21,13 +21,18 @@ let package = Package(
             name: "SegRecKit",
             dependencies: ["CFFmpeg"]
         ),
+        // The `segrec` command's parser and commands, as a library so tests can drive them.
+        .target(
+            name: "SegRecCommandLine",
+            dependencies: ["SegRecKit"]
+        ),
         .executableTarget(
             name: "segrec",
-            dependencies: ["SegRecKit"]
+            dependencies: ["SegRecCommandLine"]
         ),
         .testTarget(
             name: "SegRecKitTests",
-            dependencies: ["SegRecKit"]
+            dependencies: ["SegRecKit", "SegRecCommandLine"]
         ),
     ],
     swiftLanguageModes: [.v6]

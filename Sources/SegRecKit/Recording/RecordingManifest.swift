@@ -1,0 +1,212 @@
+import Foundation
+
+/// `OUTPUT/manifest.json`: what a recording produced, laid out as DESIGN.md ("Files")
+/// specifies, with a few extra fields (byte counts, exact clock parameters, drop reasons).
+public struct RecordingManifest: Codable, Sendable, Equatable {
+    /// Always 1 for this layout.
+    public var formatVersion: Int = 1
+    /// `segment` or `stop-on-change`.
+    public var mode: RecordingMode
+    /// The session's synchronization clock (host nanoseconds).
+    public var sessionClock: SessionClockInfo
+    /// The device clocks frames were captured on.
+    public var devices: [DeviceInfo]
+    /// The encoder and its settings.
+    public var encoder: EncoderInfo?
+    /// The files, in session-time order; they tile the session timeline.
+    public var segments: [SegmentRecord]
+    /// Why the recording ended.
+    public var stopReason: StopReason
+    /// Session time at which it stopped (the change time in stop-on-change mode; the end of
+    /// the last frame otherwise); `null` when no frame was recorded.
+    public var stopTime: MediaTime?
+    /// The error message when `stopReason` is `error`.
+    public var error: String?
+    /// Frame accounting: `received == written + dropped`.
+    public var frames: FrameCounts
+    /// Disagreements between buffers and announcements, dropped frames, adjustments.
+    public var warnings: [String]
+    /// Free-form notes (e.g. ignored audio tracks of a source file).
+    public var notes: [String]
+    /// True when every frame carries the frame-index stamp of DESIGN.md in rows 0–15, so
+    /// `segrec verify` can read each frame's index back from the decoded pictures.
+    public var frameIndexStamp: Bool
+
+    public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
+        self.mode = mode
+        self.sessionClock = SessionClockInfo(timescale: MediaClock.host.timescale)
+        self.devices = devices
+        self.encoder = encoder
+        self.segments = []
+        self.stopReason = .endOfStream
+        self.stopTime = nil
+        self.error = nil
+        self.frames = FrameCounts()
+        self.warnings = []
+        self.notes = []
+        self.frameIndexStamp = false
+    }
+
+    // Explicit so that `stopTime` and `error` are written as `null` rather than left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(formatVersion, forKey: .formatVersion)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(sessionClock, forKey: .sessionClock)
+        try c.encode(devices, forKey: .devices)
+        try c.encode(self.encoder, forKey: .encoder)
+        try c.encode(segments, forKey: .segments)
+        try c.encode(stopReason, forKey: .stopReason)
+        try c.encode(stopTime, forKey: .stopTime)
+        try c.encode(error, forKey: .error)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encode(notes, forKey: .notes)
+        try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
+    }
+}
+
+/// How dimension changes are handled.
+public enum RecordingMode: String, Codable, Sendable, CaseIterable {
+    /// AVAssetWriter-style: close the segment and open the next at the change time.
+    case segment
+    /// AVCaptureMovieFileOutput-style: the first frame with new dimensions stops recording.
+    case stopOnChange = "stop-on-change"
+}
+
+/// Why a segment started.
+public enum SegmentStartReason: String, Codable, Sendable {
+    case recordingStarted
+    case dimensionsChanged
+    case cameraSwitched
+}
+
+/// Why the recording stopped.
+public enum StopReason: String, Codable, Sendable {
+    case endOfStream
+    case dimensionsChanged
+    case requested
+    case error
+}
+
+/// `{"timescale": 1000000000}`.
+public struct SessionClockInfo: Codable, Sendable, Equatable {
+    public var timescale: Int32
+}
+
+/// A device clock as recorded in the manifest: the scenario's decimal parameters plus the
+/// exact integers actually used.
+public struct DeviceInfo: Codable, Sendable, Equatable {
+    public var id: String
+    /// Device ticks per second.
+    public var timescale: Int32
+    /// Offset in seconds (display; `offsetNanoseconds` is exact).
+    public var offsetSeconds: Double
+    /// Drift in ppm (display; `driftPartsPerBillion` is exact).
+    public var driftPPM: Double
+    public var offsetNanoseconds: Int64
+    public var driftPartsPerBillion: Int64
+
+    /// Describes `clock`.
+    public init(clock: MediaClock) {
+        id = clock.identifier
+        timescale = clock.timescale
+        offsetNanoseconds = clock.offsetNanoseconds
+        driftPartsPerBillion = clock.driftPartsPerBillion
+        offsetSeconds = Double(clock.offsetNanoseconds) / 1e9
+        driftPPM = Double(clock.driftPartsPerBillion) / 1000
+    }
+}
+
+/// The encoder used for every segment.
+public struct EncoderInfo: Codable, Sendable, Equatable {
+    public var codec: String
+    public var encoder: String
+    public var preset: String
+    public var crf: Int
+    public var keyframeInterval: Int
+}
+
+/// The change that opened a segment: the `setDynamicAspectRatio` answer and its conversion.
+public struct ChangeRecord: Codable, Sendable, Equatable {
+    /// Device-clock time of the first frame with the new dimensions (what the camera announced).
+    public var deviceTime: MediaTime
+    /// `deviceTime` converted to the session clock.
+    public var sessionTime: MediaTime
+    /// The ratio requested, when known.
+    public var aspectRatio: String?
+}
+
+/// One MP4 file of constant dimensions.
+public struct SegmentRecord: Codable, Sendable, Equatable {
+    /// File name inside the output folder, e.g. `segment-000.mp4`.
+    public var file: String
+    public var width: Int
+    public var height: Int
+    /// `9x16`, … when the frames came from the camera model; `null` for pass-through input.
+    public var aspectRatio: String?
+    /// Frames in the file.
+    public var frameCount: Int
+    /// Capture index of the file's first frame.
+    public var firstFrameIndex: Int64
+    /// Session time of the file's first frame; the file's own timeline starts at 0 there.
+    public var sessionStart: MediaTime
+    public var sessionStartSeconds: Double
+    /// Session time at which the last frame ends: the next segment's `sessionStart`.
+    public var sessionEnd: MediaTime
+    public var sessionEndSeconds: Double
+    public var startReason: SegmentStartReason
+    /// The announced change for `dimensionsChanged` segments, else `null`.
+    public var change: ChangeRecord?
+    /// File size in bytes.
+    public var byteCount: Int64
+    /// Display rotation kept from the input, in degrees, or `null`.
+    public var rotationDegrees: Int?
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(file, forKey: .file)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(aspectRatio, forKey: .aspectRatio)
+        try c.encode(frameCount, forKey: .frameCount)
+        try c.encode(firstFrameIndex, forKey: .firstFrameIndex)
+        try c.encode(sessionStart, forKey: .sessionStart)
+        try c.encode(sessionStartSeconds, forKey: .sessionStartSeconds)
+        try c.encode(sessionEnd, forKey: .sessionEnd)
+        try c.encode(sessionEndSeconds, forKey: .sessionEndSeconds)
+        try c.encode(startReason, forKey: .startReason)
+        try c.encode(change, forKey: .change)
+        try c.encode(byteCount, forKey: .byteCount)
+        try c.encode(rotationDegrees, forKey: .rotationDegrees)
+    }
+}
+
+/// Frame accounting for the whole recording.
+public struct FrameCounts: Codable, Sendable, Equatable {
+    /// Frames the source delivered.
+    public var received: Int = 0
+    /// Frames written into some segment.
+    public var written: Int = 0
+    /// Frames not written; `droppedReasons` says why.
+    public var dropped: Int = 0
+    /// Reason → count, e.g. `{"recordingStopped": 120}`.
+    public var droppedReasons: [String: Int] = [:]
+
+    mutating func drop(_ reason: DropReason) {
+        dropped += 1
+        droppedReasons[reason.rawValue, default: 0] += 1
+    }
+}
+
+/// Why a received frame was not written.
+public enum DropReason: String, Sendable {
+    /// Stop-on-change mode had already stopped.
+    case recordingStopped
+    /// Its timestamp did not come after the previous frame's.
+    case nonMonotonicTimestamp
+    /// The recorder could not take it in time (real-time pacing).
+    case late
+    /// The writer failed on it.
+    case writeFailed
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Checks a recording folder against its manifest by reading every file back with
+/// libavformat/libavcodec (``MediaFileReader``): what `segrec verify` runs.
+///
+/// Per file: it opens; one width and height equal to the manifest's for every decoded
+/// frame; the frame count; the first frame a keyframe; the file's duration (last pts +
+/// duration) equal to `sessionEnd − sessionStart` exactly; and, when the manifest says
+/// frames carry the stamp, every frame's index read back from the pixels (first ==
+/// `firstFrameIndex`, strictly increasing, contiguous when nothing was dropped). Across
+/// files: `sessionEnd[k] == sessionStart[k+1]` exactly, and the frame accounting adds up.
+public enum RecordingVerifier {
+    /// The verdict on one file.
+    public struct SegmentReport: Sendable {
+        public var file: String
+        public var dimensions: String
+        public var frames: Int
+        public var byteCount: Int64
+        /// First and last stamped index read back, when stamped.
+        public var stampRange: ClosedRange<Int64>?
+        /// What failed; empty when the file is good.
+        public var problems: [String]
+    }
+
+    /// The verdict on a folder.
+    public struct Report: Sendable {
+        public var segments: [SegmentReport]
+        /// Problems that concern the whole recording (tiling, accounting).
+        public var problems: [String]
+        /// True when no file and no recording-level check failed.
+        public var passed: Bool { problems.isEmpty && segments.allSatisfy { $0.problems.isEmpty } }
+    }
+
+    /// Verifies the recording in `directory`.
+    /// - Throws: ``RecordingError/inputNotFound(path:)`` when there is no manifest,
+    ///   ``RecordingError/badInput(path:field:detail:)`` when it does not parse.
+    public static func verify(_ directory: URL) throws(RecordingError) -> Report {
+        let manifest = try ManifestWriter.read(from: directory)
+        var report = Report(segments: [], problems: [])
+        var previousLastIndex: Int64?
+        var stampedTotal = 0
+        for segment in manifest.segments {
+            let (segmentReport, lastIndex) = verifySegment(segment, in: directory, stamped: manifest.frameIndexStamp,
+                                                           previousLastIndex: previousLastIndex,
+                                                           expectContiguous: manifest.frames.dropped == 0)
+            report.segments.append(segmentReport)
+            if let lastIndex { previousLastIndex = lastIndex }
+            stampedTotal += segmentReport.frames
+        }
+        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) where a.sessionEnd != b.sessionStart {
+            report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")
+        }
+        let frames = manifest.frames
+        if frames.received != frames.written + frames.dropped {
+            report.problems.append("frames: received \(frames.received) != written \(frames.written) + dropped \(frames.dropped)")
+        }
+        let listed = manifest.segments.reduce(0) { $0 + $1.frameCount }
+        if listed != frames.written {
+            report.problems.append("frames: segments hold \(listed) frames but \(frames.written) were written")
+        }
+        if frames.dropped != frames.droppedReasons.values.reduce(0, +) {
+            report.problems.append("frames: \(frames.dropped) dropped but reasons add up to \(frames.droppedReasons.values.reduce(0, +))")
+        }
+        return report
+    }
+
+    private static func verifySegment(_ segment: SegmentRecord, in directory: URL, stamped: Bool,
+                                      previousLastIndex: Int64?, expectContiguous: Bool)
+        -> (SegmentReport, Int64?) {
+        var report = SegmentReport(file: segment.file, dimensions: "\(segment.width)x\(segment.height)",
+                                   frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
+        let url = directory.appendingPathComponent(segment.file)
+        var lastIndex: Int64?
+        do {
+            let reader = try MediaFileReader(url: url)
+            let info = try reader.streamInfo()
+            report.frames = info.frameCount
+            if info.width != segment.width || info.height != segment.height {
+                report.problems.append("stream is \(info.width)x\(info.height), manifest says \(segment.width)x\(segment.height)")
+            }
+            if info.frameCount != segment.frameCount {
+                report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
+            }
+            if let end = info.presentationEnd {
+                let fileDuration = MediaTime(value: end * Int64(info.timeBase.num), timescale: info.timeBase.den)
+                let expected = segment.sessionEnd - segment.sessionStart
+                if fileDuration != expected {
+                    report.problems.append("file lasts \(fileDuration), manifest span is \(expected)")
+                }
+            }
+            var decoded = 0
+            var firstKey = false
+            var indices: [Int64] = []
+            var sizes: Set<String> = []
+            try reader.decodeFrames { frame in
+                if decoded == 0 { firstKey = frame.isKeyframe }
+                decoded += 1
+                sizes.insert("\(frame.width)x\(frame.height)")
+                if stamped, let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width,
+                                                              height: frame.height, bytesPerRow: frame.lumaBytesPerRow) {
+                    indices.append(Int64(index))
+                }
+            }
+            if decoded != segment.frameCount { report.problems.append("decoded \(decoded) frames, manifest says \(segment.frameCount)") }
+            if !firstKey { report.problems.append("first frame is not a keyframe") }
+            if sizes.count != 1 || sizes.first != "\(segment.width)x\(segment.height)" {
+                report.problems.append("decoded frame sizes \(sizes.sorted())")
+            }
+            if stamped {
+                report.problems += stampProblems(indices, segment: segment, previousLastIndex: previousLastIndex,
+                                                 expectContiguous: expectContiguous)
+                if let first = indices.first, let last = indices.last, first <= last { report.stampRange = first...last }
+                lastIndex = indices.last
+            }
+        } catch {
+            report.problems.append("\(error)")
+        }
+        return (report, lastIndex)
+    }
+
+    private static func stampProblems(_ indices: [Int64], segment: SegmentRecord, previousLastIndex: Int64?,
+                                      expectContiguous: Bool) -> [String] {
+        var problems: [String] = []
+        if indices.first != segment.firstFrameIndex {
+            problems.append("first stamped index \(indices.first.map(String.init) ?? "none"), manifest says \(segment.firstFrameIndex)")
+        }
+        for (a, b) in zip(indices, indices.dropFirst()) where b <= a || (expectContiguous && b != a + 1) {
+            problems.append("stamped index \(b) follows \(a): \(b <= a ? "duplicate or out of order" : "frames missing")")
+            break
+        }
+        if let previousLastIndex, let first = indices.first {
+            if first <= previousLastIndex {
+                problems.append("first index \(first) repeats the previous file's (last \(previousLastIndex))")
+            } else if expectContiguous && first != previousLastIndex + 1 {
+                problems.append("frames \(previousLastIndex + 1)..<\(first) are in no file")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// The files of one recording: opens, feeds and closes ``SegmentWriter``s in turn and keeps
+/// the manifest (segment records, frame counts, warnings). The policy of *when* to switch
+/// files belongs to the recorders; this type only guarantees the invariants: each file has
+/// one size, starts at its first frame's session time, and ends exactly where it is closed.
+final class SegmentFileSequence {
+    private struct OpenSegment {
+        let writer: SegmentWriter
+        var record: SegmentRecord
+        var lastSessionTime: MediaTime
+        var lastFrameEnd: MediaTime
+    }
+
+    let output: OutputDirectory
+    let settings: EncoderSettings
+    var manifest: RecordingManifest
+    private var open: OpenSegment?
+    /// Session time of the last frame accepted, across segments.
+    private(set) var lastSessionTime: MediaTime?
+    /// Display rotation for every segment (kept from the input), or nil.
+    var rotationDegrees: Int?
+
+    init(output: OutputDirectory, settings: EncoderSettings, mode: RecordingMode, devices: [MediaClock]) {
+        self.output = output
+        self.settings = settings
+        self.manifest = RecordingManifest(mode: mode, devices: devices.map(DeviceInfo.init(clock:)),
+                                          encoder: EncoderInfo(settings))
+    }
+
+    /// Dimensions of the open segment, or nil when none is open.
+    var openDimensions: VideoDimensions? {
+        open.map { VideoDimensions(width: $0.record.width, height: $0.record.height) }
+    }
+
+    /// Index of the open segment in `manifest.segments` once closed (== count while open).
+    var segmentCount: Int { manifest.segments.count + (open == nil ? 0 : 1) }
+
+    /// Counts a received frame.
+    func countReceived() { manifest.frames.received += 1 }
+
+    /// Counts a frame that will not be written.
+    func countDropped(_ reason: DropReason) { manifest.frames.drop(reason) }
+
+    func warn(_ message: String) { manifest.warnings.append(message) }
+
+    /// Opens the next file for `frame`, which becomes its first frame at file time 0.
+    func openSegment(startingWith frame: VideoFrame, reason: SegmentStartReason, change: ChangeRecord?) throws {
+        precondition(open == nil, "a segment is already open")
+        let index = manifest.segments.count
+        let url = output.segmentURL(index)
+        let writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
+                                       timescale: MediaClock.host.timescale, settings: settings,
+                                       displayRotationDegrees: rotationDegrees)
+        let start = frame.sessionTime
+        let record = SegmentRecord(
+            file: url.lastPathComponent, width: frame.dimensions.width, height: frame.dimensions.height,
+            aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
+            frameCount: 0, firstFrameIndex: frame.index,
+            sessionStart: start, sessionStartSeconds: start.seconds,
+            sessionEnd: start, sessionEndSeconds: start.seconds,
+            startReason: reason, change: change, byteCount: 0, rotationDegrees: rotationDegrees)
+        open = OpenSegment(writer: writer, record: record, lastSessionTime: start, lastFrameEnd: start)
+        try append(frame)
+    }
+
+    /// Appends `frame` to the open segment at file time `sessionTime − sessionStart`.
+    func append(_ frame: VideoFrame) throws {
+        guard var segment = open else { throw RecordingError.invalidState("no open segment") }
+        let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
+        try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
+        segment.record.frameCount += 1
+        segment.lastSessionTime = frame.sessionTime
+        segment.lastFrameEnd = try frame.sessionTime.adding(frame.duration)
+        open = segment
+        lastSessionTime = frame.sessionTime
+        manifest.frames.written += 1
+    }
+
+    /// The end of the open segment's last frame by its own duration.
+    var openSegmentNaturalEnd: MediaTime? { open?.lastFrameEnd }
+
+    /// The open segment's record so far.
+    var openRecord: SegmentRecord? { open?.record }
+
+    /// Sets the change record of the open segment or of closed segment `index`.
+    func setChange(_ change: ChangeRecord, forSegment index: Int) {
+        if index < manifest.segments.count {
+            manifest.segments[index].change = change
+        } else if open != nil {
+            open!.record.change = change
+        }
+    }
+
+    /// Session start of segment `index` (closed or open).
+    func sessionStart(ofSegment index: Int) -> MediaTime? {
+        index < manifest.segments.count ? manifest.segments[index].sessionStart : open?.record.sessionStart
+    }
+
+    /// Finalizes the open file so its last frame lasts until `endTime` (session clock,
+    /// after the last frame's time). - Throws: writer errors.
+    func closeSegment(at endTime: MediaTime) throws {
+        guard let segment = open else { return }
+        open = nil
+        guard endTime > segment.lastSessionTime else {
+            segment.writer.cancel()
+            throw RecordingError.invalidState(
+                "segment end \(endTime) must come after its last frame at \(segment.lastSessionTime)")
+        }
+        let summary = try segment.writer.finish(endTime: try endTime.subtracting(segment.record.sessionStart))
+        var record = segment.record
+        record.sessionEnd = endTime
+        record.sessionEndSeconds = endTime.seconds
+        record.byteCount = summary.byteCount
+        manifest.segments.append(record)
+        manifest.stopTime = endTime
+    }
+
+    /// After a failure: finalize the open file at its natural end if the writer still can,
+    /// else delete its partial file and uncount its frames as dropped (`writeFailed`).
+    func salvageOpenSegment() {
+        guard let segment = open else { return }
+        do {
+            try closeSegment(at: segment.lastFrameEnd)
+        } catch {
+            segment.writer.cancel()
+            manifest.frames.written -= segment.record.frameCount
+            for _ in 0..<segment.record.frameCount { manifest.frames.drop(.writeFailed) }
+            warn("\(segment.record.file) could not be finalized and was removed: \(error)")
+        }
+    }
+
+    /// Writes the manifest with `stopReason` and returns it.
+    func writeManifest(stopReason: StopReason, error: String? = nil) throws(RecordingError) -> RecordingManifest {
+        manifest.stopReason = stopReason
+        manifest.error = error
+        try ManifestWriter.write(manifest, to: output.url)
+        return manifest
+    }
+}
+
+extension EncoderInfo {
+    init(_ settings: EncoderSettings) {
+        self.init(codec: settings.codec.rawValue, encoder: settings.codec.encoderName,
+                  preset: settings.preset, crf: settings.crf, keyframeInterval: settings.keyframeInterval)
+    }
+}
+
+extension DynamicAspectRatio {
+    /// The ratio whose crop of a square sensor of side `max(width, height)` gives exactly
+    /// `dimensions`, or nil (e.g. 352x288 pass-through input).
+    public init?(matching dimensions: VideoDimensions) {
+        let side = max(dimensions.width, dimensions.height)
+        guard let ratio = Self.allCases.first(where: { $0.dimensions(squareSide: side) == dimensions }) else {
+            return nil
+        }
+        self = ratio
+    }
+}
+
+extension SegmentFileSequence {
+    /// Dimensions of segment `index` (closed or open).
+    func segmentDimensions(_ index: Int) -> VideoDimensions? {
+        let record = index < manifest.segments.count ? manifest.segments[index] : openRecord
+        return record.map { VideoDimensions(width: $0.width, height: $0.height) }
+    }
+}
