@@ -27,4 +27,19 @@ static inline int segrec_averror_invaliddata(void) { return AVERROR_INVALIDDATA;
 /// AV_NOPTS_VALUE: undefined timestamp.
 static inline int64_t segrec_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 
+/// AVERROR(ENOMEM): out of memory.
+static inline int segrec_averror_enomem(void) { return AVERROR(ENOMEM); }
+/// AVERROR(EINVAL): invalid argument.
+static inline int segrec_averror_einval(void) { return AVERROR(EINVAL); }
+/// AVERROR(EEXIST): file exists.
+static inline int segrec_averror_eexist(void) { return AVERROR(EEXIST); }
+/// AVERROR_ENCODER_NOT_FOUND: no encoder with that name is compiled in.
+static inline int segrec_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+/// AVERROR_DECODER_NOT_FOUND: no decoder for that codec is compiled in.
+static inline int segrec_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+/// AVERROR_STREAM_NOT_FOUND: the file has no stream of the requested type.
+static inline int segrec_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+/// MKTAG(a, b, c, d): a little-endian FourCC such as 'hvc1'.
+static inline unsigned int segrec_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
+
 #endif

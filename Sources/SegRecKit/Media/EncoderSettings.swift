@@ -1,0 +1,108 @@
+/// The video codec of a segment, and the libavcodec encoder that produces it.
+public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
+    /// H.264 / AVC, encoded by `libx264`, tagged `avc1`.
+    case h264
+    /// H.265 / HEVC, encoded by `libx265`, tagged `hvc1` (what Apple players require).
+    case hevc
+
+    /// The libavcodec encoder name (`avcodec_find_encoder_by_name`).
+    public var encoderName: String {
+        switch self {
+        case .h264: "libx264"
+        case .hevc: "libx265"
+        }
+    }
+
+    /// The allowed spellings for error messages: `h264, hevc`.
+    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// How ``SegmentWriter`` encodes: codec, x264/x265 preset and CRF, GOP length, threads,
+/// and the nominal frame rate.
+///
+/// Mirrors the `ffmpeg` options `-c:v`, `-preset`, `-crf`, `-g`, `-threads`, `-r`.
+/// Call ``validate()`` before use (``SegmentWriter`` does).
+public struct EncoderSettings: Sendable, Hashable, Codable {
+    /// The codec (default ``VideoCodec/h264``).
+    public var codec: VideoCodec
+    /// x264/x265 speed preset (`preset` private option), one of ``allowedPresets``;
+    /// default `"veryfast"`.
+    public var preset: String
+    /// Constant rate factor (`crf` private option), 0...51 (0 lossless-ish, 51 worst);
+    /// default 23.
+    public var crf: Int
+    /// Maximum distance between keyframes in frames (`AVCodecContext.gop_size`), ≥ 1;
+    /// default 60.
+    public var keyframeInterval: Int
+    /// Encoder threads (`AVCodecContext.thread_count`), 0 = automatic; default 0.
+    public var threads: Int
+    /// Nominal frame rate (`AVCodecContext.framerate`): lets x264/x265 choose rate control
+    /// and a level that fits. Frame timestamps stay exact whatever it is; default 30.
+    public var frameRate: FrameRate
+
+    /// The presets both x264 and x265 know, fastest first.
+    public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast",
+                                        "medium", "slow", "slower", "veryslow", "placebo"]
+    /// The allowed CRF range.
+    public static let allowedCRF = 0...51
+    /// Upper bound accepted for ``threads`` (x264's own limit is 128).
+    public static let maximumThreads = 128
+
+    /// Settings with the documented defaults for anything not given.
+    public init(codec: VideoCodec = .h264, preset: String = "veryfast", crf: Int = 23,
+                keyframeInterval: Int = 60, threads: Int = 0,
+                frameRate: FrameRate = EncoderSettings.defaultFrameRate) {
+        self.codec = codec
+        self.preset = preset
+        self.crf = crf
+        self.keyframeInterval = keyframeInterval
+        self.threads = threads
+        self.frameRate = frameRate
+    }
+
+    /// 30 frames per second.
+    public static let defaultFrameRate: FrameRate = try! FrameRate(30)
+
+    /// Checks every field.
+    /// - Throws: ``EncoderSettingsError/invalid(field:value:allowed:)`` naming the first bad
+    ///   field (`preset`, `crf`, `keyframeInterval`, `threads`, `frameRate`), its value and
+    ///   what is allowed.
+    public func validate() throws(EncoderSettingsError) {
+        guard Self.allowedPresets.contains(preset) else {
+            throw .invalid(field: "preset", value: preset, allowed: Self.allowedPresets.joined(separator: ", "))
+        }
+        guard Self.allowedCRF.contains(crf) else {
+            throw .invalid(field: "crf", value: "\(crf)", allowed: "0...51")
+        }
+        guard keyframeInterval >= 1, keyframeInterval <= Int(Int32.max) else {
+            throw .invalid(field: "keyframeInterval", value: "\(keyframeInterval)", allowed: "an integer ≥ 1 (frames)")
+        }
+        guard (0...Self.maximumThreads).contains(threads) else {
+            throw .invalid(field: "threads", value: "\(threads)",
+                           allowed: "0 (automatic) ... \(Self.maximumThreads)")
+        }
+        guard Int32(exactly: frameRate.numerator) != nil, Int32(exactly: frameRate.denominator) != nil else {
+            throw .invalid(field: "frameRate", value: frameRate.description,
+                           allowed: "a rate whose reduced numerator and denominator fit in 32 bits")
+        }
+    }
+}
+
+/// A bad ``EncoderSettings`` field.
+public enum EncoderSettingsError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `field` had `value`; `allowed` says what would be accepted.
+    case invalid(field: String, value: String, allowed: String)
+
+    /// The name of the bad field.
+    public var field: String {
+        switch self { case .invalid(let field, _, _): field }
+    }
+
+    /// `invalid encoder setting crf = 99: allowed 0...51`.
+    public var description: String {
+        switch self {
+        case .invalid(let field, let value, let allowed):
+            "invalid encoder setting \(field) = \(value): allowed \(allowed)"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Misuse of a ``SegmentWriter`` or a problem with its files that is not an FFmpeg call
+/// failing (those are ``FFmpegError``).
+public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The output file already exists; segrec never overwrites (the CLI removes it under `--force`).
+    case fileExists(path: String)
+    /// A picture's dimensions differ from the segment's.
+    case dimensionsMismatch(expected: VideoDimensions, got: VideoDimensions)
+    /// Presentation times must strictly increase (and the first must be ≥ 0).
+    case nonIncreasingPresentationTime(previous: MediaTime?, got: MediaTime)
+    /// A time cannot be expressed exactly, or does not fit, in the writer's timescale.
+    case timeNotRepresentable(MediaTime, timescale: Int32)
+    /// `finish(endTime:)` needs an end strictly after the last frame's presentation time.
+    case endTimeNotAfterLastFrame(lastFrame: MediaTime, endTime: MediaTime)
+    /// The timescale must be > 0.
+    case invalidTimescale(Int32)
+    /// The encoder returned a different number of packets than frames were given.
+    case packetCountMismatch(frames: Int, packets: Int)
+    /// The writer was already finished, cancelled, or failed earlier (`underlying` says how).
+    case notWritable(path: String, underlying: String)
+    /// Renaming the finished `.partial` file to its final name failed.
+    case renameFailed(from: String, to: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .fileExists(let path):
+            "\(path) already exists; refusing to overwrite it"
+        case .dimensionsMismatch(let expected, let got):
+            "frame is \(got) but the segment is \(expected)"
+        case .nonIncreasingPresentationTime(let previous, let got):
+            if let previous {
+                "presentation time \(got) is not after the previous frame's \(previous)"
+            } else {
+                "first presentation time \(got) is negative"
+            }
+        case .timeNotRepresentable(let time, let timescale):
+            "time \(time) is not exactly representable at timescale \(timescale)"
+        case .endTimeNotAfterLastFrame(let last, let end):
+            "segment end \(end) is not after the last frame's presentation time \(last)"
+        case .invalidTimescale(let timescale):
+            "invalid timescale \(timescale): must be > 0"
+        case .packetCountMismatch(let frames, let packets):
+            "encoder produced \(packets) packets for \(frames) frames"
+        case .notWritable(let path, let underlying):
+            "segment \(path) is no longer writable: \(underlying)"
+        case .renameFailed(let from, let to, let reason):
+            "could not rename \(from) to \(to): \(reason)"
+        }
+    }
+}
+
+/// What ``SegmentWriter/finish(endTime:)`` produced.
+public struct SegmentWriterSummary: Sendable, Hashable {
+    /// Frames (= packets) written.
+    public let frameCount: Int
+    /// Size of the final file in bytes (0 when no file was written).
+    public let byteCount: Int64
+    /// The final file, or nil when `frameCount` is 0 (no file is created for an empty segment).
+    public let url: URL?
+    /// The segment's duration: `endTime` at the writer's timescale.
+    public let duration: MediaTime
+}
