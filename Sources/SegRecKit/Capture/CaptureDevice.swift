@@ -1,0 +1,207 @@
+/// The front Center Stage camera (`AVCaptureDevice`, device type `.builtInUltraWideCamera`,
+/// position `.front`): a square sensor cropped to a dynamic aspect ratio, with its own
+/// device clock (DESIGN.md, "Time and clocks" and "Dynamic aspect ratio").
+///
+/// ## Timing model
+/// Frame `i` is captured at `D(i)` (``FrameTiming``). A request made at host time `s`
+/// takes effect on frame `k`, the first frame with
+/// `D(k) ≥ convertTime(s, host → device) + changeLatencyFrames · ts / fps` (exact), and
+/// never on a frame already captured. Requests are recorded in the order made and complete
+/// in that order (FIFO).
+///
+/// ## Concurrency
+/// `CaptureDevice` is a non-`Sendable` final class: it is owned by one ``CaptureSession``
+/// and driven by the single task that pulls that session's events, so its mutable state
+/// needs no lock and Swift 6's region checking keeps it from being shared. The `async`
+/// ``setDynamicAspectRatio(_:)`` is `nonisolated(nonsending)`: it runs on the caller's
+/// executor, so calling it never sends the device to another isolation domain. Everything
+/// is deterministic: the device's "now" is the host time the session has reached.
+public final class CaptureDevice {
+    /// `AVCaptureDevice.DeviceType`.
+    public enum DeviceType: String, Sendable { case builtInUltraWideCamera }
+    /// `AVCaptureDevice.Position`.
+    public enum Position: String, Sendable { case front }
+
+    /// Always `.builtInUltraWideCamera`.
+    public let deviceType: DeviceType = .builtInUltraWideCamera
+    /// Always `.front`.
+    public let position: Position = .front
+    /// The formats the camera offers (``Format/frontCenterStageFormats``).
+    public let formats: [Format]
+    /// The format frames are captured in.
+    public let activeFormat: Format
+    /// The device clock (`AVCaptureInputPort.clock`); its timescale is the timescale of `D(i)`.
+    public let clock: MediaClock
+    /// The capture frame rate (`1 / activeVideoMinFrameDuration`), frames per second.
+    public let frameRate: FrameRate
+    /// Frame periods between a request's converted host time and its first new-size frame
+    /// (≥ 0; default 2).
+    public let changeLatencyFrames: Int64
+    /// Frames between the first new-size frame `k` and the delivery of the request's
+    /// completion: the completion is delivered just before frame `k + completionDelayFrames`.
+    /// May be negative (completion before the first new-size frame) but a completion never
+    /// precedes its request. Default 0.
+    public let completionDelayFrames: Int64
+
+    /// Smallest and largest `videoZoomFactor` (`minAvailableVideoZoomFactor` /
+    /// `maxAvailableVideoZoomFactor`).
+    public static let videoZoomFactorRange: ClosedRange<Double> = 1.0...6.0
+
+    /// The ratio of the latest request (the initial ratio before any): what frames have
+    /// once every pending request has taken effect (`AVCaptureDevice.dynamicAspectRatio`).
+    public var dynamicAspectRatio: DynamicAspectRatio { schedule.latest }
+    /// The current zoom (`AVCaptureDevice.videoZoomFactor`). Never changes frame dimensions.
+    public private(set) var videoZoomFactor: Double = 1.0
+    /// The smart framing monitor: non-`nil` only when the active format supports smart
+    /// framing (the 4032 format).
+    public let smartFramingMonitor: SmartFramingMonitor?
+
+    /// Frame timing of the running session; `nil` until ``startCapture(sessionStart:)``.
+    public private(set) var frameTiming: FrameTiming?
+    /// Host time (nanoseconds) the device has reached: requests cannot be made earlier.
+    public private(set) var currentHostTime: MediaTime = MediaTime(value: 0, timescale: 1_000_000_000)
+    /// Index of the next frame the sensor will capture: frames before it can no longer change.
+    public private(set) var nextFrameIndex: Int64 = 0
+    /// Every request made, in order.
+    public private(set) var requests: [DynamicAspectRatioRequest] = []
+
+    private var schedule: AspectRatioSchedule
+
+    /// Creates the front camera with `format` active.
+    /// - Parameters:
+    ///   - format: one of ``Format/frontCenterStageFormats`` (or any format).
+    ///   - frameRate: capture rate, at most the format's ``Format/maxFrameRate``.
+    ///   - clock: the device clock (timescale, offset, drift).
+    ///   - initialAspectRatio: the ratio of frame 0; must be supported by `format`.
+    ///   - changeLatencyFrames: ≥ 0 (default 2). - completionDelayFrames: any (default 0).
+    /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``,
+    ///   ``CaptureError/unsupportedFrameRate(_:formatSide:maximum:)`` or
+    ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative latency.
+    public init(format: Format, frameRate: FrameRate, clock: MediaClock,
+                initialAspectRatio: DynamicAspectRatio, changeLatencyFrames: Int64 = 2,
+                completionDelayFrames: Int64 = 0,
+                formats: [Format] = Format.frontCenterStageFormats) throws(CaptureError) {
+        try format.validate(initialAspectRatio)
+        guard format.supports(frameRate: frameRate) else {
+            throw .unsupportedFrameRate(frameRate, formatSide: format.squareSide, maximum: format.maxFrameRate)
+        }
+        guard changeLatencyFrames >= 0 else {
+            throw .invalidParameter(name: "changeLatencyFrames", value: "\(changeLatencyFrames)", allowed: "≥ 0")
+        }
+        self.formats = formats
+        self.activeFormat = format
+        self.frameRate = frameRate
+        self.clock = clock
+        self.changeLatencyFrames = changeLatencyFrames
+        self.completionDelayFrames = completionDelayFrames
+        self.schedule = AspectRatioSchedule(initial: initialAspectRatio)
+        self.smartFramingMonitor = format.isSmartFramingSupported ? SmartFramingMonitor(format: format) : nil
+    }
+
+    /// Starts capturing: frame 0 is captured at the session start converted to the device
+    /// clock (`D0`). Resets the frame counter and the device's current time.
+    /// - Throws: ``CaptureError/time(_:)`` on overflow.
+    public func startCapture(sessionStart: MediaTime) throws(CaptureError) {
+        do {
+            frameTiming = try FrameTiming(deviceClock: clock, frameRate: frameRate, sessionStart: sessionStart)
+            currentHostTime = try sessionStart.converted(toTimescale: MediaClock.host.timescale)
+        } catch { throw .time(error) }
+        nextFrameIndex = 0
+    }
+
+    /// Dimensions of frames in `ratio` on the active format.
+    /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``.
+    public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {
+        try activeFormat.dimensions(for: ratio)
+    }
+
+    /// The ratio frame `index` is (or will be, given the requests so far) captured with.
+    public func aspectRatio(atFrame index: Int64) -> DynamicAspectRatio {
+        schedule.ratio(atFrame: index)
+    }
+
+    /// Dimensions of frame `index` given the requests so far.
+    public func dimensions(atFrame index: Int64) -> VideoDimensions {
+        schedule.ratio(atFrame: index).dimensions(squareSide: activeFormat.squareSide)
+    }
+
+    /// Asks for `ratio` at host time `sessionTime`: the synchronous core of
+    /// ``setDynamicAspectRatio(_:)`` used by the deterministic pipeline.
+    ///
+    /// - Parameter sessionTime: the host (session clock) time of the request; not earlier
+    ///   than ``currentHostTime``; it becomes the new current time.
+    /// - Returns: the request; its `change.deviceTime` is `D(k)`, the device time of the
+    ///   first frame with the new dimensions (the frame `k` on which the request takes effect
+    ///   when the ratio is already in effect).
+    /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` (no fallback),
+    ///   ``CaptureError/notCapturing``, ``CaptureError/requestOutOfOrder(requested:current:)``,
+    ///   ``CaptureError/time(_:)``.
+    @discardableResult
+    public func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio,
+                                         atSessionTime sessionTime: MediaTime) throws(CaptureError) -> DynamicAspectRatioRequest {
+        let dimensions = try activeFormat.dimensions(for: ratio)
+        guard let timing = frameTiming else { throw .notCapturing }
+        guard sessionTime >= currentHostTime else {
+            throw .requestOutOfOrder(requested: sessionTime, current: currentHostTime)
+        }
+        let k: Int64, deviceTime: MediaTime, changeSessionTime: MediaTime
+        do {
+            let threshold = try convertTime(sessionTime, from: .host, to: clock)
+            k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: changeLatencyFrames,
+                                      minimumIndex: nextFrameIndex)
+            deviceTime = try timing.deviceTime(ofFrame: k)
+            changeSessionTime = try convertTime(deviceTime, from: clock, to: .host)
+            currentHostTime = try sessionTime.converted(toTimescale: MediaClock.host.timescale,
+                                                        rounding: .roundTowardPositiveInfinity)
+        } catch { throw .time(error) }
+        let changes = schedule.ratio(atFrame: k) != ratio
+        if changes { schedule.apply(ratio, fromFrame: k) }
+        let request = DynamicAspectRatioRequest(
+            sequenceNumber: requests.count, aspectRatio: ratio, requestTime: sessionTime,
+            requestFrameIndex: nextFrameIndex, effectiveFrameIndex: k,
+            change: DynamicAspectRatioChange(aspectRatio: ratio, dimensions: dimensions,
+                                             deviceTime: deviceTime, sessionTime: changeSessionTime),
+            changesDimensions: changes)
+        requests.append(request)
+        return request
+    }
+
+    /// Asks for `ratio` at host time `sessionTime` and returns `D(k)`, the device-clock time
+    /// of the first frame with the new dimensions. See
+    /// ``submitDynamicAspectRatio(_:atSessionTime:)`` for the rule and the errors.
+    @discardableResult
+    public func requestDynamicAspectRatio(_ ratio: DynamicAspectRatio,
+                                          atSessionTime sessionTime: MediaTime) throws(CaptureError) -> MediaTime {
+        try submitDynamicAspectRatio(ratio, atSessionTime: sessionTime).change.deviceTime
+    }
+
+    /// `AVCaptureDevice.setDynamicAspectRatio(_:)`: asks for `ratio` now (at
+    /// ``currentHostTime``) and returns the device-clock time `D(k)` of the first frame with
+    /// the new dimensions, at the device clock's timescale. Convert it with
+    /// `convertTime(_:from: device.clock, to: .host)` before comparing with frame timestamps.
+    /// - Throws: as ``submitDynamicAspectRatio(_:atSessionTime:)``.
+    @discardableResult
+    nonisolated(nonsending)
+    public func setDynamicAspectRatio(_ ratio: DynamicAspectRatio) async throws(CaptureError) -> MediaTime {
+        try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
+    }
+
+    /// Sets `videoZoomFactor`. Zoom never changes frame dimensions.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` outside
+    ///   ``videoZoomFactorRange`` or when not finite.
+    public func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
+        let range = Self.videoZoomFactorRange
+        guard factor.isFinite, range.contains(factor) else {
+            throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound)
+        }
+        videoZoomFactor = factor
+    }
+
+    /// Records that frames before `index` have been captured; moves the current time to
+    /// at least `hostTime`. Called by the session as it delivers frames.
+    func didCapture(upTo index: Int64, hostTime: MediaTime) {
+        nextFrameIndex = max(nextFrameIndex, index)
+        if hostTime > currentHostTime { currentHostTime = hostTime }
+        schedule.discard(before: nextFrameIndex)
+    }
+}

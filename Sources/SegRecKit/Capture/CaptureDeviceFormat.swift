@@ -1,0 +1,82 @@
+extension CaptureDevice {
+    /// One square-sensor format of the Center Stage front camera: the analog of
+    /// `AVCaptureDevice.Format` (DESIGN.md, "Dynamic aspect ratio").
+    ///
+    /// | square side | max fps | dynamic aspect ratios      | smart framing |
+    /// |-------------|---------|----------------------------|---------------|
+    /// | 1280        | 60      | 3x4, 4x3, 9x16, 16x9, 1x1  | no            |
+    /// | 1920        | 60      | 3x4, 4x3, 9x16, 16x9, 1x1  | no            |
+    /// | 3840        | 30      | 3x4, 4x3, 9x16, 16x9, 1x1  | no            |
+    /// | 4032 photo  | 30      | 3x4, 4x3                   | yes           |
+    public struct Format: Sendable, Hashable, CustomStringConvertible {
+        /// Side of the square sensor crop in pixels (1280, 1920, 3840 or 4032).
+        public let squareSide: Int
+        /// Highest frame rate the format delivers, frames per second.
+        public let maxFrameRate: FrameRate
+        /// The ratios `setDynamicAspectRatio` accepts on this format
+        /// (`AVCaptureDevice.Format.supportedDynamicAspectRatios`).
+        public let supportedDynamicAspectRatios: [DynamicAspectRatio]
+        /// Whether the ``SmartFramingMonitor`` gives recommendations on this format.
+        public let isSmartFramingSupported: Bool
+
+        /// Creates a format. Use ``frontCenterStageFormats`` for the modelled camera.
+        public init(squareSide: Int, maxFrameRate: FrameRate,
+                    supportedDynamicAspectRatios: [DynamicAspectRatio], isSmartFramingSupported: Bool) {
+            self.squareSide = squareSide
+            self.maxFrameRate = maxFrameRate
+            self.supportedDynamicAspectRatios = supportedDynamicAspectRatios
+            self.isSmartFramingSupported = isSmartFramingSupported
+        }
+
+        /// The front Center Stage camera's formats, smallest first (table above).
+        public static let frontCenterStageFormats: [Format] = {
+            let all: [DynamicAspectRatio] = [.ratio3x4, .ratio4x3, .ratio9x16, .ratio16x9, .ratio1x1]
+            func rate(_ fps: Int64) -> FrameRate {
+                do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") }
+            }
+            return [
+                Format(squareSide: 1280, maxFrameRate: rate(60), supportedDynamicAspectRatios: all,
+                       isSmartFramingSupported: false),
+                Format(squareSide: 1920, maxFrameRate: rate(60), supportedDynamicAspectRatios: all,
+                       isSmartFramingSupported: false),
+                Format(squareSide: 3840, maxFrameRate: rate(30), supportedDynamicAspectRatios: all,
+                       isSmartFramingSupported: false),
+                Format(squareSide: 4032, maxFrameRate: rate(30),
+                       supportedDynamicAspectRatios: [.ratio3x4, .ratio4x3], isSmartFramingSupported: true),
+            ]
+        }()
+
+        /// The front camera format with square side `side`, or `nil` if there is none.
+        public static func frontCenterStage(squareSide side: Int) -> Format? {
+            frontCenterStageFormats.first { $0.squareSide == side }
+        }
+
+        /// Frame dimensions in pixels for `ratio` on this format.
+        /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` when the
+        ///   format does not list `ratio`.
+        public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {
+            try validate(ratio)
+            return ratio.dimensions(squareSide: squareSide)
+        }
+
+        /// Throws ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` unless the format
+        /// lists `ratio`.
+        public func validate(_ ratio: DynamicAspectRatio) throws(CaptureError) {
+            guard supportedDynamicAspectRatios.contains(ratio) else {
+                throw .unsupportedRatio(ratio, formatSide: squareSide, supported: supportedDynamicAspectRatios)
+            }
+        }
+
+        /// Whether `rate` is at most ``maxFrameRate`` (exact rational comparison).
+        public func supports(frameRate rate: FrameRate) -> Bool {
+            Int128(rate.numerator) * Int128(maxFrameRate.denominator)
+                <= Int128(maxFrameRate.numerator) * Int128(rate.denominator)
+        }
+
+        /// `"1920 (≤60 fps; 3x4, 4x3, 9x16, 16x9, 1x1)"`.
+        public var description: String {
+            "\(squareSide) (≤\(maxFrameRate) fps; \(supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", "))"
+                + (isSmartFramingSupported ? "; smart framing)" : ")")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// Errors from the capture model (``CaptureDevice``, ``SmartFramingMonitor``,
+/// ``CaptureSession``). Every message names the offending value and what is allowed.
+public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The active format does not list `ratio` in its `supportedDynamicAspectRatios`.
+    /// Never silently replaced by another ratio.
+    case unsupportedRatio(DynamicAspectRatio, formatSide: Int, supported: [DynamicAspectRatio])
+    /// `frameRate` exceeds the format's `maxFrameRate` (frames per second).
+    case unsupportedFrameRate(FrameRate, formatSide: Int, maximum: FrameRate)
+    /// A zoom factor outside `minimum...maximum` (or not finite).
+    case zoomFactorOutOfRange(Double, minimum: Double, maximum: Double)
+    /// Smart framing was asked of a format that does not support it (only 4032 does).
+    case smartFramingUnsupported(formatSide: Int)
+    /// A framing that is not in the monitor's `supportedFramings`.
+    case unsupportedFraming(CaptureFraming)
+    /// A request needs the device to be capturing (``CaptureDevice/startCapture(sessionStart:)``).
+    case notCapturing
+    /// A request's host time is earlier than a previous request's or the current time
+    /// (host nanoseconds): requests are made in time order.
+    case requestOutOfOrder(requested: MediaTime, current: MediaTime)
+    /// A parameter outside its allowed range (name, value, allowed).
+    case invalidParameter(name: String, value: String, allowed: String)
+    /// Exact time arithmetic overflowed.
+    case time(MediaTimeError)
+
+    public var description: String {
+        switch self {
+        case .unsupportedRatio(let ratio, let side, let supported):
+            return "dynamic aspect ratio \(ratio.rawValue) is not supported by the \(side) format; "
+                + "supported: \(supported.map(\.rawValue).joined(separator: ", "))"
+        case .unsupportedFrameRate(let rate, let side, let maximum):
+            return "frame rate \(rate) fps exceeds the \(side) format's maximum of \(maximum) fps"
+        case .zoomFactorOutOfRange(let value, let minimum, let maximum):
+            return "video zoom factor \(value) is out of range; allowed: \(minimum)...\(maximum)"
+        case .smartFramingUnsupported(let side):
+            return "smart framing is not supported by the \(side) format; only the 4032 format supports it"
+        case .unsupportedFraming(let framing):
+            return "framing \(framing) is not one of the monitor's supported framings"
+        case .notCapturing:
+            return "the capture device is not capturing: start a session first"
+        case .requestOutOfOrder(let requested, let current):
+            return "request at host time \(requested) is earlier than the device's current time \(current); requests must be made in time order"
+        case .invalidParameter(let name, let value, let allowed):
+            return "\(name) \(value) is invalid; allowed: \(allowed)"
+        case .time(let error):
+            return error.description
+        }
+    }
+}

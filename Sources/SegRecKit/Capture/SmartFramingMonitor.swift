@@ -1,0 +1,78 @@
+/// The analog of `AVCaptureSmartFramingMonitor` (iOS 26), available on the 4032 photo
+/// format only (``CaptureDevice/smartFramingMonitor``).
+///
+/// Instead of face and gaze detection it is driven by a "people in frame" count, with a
+/// deterministic model:
+///
+/// | people in frame | recommendation                 |
+/// |-----------------|--------------------------------|
+/// | 0               | none (the last one stands)     |
+/// | 1               | 3x4 narrow (zoom 1.3)          |
+/// | 2               | 3x4 wide (zoom 1.0)            |
+/// | 3 or more       | 4x3 wide (zoom 1.0)            |
+///
+/// A recommendation is published only while monitoring, only if it is one of
+/// ``enabledFramings`` (empty by default: no recommendations, as on iOS), and only when it
+/// differs from the current ``recommendedFraming`` (as a key-value observer would see it).
+/// Apply one by setting the device's dynamic aspect ratio first, then its zoom factor.
+///
+/// Concurrency: a non-`Sendable` class owned by its ``CaptureDevice`` and used from the
+/// same single task.
+public final class SmartFramingMonitor {
+    /// Every framing the monitor can recommend on its format (`supportedFramings`):
+    /// 3x4 and 4x3, each wide (1.0) and narrow (1.3).
+    public let supportedFramings: [CaptureFraming]
+    /// The framings recommendations are limited to (`enabledFramings`); empty by default.
+    public private(set) var enabledFramings: [CaptureFraming] = []
+    /// The latest recommendation (`recommendedFraming`); `nil` before the first.
+    public private(set) var recommendedFraming: CaptureFraming?
+    /// Whether ``startMonitoring()`` was called (and not stopped since).
+    public private(set) var isMonitoring = false
+
+    /// A monitor for `format`. Only created for formats with smart framing.
+    init(format: CaptureDevice.Format) {
+        supportedFramings = [.wide3x4, .narrow3x4, .wide4x3, .narrow4x3]
+            .filter { format.supportedDynamicAspectRatios.contains($0.aspectRatio) }
+    }
+
+    /// Limits recommendations to `framings`.
+    /// - Throws: ``CaptureError/unsupportedFraming(_:)`` for a framing not in
+    ///   ``supportedFramings``.
+    public func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
+        if let bad = framings.first(where: { !supportedFramings.contains($0) }) {
+            throw .unsupportedFraming(bad)
+        }
+        enabledFramings = framings
+    }
+
+    /// Starts producing recommendations (may be called while the session runs).
+    public func startMonitoring() { isMonitoring = true }
+
+    /// Stops producing recommendations; the last one stays in ``recommendedFraming``.
+    public func stopMonitoring() { isMonitoring = false }
+
+    /// The model's framing for `count` people (table above); `nil` for 0.
+    public static func framing(forPeopleInFrame count: Int) -> CaptureFraming? {
+        switch count {
+        case ...0: return nil
+        case 1: return .narrow3x4
+        case 2: return .wide3x4
+        default: return .wide4x3
+        }
+    }
+
+    /// Feeds the detector's people count.
+    /// - Returns: the new recommendation when one is published (it is then also
+    ///   ``recommendedFraming``), else `nil`.
+    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
+    @discardableResult
+    public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
+        guard count >= 0 else {
+            throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0")
+        }
+        guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count),
+              enabledFramings.contains(framing), framing != recommendedFraming else { return nil }
+        recommendedFraming = framing
+        return framing
+    }
+}

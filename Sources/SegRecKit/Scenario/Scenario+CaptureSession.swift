@@ -1,0 +1,63 @@
+extension Scenario {
+    /// The device clock: `MediaClock(identifier: "front", …)` from ``Device/clock``, each
+    /// decimal parameter rounded once.
+    /// - Throws: ``CaptureError/time(_:)`` for parameters the clock model rejects.
+    public func makeDeviceClock() throws(CaptureError) -> MediaClock {
+        do {
+            return try MediaClock(identifier: "front", timescale: device.clock.timescale,
+                                  offsetSeconds: device.clock.offsetSeconds, driftPPM: device.clock.driftPPM)
+        } catch { throw .time(error) }
+    }
+
+    /// The front camera this scenario describes, with smart framing enabled for all
+    /// supported framings and started when `device.smartFraming` is true.
+    /// - Throws: ``CaptureError`` for a configuration the device rejects (run
+    ///   ``validate(file:)`` first for messages naming keys).
+    public func makeCaptureDevice() throws(CaptureError) -> CaptureDevice {
+        guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
+            throw .invalidParameter(name: "format", value: "\(device.format)", allowed: ScenarioLimits.formatAllowed)
+        }
+        let camera = try CaptureDevice(format: format, frameRate: device.fps, clock: try makeDeviceClock(),
+                                       initialAspectRatio: device.initialAspectRatio,
+                                       changeLatencyFrames: device.changeLatencyFrames,
+                                       completionDelayFrames: device.completionDelayFrames)
+        if device.smartFraming {
+            guard let monitor = camera.smartFramingMonitor else {
+                throw .smartFramingUnsupported(formatSide: format.squareSide)
+            }
+            try monitor.setEnabledFramings(monitor.supportedFramings)
+            monitor.startMonitoring()
+        }
+        return camera
+    }
+
+    /// The scenario's events as session events at exact host times.
+    public var sessionEvents: [CaptureSession.Event] {
+        events.map { event in
+            let action: CaptureSession.Action
+            switch event.action {
+            case .setDynamicAspectRatio(let ratio): action = .setDynamicAspectRatio(ratio)
+            case .videoZoomFactor(let factor): action = .setVideoZoomFactor(factor)
+            case .peopleInFrame(let count): action = .peopleInFrame(count)
+            }
+            return CaptureSession.Event(hostTime: hostTime(of: event), action: action)
+        }
+    }
+}
+
+extension CaptureSession {
+    /// A session running `scenario`: its device, start, duration and events.
+    /// - Parameters:
+    ///   - frameSource: pictures; `nil` for a new ``SyntheticSensor``.
+    ///   - stampFrameIndex: stamp frame indices into a source that does not stamp itself.
+    /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
+    ///   fails on arithmetic overflow).
+    public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)? = nil,
+                            stampFrameIndex: Bool = false) throws(CaptureError) {
+        try self.init(device: try scenario.makeCaptureDevice(),
+                      output: VideoDataOutput(frameSource: frameSource ?? SyntheticSensor(),
+                                              stampFrameIndex: stampFrameIndex),
+                      sessionStart: scenario.sessionStart, duration: scenario.duration,
+                      events: scenario.sessionEvents)
+    }
+}

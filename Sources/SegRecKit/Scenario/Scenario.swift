@@ -1,0 +1,138 @@
+/// A capture scenario (DESIGN.md, "Scenario files"): the front camera's configuration,
+/// when the session starts and how long it runs, and timed events (aspect-ratio requests,
+/// zoom changes, people counts for smart framing).
+///
+/// Seconds are decimal as written in the file; every exact time is derived by rounding the
+/// decimal once to nanoseconds (``sessionStart``, ``duration``, ``hostTime(of:)``), never by
+/// Double arithmetic. Decode files with ``decode(_:file:)`` / ``load(contentsOf:)``, which
+/// also validate; a scenario built in code can be checked with ``validate(file:)``.
+public struct Scenario: Sendable, Hashable {
+    /// The front camera's clock parameters (`device.clock`).
+    public struct Clock: Sendable, Hashable {
+        /// Device ticks per second, `1...Int32.max` (default 24_000_000).
+        public var timescale: Int32
+        /// Offset added to host seconds, in seconds (default 0).
+        public var offsetSeconds: Double
+        /// Drift in parts per million, `-1000...1000` (default 0).
+        public var driftPPM: Double
+
+        /// Creates clock parameters.
+        public init(timescale: Int32 = 24_000_000, offsetSeconds: Double = 0, driftPPM: Double = 0) {
+            self.timescale = timescale
+            self.offsetSeconds = offsetSeconds
+            self.driftPPM = driftPPM
+        }
+    }
+
+    /// The front camera's configuration (`device`).
+    public struct Device: Sendable, Hashable {
+        /// Square side of the active format: 1280, 1920, 3840 or 4032 (default 1920).
+        public var format: Int
+        /// Capture frame rate (default 30), at most the format's maximum.
+        public var fps: FrameRate
+        /// Ratio of frame 0 (default 9x16); must be supported by the format.
+        public var initialAspectRatio: DynamicAspectRatio
+        /// The device clock.
+        public var clock: Clock
+        /// Frame periods from a request to its first new-size frame, `0...1000` (default 2).
+        public var changeLatencyFrames: Int64
+        /// Frames from the first new-size frame to the completion, `-1000...1000` (default 0).
+        public var completionDelayFrames: Int64
+        /// Whether the smart framing monitor runs (4032 format only; default false).
+        public var smartFraming: Bool
+
+        /// Creates a configuration; defaults as documented on each property.
+        public init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate,
+                    initialAspectRatio: DynamicAspectRatio = .ratio9x16, clock: Clock = Clock(),
+                    changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, smartFraming: Bool = false) {
+            self.format = format
+            self.fps = fps
+            self.initialAspectRatio = initialAspectRatio
+            self.clock = clock
+            self.changeLatencyFrames = changeLatencyFrames
+            self.completionDelayFrames = completionDelayFrames
+            self.smartFraming = smartFraming
+        }
+    }
+
+    /// What an event does.
+    public enum Action: Sendable, Hashable {
+        /// `{"setDynamicAspectRatio": "16x9"}`.
+        case setDynamicAspectRatio(DynamicAspectRatio)
+        /// `{"videoZoomFactor": 1.5}`.
+        case videoZoomFactor(Double)
+        /// `{"peopleInFrame": 3}` (needs smart framing).
+        case peopleInFrame(Int)
+
+        /// The JSON key of the action.
+        public var key: String {
+            switch self {
+            case .setDynamicAspectRatio: "setDynamicAspectRatio"
+            case .videoZoomFactor: "videoZoomFactor"
+            case .peopleInFrame: "peopleInFrame"
+            }
+        }
+    }
+
+    /// One timed event (`events[i]`).
+    public struct Event: Sendable, Hashable {
+        /// Session-clock seconds from session start, `0 ≤ atSeconds < durationSeconds`.
+        public var atSeconds: Double
+        /// What happens.
+        public var action: Action
+
+        /// Creates an event.
+        public init(atSeconds: Double, action: Action) {
+            self.atSeconds = atSeconds
+            self.action = action
+        }
+    }
+
+    /// The default frame rate, 30 fps.
+    public static let defaultFrameRate: FrameRate = {
+        do { return try FrameRate(30) } catch { preconditionFailure("\(error)") }
+    }()
+
+    /// A name for messages: the file name without extension, or the built-in's name.
+    public var name: String
+    /// Optional free text (`description` in the file).
+    public var summary: String?
+    /// The front camera.
+    public var device: Device
+    /// Host-clock time at which the session starts, seconds (default 1.0).
+    public var sessionStartSeconds: Double
+    /// How long the source runs, seconds (> 0).
+    public var durationSeconds: Double
+    /// Events in time order.
+    public var events: [Event]
+
+    /// Creates a scenario (not validated: call ``validate(file:)``).
+    public init(name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0,
+                durationSeconds: Double, events: [Event] = []) {
+        self.name = name
+        self.summary = summary
+        self.device = device
+        self.sessionStartSeconds = sessionStartSeconds
+        self.durationSeconds = durationSeconds
+        self.events = events
+    }
+
+    /// Session start on the host clock: `round(sessionStartSeconds · 1e9)` ns, rounded once
+    /// from the decimal (half away from zero).
+    public var sessionStart: MediaTime { Self.nanoseconds(sessionStartSeconds) }
+
+    /// The duration: `round(durationSeconds · 1e9)` ns.
+    public var duration: MediaTime { Self.nanoseconds(durationSeconds) }
+
+    /// The host time of `event`: session start + `round(atSeconds · 1e9)` ns (exact).
+    public func hostTime(of event: Event) -> MediaTime {
+        let start = MediaClock.roundDecimal(sessionStartSeconds, scale: 9)
+        let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
+        return MediaTime(value: start &+ offset, timescale: 1_000_000_000)
+    }
+
+    /// `round(seconds · 1e9)` nanoseconds, from the decimal text of `seconds`.
+    static func nanoseconds(_ seconds: Double) -> MediaTime {
+        MediaTime(value: MediaClock.roundDecimal(seconds, scale: 9), timescale: 1_000_000_000)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+extension Scenario {
+    /// Keys allowed at the top level of a scenario file.
+    public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"]
+    /// Keys allowed in `device`.
+    public static let deviceKeys = ["format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames",
+                                    "completionDelayFrames", "smartFraming"]
+    /// Keys allowed in `device.clock`.
+    public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
+    /// The action keys of an event; each event has exactly one.
+    public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"]
+
+    /// Decodes and validates a scenario file's JSON (strict: unknown keys and wrong types are
+    /// errors; missing optional keys take the documented defaults).
+    /// - Parameters: `data`: the JSON; `file`: the name used in messages and, without its
+    ///   extension and directories, as ``name``.
+    /// - Throws: ``ScenarioError`` naming `file`, the key path and what is allowed.
+    public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {
+        let root: JSONValue
+        do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+            throw ScenarioError(file: file, key: "", problem: "not valid JSON (\(error.localizedDescription))",
+                                allowed: "a JSON object as described in DESIGN.md, \"Scenario files\"")
+        }
+        var scenario = try ScenarioReader(file: file).scenario(from: root)
+        scenario.name = Self.baseName(of: file)
+        try scenario.validate(file: file)
+        return scenario
+    }
+
+    /// Reads, decodes and validates the scenario file at `url`.
+    /// - Throws: ``ScenarioError`` (also when the file cannot be read).
+    public static func load(contentsOf url: URL) throws(ScenarioError) -> Scenario {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ScenarioError(file: url.path, key: "", problem: "cannot be read (\(error.localizedDescription))",
+                                allowed: "a readable JSON scenario file")
+        }
+        return try decode(data, file: url.path)
+    }
+
+    private static func baseName(of file: String) -> String {
+        let last = file.split(separator: "/").last.map(String.init) ?? file
+        if let dot = last.lastIndex(of: "."), dot != last.startIndex { return String(last[..<dot]) }
+        return last
+    }
+}
+
+/// Walks the decoded JSON, checking keys and types (ranges are checked by `validate`).
+private struct ScenarioReader {
+    let file: String
+
+    func error(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
+        ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
+    }
+
+    func scenario(from root: JSONValue) throws(ScenarioError) -> Scenario {
+        let top = try object(root, at: "", allowed: Scenario.topLevelKeys)
+        var scenario = Scenario(name: file, durationSeconds: 0)
+        if let value = top["description"] { scenario.summary = try string(value, at: "description", allowed: "a string") }
+        if let value = top["device"] { scenario.device = try device(value, at: "device") }
+        if let value = top["sessionStartSeconds"] {
+            scenario.sessionStartSeconds = try number(value, at: "sessionStartSeconds",
+                                                      allowed: ScenarioLimits.sessionStartAllowed)
+        }
+        guard let duration = top["durationSeconds"] else {
+            throw error("durationSeconds", "is missing", ScenarioLimits.durationAllowed)
+        }
+        scenario.durationSeconds = try number(duration, at: "durationSeconds", allowed: ScenarioLimits.durationAllowed)
+        if let value = top["events"] {
+            guard case .array(let items) = value else {
+                throw error("events", "expected an array, got \(value.rendered)", "an array of event objects")
+            }
+            scenario.events = []
+            for (i, item) in items.enumerated() { scenario.events.append(try event(item, at: "events[\(i)]")) }
+        }
+        return scenario
+    }
+
+    func device(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Device {
+        let fields = try object(value, at: path, allowed: Scenario.deviceKeys)
+        var device = Scenario.Device()
+        if let v = fields["format"] {
+            device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
+        }
+        if let v = fields["fps"] {
+            let allowed = "a number or an exact rational string such as \"30000/1001\", > 0 and at most the format's maximum"
+            let text: String
+            switch v {
+            case .integer(let n): text = "\(n)"
+            case .number(let x): text = "\(x)"
+            case .string(let s): text = s
+            default: throw error("\(path).fps", "expected a number or a string, got \(v.rendered)", allowed)
+            }
+            do { device.fps = try FrameRate(parsing: text) } catch {
+                throw self.error("\(path).fps", error.description, allowed)
+            }
+        }
+        if let v = fields["initialAspectRatio"] {
+            device.initialAspectRatio = try ratio(v, at: "\(path).initialAspectRatio")
+        }
+        if let v = fields["clock"] { device.clock = try clock(v, at: "\(path).clock") }
+        if let v = fields["changeLatencyFrames"] {
+            device.changeLatencyFrames = try integer(v, at: "\(path).changeLatencyFrames",
+                                                     allowed: ScenarioLimits.latencyAllowed)
+        }
+        if let v = fields["completionDelayFrames"] {
+            device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames",
+                                                       allowed: ScenarioLimits.completionDelayAllowed)
+        }
+        if let v = fields["smartFraming"] {
+            guard case .bool(let flag) = v else {
+                throw error("\(path).smartFraming", "expected true or false, got \(v.rendered)",
+                            "true (4032 format only) or false")
+            }
+            device.smartFraming = flag
+        }
+        return device
+    }
+
+    func clock(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Clock {
+        let fields = try object(value, at: path, allowed: Scenario.clockKeys)
+        var clock = Scenario.Clock()
+        if let v = fields["timescale"] {
+            let n = try integer(v, at: "\(path).timescale", allowed: ScenarioLimits.timescaleAllowed)
+            guard let timescale = Int32(exactly: n), timescale > 0 else {
+                throw error("\(path).timescale", "\(n) is out of range", ScenarioLimits.timescaleAllowed)
+            }
+            clock.timescale = timescale
+        }
+        if let v = fields["offsetSeconds"] {
+            clock.offsetSeconds = try number(v, at: "\(path).offsetSeconds", allowed: ScenarioLimits.offsetAllowed)
+        }
+        if let v = fields["driftPPM"] {
+            clock.driftPPM = try number(v, at: "\(path).driftPPM", allowed: ScenarioLimits.driftAllowed)
+        }
+        return clock
+    }
+
+    func event(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Event {
+        let fields = try object(value, at: path, allowed: ["atSeconds"] + Scenario.actionKeys)
+        guard let at = fields["atSeconds"] else {
+            throw error("\(path).atSeconds", "is missing", "seconds from session start, ≥ 0 and < durationSeconds")
+        }
+        let atSeconds = try number(at, at: "\(path).atSeconds",
+                                   allowed: "seconds from session start, ≥ 0 and < durationSeconds")
+        let present = Scenario.actionKeys.filter { fields[$0] != nil }
+        let allowedActions = "exactly one of " + Scenario.actionKeys.joined(separator: ", ")
+        guard present.count == 1, let key = present.first, let actionValue = fields[key] else {
+            let problem = present.isEmpty ? "has no action" : "has \(present.count) actions (\(present.joined(separator: ", ")))"
+            throw error(path, problem, allowedActions)
+        }
+        let action: Scenario.Action
+        switch key {
+        case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
+        case "videoZoomFactor":
+            action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
+        default:
+            let n = try integer(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.peopleAllowed)
+            guard let count = Int(exactly: n) else {
+                throw error("\(path).\(key)", "\(n) is out of range", ScenarioLimits.peopleAllowed)
+            }
+            action = .peopleInFrame(count)
+        }
+        return Scenario.Event(atSeconds: atSeconds, action: action)
+    }
+
+    // MARK: typed accessors
+
+    func object(_ value: JSONValue, at path: String, allowed keys: [String]) throws(ScenarioError) -> [String: JSONValue] {
+        guard case .object(let fields) = value else {
+            throw error(path, "expected an object, got \(value.rendered)", "an object with keys " + keys.joined(separator: ", "))
+        }
+        if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw error(path.isEmpty ? unknown : "\(path).\(unknown)", "unknown key", "keys " + keys.joined(separator: ", "))
+        }
+        return fields
+    }
+
+    func number(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> Double {
+        guard let number = value.number else { throw error(path, "expected a number, got \(value.rendered)", allowed) }
+        return number
+    }
+
+    func integer(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> Int64 {
+        guard case .integer(let n) = value else {
+            throw error(path, "expected an integer, got \(value.rendered)", allowed)
+        }
+        return n
+    }
+
+    func string(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> String {
+        guard case .string(let s) = value else { throw error(path, "expected a string, got \(value.rendered)", allowed) }
+        return s
+    }
+
+    func ratio(_ value: JSONValue, at path: String) throws(ScenarioError) -> DynamicAspectRatio {
+        let allowed = DynamicAspectRatio.allowedValues
+        let text = try string(value, at: path, allowed: allowed)
+        guard let ratio = DynamicAspectRatio(rawValue: text) else {
+            throw error(path, "\"\(text)\" is not a dynamic aspect ratio", allowed)
+        }
+        return ratio
+    }
+}

@@ -1,0 +1,121 @@
+/// Ranges a scenario's values must lie in, and their wording in error messages.
+public enum ScenarioLimits {
+    /// Formats a scenario may name (square sides).
+    public static let formats = CaptureDevice.Format.frontCenterStageFormats.map(\.squareSide)
+    /// Largest `sessionStartSeconds` (about 31.7 years of host uptime).
+    public static let maximumSessionStartSeconds = 1_000_000_000.0
+    /// Largest `durationSeconds` (7 days).
+    public static let maximumDurationSeconds = 604_800.0
+    /// `changeLatencyFrames` range.
+    public static let latencyRange: ClosedRange<Int64> = 0...1000
+    /// `completionDelayFrames` range.
+    public static let completionDelayRange: ClosedRange<Int64> = -1000...1000
+    /// `peopleInFrame` range.
+    public static let peopleRange: ClosedRange<Int> = 0...100
+    /// Largest |offsetSeconds| (100 years, as ``MediaClock`` accepts).
+    public static let maximumOffsetSeconds = Double(MediaClock.maximumOffsetNanoseconds) / 1e9
+    /// Largest |driftPPM| (1000 ppm).
+    public static let maximumDriftPPM = Double(MediaClock.maximumDriftPartsPerBillion) / 1000
+
+    static let formatAllowed = formats.map(String.init).joined(separator: ", ")
+    static let sessionStartAllowed = "a number of seconds, 0 ≤ sessionStartSeconds ≤ 1000000000"
+    static let durationAllowed = "a number of seconds, 0 < durationSeconds ≤ 604800"
+    static let latencyAllowed = "an integer number of frames, 0...1000"
+    static let completionDelayAllowed = "an integer number of frames, -1000...1000"
+    static let timescaleAllowed = "an integer number of ticks per second, 1...\(Int32.max)"
+    static let offsetAllowed = "a number of seconds, |offsetSeconds| ≤ 3162240000 (100 years)"
+    static let driftAllowed = "a number of parts per million, -1000...1000"
+    static let zoomAllowed = "a number, \(CaptureDevice.videoZoomFactorRange.lowerBound)...\(CaptureDevice.videoZoomFactorRange.upperBound)"
+    static let peopleAllowed = "an integer, 0...100, with \"device\": {\"format\": 4032, \"smartFraming\": true}"
+}
+
+extension Scenario {
+    /// Checks every value against the camera model and ``ScenarioLimits``.
+    /// - Parameter file: the file name (or built-in name) used in messages.
+    /// - Throws: ``ScenarioError`` naming `file`, the key path and what is allowed: a format
+    ///   that is not one of the four, an fps above the format's maximum, a ratio the format
+    ///   does not support (including `initialAspectRatio`), smart framing on a format without
+    ///   it, out-of-range clock parameters, latencies or times, events before 0, at or past
+    ///   the end or out of time order, zoom factors out of range, people counts without
+    ///   smart framing.
+    public func validate(file: String) throws(ScenarioError) {
+        func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
+            ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
+        }
+        guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
+            throw fail("device.format", "\(device.format) is not a front camera format", ScenarioLimits.formatAllowed)
+        }
+        let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
+        guard format.supports(frameRate: device.fps) else {
+            throw fail("device.fps", "\(device.fps) fps exceeds the \(format.squareSide) format's maximum",
+                       "up to \(format.maxFrameRate) fps for format \(format.squareSide)")
+        }
+        guard format.supportedDynamicAspectRatios.contains(device.initialAspectRatio) else {
+            throw fail("device.initialAspectRatio",
+                       "\(device.initialAspectRatio.rawValue) is not supported by format \(format.squareSide)",
+                       "\(ratios) for format \(format.squareSide)")
+        }
+        guard device.clock.timescale > 0 else {
+            throw fail("device.clock.timescale", "\(device.clock.timescale) is out of range", ScenarioLimits.timescaleAllowed)
+        }
+        guard device.clock.offsetSeconds.isFinite, abs(device.clock.offsetSeconds) <= ScenarioLimits.maximumOffsetSeconds else {
+            throw fail("device.clock.offsetSeconds", "\(device.clock.offsetSeconds) is out of range", ScenarioLimits.offsetAllowed)
+        }
+        guard device.clock.driftPPM.isFinite, abs(device.clock.driftPPM) <= ScenarioLimits.maximumDriftPPM else {
+            throw fail("device.clock.driftPPM", "\(device.clock.driftPPM) is out of range", ScenarioLimits.driftAllowed)
+        }
+        guard ScenarioLimits.latencyRange.contains(device.changeLatencyFrames) else {
+            throw fail("device.changeLatencyFrames", "\(device.changeLatencyFrames) is out of range", ScenarioLimits.latencyAllowed)
+        }
+        guard ScenarioLimits.completionDelayRange.contains(device.completionDelayFrames) else {
+            throw fail("device.completionDelayFrames", "\(device.completionDelayFrames) is out of range",
+                       ScenarioLimits.completionDelayAllowed)
+        }
+        if device.smartFraming && !format.isSmartFramingSupported {
+            throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing",
+                       "true only with format 4032; false otherwise")
+        }
+        guard sessionStartSeconds.isFinite, sessionStartSeconds >= 0,
+              sessionStartSeconds <= ScenarioLimits.maximumSessionStartSeconds else {
+            throw fail("sessionStartSeconds", "\(sessionStartSeconds) is out of range", ScenarioLimits.sessionStartAllowed)
+        }
+        guard durationSeconds.isFinite, durationSeconds > 0, durationSeconds <= ScenarioLimits.maximumDurationSeconds,
+              duration > .zero else {
+            throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
+        }
+        var previous = 0.0
+        for (i, event) in events.enumerated() {
+            let path = "events[\(i)]"
+            let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds)), in time order"
+            guard event.atSeconds.isFinite, event.atSeconds >= 0 else {
+                throw fail("\(path).atSeconds", "\(event.atSeconds) is negative", timeAllowed)
+            }
+            guard Self.nanoseconds(event.atSeconds) < duration else {
+                throw fail("\(path).atSeconds", "\(event.atSeconds) is at or past the end of the recording", timeAllowed)
+            }
+            guard event.atSeconds >= previous else {
+                throw fail("\(path).atSeconds", "\(event.atSeconds) is before the previous event (\(previous))", timeAllowed)
+            }
+            previous = event.atSeconds
+            let key = "\(path).\(event.action.key)"
+            switch event.action {
+            case .setDynamicAspectRatio(let ratio):
+                guard format.supportedDynamicAspectRatios.contains(ratio) else {
+                    throw fail(key, "\(ratio.rawValue) is not supported by format \(format.squareSide)",
+                               "\(ratios) for format \(format.squareSide)")
+                }
+            case .videoZoomFactor(let factor):
+                guard factor.isFinite, CaptureDevice.videoZoomFactorRange.contains(factor) else {
+                    throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
+                }
+            case .peopleInFrame(let count):
+                guard device.smartFraming else {
+                    throw fail(key, "needs smart framing, which is off", ScenarioLimits.peopleAllowed)
+                }
+                guard ScenarioLimits.peopleRange.contains(count) else {
+                    throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
+                }
+            }
+        }
+    }
+}
