@@ -1,1 +1,4 @@
-print("segrec: command line not built yet")
+import Foundation
+import SegRecCommandLine
+
+exit(SegRecCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -83,3 +83,5 @@ extension SegmentingRecorder: ManifestProviding {
 extension MovieFileRecorder: ManifestProviding {
     public var currentManifest: RecordingManifest { manifest }
 }
+
+extension CaptureSession: CaptureOutputEventSource {}

@@ -1,0 +1,104 @@
+import Foundation
+import SegRecKit
+
+/// `segrec record`: runs a source through the fake camera (or passes a file through) into
+/// MP4 segments and a manifest.
+enum RecordCommand {
+    static let options: [OptionSpec] = [
+        .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern."),
+        .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
+        .option("mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.",
+                allowed: RecordingMode.allCases.map(\.rawValue)),
+        .option("output", "DIR", help: "Output folder (default: a new dated folder under ./recordings)."),
+        .option("codec", "CODEC", help: "h264 (libx264, default) or hevc (libx265, tagged hvc1).",
+                allowed: VideoCodec.allCases.map(\.rawValue)),
+        .option("preset", "NAME", help: "Encoder preset (default veryfast).", allowed: EncoderSettings.allowedPresets),
+        .option("crf", "N", help: "Constant rate factor 0...51 (default 23)."),
+        .option("keyframe-interval", "FRAMES", help: "Frames between keyframes (default 60)."),
+        .option("threads", "N", help: "Encoder threads, 0 = auto (default 0)."),
+        .flag("force", help: "Replace an earlier recording in the output folder."),
+        .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
+        .flag("quiet", help: "No live progress line; only the summary."),
+        .flag("json", help: "Print the manifest as JSON instead of the summary table."),
+        .flag("help", help: "Show help."),
+    ]
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
+        if parsed.flag("help") {
+            print(ArgumentParser.helpText(
+                usage: "segrec record [--source synthetic] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index]",
+                abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
+                options: options))
+            return
+        }
+        guard parsed.positionals.isEmpty else {
+            throw CommandLineError("record: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
+        }
+        let source = parsed.value("source") ?? "synthetic"
+        guard source == "synthetic" else {
+            throw CommandLineError("record: --source: '\(source)' is not supported; allowed: synthetic", exitCode: .usage)
+        }
+        let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
+        let scenario = try loadScenario(parsed.value("scenario"))
+        let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
+        let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
+            ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                .appendingPathComponent("recordings"))
+        let session = try CaptureSession(scenario: scenario, stampFrameIndex: true)
+        let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
+        let recorder: any Recorder = switch mode {
+        case .segment:
+            SegmentingRecorder(output: output, settings: settings, devices: [session.device.clock], frameIndexStamp: true)
+        case .stopOnChange:
+            MovieFileRecorder(output: output, settings: settings, devices: [session.device.clock], frameIndexStamp: true)
+        }
+        try record(RecordingPipeline(source: session, recorder: recorder), output: outputURL,
+                   printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+    }
+
+    /// Runs the pipeline with a live progress line on a terminal, then prints the summary.
+    static func record(_ pipeline: RecordingPipeline, output: URL, printedPath: Bool, quiet: Bool, json: Bool) throws {
+        if printedPath && !json { print("recording into \(output.path)") }
+        let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
+        let manifest: RecordingManifest
+        do {
+            manifest = try pipeline.run(progress: progress.update)
+            progress.finish()
+        } catch {
+            progress.finish()
+            throw error
+        }
+        if json {
+            print(String(decoding: try ManifestWriter.encode(manifest), as: UTF8.self))
+        } else {
+            print(Summary.render(manifest, folder: output))
+        }
+    }
+
+    static func loadScenario(_ path: String?) throws -> Scenario {
+        guard let path else { return Scenario.tapToRotate }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandLineError("\(path): no such scenario file", exitCode: .noInput)
+        }
+        return try Scenario.load(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    static func encoderSettings(_ parsed: ParsedArguments, frameRate: FrameRate) throws -> EncoderSettings {
+        var settings = EncoderSettings()
+        settings.frameRate = frameRate
+        if let codec = parsed.value("codec").flatMap(VideoCodec.init(rawValue:)) { settings.codec = codec }
+        if let preset = parsed.value("preset") { settings.preset = preset }
+        if let crf = parsed.value("crf") {
+            settings.crf = try ArgumentParser.integer(crf, option: "crf", in: EncoderSettings.allowedCRF)
+        }
+        if let interval = parsed.value("keyframe-interval") {
+            settings.keyframeInterval = try ArgumentParser.integer(interval, option: "keyframe-interval", in: 1...100_000)
+        }
+        if let threads = parsed.value("threads") {
+            settings.threads = try ArgumentParser.integer(threads, option: "threads", in: 0...EncoderSettings.maximumThreads)
+        }
+        try settings.validate()
+        return settings
+    }
+}

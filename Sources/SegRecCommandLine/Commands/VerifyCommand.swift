@@ -1,0 +1,37 @@
+import Foundation
+import SegRecKit
+
+/// `segrec verify DIR`: reads the manifest and every file back with libavformat and checks
+/// sizes, frame counts, first keyframes, exact tiling and, where frames carry the stamp,
+/// every frame's index. Prints a table; exits 0 only when everything holds (else 1).
+enum VerifyCommand {
+    static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try ArgumentParser.parse(arguments, command: "verify", options: options)
+        if parsed.flag("help") {
+            print(ArgumentParser.helpText(usage: "segrec verify DIR", abstract: "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, and (when stamped) every frame index with none lost or duplicated.", options: options))
+            return
+        }
+        guard parsed.positionals.count == 1 else {
+            throw CommandLineError("verify: expected one recording folder, got \(parsed.positionals.count)", exitCode: .usage)
+        }
+        let directory = URL(fileURLWithPath: parsed.positionals[0])
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
+        }
+        let report = try RecordingVerifier.verify(directory)
+        var rows = [["file", "size", "frames", "bytes", "stamped indices", "result"]]
+        for s in report.segments {
+            rows.append([s.file, s.dimensions, "\(s.frames)", "\(s.byteCount)",
+                         s.stampRange.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "-",
+                         s.problems.isEmpty ? "ok" : "FAIL: " + s.problems.joined(separator: "; ")])
+        }
+        print(TextTable.render(rows))
+        for problem in report.problems { print("FAIL: \(problem)") }
+        print(report.passed ? "verified: \(report.segments.count) segment(s) ok" : "verification failed")
+        if !report.passed {
+            throw CommandLineError("verify: \(directory.path) does not hold a valid recording", exitCode: .failure)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import SegRecKit
+
+/// The `segrec` command: dispatches to `record`, `verify` and `formats`, prints help and the
+/// version, and turns every error into one line on stderr plus a sysexits exit code.
+public enum SegRecCommand {
+    /// The version `--version` prints.
+    public static let version = "0.1.0"
+
+    static let overview = """
+        OVERVIEW: segrec records timestamped raw video frames into MP4 segments, one per run of
+        constant frame dimensions (the iOS 26 Center Stage recording path, on Linux).
+
+        USAGE: segrec <subcommand> [options]
+
+        SUBCOMMANDS:
+          record    Record a source into MP4 segments and a manifest.
+          verify    Check a recording folder with libavformat: sizes, frames, keyframes, tiling, stamps.
+          formats   List the fake Center Stage camera's formats and aspect ratios.
+
+          See 'segrec <subcommand> --help' for a subcommand's options.
+
+        OPTIONS:
+          --help       Show help.
+          --version    Show the version.
+        """
+
+    /// Runs `segrec` with `arguments` (without the program name) and returns the exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        do {
+            try run(arguments)
+            return ExitCode.success.rawValue
+        } catch let error as CommandLineError {
+            Terminal.printError(error.message)
+            return error.exitCode.rawValue
+        } catch {
+            let mapped = ErrorMapping.commandLineError(error)
+            Terminal.printError(mapped.message)
+            return mapped.exitCode.rawValue
+        }
+    }
+
+    static func run(_ arguments: [String]) throws {
+        guard let subcommand = arguments.first else {
+            print(overview)
+            throw CommandLineError("missing subcommand; use record, verify or formats", exitCode: .usage)
+        }
+        let rest = Array(arguments.dropFirst())
+        switch subcommand {
+        case "record": try RecordCommand.run(rest)
+        case "verify": try VerifyCommand.run(rest)
+        case "formats": try FormatsCommand.run(rest)
+        case "--help", "-h", "help": print(overview)
+        case "--version": print("segrec \(version)")
+        default:
+            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, formats", exitCode: .usage)
+        }
+    }
+}

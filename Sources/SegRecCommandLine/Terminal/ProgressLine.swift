@@ -1,0 +1,32 @@
+import Foundation
+import SegRecKit
+
+/// The live progress line `record` shows on a terminal: frames, seconds recorded, segments
+/// and encode speed, redrawn in place at most ten times a second.
+final class ProgressLine {
+    private let enabled: Bool
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+    private var drew = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ progress: RecordingProgress) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        let elapsed = max(now.timeIntervalSince(started), 1e-6)
+        let fps = Double(progress.framesWritten) / elapsed
+        let line = String(format: "\r  %6d frames  %8.2f s recorded  %3d segment%@  %6.1f fps encoded ",
+                          progress.framesReceived, progress.secondsRecorded, progress.segments,
+                          progress.segments == 1 ? " " : "s", fps)
+        Terminal.writeStandardError(line)
+        drew = true
+    }
+
+    /// Clears the line.
+    func finish() {
+        if drew { Terminal.writeStandardError("\r\u{1B}[2K") }
+    }
+}

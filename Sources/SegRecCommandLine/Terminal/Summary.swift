@@ -1,0 +1,27 @@
+import Foundation
+import SegRecKit
+
+/// The table `record` prints at the end: one row per segment, then the totals.
+enum Summary {
+    static func render(_ manifest: RecordingManifest, folder: URL) -> String {
+        var rows = [["file", "size", "bytes", "frames", "session start (s)", "session end (s)", "reason"]]
+        for s in manifest.segments {
+            rows.append([s.file, "\(s.width)x\(s.height)", "\(s.byteCount)", "\(s.frameCount)",
+                         String(format: "%.9f", s.sessionStartSeconds), String(format: "%.9f", s.sessionEndSeconds),
+                         s.startReason.rawValue])
+        }
+        let f = manifest.frames
+        let plural = manifest.segments.count == 1 ? "" : "s"
+        var frameLine = "frames: \(f.received) received, \(f.written) written, \(f.dropped) dropped"
+        if !f.droppedReasons.isEmpty {
+            let reasons: [String] = f.droppedReasons.keys.sorted().map { key in "\(key): \(f.droppedReasons[key] ?? 0)" }
+            frameLine += " (" + reasons.joined(separator: ", ") + ")"
+        }
+        var stopLine = "stopped: \(manifest.stopReason.rawValue)"
+        if let stop = manifest.stopTime { stopLine += String(format: " at %.9f s", stop.seconds) }
+        var lines: [String] = [TextTable.render(rows), "",
+                               "\(manifest.segments.count) segment\(plural) in \(folder.path)", frameLine, stopLine]
+        for warning in manifest.warnings { lines.append("warning: \(warning)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+/// Builds the events a VideoDataOutput would deliver, from exact frame timing, so recorder
+/// tests control every order of frames and completions.
+struct EventScript {
+    static let front = try! MediaClock(identifier: "front", timescale: 24_000_000,
+                                       offsetNanoseconds: 12_500_000_000, driftPartsPerBillion: 50_000)
+    let timing = try! FrameTiming(deviceClock: front, frameRate: try! FrameRate(30),
+                                  sessionStart: MediaTime(value: 1_000_000_000, timescale: 1_000_000_000))
+    /// Square side of the small test sensor (keeps encoding fast).
+    static let side = 320
+
+    static func dims(_ ratio: DynamicAspectRatio) -> VideoDimensions { ratio.dimensions(squareSide: side) }
+
+    func sessionTime(_ i: Int64) -> MediaTime { try! timing.sessionTime(ofFrame: i) }
+    func deviceTime(_ i: Int64) -> MediaTime { try! timing.deviceTime(ofFrame: i) }
+
+    /// Frame `i` with the given ratio's dimensions, stamped with `i`.
+    func frame(_ i: Int64, _ ratio: DynamicAspectRatio) -> CaptureOutputEvent {
+        let d = Self.dims(ratio)
+        return .frame(VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: Int(i), width: d.width, height: d.height),
+                                 index: i, deviceTime: deviceTime(i), sessionTime: sessionTime(i),
+                                 duration: sessionTime(i + 1) - sessionTime(i)))
+    }
+
+    /// The completion of a change to `ratio` announced as taking effect on frame `k`.
+    func change(_ ratio: DynamicAspectRatio, atFrame k: Int64) -> CaptureOutputEvent {
+        .dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange(
+            aspectRatio: ratio, dimensions: Self.dims(ratio), deviceTime: deviceTime(k),
+            sessionTime: try! convertTime(deviceTime(k), from: Self.front, to: .host)))
+    }
+
+    /// Frames `0..<count` whose ratio follows `changes` (frame index → new ratio), with each
+    /// completion placed `completionDelay` frames after (or, negative, before) its frame.
+    func events(count: Int64, initial: DynamicAspectRatio, changes: [(Int64, DynamicAspectRatio)],
+                completionDelay: Int64) -> [CaptureOutputEvent] {
+        var out: [CaptureOutputEvent] = []
+        var ratio = initial
+        for i in 0..<count {
+            for (k, r) in changes where k + completionDelay == i { out.append(change(r, atFrame: k)) }
+            if let c = changes.first(where: { $0.0 == i }) { ratio = c.1 }
+            out.append(frame(i, ratio))
+        }
+        for (k, r) in changes where k + completionDelay >= count { out.append(change(r, atFrame: k)) }
+        return out
+    }
+}
+
+/// A source over a fixed list of events.
+final class ScriptedSource: CaptureOutputEventSource {
+    private var events: [CaptureOutputEvent]
+    init(_ events: [CaptureOutputEvent]) { self.events = events.reversed() }
+    func next() throws -> CaptureOutputEvent? { events.popLast() }
+}
+
+enum RecorderTestSupport {
+    static let settings = EncoderSettings(codec: .h264, preset: "ultrafast", crf: 30, keyframeInterval: 30)
+
+    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode) throws -> (URL, RecordingManifest) {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        let output = try OutputDirectory(preparing: dir, force: false)
+        let recorder: any Recorder = mode == .segment
+            ? SegmentingRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
+            : MovieFileRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
+        let manifest = try RecordingPipeline(source: ScriptedSource(events), recorder: recorder).run()
+        return (dir, manifest)
+    }
+
+    /// Every frame's stamped index in `file`, decoded by libavcodec.
+    static func stampedIndices(_ file: URL) throws -> [Int64] {
+        var indices: [Int64] = []
+        try MediaFileReader(url: file).decodeFrames { frame in
+            indices.append(Int64(FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height,
+                                                      bytesPerRow: frame.lumaBytesPerRow) ?? UInt32.max))
+        }
+        return indices
+    }
+
+    /// ffprobe's view of a file: (width, height, decoded frame count), or nil without ffprobe.
+    static func probe(_ file: URL) throws -> (Int, Int, Int)? {
+        guard let json = try MediaTestSupport.ffprobeJSON(
+            ["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames"], file: file),
+              let stream = (json["streams"] as? [[String: Any]])?.first else { return nil }
+        return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1,
+                Int(stream["nb_read_frames"] as? String ?? "") ?? -1)
+    }
+}

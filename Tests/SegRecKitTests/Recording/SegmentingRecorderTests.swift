@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+@Suite("SegmentingRecorder on real encoded files")
+struct SegmentingRecorderTests {
+    let script = EventScript()
+
+    /// Tap-to-rotate: 9x16 for frames 0–6, 16x9 for 7–13, 1x1 for 14–19, with the
+    /// completion arriving before (−1), with (0) and after (+2) the first new-size frame.
+    @Test(arguments: [Int64(-1), 0, 2])
+    func tapToRotate(completionDelay: Int64) throws {
+        let events = script.events(count: 20, initial: .ratio9x16,
+                                   changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let segments = manifest.segments
+        #expect(segments.map(\.file) == ["segment-000.mp4", "segment-001.mp4", "segment-002.mp4"])
+        #expect(segments.map { "\($0.width)x\($0.height)" } == ["180x320", "320x180", "320x320"])
+        #expect(segments.map(\.frameCount) == [7, 7, 6])
+        #expect(segments.map(\.firstFrameIndex) == [0, 7, 14])
+        #expect(segments.map(\.aspectRatio) == ["9x16", "16x9", "1x1"])
+        #expect(segments.map(\.startReason) == [.recordingStarted, .dimensionsChanged, .dimensionsChanged])
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        #expect(manifest.frames == FrameCounts(received: 20, written: 20, dropped: 0, droppedReasons: [:]))
+        // Boundaries: the converted change time is frame 7's / 14's session time, exactly.
+        #expect(segments[0].sessionStart == script.sessionTime(0))
+        #expect(segments[0].sessionEnd == segments[1].sessionStart)
+        #expect(segments[1].sessionEnd == segments[2].sessionStart)
+        #expect(segments[1].sessionStart == script.sessionTime(7))
+        #expect(segments[2].sessionStart == script.sessionTime(14))
+        #expect(segments[2].sessionEnd == script.sessionTime(20))
+        // The change records hold the device time D(k) and its conversion.
+        #expect(segments[0].change == nil)
+        #expect(segments[1].change?.deviceTime == script.deviceTime(7))
+        #expect(segments[1].change?.sessionTime == (try convertTime(script.deviceTime(7), from: EventScript.front, to: .host)))
+        #expect(segments[2].change?.deviceTime == script.deviceTime(14))
+        // Frame 7: D = 324_016_200 + round(7 · 800_000) = 329_616_200 ticks.
+        #expect(segments[1].change?.deviceTime.value == 329_616_200)
+        // Read back: stamps per file, keyframes, single size, and ffprobe agrees.
+        for (segment, expected) in zip(segments, [Array(0...6), Array(7...13), Array(14...19)] as [[Int64]]) {
+            let url = dir.appendingPathComponent(segment.file)
+            #expect(try RecorderTestSupport.stampedIndices(url) == expected)
+            let info = try MediaFileReader(url: url).streamInfo()
+            #expect(info.packets.first?.isKeyframe == true)
+            #expect(info.width == segment.width && info.height == segment.height)
+            // The file's own timeline: 0 to sessionEnd − sessionStart, in ns.
+            #expect(info.packets.first?.pts == 0)
+            #expect(info.presentationEnd == (segment.sessionEnd - segment.sessionStart).value)
+            if let (w, h, n) = try RecorderTestSupport.probe(url) {
+                #expect(w == segment.width && h == segment.height && n == segment.frameCount)
+            }
+        }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// Flips every 2 frames: 10 segments of 2 frames, tiling exactly.
+    @Test func rapidFlips() throws {
+        let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio9x16]
+        let changes = stride(from: Int64(2), to: 20, by: 2).map { ($0, ratios[Int($0 / 2 - 1) % 2]) }
+        let events = script.events(count: 20, initial: .ratio9x16, changes: changes, completionDelay: 1)
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.count == 10)
+        #expect(manifest.segments.allSatisfy { $0.frameCount == 2 })
+        #expect(manifest.segments.map(\.firstFrameIndex) == Array(stride(from: Int64(0), to: 20, by: 2)))
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) {
+            #expect(a.sessionEnd == b.sessionStart)
+            #expect(a.width != b.width)
+        }
+        for segment in manifest.segments {
+            let i = segment.firstFrameIndex
+            #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent(segment.file)) == [i, i + 1])
+        }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// The completion says frame 9 but the buffers change at frame 7: the buffers win, the
+    /// manifest warns, and the announced times are kept in the change record.
+    @Test(arguments: [Int64(-3), 4])
+    func buffersWinOverTheAnnouncement(placement: Int64) throws {
+        var events: [CaptureOutputEvent] = []
+        for i in Int64(0)..<12 {
+            if i == 7 + placement { events.append(script.change(.ratio16x9, atFrame: 9)) }
+            events.append(script.frame(i, i < 7 ? .ratio9x16 : .ratio16x9))
+        }
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [7, 5])
+        #expect(manifest.segments[1].sessionStart == script.sessionTime(7))
+        #expect(manifest.segments[0].sessionEnd == script.sessionTime(7))
+        #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(9))
+        #expect(manifest.warnings.count == 1)
+        #expect(manifest.warnings.first?.contains("the segment boundary follows the buffers") == true)
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// A completion for the ratio already active makes no segment and no warning.
+    @Test func sameRatioRequestMakesNoSegment() throws {
+        var events = script.events(count: 10, initial: .ratio9x16, changes: [(6, .ratio16x9)], completionDelay: 0)
+        events.insert(script.change(.ratio9x16, atFrame: 3), at: 3)
+        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [6, 4])
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+    }
+
+    @Test func zeroFramesGiveNoFileAndAManifestThatSaysSo() throws {
+        let (dir, manifest) = try RecorderTestSupport.record([], mode: .segment)
+        #expect(manifest.segments.isEmpty)
+        #expect(manifest.frames.received == 0)
+        #expect(manifest.stopTime == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["manifest.json"])
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    @Test func oneFrameGivesAOneFrameFile() throws {
+        let (dir, manifest) = try RecorderTestSupport.record([script.frame(0, .ratio1x1)], mode: .segment)
+        #expect(manifest.segments.count == 1)
+        #expect(manifest.segments[0].frameCount == 1)
+        #expect(manifest.segments[0].sessionEnd == script.sessionTime(1))
+        let url = dir.appendingPathComponent("segment-000.mp4")
+        #expect(try RecorderTestSupport.stampedIndices(url) == [0])
+        if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == 320 && h == 320 && n == 1) }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// A frame whose timestamp repeats is dropped and counted, never written out of order.
+    @Test func nonMonotonicFrameIsDropped() throws {
+        let events = [script.frame(0, .ratio9x16), script.frame(1, .ratio9x16), script.frame(1, .ratio9x16),
+                      script.frame(2, .ratio9x16)]
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.frames == FrameCounts(received: 4, written: 3, dropped: 1, droppedReasons: ["nonMonotonicTimestamp": 1]))
+        #expect(manifest.warnings.count == 1)
+        #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == [0, 1, 2])
+    }
+
+    /// The manifest on disk is what `run` returned, with `change: null` spelled out.
+    @Test func manifestOnDiskMatches() throws {
+        let events = script.events(count: 4, initial: .ratio9x16, changes: [(2, .ratio16x9)], completionDelay: 0)
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(try ManifestWriter.read(from: dir) == manifest)
+        let text = try String(contentsOf: dir.appendingPathComponent("manifest.json"), encoding: .utf8)
+        #expect(text.contains("\"change\" : null"))
+        #expect(text.contains("\"formatVersion\" : 1"))
+        #expect(text.contains("\"stopReason\" : \"endOfStream\""))
+    }
+}
