@@ -24,6 +24,7 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
     /// Renaming the finished `.partial` file to its final name failed.
     case renameFailed(from: String, to: String, reason: String)
 
+    /// One line naming the path, times or dimensions involved.
     public var description: String {
         switch self {
         case .fileExists(let path):

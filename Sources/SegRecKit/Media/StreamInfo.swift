@@ -41,6 +41,7 @@ public struct StreamInfo: Sendable, Hashable {
     /// when there are no packets.
     public var presentationEnd: Int64? { packets.last.map { $0.pts + $0.duration } }
 
+    /// Field-by-field equality (the ``timeBase`` tuple compared by value).
     public static func == (lhs: StreamInfo, rhs: StreamInfo) -> Bool {
         lhs.codecName == rhs.codecName && lhs.codecTag == rhs.codecTag && lhs.width == rhs.width
             && lhs.height == rhs.height && lhs.timeBase == rhs.timeBase && lhs.frameCount == rhs.frameCount
@@ -48,6 +49,7 @@ public struct StreamInfo: Sendable, Hashable {
             && lhs.packets == rhs.packets
     }
 
+    /// Hashes codec, size and packets (consistent with ``==``).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(codecName)
         hasher.combine(width)

@@ -36,6 +36,26 @@ struct MediaSegmentWriterLifecycleTests {
         #expect(throws: SegmentWriterError.self) { try writer.append(Self.frame(1), presentationTime: MediaTestSupport.ns(40_000_000)) }
     }
 
+    /// A file that appears under the final name while recording is not replaced: finish
+    /// throws, and neither a final nor a partial file of ours is left.
+    @Test func finishRefusesAFileThatAppearedMeanwhile() throws {
+        let directory = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("race.mp4")
+        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings())
+        try writer.append(Self.frame(0), presentationTime: .zero)
+        try Data("other".utf8).write(to: url)
+        #expect(throws: SegmentWriterError.fileExists(path: url.path)) {
+            _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333))
+        }
+        #expect(try Data(contentsOf: url) == Data("other".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["race.mp4"])
+        // The failure sticks: finishing again rethrows it.
+        #expect(throws: SegmentWriterError.fileExists(path: url.path)) {
+            _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333))
+        }
+    }
+
     @Test func zeroFrameFinishCreatesNoFile() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
