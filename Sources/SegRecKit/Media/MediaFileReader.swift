@@ -28,20 +28,29 @@ public final class MediaFileReader {
         let stream = try Self.firstVideoStream(in: input, path: url.path)
         let parameters = stream.pointee.codecpar!.pointee
         let packet = try Packet()
-        var packets: [PacketInfo] = []
+        var demuxed: [(pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool)] = []
         try forEachPacket(of: stream, in: input, using: packet) { p in
-            packets.append(PacketInfo(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration,
-                                      isKeyframe: (p.pointee.flags & AV_PKT_FLAG_KEY) != 0))
+            demuxed.append((p.pointee.pts, p.pointee.dts, p.pointee.duration, (p.pointee.flags & AV_PKT_FLAG_KEY) != 0))
         }
-        packets.sort { $0.pts < $1.pts }
-        let duration = stream.pointee.duration
+        demuxed.sort { $0.pts < $1.pts }
+        let nopts = segrec_av_nopts_value()
+        let duration = stream.pointee.duration == nopts ? nil : stream.pointee.duration
+        // Presentation end: the stream's start plus its duration (for MP4, libavformat's
+        // edit-list-trimmed track duration). Falls back to the last packet's own duration.
+        let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : demuxed.first?.pts
+        let end = duration.flatMap { d in start.map { $0 + d } }
+        let packets = demuxed.indices.map { i in
+            let next = i + 1 < demuxed.count ? demuxed[i + 1].pts : (end ?? demuxed[i].pts + demuxed[i].duration)
+            return PacketInfo(pts: demuxed[i].pts, dts: demuxed[i].dts, duration: next - demuxed[i].pts,
+                              isKeyframe: demuxed[i].isKeyframe)
+        }
         return StreamInfo(
             codecName: String(cString: avcodec_get_name(parameters.codec_id)),
             codecTag: Self.fourCC(parameters.codec_tag),
             width: Int(parameters.width), height: Int(parameters.height),
             timeBase: (stream.pointee.time_base.num, stream.pointee.time_base.den),
             frameCount: packets.count,
-            duration: duration == segrec_av_nopts_value() ? nil : duration,
+            duration: duration,
             rotationDegrees: Self.rotation(of: stream),
             packets: packets)
     }

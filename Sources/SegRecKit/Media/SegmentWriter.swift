@@ -60,7 +60,9 @@ public final class SegmentWriter {
     ///     1_000_000_000, session nanoseconds); becomes the time base `1/timescale`.
     ///   - settings: codec, preset, CRF, GOP, threads, nominal rate; validated here.
     ///   - displayRotationDegrees: if given, stored as the stream's display matrix
-    ///     (`av_display_rotation_set`, counter-clockwise degrees as ffprobe's `rotation`).
+    ///     (`AV_PKT_DATA_DISPLAYMATRIX` via `av_display_rotation_set`, written to the `tkhd`
+    ///     matrix): counter-clockwise degrees, exactly what ffprobe prints as `rotation` and
+    ///     ``StreamInfo/rotationDegrees`` reads back.
     /// - Throws: ``SegmentWriterError/fileExists(path:)``,
     ///   ``SegmentWriterError/invalidTimescale(_:)``, ``EncoderSettingsError``, or
     ///   ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name` with
@@ -110,8 +112,11 @@ public final class SegmentWriter {
             guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) else {
                 throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem())
             }
+            // FFmpeg 5.1's av_display_rotation_set takes *clockwise* degrees while
+            // av_display_rotation_get (and ffprobe's `rotation`) report counter-clockwise
+            // ones; negate so the file reads back as `degrees`.
             UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) {
-                av_display_rotation_set($0, Double(degrees))
+                av_display_rotation_set($0, -Double(degrees))
             }
         }
         // mvhd/elst durations at the track's own timescale, so the edit list is exact too.
@@ -251,9 +256,10 @@ public final class SegmentWriter {
         durations[lastPTS] = endTicks - lastPTS
         do {
             try check(avcodec_send_frame(encoder.pointer, nil), "avcodec_send_frame", context: "flush")
-            try drainEncoder()
-            guard pending.isEmpty, packetsWritten == frameCount else {
-                throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: packetsWritten + pending.count)
+            try drainEncoder(writing: false)
+            try writeTail(end: endTicks)
+            guard packetsWritten == frameCount, durations.isEmpty else {
+                throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: packetsWritten)
             }
             try check(av_write_trailer(format.pointer), "av_write_trailer", context: partialURL.path)
             try format.closeFile()
@@ -304,19 +310,39 @@ public final class SegmentWriter {
     }
 
     /// Receives every packet the encoder has ready (`avcodec_receive_packet` until EAGAIN or
-    /// EOF) and writes, in decode order, those whose duration is known.
-    private func drainEncoder() throws {
+    /// EOF) and, when `writing`, writes in decode order those whose duration is known
+    /// (otherwise all stay pending for ``writeTail(end:)``).
+    private func drainEncoder(writing: Bool = true) throws {
         while true {
             let received = avcodec_receive_packet(encoder.pointer, packet.pointer)
             if received == segrec_averror_eagain() || received == segrec_averror_eof() { break }
             try check(received, "avcodec_receive_packet", context: partialURL.path)
-            if pending.isEmpty, durations[packet.pointer.pointee.pts] != nil {
+            if writing, pending.isEmpty, durations[packet.pointer.pointee.pts] != nil {
                 try write(packet)
             } else {
                 pending.append(try Packet(movingFrom: packet))
             }
         }
-        while let first = pending.first, durations[first.pointer.pointee.pts] != nil {
+        while writing, let first = pending.first, durations[first.pointer.pointee.pts] != nil {
+            try write(first)
+            pending.removeFirst()
+        }
+    }
+
+    /// Writes the flushed tail of the stream. The very last packet in decode order gets
+    /// `dts = pts` and `duration = end − pts`: then both the track's sample durations
+    /// (`stts`, which sum to `last dts + last duration − first dts`) and its presentation
+    /// (`max(pts + duration)`, the edit list) end exactly at `end`, even when the encoder
+    /// reordered frames and that packet is not the last one presented. Raising the last
+    /// dts is valid: it stays after the previous dts (which is below the original dts ≤ pts)
+    /// and no later sample depends on it.
+    private func writeTail(end: Int64) throws {
+        while let first = pending.first {
+            let p = first.pointer
+            if pending.count == 1 {
+                durations[p.pointee.pts] = end - p.pointee.pts
+                p.pointee.dts = p.pointee.pts
+            }
             try write(first)
             pending.removeFirst()
         }
@@ -327,7 +353,9 @@ public final class SegmentWriter {
     private func write(_ packet: Packet) throws {
         let p = packet.pointer
         defer { av_packet_unref(p) }
-        guard let duration = durations.removeValue(forKey: p.pointee.pts) else { return }
+        guard let duration = durations.removeValue(forKey: p.pointee.pts) else {
+            throw SegmentWriterError.unexpectedPacketTimestamp(pts: p.pointee.pts)
+        }
         p.pointee.duration = duration
         p.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(p, encoder.pointer.pointee.time_base, stream.pointee.time_base)

@@ -17,11 +17,14 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
     case invalidTimescale(Int32)
     /// The encoder returned a different number of packets than frames were given.
     case packetCountMismatch(frames: Int, packets: Int)
+    /// The encoder returned a packet whose pts matches no frame given to it.
+    case unexpectedPacketTimestamp(pts: Int64)
     /// The writer was already finished, cancelled, or failed earlier (`underlying` says how).
     case notWritable(path: String, underlying: String)
     /// Renaming the finished `.partial` file to its final name failed.
     case renameFailed(from: String, to: String, reason: String)
 
+    /// One line naming the path, times or dimensions involved.
     public var description: String {
         switch self {
         case .fileExists(let path):
@@ -42,6 +45,8 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
             "invalid timescale \(timescale): must be > 0"
         case .packetCountMismatch(let frames, let packets):
             "encoder produced \(packets) packets for \(frames) frames"
+        case .unexpectedPacketTimestamp(let pts):
+            "encoder returned a packet with pts \(pts), which matches no appended frame"
         case .notWritable(let path, let underlying):
             "segment \(path) is no longer writable: \(underlying)"
         case .renameFailed(let from, let to, let reason):

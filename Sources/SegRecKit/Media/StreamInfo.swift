@@ -4,7 +4,10 @@ public struct PacketInfo: Sendable, Hashable {
     public let pts: Int64
     /// Decode time, in the stream's time base.
     public let dts: Int64
-    /// Duration (MP4: the sample's `stts` delta), in the stream's time base.
+    /// Presentation duration, in the stream's time base: the next packet's pts minus this
+    /// pts; for the last packet, the stream's end (`start_time + duration`, i.e. the edit
+    /// list's end for MP4) minus its pts. (FFmpeg 5.1's mov demuxer leaves `AVPacket.duration`
+    /// unset when frames are reordered, so it is not used.)
     public let duration: Int64
     /// Whether the packet is a sync sample (`AV_PKT_FLAG_KEY`).
     public let isKeyframe: Bool
@@ -38,6 +41,7 @@ public struct StreamInfo: Sendable, Hashable {
     /// when there are no packets.
     public var presentationEnd: Int64? { packets.last.map { $0.pts + $0.duration } }
 
+    /// Field-by-field equality (the ``timeBase`` tuple compared by value).
     public static func == (lhs: StreamInfo, rhs: StreamInfo) -> Bool {
         lhs.codecName == rhs.codecName && lhs.codecTag == rhs.codecTag && lhs.width == rhs.width
             && lhs.height == rhs.height && lhs.timeBase == rhs.timeBase && lhs.frameCount == rhs.frameCount
@@ -45,6 +49,7 @@ public struct StreamInfo: Sendable, Hashable {
             && lhs.packets == rhs.packets
     }
 
+    /// Hashes codec, size and packets (consistent with ``==``).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(codecName)
         hasher.combine(width)
