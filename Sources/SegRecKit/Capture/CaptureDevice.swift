@@ -18,9 +18,15 @@
 /// is deterministic: the device's "now" is the host time the session has reached.
 public final class CaptureDevice {
     /// `AVCaptureDevice.DeviceType`.
-    public enum DeviceType: String, Sendable { case builtInUltraWideCamera }
+    public enum DeviceType: String, Sendable {
+        /// The ultra-wide camera; on the front, the Center Stage square sensor.
+        case builtInUltraWideCamera
+    }
     /// `AVCaptureDevice.Position`.
-    public enum Position: String, Sendable { case front }
+    public enum Position: String, Sendable {
+        /// Facing the user.
+        case front
+    }
 
     /// Always `.builtInUltraWideCamera`.
     public let deviceType: DeviceType = .builtInUltraWideCamera
@@ -202,6 +208,5 @@ public final class CaptureDevice {
     func didCapture(upTo index: Int64, hostTime: MediaTime) {
         nextFrameIndex = max(nextFrameIndex, index)
         if hostTime > currentHostTime { currentHostTime = hostTime }
-        schedule.discard(before: nextFrameIndex)
     }
 }

@@ -22,6 +22,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Exact time arithmetic overflowed.
     case time(MediaTimeError)
 
+    /// The message: the offending value and what is allowed.
     public var description: String {
         switch self {
         case .unsupportedRatio(let ratio, let side, let supported):

@@ -22,7 +22,7 @@ public struct DynamicAspectRatioRequest: Sendable, Hashable {
 /// Which ratio is in effect at each frame index: the initial ratio, overridden by each
 /// request from its effective frame on (a later request wins from its own frame on).
 struct AspectRatioSchedule: Sendable {
-    private(set) var initial: DynamicAspectRatio
+    let initial: DynamicAspectRatio
     /// `(first frame, ratio)`, frames non-decreasing; later entries win ties.
     private var entries: [(frame: Int64, ratio: DynamicAspectRatio)] = []
 
@@ -40,12 +40,5 @@ struct AspectRatioSchedule: Sendable {
     mutating func apply(_ ratio: DynamicAspectRatio, fromFrame index: Int64) {
         entries.removeAll { $0.frame > index }
         entries.append((index, ratio))
-    }
-
-    /// Forgets entries that no frame at or after `index` can see.
-    mutating func discard(before index: Int64) {
-        guard let keep = entries.lastIndex(where: { $0.frame <= index }) else { return }
-        initial = entries[keep].ratio
-        entries.removeFirst(keep + 1)
     }
 }

@@ -140,10 +140,10 @@ private struct ScenarioReader {
     func event(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Event {
         let fields = try object(value, at: path, allowed: ["atSeconds"] + Scenario.actionKeys)
         guard let at = fields["atSeconds"] else {
-            throw error("\(path).atSeconds", "is missing", "seconds from session start, ≥ 0 and < durationSeconds")
+            throw error("\(path).atSeconds", "is missing", "seconds from session start, 0 ≤ atSeconds < durationSeconds")
         }
         let atSeconds = try number(at, at: "\(path).atSeconds",
-                                   allowed: "seconds from session start, ≥ 0 and < durationSeconds")
+                                   allowed: "seconds from session start, 0 ≤ atSeconds < durationSeconds")
         let present = Scenario.actionKeys.filter { fields[$0] != nil }
         let allowedActions = "exactly one of " + Scenario.actionKeys.joined(separator: ", ")
         guard present.count == 1, let key = present.first, let actionValue = fields[key] else {
