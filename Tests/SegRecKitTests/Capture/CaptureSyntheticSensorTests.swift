@@ -51,22 +51,4 @@ struct CaptureSyntheticSensorTests {
             previous = buffer
         }
     }
-
-    @Test("speed: 1920x1080 frames per second (debug build: only a loose bound)")
-    func speed() {
-        let sensor = SyntheticSensor()
-        let size = VideoDimensions(width: 1920, height: 1080)
-        _ = sensor.pixelBuffer(forFrame: 0, dimensions: size)  // builds the texture
-        let count = 300
-        let start = Date()
-        var checksum = 0
-        for index in 0..<count {
-            let buffer = sensor.pixelBuffer(forFrame: Int64(index), dimensions: size)
-            checksum &+= Int(buffer.lumaPlane[20 * 1920 + index])
-        }
-        let seconds = Date().timeIntervalSince(start)
-        let fps = Double(count) / seconds
-        print("SyntheticSensor: \(count) frames of 1920x1080 in \(String(format: "%.3f", seconds)) s = \(Int(fps)) fps (checksum \(checksum))")
-        #expect(fps > 20)
-    }
 }
