@@ -49,9 +49,15 @@ final class SegmentFileSequence {
         precondition(open == nil, "a segment is already open")
         let index = manifest.segments.count
         let url = output.segmentURL(index)
-        let writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
+        let writer: SegmentWriter
+        do {
+            writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
                                        timescale: MediaClock.host.timescale, settings: settings,
                                        displayRotationDegrees: rotationDegrees)
+        } catch {
+            manifest.frames.drop(.writeFailed)
+            throw error
+        }
         let start = frame.sessionTime
         let record = SegmentRecord(
             file: url.lastPathComponent, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -67,8 +73,13 @@ final class SegmentFileSequence {
     /// Appends `frame` to the open segment at file time `sessionTime − sessionStart`.
     func append(_ frame: VideoFrame) throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
-        let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
-        try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
+        do {
+            let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
+            try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
+        } catch {
+            manifest.frames.drop(.writeFailed)
+            throw error
+        }
         segment.record.frameCount += 1
         segment.lastSessionTime = frame.sessionTime
         segment.lastFrameEnd = try frame.sessionTime.adding(frame.duration)
