@@ -39,6 +39,9 @@ extension RecordCommand {
                 throw CommandLineError("record: --framerate: '\(text)' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
             }
         }
+        if options.videoSize == nil && options.isRawVideo(source) {
+            throw CommandLineError("record: --source \(source): raw video has no header; give its size with --video-size WxH (and --pixel-format, default yuv420p; --framerate, default 25)", exitCode: .usage)
+        }
         if options.pixelFormat != nil && !options.isRawVideo(source) {
             throw CommandLineError("record: --pixel-format applies to raw video only (a .yuv file, or --video-size)", exitCode: .usage)
         }
@@ -78,6 +81,7 @@ extension RecordCommand {
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             let recorder = makeRecorder(mode: mode, output: output, settings: settings, devices: [clock],
                                         rotation: decoder.rotationDegrees, stamp: stamp)
+            (recorder as? SegmentingRecorder)?.expectsChangeAnnouncements = false
             let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, annotations: recorder)
             pipeline = RecordingPipeline(source: passThrough, recorder: recorder)
         }

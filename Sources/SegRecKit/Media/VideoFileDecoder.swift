@@ -42,6 +42,9 @@ public final class VideoFileDecoder {
     public let streamDimensions: VideoDimensions
     /// Frames the container says the stream holds (`nb_frames`), when it says.
     public let declaredFrameCount: Int64?
+    /// Where the stream's presentation ends (`start_time + duration`, time-base ticks),
+    /// when the container says: the last frame lasts until then.
+    public let presentationEnd: Int64?
     /// What was noticed on opening: ignored streams, the stream chosen.
     public private(set) var notes: [String] = []
     /// Called with each adjustment worth a manifest warning (crop to even), once per size.
@@ -106,6 +109,9 @@ public final class VideoFileDecoder {
         rotationDegrees = MediaFileReader.rotation(of: video)
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
+        let nopts = segrec_av_nopts_value()
+        presentationEnd = video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
+            ? video.pointee.start_time + video.pointee.duration : nil
 
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw .badInput(path: path, field: "codec", detail: "no decoder for \(codecName) in this FFmpeg")

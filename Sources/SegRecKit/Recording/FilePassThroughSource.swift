@@ -96,12 +96,22 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let duration: MediaTime
         if let next = nextSessionTime, next > frame.sessionTime {
             duration = try next.subtracting(frame.sessionTime)
+        } else if nextSessionTime == nil, let end = try streamEnd(), end > frame.sessionTime {
+            duration = try end.subtracting(frame.sessionTime)
         } else {
             let periodEnd = try convertTime(try frame.deviceTime.adding(framePeriod()), from: deviceClock, to: .host)
             duration = try periodEnd.subtracting(frame.sessionTime)
         }
         return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime,
                           sessionTime: frame.sessionTime, duration: duration)
+    }
+
+    /// The container's presentation end on the session clock, when it states one.
+    private func streamEnd() throws -> MediaTime? {
+        guard let end = decoder.presentationEnd else { return nil }
+        let (ticks, overflow) = end.multipliedReportingOverflow(by: Int64(decoder.timeBase.num))
+        guard !overflow else { return nil }
+        return try convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
     }
 
     /// One frame period on the input clock, as an exact rational time.
