@@ -39,6 +39,8 @@ static inline int segrec_averror_encoder_not_found(void) { return AVERROR_ENCODE
 static inline int segrec_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 /// AVERROR_STREAM_NOT_FOUND: the file has no stream of the requested type.
 static inline int segrec_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+/// AVERROR_DEMUXER_NOT_FOUND: no demuxer with that name is compiled in.
+static inline int segrec_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
 /// MKTAG(a, b, c, d): a little-endian FourCC such as 'hvc1'.
 static inline unsigned int segrec_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 

@@ -5,7 +5,8 @@ import SegRecKit
 /// MP4 segments and a manifest.
 enum RecordCommand {
     static let options: [OptionSpec] = [
-        .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern."),
+        .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; '-': YUV4MPEG2 on stdin."),
+        footageOptions[0], footageOptions[1], footageOptions[2],
         .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
         .option("mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.",
                 allowed: RecordingMode.allCases.map(\.rawValue)),
@@ -36,10 +37,9 @@ enum RecordCommand {
             throw CommandLineError("record: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
         }
         let source = parsed.value("source") ?? "synthetic"
-        guard source == "synthetic" else {
-            throw CommandLineError("record: --source: '\(source)' is not supported; allowed: synthetic", exitCode: .usage)
-        }
         let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
+        guard source == "synthetic" else { return try runFootage(parsed, source: source, mode: mode) }
+        _ = try sourceOptions(parsed, source: source)
         let scenario = try loadScenario(parsed.value("scenario"))
         let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }

@@ -56,11 +56,38 @@ final class InputFormatContext {
     /// Opens `path` and reads its header.
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` when
     ///   the file is missing).
-    init(path: String) throws(FFmpegError) {
+    convenience init(path: String) throws(FFmpegError) {
+        try self.init(url: path, formatName: nil, options: [:])
+    }
+
+    /// Opens `url` (a path, or `"pipe:0"` for standard input) with an explicit demuxer
+    /// (`av_find_input_format`, e.g. `"rawvideo"`, `"yuv4mpegpipe"`; nil to probe) and
+    /// demuxer options (`video_size`, `pixel_format`, `framerate`, …) passed as an
+    /// `AVDictionary`. Options the demuxer does not take are an error (EINVAL).
+    init(url: String, formatName: String?, options: [String: String]) throws(FFmpegError) {
+        var format: UnsafePointer<AVInputFormat>?
+        if let formatName {
+            guard let found = av_find_input_format(formatName) else {
+                throw FFmpegError(call: "av_find_input_format", code: segrec_averror_demuxer_not_found(), context: formatName)
+            }
+            format = found
+        }
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            try check(av_dict_set(&dictionary, key, value, 0), "av_dict_set", context: key)
+        }
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_open_input(&context, path, nil, nil), "avformat_open_input", context: path)
+        try check(avformat_open_input(&context, url, format, &dictionary), "avformat_open_input", context: url)
         guard let context else {
-            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_enomem(), context: path)
+            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_enomem(), context: url)
+        }
+        if let unused = av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            let key = String(cString: unused.pointee.key)
+            var closing: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&closing)
+            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_einval(),
+                              context: "\(url): option '\(key)' is not taken by this demuxer")
         }
         self.pointer = context
     }

@@ -126,7 +126,7 @@ public final class MediaFileReader {
     }
 
     /// `av_display_rotation_get` of the stream's display matrix, rounded; nil without one.
-    private static func rotation(of stream: UnsafeMutablePointer<AVStream>) -> Int? {
+    static func rotation(of stream: UnsafeMutablePointer<AVStream>) -> Int? {
         var size: Int = 0
         guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
             return nil

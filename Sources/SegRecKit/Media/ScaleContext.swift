@@ -5,20 +5,36 @@ import CFFmpeg
 /// NV12 directly (libx265 wants YUV420P).
 final class ScaleContext {
     let pointer: OpaquePointer
+    /// Source size (the slice `sws_scale` reads).
     let width: Int, height: Int
+    /// Destination size.
+    let destinationWidth: Int, destinationHeight: Int
 
     /// `sws_getContext(width, height, source, width, height, destination, SWS_POINT)`:
     /// same size, so only the layout changes (NV12's interleaved CbCr → planar Cb, Cr).
-    init(width: Int, height: Int, source: AVPixelFormat, destination: AVPixelFormat) throws(FFmpegError) {
-        guard let context = sws_getContext(Int32(width), Int32(height), source,
-                                           Int32(width), Int32(height), destination,
-                                           SWS_POINT, nil, nil, nil) else {
+    convenience init(width: Int, height: Int, source: AVPixelFormat, destination: AVPixelFormat) throws(FFmpegError) {
+        try self.init(sourceWidth: width, sourceHeight: height, source: source,
+                      destinationWidth: width, destinationHeight: height, destination: destination,
+                      flags: SWS_POINT)
+    }
+
+    /// `sws_getContext` from `sourceWidth`x`sourceHeight` in `source` to
+    /// `destinationWidth`x`destinationHeight` in `destination` (``width``/``height`` are the
+    /// source's); `flags` picks the filter (e.g. `SWS_BICUBIC` when the size changes).
+    init(sourceWidth: Int, sourceHeight: Int, source: AVPixelFormat,
+         destinationWidth: Int, destinationHeight: Int, destination: AVPixelFormat,
+         flags: Int32) throws(FFmpegError) {
+        guard let context = sws_getContext(Int32(sourceWidth), Int32(sourceHeight), source,
+                                           Int32(destinationWidth), Int32(destinationHeight), destination,
+                                           flags, nil, nil, nil) else {
             throw FFmpegError(call: "sws_getContext", code: segrec_averror_einval(),
-                              context: "\(width)x\(height)")
+                              context: "\(sourceWidth)x\(sourceHeight) → \(destinationWidth)x\(destinationHeight)")
         }
         self.pointer = context
-        self.width = width
-        self.height = height
+        self.width = sourceWidth
+        self.height = sourceHeight
+        self.destinationWidth = destinationWidth
+        self.destinationHeight = destinationHeight
     }
 
     /// `sws_scale` of a whole picture from `sourcePlanes`/`sourceStrides` into `frame`.

@@ -31,6 +31,11 @@ public final class SegmentingRecorder: Recorder {
 
     public var hasStopped: Bool { false }
 
+    /// Whether size changes are expected to be announced by `setDynamicAspectRatio`
+    /// completions (a camera). False for pass-through footage: no warning then when a
+    /// segment starts on a change nobody announced.
+    public var expectsChangeAnnouncements = true
+
     /// The manifest as it stands.
     public var manifest: RecordingManifest { files.manifest }
 
@@ -95,7 +100,7 @@ public final class SegmentingRecorder: Recorder {
         nextSegmentStart = nil
         let index = files.segmentCount
         try files.openSegment(startingWith: frame, reason: .dimensionsChanged, change: change)
-        if change == nil { segmentsAwaitingChange.append(index) }
+        if change == nil && expectsChangeAnnouncements { segmentsAwaitingChange.append(index) }
     }
 
     /// The announced change that the new-size `frame` realizes, if it was announced already.

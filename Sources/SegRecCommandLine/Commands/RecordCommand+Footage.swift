@@ -1,0 +1,103 @@
+import Foundation
+import SegRecKit
+
+/// `segrec record --source PATH|-`: real footage, either as the fake camera's sensor image
+/// (with `--scenario`) or passed through with its own sizes and timestamps.
+extension RecordCommand {
+    /// Options that describe raw input, as FFmpeg's rawvideo demuxer takes them.
+    static let footageOptions: [OptionSpec] = [
+        .option("video-size", "WxH", help: "Raw video (.yuv, or '-' raw) picture size, e.g. 352x288."),
+        .option("pixel-format", "NAME", help: "Raw video pixel format (default yuv420p), any ffmpeg -pix_fmts name."),
+        .option("framerate", "RATE", help: "Raw video frame rate, e.g. 30 or 30000/1001 (default 25)."),
+    ]
+
+    /// The `--video-size`, `--pixel-format` and `--framerate` values, checked.
+    /// - Throws: usage errors (64) naming what is allowed.
+    static func sourceOptions(_ parsed: ParsedArguments, source: String) throws -> VideoSourceOptions {
+        var options = VideoSourceOptions()
+        if source == "synthetic" {
+            for name in ["video-size", "pixel-format", "framerate"] where parsed.value(name) != nil {
+                throw CommandLineError("record: --\(name) applies to a footage source (--source PATH or -), not to synthetic", exitCode: .usage)
+            }
+            return options
+        }
+        if let text = parsed.value("video-size") {
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (2...16384).contains(w), (2...16384).contains(h) else {
+                throw CommandLineError("record: --video-size: '\(text)' is not WxH with sides in 2...16384, e.g. 352x288", exitCode: .usage)
+            }
+            options.videoSize = VideoDimensions(width: w, height: h)
+        }
+        if let format = parsed.value("pixel-format") {
+            guard VideoSourceOptions.isKnownPixelFormat(format) else {
+                throw CommandLineError("record: --pixel-format: '\(format)' is not a pixel format FFmpeg knows; allowed: any name `ffmpeg -pix_fmts` lists, e.g. \(VideoSourceOptions.commonPixelFormats.joined(separator: ", "))", exitCode: .usage)
+            }
+            options.pixelFormat = format
+        }
+        if let text = parsed.value("framerate") {
+            do { options.frameRate = try FrameRate(parsing: text) } catch {
+                throw CommandLineError("record: --framerate: '\(text)' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
+            }
+        }
+        if options.videoSize == nil && options.isRawVideo(source) {
+            throw CommandLineError("record: --source \(source): raw video has no header; give its size with --video-size WxH (and --pixel-format, default yuv420p; --framerate, default 25)", exitCode: .usage)
+        }
+        if options.pixelFormat != nil && !options.isRawVideo(source) {
+            throw CommandLineError("record: --pixel-format applies to raw video only (a .yuv file, or --video-size)", exitCode: .usage)
+        }
+        return options
+    }
+
+    /// Records `source` (a path or `-`): through the fake camera with `--scenario`,
+    /// passed through otherwise.
+    static func runFootage(_ parsed: ParsedArguments, source: String, mode: RecordingMode) throws {
+        let options = try sourceOptions(parsed, source: source)
+        let stamp = parsed.flag("stamp-frame-index")
+        let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
+            ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                .appendingPathComponent("recordings"))
+        let pipeline: RecordingPipeline
+        if let scenarioPath = parsed.value("scenario") {
+            let scenario = try loadScenario(scenarioPath)
+            let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
+            let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-") {
+                try VideoFileDecoder(path: source, options: options)
+            }
+            let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp)
+            let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
+            let recorder = makeRecorder(mode: mode, output: output, settings: settings,
+                                        devices: [session.device.clock], rotation: nil, stamp: stamp)
+            let decoder = sensor.currentDecoder
+            for note in decoder.notes { recorder.addNote(note) }
+            recorder.addNote("sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
+            if let rotation = decoder.rotationDegrees, rotation != 0 {
+                recorder.addNote("input display rotation \(rotation)° is not applied to the sensor image")
+            }
+            pipeline = RecordingPipeline(source: session, recorder: recorder)
+        } else {
+            let decoder = try VideoFileDecoder(path: source, options: options)
+            let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
+            let clock = try FilePassThroughSource.deviceClock(for: decoder)
+            let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
+            let recorder = makeRecorder(mode: mode, output: output, settings: settings, devices: [clock],
+                                        rotation: decoder.rotationDegrees, stamp: stamp)
+            (recorder as? SegmentingRecorder)?.expectsChangeAnnouncements = false
+            let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, annotations: recorder)
+            pipeline = RecordingPipeline(source: passThrough, recorder: recorder)
+        }
+        try record(pipeline, output: outputURL, printedPath: parsed.value("output") == nil,
+                   quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+    }
+
+    static func makeRecorder(mode: RecordingMode, output: OutputDirectory, settings: EncoderSettings,
+                             devices: [MediaClock], rotation: Int?, stamp: Bool) -> any Recorder & ManifestAnnotating {
+        switch mode {
+        case .segment:
+            SegmentingRecorder(output: output, settings: settings, devices: devices,
+                               rotationDegrees: rotation, frameIndexStamp: stamp)
+        case .stopOnChange:
+            MovieFileRecorder(output: output, settings: settings, devices: devices,
+                              rotationDegrees: rotation, frameIndexStamp: stamp)
+        }
+    }
+}

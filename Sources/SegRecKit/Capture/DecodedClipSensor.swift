@@ -1,0 +1,121 @@
+import CFFmpeg
+
+/// Real footage as the fake camera's square sensor image (``SensorImageSource``).
+///
+/// Each decoded picture is centre-cropped to a square, scaled with libswscale to the active
+/// format's side, and then cropped to the dimensions of the aspect ratio in effect (the
+/// centre of the square), exactly as the synthetic sensor's pictures are. The input's
+/// timestamps are ignored: the camera's device clock stamps the frames. Frame `i` of the
+/// session shows the next picture of the clip; a clip shorter than the session loops
+/// (a file is reopened; standard input, which cannot be reopened, is replayed from memory).
+///
+/// Not `Sendable`: owned by one ``CaptureSession``.
+public final class DecodedClipSensor: SensorImageSource {
+    /// Side of the square sensor image (the active format's side).
+    public let squareSide: Int
+    /// Real footage carries no stamp; the output adds one when asked.
+    public var stampsFrameIndex: Bool { false }
+    /// Times the clip started over.
+    public private(set) var loopCount = 0
+    /// Pictures the clip holds, known after its first pass.
+    public private(set) var clipLength: Int64?
+
+    /// Largest replay buffer for standard input (bytes of scaled squares).
+    public static let maximumReplayBytes = 1 << 30
+
+    private let open: () throws -> VideoFileDecoder
+    private let canReopen: Bool
+    private var decoder: VideoFileDecoder
+    private var replay: [PixelBuffer] = []
+    private var replayBytes = 0
+    private var replayOverflowed = false
+    private var replayPosition: Int?
+    private var picturesThisPass: Int64 = 0
+    private var lastIndex: Int64?
+    private var square: PixelBuffer?
+    private var scaler: (size: Int, context: ScaleContext)?
+
+    /// - Parameters:
+    ///   - squareSide: the format's side (even).
+    ///   - canReopen: false for standard input.
+    ///   - open: opens the input (again, to loop).
+    /// - Throws: what `open` throws.
+    public init(squareSide: Int, canReopen: Bool, open: @escaping () throws -> VideoFileDecoder) throws {
+        precondition(squareSide > 0 && squareSide % 2 == 0)
+        self.squareSide = squareSide
+        self.canReopen = canReopen
+        self.open = open
+        self.decoder = try open()
+    }
+
+    /// The decoder of the current pass (for its notes and rotation).
+    public var currentDecoder: VideoFileDecoder { decoder }
+
+    public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
+        if index != lastIndex || square == nil {
+            square = try nextSquare()
+            lastIndex = index
+        }
+        return square!.centreCropped(to: dimensions)
+    }
+
+    /// The next picture of the clip as the square sensor image, looping at the end.
+    private func nextSquare() throws -> PixelBuffer {
+        if let position = replayPosition {
+            replayPosition = (position + 1) % replay.count
+            if replayPosition == 0 { loopCount += 1 }
+            return replay[position]
+        }
+        if let picture = try decoder.nextPicture() {
+            picturesThisPass += 1
+            let result = try sensorImage(picture.pixelBuffer)
+            if !canReopen { keepForReplay(result) }
+            return result
+        }
+        guard picturesThisPass > 0 else {
+            throw RecordingError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
+        }
+        if clipLength == nil { clipLength = picturesThisPass }
+        loopCount += 1
+        picturesThisPass = 0
+        if canReopen {
+            decoder = try open()
+            return try nextSquare()
+        }
+        guard !replayOverflowed, !replay.isEmpty else {
+            throw RecordingError.badInput(path: decoder.path, field: "standard input",
+                                          detail: "the clip ended after \(clipLength ?? 0) pictures and is too large to replay from memory; pass it as a file to loop it")
+        }
+        replayPosition = 1 % replay.count
+        return replay[0]
+    }
+
+    private func keepForReplay(_ square: PixelBuffer) {
+        guard !replayOverflowed else { return }
+        replayBytes += square.lumaPlane.count + square.chromaPlane.count
+        if replayBytes > Self.maximumReplayBytes {
+            replayOverflowed = true
+            replay = []
+        } else {
+            replay.append(square)
+        }
+    }
+
+    /// Centre square of `picture`, scaled to ``squareSide`` (bicubic).
+    func sensorImage(_ picture: PixelBuffer) throws -> PixelBuffer {
+        let side = min(picture.width, picture.height) & ~1
+        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side))
+        if side == squareSide { return crop }
+        if scaler?.size != side {
+            scaler = (side, try ScaleContext(sourceWidth: side, sourceHeight: side, source: AV_PIX_FMT_NV12,
+                                             destinationWidth: squareSide, destinationHeight: squareSide,
+                                             destination: AV_PIX_FMT_NV12, flags: SWS_BICUBIC))
+        }
+        return try crop.lumaPlane.withUnsafeBufferPointer { luma in
+            try crop.chromaPlane.withUnsafeBufferPointer { chroma in
+                try scaler!.context.scaleToNV12(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
+                                                sourceStrides: [Int32(crop.lumaBytesPerRow), Int32(crop.chromaBytesPerRow), 0, 0])
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+extension PixelBuffer {
+    /// The centred `dimensions` region of this picture, as a new tightly packed buffer. The
+    /// origin is rounded down to even pixels so the 4:2:0 chroma stays aligned.
+    /// Precondition: `dimensions` are even and fit inside the picture.
+    public func centreCropped(to dimensions: VideoDimensions) -> PixelBuffer {
+        if dimensions == self.dimensions && lumaBytesPerRow == width && chromaBytesPerRow == width { return self }
+        let w = dimensions.width, h = dimensions.height
+        precondition(w <= width && h <= height && w % 2 == 0 && h % 2 == 0,
+                     "cannot crop \(width)x\(height) to \(dimensions)")
+        let x0 = ((width - w) / 2) & ~1, y0 = ((height - h) / 2) & ~1
+        return cropped(x: x0, y: y0, dimensions: dimensions)
+    }
+
+    /// The region at (`x`, `y`) (both even) of size `dimensions`, as a new packed buffer.
+    public func cropped(x: Int, y: Int, dimensions: VideoDimensions) -> PixelBuffer {
+        let w = dimensions.width, h = dimensions.height
+        precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)
+        let luma = lumaPlane.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: w * h) { plane, count in
+                for row in 0..<h {
+                    (plane.baseAddress! + row * w)
+                        .initialize(from: source.baseAddress! + (y + row) * lumaBytesPerRow + x, count: w)
+                }
+                count = w * h
+            }
+        }
+        let chroma = chromaPlane.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: w * (h / 2)) { plane, count in
+                for row in 0..<(h / 2) {
+                    (plane.baseAddress! + row * w)
+                        .initialize(from: source.baseAddress! + (y / 2 + row) * chromaBytesPerRow + x, count: w)
+                }
+                count = w * (h / 2)
+            }
+        }
+        return PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
+                           chromaPlane: chroma, chromaBytesPerRow: w)
+    }
+}

@@ -1,0 +1,22 @@
+import CFFmpeg
+
+extension ScaleContext {
+    /// `sws_scale` of a whole source picture (planes and strides in the context's source
+    /// format and size) into a new, tightly packed NV12 ``PixelBuffer`` of the context's
+    /// destination size, which must be NV12 and even.
+    func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32]) throws(FFmpegError) -> PixelBuffer {
+        let width = destinationWidth, height = destinationHeight
+        var luma = [UInt8](repeating: 0, count: width * height)
+        var chroma = [UInt8](repeating: 128, count: width * (height / 2))
+        let rows: Int32 = luma.withUnsafeMutableBufferPointer { l in
+            chroma.withUnsafeMutableBufferPointer { c in
+                let destination: [UnsafeMutablePointer<UInt8>?] = [l.baseAddress, c.baseAddress, nil, nil]
+                let strides: [Int32] = [Int32(width), Int32(width), 0, 0]
+                return sws_scale(pointer, sourcePlanes, sourceStrides, 0, Int32(self.height), destination, strides)
+            }
+        }
+        try check(rows, "sws_scale", context: "\(self.width)x\(self.height) → \(width)x\(height)")
+        return PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
+                           chromaPlane: chroma, chromaBytesPerRow: width)
+    }
+}

@@ -1,0 +1,66 @@
+import CFFmpeg
+import Foundation
+
+/// How to open a footage source: what FFmpeg's `-f rawvideo -video_size … -pixel_format …
+/// -framerate …` input options say, for inputs that carry no header.
+///
+/// - A path ending in `.yuv`, or any input given a ``videoSize``, is read with libavformat's
+///   `rawvideo` demuxer (``videoSize`` required; ``pixelFormat`` default `yuv420p`;
+///   ``frameRate`` default FFmpeg's 25).
+/// - `"-"` is standard input (`pipe:0`): YUV4MPEG2 (`yuv4mpegpipe`), or raw video when a
+///   ``videoSize`` is given.
+/// - Anything else is probed by libavformat; ``frameRate`` is then only the rate used to
+///   derive missing timestamps when the stream states none.
+public struct VideoSourceOptions: Sendable, Hashable {
+    /// Raw video picture size.
+    public var videoSize: VideoDimensions?
+    /// Raw video pixel format name (`av_get_pix_fmt`), e.g. `yuv420p`, `nv12`.
+    public var pixelFormat: String?
+    /// Raw video frame rate, or the fallback rate for streams without one.
+    public var frameRate: FrameRate?
+
+    public init(videoSize: VideoDimensions? = nil, pixelFormat: String? = nil, frameRate: FrameRate? = nil) {
+        self.videoSize = videoSize
+        self.pixelFormat = pixelFormat
+        self.frameRate = frameRate
+    }
+
+    /// The path that means standard input.
+    public static let standardInput = "-"
+
+    /// Common pixel format names, for messages (any name `ffmpeg -pix_fmts` lists is accepted).
+    public static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422",
+                                            "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
+
+    /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
+    public static func isKnownPixelFormat(_ name: String) -> Bool {
+        av_get_pix_fmt(name) != AV_PIX_FMT_NONE
+    }
+
+    /// Whether `path` is read as raw video (by extension or because a size was given).
+    public func isRawVideo(_ path: String) -> Bool {
+        videoSize != nil || (path != Self.standardInput && URL(fileURLWithPath: path).pathExtension.lowercased() == "yuv")
+    }
+
+    /// The URL, demuxer name (nil: probe) and demuxer options for `path`.
+    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` for raw input without a
+    ///   size, or an unknown pixel format.
+    func demuxer(for path: String) throws(RecordingError) -> (url: String, format: String?, options: [String: String]) {
+        let url = path == Self.standardInput ? "pipe:0" : path
+        guard isRawVideo(path) else {
+            return (url, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:])
+        }
+        guard let size = videoSize else {
+            throw .badInput(path: path, field: "--video-size",
+                            detail: "raw video has no header: give its size as WxH, e.g. --video-size 352x288")
+        }
+        let format = pixelFormat ?? "yuv420p"
+        guard Self.isKnownPixelFormat(format) else {
+            throw .badInput(path: path, field: "--pixel-format",
+                            detail: "'\(format)' is not a pixel format FFmpeg knows; e.g. \(Self.commonPixelFormats.joined(separator: ", "))")
+        }
+        var options = ["video_size": "\(size.width)x\(size.height)", "pixel_format": format]
+        if let frameRate { options["framerate"] = frameRate.description }
+        return (url, "rawvideo", options)
+    }
+}

@@ -1,0 +1,169 @@
+/// Pass-through recording of real footage: every decoded picture becomes a ``VideoFrame``
+/// with its own size and timestamp, with no camera model in between.
+///
+/// The input stream's time base is the device clock (`"input"`: timescale = the time base's
+/// denominator, no offset, no drift); each frame's device time is its pts, and its session
+/// time is `convertTime(pts, input → host)` like any device clock's. A missing pts is
+/// derived from the last known one and the frame rate (a warning says how many). Frames
+/// whose time goes backwards or repeats are passed on as they are: the recorder drops and
+/// counts them. A change of decoded size is a change of buffer size, which the recorder
+/// turns into a new segment or a stop. Errors of the decoder come after every frame
+/// decoded before the damage.
+public final class FilePassThroughSource: CaptureOutputEventSource {
+    /// The decoder frames come from.
+    public let decoder: VideoFileDecoder
+    /// The input's clock.
+    public let deviceClock: MediaClock
+    /// Whether frames get the frame-index stamp (``FrameIndexStamp``).
+    public let stampFrameIndex: Bool
+    /// The frame rate used for derived timestamps and the last frame's duration.
+    public let frameRate: FrameRate
+
+    private let annotations: (any ManifestAnnotating)?
+    private var held: VideoFrame?
+    private var pendingError: (any Error)?
+    private var ended = false
+    private var anchorTicks: Int64?
+    private var framesSinceAnchor: Int64 = 0
+    private var derivedCount = 0
+    private var firstDerivedIndex: Int64?
+
+    /// - Parameters:
+    ///   - decoder: the opened input.
+    ///   - stampFrameIndex: stamp each frame's index into rows 0–15.
+    ///   - annotations: the recorder, to note the input and warn about adjustments.
+    /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
+    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false,
+                annotations: (any ManifestAnnotating)? = nil) throws(CaptureError) {
+        self.decoder = decoder
+        self.stampFrameIndex = stampFrameIndex
+        self.annotations = annotations
+        deviceClock = try Self.deviceClock(for: decoder)
+        if let rate = decoder.frameRate {
+            frameRate = rate
+        } else {
+            frameRate = try! FrameRate(25)
+            annotations?.addWarning("the input states no frame rate: 25 fps (FFmpeg's default) is used for missing timestamps and the last frame's duration")
+        }
+        for note in decoder.notes { annotations?.addNote(note) }
+        if let rotation = decoder.rotationDegrees, rotation != 0 {
+            annotations?.addNote("input display rotation \(rotation)° kept on every segment")
+        }
+        decoder.warningHandler = { [weak annotations] in annotations?.addWarning($0) }
+    }
+
+    /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
+    /// denominator, no offset, no drift. - Throws: ``CaptureError/time(_:)``.
+    public static func deviceClock(for decoder: VideoFileDecoder) throws(CaptureError) -> MediaClock {
+        do {
+            return try MediaClock(identifier: "input", timescale: decoder.timeBase.den,
+                                  offsetNanoseconds: 0, driftPartsPerBillion: 0)
+        } catch { throw .time(error) }
+    }
+
+    public func next() throws -> CaptureOutputEvent? {
+        while true {
+            if ended {
+                if let error = pendingError { pendingError = nil; throw error }
+                return nil
+            }
+            let picture: DecodedPicture?
+            do { picture = try decoder.nextPicture() } catch {
+                pendingError = error
+                picture = nil
+            }
+            guard let picture else {
+                ended = true
+                reportDerived()
+                if let last = held {
+                    held = nil
+                    return .frame(try finished(last, nextSessionTime: nil))
+                }
+                continue
+            }
+            let frame = try makeFrame(picture)
+            let previous = held
+            held = frame
+            if let previous {
+                return .frame(try finished(previous, nextSessionTime: frame.sessionTime))
+            }
+        }
+    }
+
+    /// `previous` with its duration: up to the next frame, or one frame period when there is
+    /// no later frame or the next one does not come after it.
+    private func finished(_ frame: VideoFrame, nextSessionTime: MediaTime?) throws -> VideoFrame {
+        let duration: MediaTime
+        if let next = nextSessionTime, next > frame.sessionTime {
+            duration = try next.subtracting(frame.sessionTime)
+        } else if nextSessionTime == nil, let end = try streamEnd(), end > frame.sessionTime {
+            duration = try end.subtracting(frame.sessionTime)
+        } else {
+            let periodEnd = try convertTime(try frame.deviceTime.adding(framePeriod()), from: deviceClock, to: .host)
+            duration = try periodEnd.subtracting(frame.sessionTime)
+        }
+        return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime,
+                          sessionTime: frame.sessionTime, duration: duration)
+    }
+
+    /// The container's presentation end on the session clock, when it states one.
+    private func streamEnd() throws -> MediaTime? {
+        guard let end = decoder.presentationEnd else { return nil }
+        let (ticks, overflow) = end.multipliedReportingOverflow(by: Int64(decoder.timeBase.num))
+        guard !overflow else { return nil }
+        return try convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
+    }
+
+    /// One frame period on the input clock, as an exact rational time.
+    private func framePeriod() -> MediaTime {
+        MediaTime(value: frameRate.denominator, timescale: Int32(clamping: frameRate.numerator))
+    }
+
+    private func makeFrame(_ picture: DecodedPicture) throws -> VideoFrame {
+        let ticks = try deviceTicks(of: picture)
+        let deviceTime = MediaTime(value: ticks, timescale: deviceClock.timescale)
+        let sessionTime = try convertTime(deviceTime, from: deviceClock, to: .host)
+        var buffer = picture.pixelBuffer
+        if stampFrameIndex, buffer.width >= 32, buffer.height >= FrameIndexStamp.rows {
+            FrameIndexStamp.write(UInt32(truncatingIfNeeded: picture.index), intoLuma: &buffer.lumaPlane,
+                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
+        }
+        // Duration is set when the next frame is known.
+        return VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime,
+                          sessionTime: sessionTime, duration: .zero)
+    }
+
+    /// The picture's time in device ticks (`pts · num` at timescale `den`), or a time
+    /// derived from the last known one and the frame rate.
+    private func deviceTicks(of picture: DecodedPicture) throws -> Int64 {
+        let num = Int64(decoder.timeBase.num)
+        if let pts = picture.pts {
+            let (ticks, overflow) = pts.multipliedReportingOverflow(by: num)
+            guard !overflow else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
+            anchorTicks = ticks
+            framesSinceAnchor = 0
+            return ticks
+        }
+        derivedCount += 1
+        if firstDerivedIndex == nil { firstDerivedIndex = picture.index }
+        guard let anchor = anchorTicks else {
+            anchorTicks = 0
+            framesSinceAnchor = 0
+            return 0
+        }
+        framesSinceAnchor += 1
+        let den = Int128(deviceClock.timescale)
+        guard let offset = ExactArithmetic.multiplyDivide(Int128(framesSinceAnchor) * den, Int128(frameRate.denominator),
+                                                          Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero),
+              let value = Int64(exactly: Int128(anchor) + offset) else {
+            throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
+        }
+        return value
+    }
+
+    private func reportDerived() {
+        guard derivedCount > 0, let first = firstDerivedIndex else { return }
+        annotations?.addWarning("\(derivedCount) input frame\(derivedCount == 1 ? "" : "s") had no timestamp (first: frame \(first)); their times were derived from the frame rate \(frameRate) fps")
+        derivedCount = 0
+    }
+}
