@@ -21,7 +21,7 @@ enum RecordCommand {
         .flag("quiet", help: "No live progress line; only the summary."),
         .flag("json", help: "Print the manifest as JSON instead of the summary table."),
         .flag("help", help: "Show help."),
-    ]
+    ] + benchmarkOptions
 
     static func run(_ arguments: [String]) throws {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
@@ -53,7 +53,9 @@ enum RecordCommand {
         case .stopOnChange:
             MovieFileRecorder(output: output, settings: settings, devices: [session.device.clock], frameIndexStamp: true)
         }
-        try record(RecordingPipeline(source: session, recorder: recorder), output: outputURL,
+        let pipeline = try applyBenchmarkOptions(parsed, to: RecordingPipeline(source: session, recorder: recorder),
+                                                 expectedFrames: Int((try? session.frameCount()) ?? 0))
+        try record(pipeline, output: outputURL,
                    printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
     }
 

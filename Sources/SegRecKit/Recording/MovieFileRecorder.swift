@@ -5,7 +5,7 @@
 /// change's session time. The manifest says `stopReason: dimensionsChanged` with that time;
 /// the new-size frame and every later one are counted as dropped (`recordingStopped`).
 public final class MovieFileRecorder: Recorder {
-    private let files: SegmentFileSequence
+    let files: SegmentFileSequence
     private var stopTime: MediaTime?
 
     /// Same parameters as ``SegmentingRecorder/init(output:settings:devices:rotationDegrees:frameIndexStamp:)``.
@@ -70,6 +70,6 @@ public final class MovieFileRecorder: Recorder {
 
     public func abort(error message: String) -> RecordingManifest {
         files.salvageOpenSegment()
-        return (try? files.writeManifest(stopReason: .error, error: message)) ?? files.manifest
+        return (try? files.writeManifest(stopReason: .error, error: message, throwFinalizationErrors: false)) ?? files.manifest
     }
 }

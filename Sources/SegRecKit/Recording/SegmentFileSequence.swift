@@ -4,6 +4,12 @@ import Foundation
 /// the manifest (segment records, frame counts, warnings). The policy of *when* to switch
 /// files belongs to the recorders; this type only guarantees the invariants: each file has
 /// one size, starts at its first frame's session time, and ends exactly where it is closed.
+///
+/// Closing hands the old writer to a ``SegmentFinalizer`` (flush, trailer and rename run on
+/// a background queue) so the next segment opens at once; byte counts and errors of
+/// finished segments are collected at the next close and before the manifest is written
+/// (which waits for every outstanding segment). Until then a closed segment's record in
+/// ``manifest`` has `byteCount` 0.
 final class SegmentFileSequence {
     private struct OpenSegment {
         let writer: SegmentWriter
@@ -20,6 +26,11 @@ final class SegmentFileSequence {
     private(set) var lastSessionTime: MediaTime?
     /// Display rotation for every segment (kept from the input), or nil.
     var rotationDegrees: Int?
+    /// Timings for `--stats`, or nil.
+    var statistics: RecordingStatistics?
+    private let finalizer = SegmentFinalizer()
+    /// Closed segments whose finalization failed (removed from the manifest at the end).
+    private var failedSegments: [Int: String] = [:]
 
     init(output: OutputDirectory, settings: EncoderSettings, mode: RecordingMode, devices: [MediaClock]) {
         self.output = output
@@ -49,9 +60,13 @@ final class SegmentFileSequence {
         precondition(open == nil, "a segment is already open")
         let index = manifest.segments.count
         let url = output.segmentURL(index)
+        let openStart = statistics == nil ? 0 : MonotonicClock.nanoseconds()
         let writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
                                        timescale: MediaClock.host.timescale, settings: settings,
                                        displayRotationDegrees: rotationDegrees)
+        if let statistics {
+            statistics.segmentOpened(index, firstFrame: frame.index, openNs: MonotonicClock.nanoseconds() - openStart)
+        }
         let start = frame.sessionTime
         let record = SegmentRecord(
             file: url.lastPathComponent, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -69,6 +84,7 @@ final class SegmentFileSequence {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
         let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
         try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
+        statistics?.frameAccepted(index: frame.index, segment: manifest.segments.count, at: MonotonicClock.nanoseconds())
         segment.record.frameCount += 1
         segment.lastSessionTime = frame.sessionTime
         segment.lastFrameEnd = try frame.sessionTime.adding(frame.duration)
@@ -97,23 +113,63 @@ final class SegmentFileSequence {
         index < manifest.segments.count ? manifest.segments[index].sessionStart : open?.record.sessionStart
     }
 
-    /// Finalizes the open file so its last frame lasts until `endTime` (session clock,
-    /// after the last frame's time). - Throws: writer errors.
+    /// Closes the open file so its last frame lasts until `endTime` (session clock, after
+    /// the last frame's time): the record joins the manifest at once and the writer is
+    /// finished in the background (``SegmentFinalizer``).
+    /// - Throws: a bad `endTime` (the writer is cancelled), or the error with which an
+    ///   earlier segment failed to finish.
     func closeSegment(at endTime: MediaTime) throws {
-        guard let segment = open else { return }
+        if let segment = open {
+            try handOff(segment, endingAt: endTime)
+        }
+        try collectFinalizations(waiting: false)
+    }
+
+    /// Validates `endTime`, moves the record into the manifest and the writer to the
+    /// finalizer. - Throws: only before the hand-off (the writer is then cancelled).
+    private func handOff(_ segment: OpenSegment, endingAt endTime: MediaTime) throws {
+        let closeStart = statistics == nil ? 0 : MonotonicClock.nanoseconds()
         open = nil
         guard endTime > segment.lastSessionTime else {
             segment.writer.cancel()
             throw RecordingError.invalidState(
                 "segment end \(endTime) must come after its last frame at \(segment.lastSessionTime)")
         }
-        let summary = try segment.writer.finish(endTime: try endTime.subtracting(segment.record.sessionStart))
+        let fileEnd: MediaTime
+        do {
+            fileEnd = try endTime.subtracting(segment.record.sessionStart)
+            guard fileEnd.exactTicks(atTimescale: segment.writer.timescale) != nil else {
+                throw SegmentWriterError.timeNotRepresentable(fileEnd, timescale: segment.writer.timescale)
+            }
+        } catch {
+            segment.writer.cancel()
+            throw error
+        }
         var record = segment.record
         record.sessionEnd = endTime
         record.sessionEndSeconds = endTime.seconds
-        record.byteCount = summary.byteCount
+        let index = manifest.segments.count
         manifest.segments.append(record)
         manifest.stopTime = endTime
+        finalizer.submit(segment.writer, endTime: fileEnd, segment: index, statistics: statistics)
+        if let statistics { statistics.pendingCloseNs = MonotonicClock.nanoseconds() - closeStart }
+    }
+
+    /// Applies finished segments' byte counts; remembers failures.
+    /// - Parameter waiting: wait for every outstanding segment first.
+    /// - Throws: the first failure collected by this call.
+    func collectFinalizations(waiting: Bool) throws {
+        var firstError: (any Error)?
+        for outcome in waiting ? finalizer.waitForAll() : finalizer.takeCompleted() {
+            switch outcome.result {
+            case .success(let summary):
+                manifest.segments[outcome.segment].byteCount = summary.byteCount
+            case .failure(let error):
+                failedSegments[outcome.segment] = "\(error)"
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
     }
 
     /// After a failure: finalize the open file at its natural end if the writer still can,
@@ -121,17 +177,37 @@ final class SegmentFileSequence {
     func salvageOpenSegment() {
         guard let segment = open else { return }
         do {
-            try closeSegment(at: segment.lastFrameEnd)
+            try handOff(segment, endingAt: segment.lastFrameEnd)
         } catch {
-            segment.writer.cancel()
             manifest.frames.written -= segment.record.frameCount
             for _ in 0..<segment.record.frameCount { manifest.frames.drop(.writeFailed) }
             warn("\(segment.record.file) could not be finalized and was removed: \(error)")
         }
     }
 
+    /// Waits for every segment being finished; segments that failed are removed from the
+    /// manifest and their frames counted as dropped (`writeFailed`).
+    /// - Throws: the first failure not reported yet (only when `throwing`).
+    private func settleFinalizations(throwing: Bool) throws {
+        var pending: (any Error)?
+        do { try collectFinalizations(waiting: true) } catch { pending = error }
+        for index in failedSegments.keys.sorted(by: >) {
+            let record = manifest.segments.remove(at: index)
+            manifest.frames.written -= record.frameCount
+            for _ in 0..<record.frameCount { manifest.frames.drop(.writeFailed) }
+            warn("\(record.file) could not be finalized and was removed: \(failedSegments[index]!)")
+        }
+        if !failedSegments.isEmpty { manifest.stopTime = manifest.segments.last?.sessionEnd }
+        failedSegments.removeAll()
+        if throwing, let pending { throw pending }
+    }
+
     /// Writes the manifest with `stopReason` and returns it.
-    func writeManifest(stopReason: StopReason, error: String? = nil) throws(RecordingError) -> RecordingManifest {
+    /// Waits for the segments being finished first. - Throws: when one of them failed
+    /// (`throwFinalizationErrors`; the manifest is then not written), or writing fails.
+    func writeManifest(stopReason: StopReason, error: String? = nil,
+                       throwFinalizationErrors: Bool = true) throws -> RecordingManifest {
+        try settleFinalizations(throwing: throwFinalizationErrors)
         manifest.stopReason = stopReason
         manifest.error = error
         try ManifestWriter.write(manifest, to: output.url)

@@ -9,7 +9,7 @@
 /// buffers contradict — the buffers win and the manifest gets a warning. A request for the
 /// ratio already in effect makes no segment.
 public final class SegmentingRecorder: Recorder {
-    private let files: SegmentFileSequence
+    let files: SegmentFileSequence
     /// Completions received before their new-size frame, in request order.
     private var pendingChanges: [DynamicAspectRatioChange] = []
     /// Segments opened by buffers whose completion has not arrived yet.
@@ -153,7 +153,7 @@ public final class SegmentingRecorder: Recorder {
 
     public func abort(error message: String) -> RecordingManifest {
         files.salvageOpenSegment()
-        return (try? files.writeManifest(stopReason: .error, error: message)) ?? files.manifest
+        return (try? files.writeManifest(stopReason: .error, error: message, throwFinalizationErrors: false)) ?? files.manifest
     }
 }
 
