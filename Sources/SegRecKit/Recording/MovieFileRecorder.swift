@@ -34,6 +34,19 @@ public final class MovieFileRecorder: Recorder {
 
     public func process(_ event: CaptureOutputEvent) throws {
         guard case .frame(let frame) = event else { return }
+        let accounted = files.manifest.frames.written + files.manifest.frames.dropped
+        do {
+            try record(frame)
+        } catch {
+            // Keep `received == written + dropped` when a frame dies with the error.
+            if files.manifest.frames.written + files.manifest.frames.dropped == accounted {
+                files.countDropped(.writeFailed)
+            }
+            throw error
+        }
+    }
+
+    private func record(_ frame: VideoFrame) throws {
         files.countReceived()
         if hasStopped {
             files.countDropped(.recordingStopped)

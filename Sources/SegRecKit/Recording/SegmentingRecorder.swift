@@ -53,6 +53,17 @@ public final class SegmentingRecorder: Recorder {
     }
 
     private func process(_ frame: VideoFrame) throws {
+        let written = files.manifest.frames.written
+        do {
+            try record(frame)
+        } catch {
+            // Keep `received == written + dropped` when a frame dies with the error.
+            if files.manifest.frames.written == written { files.countDropped(.writeFailed) }
+            throw error
+        }
+    }
+
+    private func record(_ frame: VideoFrame) throws {
         files.countReceived()
         if let last = files.lastSessionTime, frame.sessionTime <= last {
             files.countDropped(.nonMonotonicTimestamp)
