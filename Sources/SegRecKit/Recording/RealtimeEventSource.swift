@@ -23,6 +23,12 @@
 /// camera would not spend the recorder's time on them), which makes it slightly
 /// pessimistic when the recorder is already behind.
 ///
+/// "Busy" is the capture path's time per frame: with ``SegmentingRecorder`` and
+/// ``MovieFileRecorder`` that is handing the picture to the segment's writer queue
+/// (``SegmentFileSequence/framesInFlight`` pictures deep), so frames are dropped when the
+/// encoder falls that far behind — as `AVAssetWriterInput.isReadyForMoreMediaData` going
+/// false makes an app drop frames.
+///
 /// Completions of `setDynamicAspectRatio` pass through unpaced, in order.
 /// ``lastDeliveryNanoseconds`` is the delivered frame's capture time `t(i)` (time spent
 /// waiting in the slot counts as latency).

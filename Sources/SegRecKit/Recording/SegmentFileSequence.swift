@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The files of one recording: opens, feeds and closes ``SegmentWriter``s in turn and keeps
@@ -5,14 +6,17 @@ import Foundation
 /// files belongs to the recorders; this type only guarantees the invariants: each file has
 /// one size, starts at its first frame's session time, and ends exactly where it is closed.
 ///
-/// Closing hands the old writer to a ``SegmentFinalizer`` (flush, trailer and rename run on
-/// a background queue) so the next segment opens at once; byte counts and errors of
-/// finished segments are collected at the next close and before the manifest is written
-/// (which waits for every outstanding segment). Until then a closed segment's record in
-/// ``manifest`` has `byteCount` 0.
+/// Each segment's writer runs on its own queue (``SegmentWriterWorker``): opening, encoding
+/// and finishing happen off the capture path, which only waits when
+/// ``framesInFlight`` pictures are already queued. Closing queues the old segment's finish
+/// (``SegmentFinalizer``) so the next segment opens at once. Frame and segment records are
+/// kept here as the frames are queued; byte counts and errors of finished segments are
+/// collected at the next close and before the manifest is written (which waits for
+/// everything queued). Until then a closed segment's record has `byteCount` 0, and a
+/// writer error shows up at the capture path's next call for that segment.
 final class SegmentFileSequence {
     private struct OpenSegment {
-        let writer: SegmentWriter
+        let writer: SegmentWriterWorker
         var record: SegmentRecord
         var lastSessionTime: MediaTime
         var lastFrameEnd: MediaTime
@@ -29,6 +33,11 @@ final class SegmentFileSequence {
     /// Timings for `--stats`, or nil.
     var statistics: RecordingStatistics?
     private let finalizer = SegmentFinalizer()
+    /// Pictures queued to writers and not yet encoded, across segments, at most.
+    static let framesInFlight = 6
+    private let slots = DispatchSemaphore(value: SegmentFileSequence.framesInFlight)
+    /// Duration of the last close on the capture path, for the next switch's timings.
+    private var lastCloseNs: UInt64?
     /// Closed segments whose finalization failed (removed from the manifest at the end).
     private var failedSegments: [Int: String] = [:]
 
@@ -60,13 +69,12 @@ final class SegmentFileSequence {
         precondition(open == nil, "a segment is already open")
         let index = manifest.segments.count
         let url = output.segmentURL(index)
-        let openStart = statistics == nil ? 0 : MonotonicClock.nanoseconds()
-        let writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
-                                       timescale: MediaClock.host.timescale, settings: settings,
-                                       displayRotationDegrees: rotationDegrees)
-        if let statistics {
-            statistics.segmentOpened(index, firstFrame: frame.index, openNs: MonotonicClock.nanoseconds() - openStart)
-        }
+        let writer = SegmentWriterWorker(segment: index, url: url, dimensions: frame.dimensions,
+                                         timescale: MediaClock.host.timescale, settings: settings,
+                                         displayRotationDegrees: rotationDegrees, group: finalizer.group,
+                                         slots: slots, statistics: statistics, firstFrameIndex: frame.index,
+                                         closeNs: lastCloseNs)
+        lastCloseNs = nil
         let start = frame.sessionTime
         let record = SegmentRecord(
             file: url.lastPathComponent, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -83,8 +91,8 @@ final class SegmentFileSequence {
     func append(_ frame: VideoFrame) throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
         let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
-        try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
-        statistics?.frameAccepted(index: frame.index, segment: manifest.segments.count, at: MonotonicClock.nanoseconds())
+        try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
+                                  deliveredNs: statistics?.pendingDeliveredNs ?? 0)
         segment.record.frameCount += 1
         segment.lastSessionTime = frame.sessionTime
         segment.lastFrameEnd = try frame.sessionTime.adding(frame.duration)
@@ -151,8 +159,9 @@ final class SegmentFileSequence {
         let index = manifest.segments.count
         manifest.segments.append(record)
         manifest.stopTime = endTime
-        finalizer.submit(segment.writer, endTime: fileEnd, segment: index, statistics: statistics)
-        if let statistics { statistics.pendingCloseNs = MonotonicClock.nanoseconds() - closeStart }
+        _ = index
+        finalizer.submit(segment.writer, endTime: fileEnd, statistics: statistics)
+        if statistics != nil { lastCloseNs = MonotonicClock.nanoseconds() - closeStart }
     }
 
     /// Applies finished segments' byte counts; remembers failures.

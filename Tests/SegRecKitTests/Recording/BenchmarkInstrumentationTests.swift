@@ -59,8 +59,9 @@ struct BenchmarkInstrumentationTests {
                 + Array(repeating: 2, count: 6))
         for row in frames {
             let delivered = (row["deliveredNs"] as? NSNumber)?.uint64Value ?? .max
+            let queued = (row["queuedNs"] as? NSNumber)?.uint64Value ?? .max
             let accepted = (row["acceptedNs"] as? NSNumber)?.uint64Value ?? 0
-            #expect(delivered <= accepted)
+            #expect(delivered <= queued && queued <= accepted)
         }
         let switches = rows.filter { $0["switch"] != nil }
         #expect(switches.map { $0["switch"] as? Int } == [1, 2])
@@ -127,8 +128,9 @@ struct BenchmarkInstrumentationTests {
         #expect(onDisk == manifest)
     }
 
-    /// A segment that fails to finish in the background (its final name was taken
-    /// meanwhile) is reported: the recording stops with an error, the segment is left out
+    /// A segment whose final name is taken meanwhile fails in the background (when its
+    /// writer opens, or when it renames its file at the finish, whichever comes after) and
+    /// is reported: the recording stops with an error, the segment is left out
     /// of the manifest with its frames counted as `writeFailed`, and the other files stay.
     @Test func backgroundFailureIsReported() throws {
         let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
@@ -150,7 +152,7 @@ struct BenchmarkInstrumentationTests {
         let manifest = recorder.abort(error: "\(failure.map { "\($0)" } ?? "none")")
         #expect(manifest.stopReason == .error)
         #expect(!manifest.segments.map(\.file).contains("segment-000.mp4"))
-        #expect(manifest.frames.droppedReasons["writeFailed", default: 0] >= 7)
+        #expect(manifest.frames.droppedReasons["writeFailed", default: 0] >= 1)
         #expect(manifest.frames.received == manifest.frames.written + manifest.frames.dropped)
         #expect(manifest.warnings.contains { $0.contains("segment-000.mp4") })
         #expect(try String(contentsOf: squatter, encoding: .utf8) == "not mine")
