@@ -48,14 +48,12 @@ extension RecordCommand {
         return options
     }
 
-    /// Records `source` (a path or `-`): through the fake camera with `--scenario`,
-    /// passed through otherwise.
-    static func runFootage(_ parsed: ParsedArguments, source: String, mode: RecordingMode) throws {
+    /// The pipeline that records `source` (a path or `-`) into `outputURL`: through the fake
+    /// camera with `--scenario`, passed through otherwise.
+    static func footagePipeline(_ parsed: ParsedArguments, source: String, mode: RecordingMode,
+                                outputURL: URL) throws -> RecordingPipeline {
         let options = try sourceOptions(parsed, source: source)
         let stamp = parsed.flag("stamp-frame-index")
-        let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
-            ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-                .appendingPathComponent("recordings"))
         let pipeline: RecordingPipeline
         if let scenarioPath = parsed.value("scenario") {
             let scenario = try loadScenario(scenarioPath)
@@ -85,8 +83,7 @@ extension RecordCommand {
             let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, annotations: recorder)
             pipeline = RecordingPipeline(source: passThrough, recorder: recorder)
         }
-        try record(pipeline, output: outputURL, printedPath: parsed.value("output") == nil,
-                   quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+        return pipeline
     }
 
     static func makeRecorder(mode: RecordingMode, output: OutputDirectory, settings: EncoderSettings,

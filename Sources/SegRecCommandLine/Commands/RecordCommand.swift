@@ -22,13 +22,13 @@ enum RecordCommand {
         .flag("quiet", help: "No live progress line; only the summary."),
         .flag("json", help: "Print the manifest as JSON instead of the summary table."),
         .flag("help", help: "Show help."),
-    ]
+    ] + benchmarkOptions
 
     static func run(_ arguments: [String]) throws {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index]",
+                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--stats FILE] [--realtime]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
                 options: options))
             return
@@ -38,22 +38,25 @@ enum RecordCommand {
         }
         let source = parsed.value("source") ?? "synthetic"
         let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
-        guard source == "synthetic" else { return try runFootage(parsed, source: source, mode: mode) }
-        _ = try sourceOptions(parsed, source: source)
-        let scenario = try loadScenario(parsed.value("scenario"))
-        let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
-        let session = try CaptureSession(scenario: scenario, stampFrameIndex: true)
-        let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-        let recorder: any Recorder = switch mode {
-        case .segment:
-            SegmentingRecorder(output: output, settings: settings, devices: [session.device.clock], frameIndexStamp: true)
-        case .stopOnChange:
-            MovieFileRecorder(output: output, settings: settings, devices: [session.device.clock], frameIndexStamp: true)
+        let pipeline: RecordingPipeline
+        var expectedFrames = 0
+        if source == "synthetic" {
+            _ = try sourceOptions(parsed, source: source)
+            let scenario = try loadScenario(parsed.value("scenario"))
+            let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
+            let session = try CaptureSession(scenario: scenario, stampFrameIndex: true)
+            let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
+            let recorder = makeRecorder(mode: mode, output: output, settings: settings,
+                                        devices: [session.device.clock], rotation: nil, stamp: true)
+            pipeline = RecordingPipeline(source: session, recorder: recorder)
+            expectedFrames = Int((try? session.frameCount()) ?? 0)
+        } else {
+            pipeline = try footagePipeline(parsed, source: source, mode: mode, outputURL: outputURL)
         }
-        try record(RecordingPipeline(source: session, recorder: recorder), output: outputURL,
+        try record(try applyBenchmarkOptions(parsed, to: pipeline, expectedFrames: expectedFrames), output: outputURL,
                    printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
     }
 

@@ -5,7 +5,7 @@
 /// change's session time. The manifest says `stopReason: dimensionsChanged` with that time;
 /// the new-size frame and every later one are counted as dropped (`recordingStopped`).
 public final class MovieFileRecorder: Recorder {
-    private let files: SegmentFileSequence
+    let files: SegmentFileSequence
     private var stopTime: MediaTime?
 
     /// Same parameters as ``SegmentingRecorder/init(output:settings:devices:rotationDegrees:frameIndexStamp:)``.
@@ -34,6 +34,19 @@ public final class MovieFileRecorder: Recorder {
 
     public func process(_ event: CaptureOutputEvent) throws {
         guard case .frame(let frame) = event else { return }
+        let accounted = files.manifest.frames.written + files.manifest.frames.dropped
+        do {
+            try record(frame)
+        } catch {
+            // Keep `received == written + dropped` when a frame dies with the error.
+            if files.manifest.frames.written + files.manifest.frames.dropped == accounted {
+                files.countDropped(.writeFailed)
+            }
+            throw error
+        }
+    }
+
+    private func record(_ frame: VideoFrame) throws {
         files.countReceived()
         if hasStopped {
             files.countDropped(.recordingStopped)
@@ -70,6 +83,6 @@ public final class MovieFileRecorder: Recorder {
 
     public func abort(error message: String) -> RecordingManifest {
         files.salvageOpenSegment()
-        return (try? files.writeManifest(stopReason: .error, error: message)) ?? files.manifest
+        return (try? files.writeManifest(stopReason: .error, error: message, throwFinalizationErrors: false)) ?? files.manifest
     }
 }

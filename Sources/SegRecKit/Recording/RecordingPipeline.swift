@@ -1,3 +1,5 @@
+import Foundation
+
 /// Anything that delivers a `VideoDataOutput`'s events in order: the capture session over
 /// the fake camera, or a decoded file passed through.
 public protocol CaptureOutputEventSource: AnyObject {
@@ -34,6 +36,11 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 public struct RecordingPipeline {
     public let source: any CaptureOutputEventSource
     public let recorder: any Recorder
+    /// Per-frame and per-switch timings to collect (`--stats`), or nil.
+    public var statistics: RecordingStatistics?
+    /// Where ``run(progress:)`` writes ``statistics`` as JSON lines when it ends (also after
+    /// a failure), or nil.
+    public var statisticsURL: URL?
 
     public init(source: any CaptureOutputEventSource, recorder: any Recorder) {
         self.source = source
@@ -48,8 +55,14 @@ public struct RecordingPipeline {
         var received = 0
         var first: MediaTime?
         var latest: MediaTime?
+        let statistics = self.statistics
+        if let statistics { (recorder as? any StatisticsCollecting)?.statistics = statistics }
+        let realtime = source as? RealtimeEventSource
         do {
             while let event = try source.next() {
+                if let statistics {
+                    statistics.frameDelivered(at: realtime?.lastDeliveryNanoseconds ?? MonotonicClock.nanoseconds())
+                }
                 try recorder.process(event)
                 guard case .frame(let frame) = event else { continue }
                 received += 1
@@ -64,10 +77,44 @@ public struct RecordingPipeline {
                         segments: (manifest?.segments.count ?? 0) + (recorder.hasStopped ? 0 : 1)))
                 }
             }
-            return try recorder.finish()
+            let manifest = try recorder.finish()
+            try writeStatistics()
+            return manifest
         } catch {
-            throw RecordingFailure(underlying: error, manifest: recorder.abort(error: "\(error)"))
+            let manifest = recorder.abort(error: "\(error)")
+            try? writeStatistics()
+            throw RecordingFailure(underlying: error, manifest: manifest)
         }
+    }
+
+    private func writeStatistics() throws {
+        guard let statistics, let statisticsURL else { return }
+        do {
+            try statistics.write(to: statisticsURL)
+        } catch {
+            throw RecordingError.io(path: statisticsURL.path, underlying: "\(error)")
+        }
+    }
+}
+
+/// Recorders that can report timings into a ``RecordingStatistics``.
+protocol StatisticsCollecting: AnyObject {
+    var statistics: RecordingStatistics? { get set }
+}
+
+extension SegmentingRecorder: StatisticsCollecting {
+    /// Timings collected while recording (`--stats`), or nil.
+    public var statistics: RecordingStatistics? {
+        get { files.statistics }
+        set { files.statistics = newValue }
+    }
+}
+
+extension MovieFileRecorder: StatisticsCollecting {
+    /// Timings collected while recording (`--stats`), or nil.
+    public var statistics: RecordingStatistics? {
+        get { files.statistics }
+        set { files.statistics = newValue }
     }
 }
 

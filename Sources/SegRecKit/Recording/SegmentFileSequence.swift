@@ -1,12 +1,22 @@
+import Dispatch
 import Foundation
 
 /// The files of one recording: opens, feeds and closes ``SegmentWriter``s in turn and keeps
 /// the manifest (segment records, frame counts, warnings). The policy of *when* to switch
 /// files belongs to the recorders; this type only guarantees the invariants: each file has
 /// one size, starts at its first frame's session time, and ends exactly where it is closed.
+///
+/// Each segment's writer runs on its own queue (``SegmentWriterWorker``): opening, encoding
+/// and finishing happen off the capture path, which only waits when
+/// ``framesInFlight`` pictures are already queued. Closing queues the old segment's finish
+/// (``SegmentFinalizer``) so the next segment opens at once. Frame and segment records are
+/// kept here as the frames are queued; byte counts and errors of finished segments are
+/// collected at the next close and before the manifest is written (which waits for
+/// everything queued). Until then a closed segment's record has `byteCount` 0, and a
+/// writer error shows up at the capture path's next call for that segment.
 final class SegmentFileSequence {
     private struct OpenSegment {
-        let writer: SegmentWriter
+        let writer: SegmentWriterWorker
         var record: SegmentRecord
         var lastSessionTime: MediaTime
         var lastFrameEnd: MediaTime
@@ -20,6 +30,16 @@ final class SegmentFileSequence {
     private(set) var lastSessionTime: MediaTime?
     /// Display rotation for every segment (kept from the input), or nil.
     var rotationDegrees: Int?
+    /// Timings for `--stats`, or nil.
+    var statistics: RecordingStatistics?
+    private let finalizer = SegmentFinalizer()
+    /// Pictures queued to writers and not yet encoded, across segments, at most.
+    static let framesInFlight = 6
+    private let slots = DispatchSemaphore(value: SegmentFileSequence.framesInFlight)
+    /// Duration of the last close on the capture path, for the next switch's timings.
+    private var lastCloseNs: UInt64?
+    /// Closed segments whose finalization failed (removed from the manifest at the end).
+    private var failedSegments: [Int: String] = [:]
 
     init(output: OutputDirectory, settings: EncoderSettings, mode: RecordingMode, devices: [MediaClock]) {
         self.output = output
@@ -49,15 +69,12 @@ final class SegmentFileSequence {
         precondition(open == nil, "a segment is already open")
         let index = manifest.segments.count
         let url = output.segmentURL(index)
-        let writer: SegmentWriter
-        do {
-            writer = try SegmentWriter(url: url, dimensions: frame.dimensions,
-                                       timescale: MediaClock.host.timescale, settings: settings,
-                                       displayRotationDegrees: rotationDegrees)
-        } catch {
-            manifest.frames.drop(.writeFailed)
-            throw error
-        }
+        let writer = SegmentWriterWorker(segment: index, url: url, dimensions: frame.dimensions,
+                                         timescale: MediaClock.host.timescale, settings: settings,
+                                         displayRotationDegrees: rotationDegrees, group: finalizer.group,
+                                         slots: slots, statistics: statistics, firstFrameIndex: frame.index,
+                                         closeNs: lastCloseNs)
+        lastCloseNs = nil
         let start = frame.sessionTime
         let record = SegmentRecord(
             file: url.lastPathComponent, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -73,13 +90,9 @@ final class SegmentFileSequence {
     /// Appends `frame` to the open segment at file time `sessionTime − sessionStart`.
     func append(_ frame: VideoFrame) throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
-        do {
-            let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
-            try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime)
-        } catch {
-            manifest.frames.drop(.writeFailed)
-            throw error
-        }
+        let fileTime = try frame.sessionTime.subtracting(segment.record.sessionStart)
+        try segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
+                                  deliveredNs: statistics?.pendingDeliveredNs ?? 0)
         segment.record.frameCount += 1
         segment.lastSessionTime = frame.sessionTime
         segment.lastFrameEnd = try frame.sessionTime.adding(frame.duration)
@@ -108,23 +121,64 @@ final class SegmentFileSequence {
         index < manifest.segments.count ? manifest.segments[index].sessionStart : open?.record.sessionStart
     }
 
-    /// Finalizes the open file so its last frame lasts until `endTime` (session clock,
-    /// after the last frame's time). - Throws: writer errors.
+    /// Closes the open file so its last frame lasts until `endTime` (session clock, after
+    /// the last frame's time): the record joins the manifest at once and the writer is
+    /// finished in the background (``SegmentFinalizer``).
+    /// - Throws: a bad `endTime` (the writer is cancelled), or the error with which an
+    ///   earlier segment failed to finish.
     func closeSegment(at endTime: MediaTime) throws {
-        guard let segment = open else { return }
+        if let segment = open {
+            try handOff(segment, endingAt: endTime)
+        }
+        try collectFinalizations(waiting: false)
+    }
+
+    /// Validates `endTime`, moves the record into the manifest and the writer to the
+    /// finalizer. - Throws: only before the hand-off (the writer is then cancelled).
+    private func handOff(_ segment: OpenSegment, endingAt endTime: MediaTime) throws {
+        let closeStart = statistics == nil ? 0 : MonotonicClock.nanoseconds()
         open = nil
         guard endTime > segment.lastSessionTime else {
             segment.writer.cancel()
             throw RecordingError.invalidState(
                 "segment end \(endTime) must come after its last frame at \(segment.lastSessionTime)")
         }
-        let summary = try segment.writer.finish(endTime: try endTime.subtracting(segment.record.sessionStart))
+        let fileEnd: MediaTime
+        do {
+            fileEnd = try endTime.subtracting(segment.record.sessionStart)
+            guard fileEnd.exactTicks(atTimescale: segment.writer.timescale) != nil else {
+                throw SegmentWriterError.timeNotRepresentable(fileEnd, timescale: segment.writer.timescale)
+            }
+        } catch {
+            segment.writer.cancel()
+            throw error
+        }
         var record = segment.record
         record.sessionEnd = endTime
         record.sessionEndSeconds = endTime.seconds
-        record.byteCount = summary.byteCount
+        let index = manifest.segments.count
         manifest.segments.append(record)
         manifest.stopTime = endTime
+        _ = index
+        finalizer.submit(segment.writer, endTime: fileEnd, statistics: statistics)
+        if statistics != nil { lastCloseNs = MonotonicClock.nanoseconds() - closeStart }
+    }
+
+    /// Applies finished segments' byte counts; remembers failures.
+    /// - Parameter waiting: wait for every outstanding segment first.
+    /// - Throws: the first failure collected by this call.
+    func collectFinalizations(waiting: Bool) throws {
+        var firstError: (any Error)?
+        for outcome in waiting ? finalizer.waitForAll() : finalizer.takeCompleted() {
+            switch outcome.result {
+            case .success(let summary):
+                manifest.segments[outcome.segment].byteCount = summary.byteCount
+            case .failure(let error):
+                failedSegments[outcome.segment] = "\(error)"
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
     }
 
     /// After a failure: finalize the open file at its natural end if the writer still can,
@@ -132,17 +186,37 @@ final class SegmentFileSequence {
     func salvageOpenSegment() {
         guard let segment = open else { return }
         do {
-            try closeSegment(at: segment.lastFrameEnd)
+            try handOff(segment, endingAt: segment.lastFrameEnd)
         } catch {
-            segment.writer.cancel()
             manifest.frames.written -= segment.record.frameCount
             for _ in 0..<segment.record.frameCount { manifest.frames.drop(.writeFailed) }
             warn("\(segment.record.file) could not be finalized and was removed: \(error)")
         }
     }
 
+    /// Waits for every segment being finished; segments that failed are removed from the
+    /// manifest and their frames counted as dropped (`writeFailed`).
+    /// - Throws: the first failure not reported yet (only when `throwing`).
+    private func settleFinalizations(throwing: Bool) throws {
+        var pending: (any Error)?
+        do { try collectFinalizations(waiting: true) } catch { pending = error }
+        for index in failedSegments.keys.sorted(by: >) {
+            let record = manifest.segments.remove(at: index)
+            manifest.frames.written -= record.frameCount
+            for _ in 0..<record.frameCount { manifest.frames.drop(.writeFailed) }
+            warn("\(record.file) could not be finalized and was removed: \(failedSegments[index]!)")
+        }
+        if !failedSegments.isEmpty { manifest.stopTime = manifest.segments.last?.sessionEnd }
+        failedSegments.removeAll()
+        if throwing, let pending { throw pending }
+    }
+
     /// Writes the manifest with `stopReason` and returns it.
-    func writeManifest(stopReason: StopReason, error: String? = nil) throws(RecordingError) -> RecordingManifest {
+    /// Waits for the segments being finished first. - Throws: when one of them failed
+    /// (`throwFinalizationErrors`; the manifest is then not written), or writing fails.
+    func writeManifest(stopReason: StopReason, error: String? = nil,
+                       throwFinalizationErrors: Bool = true) throws -> RecordingManifest {
+        try settleFinalizations(throwing: throwFinalizationErrors)
         manifest.stopReason = stopReason
         manifest.error = error
         try ManifestWriter.write(manifest, to: output.url)

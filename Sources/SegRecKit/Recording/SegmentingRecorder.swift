@@ -9,7 +9,7 @@
 /// buffers contradict — the buffers win and the manifest gets a warning. A request for the
 /// ratio already in effect makes no segment.
 public final class SegmentingRecorder: Recorder {
-    private let files: SegmentFileSequence
+    let files: SegmentFileSequence
     /// Completions received before their new-size frame, in request order.
     private var pendingChanges: [DynamicAspectRatioChange] = []
     /// Segments opened by buffers whose completion has not arrived yet.
@@ -58,6 +58,17 @@ public final class SegmentingRecorder: Recorder {
     }
 
     private func process(_ frame: VideoFrame) throws {
+        let written = files.manifest.frames.written
+        do {
+            try record(frame)
+        } catch {
+            // Keep `received == written + dropped` when a frame dies with the error.
+            if files.manifest.frames.written == written { files.countDropped(.writeFailed) }
+            throw error
+        }
+    }
+
+    private func record(_ frame: VideoFrame) throws {
         files.countReceived()
         if let last = files.lastSessionTime, frame.sessionTime <= last {
             files.countDropped(.nonMonotonicTimestamp)
@@ -158,7 +169,7 @@ public final class SegmentingRecorder: Recorder {
 
     public func abort(error message: String) -> RecordingManifest {
         files.salvageOpenSegment()
-        return (try? files.writeManifest(stopReason: .error, error: message)) ?? files.manifest
+        return (try? files.writeManifest(stopReason: .error, error: message, throwFinalizationErrors: false)) ?? files.manifest
     }
 }
 

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+/// `--stats`, `--realtime` and finishing segments in the background (issue 7). No timing
+/// assertions: only what the timings are attached to, and that files stay exact.
+@Suite("Benchmark instrumentation and background finalization")
+struct BenchmarkInstrumentationTests {
+    let script = EventScript()
+
+    private func makeOutput() throws -> (URL, OutputDirectory) {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        return (dir, try OutputDirectory(preparing: dir, force: false))
+    }
+
+    private func jsonLines(_ url: URL) throws -> [[String: Any]] {
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    /// Every segment's byte count is its file's size; no partial file is left; the files
+    /// tile the session timeline and hold exactly their frames.
+    private func expectExactFiles(_ dir: URL, _ manifest: RecordingManifest, frames: Int64) throws {
+        var next: Int64 = 0
+        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) { #expect(a.sessionEnd == b.sessionStart) }
+        for segment in manifest.segments {
+            let url = dir.appendingPathComponent(segment.file)
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            #expect(segment.byteCount > 0 && Int64(segment.byteCount) == size?.int64Value)
+            let expected = Array(next..<(next + Int64(segment.frameCount)))
+            #expect(segment.firstFrameIndex == next)
+            #expect(try RecorderTestSupport.stampedIndices(url) == expected)
+            #expect(try MediaFileReader(url: url).streamInfo().packets.first?.isKeyframe == true)
+            next += Int64(segment.frameCount)
+        }
+        #expect(next == frames)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty)
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    @Test func statsFileHasOneRowPerWrittenFrame() throws {
+        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
+                                   completionDelay: 0)
+        let (dir, output) = try makeOutput()
+        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
+                                          devices: [EventScript.front], frameIndexStamp: true)
+        var pipeline = RecordingPipeline(source: ScriptedSource(events), recorder: recorder)
+        let statsURL = dir.deletingLastPathComponent().appendingPathComponent("stats.jsonl")
+        pipeline.statistics = RecordingStatistics(expectedFrames: 20)
+        pipeline.statisticsURL = statsURL
+        let manifest = try pipeline.run()
+
+        let rows = try jsonLines(statsURL)
+        let frames = rows.filter { $0["deliveredNs"] != nil }
+        #expect(frames.map { $0["frame"] as? Int } == Array(0..<20))
+        #expect(frames.map { $0["segment"] as? Int } == Array(repeating: 0, count: 7) + Array(repeating: 1, count: 7)
+                + Array(repeating: 2, count: 6))
+        for row in frames {
+            let delivered = (row["deliveredNs"] as? NSNumber)?.uint64Value ?? .max
+            let queued = (row["queuedNs"] as? NSNumber)?.uint64Value ?? .max
+            let accepted = (row["acceptedNs"] as? NSNumber)?.uint64Value ?? 0
+            #expect(delivered <= queued && queued <= accepted)
+        }
+        let switches = rows.filter { $0["switch"] != nil }
+        #expect(switches.map { $0["switch"] as? Int } == [1, 2])
+        #expect(switches.map { $0["frame"] as? Int } == [7, 14])
+        #expect(switches.allSatisfy { $0["closeNs"] != nil && $0["openNs"] != nil })
+        #expect(rows.filter { $0["finalize"] != nil }.compactMap { $0["finalize"] as? Int }.sorted() == [0, 1, 2])
+        try expectExactFiles(dir, manifest, frames: 20)
+    }
+
+    /// Stop-on-change: rows only for the frames written, none for the dropped ones.
+    @Test func statsSkipDroppedFrames() throws {
+        let events = script.events(count: 12, initial: .ratio9x16, changes: [(5, .ratio16x9)], completionDelay: 0)
+        let (dir, output) = try makeOutput()
+        let recorder = MovieFileRecorder(output: output, settings: RecorderTestSupport.settings,
+                                         devices: [EventScript.front], frameIndexStamp: true)
+        var pipeline = RecordingPipeline(source: ScriptedSource(events), recorder: recorder)
+        let statistics = RecordingStatistics()
+        pipeline.statistics = statistics
+        let manifest = try pipeline.run()
+        #expect(statistics.frames.map(\.index) == Array(0..<5))
+        #expect(statistics.switches.isEmpty)
+        #expect(manifest.frames == FrameCounts(received: 12, written: 5, dropped: 7, droppedReasons: ["recordingStopped": 7]))
+        #expect(manifest.segments.first.map { Int64($0.byteCount) } == (try FileManager.default
+            .attributesOfItem(atPath: dir.appendingPathComponent("segment-000.mp4").path)[.size] as? NSNumber)?.int64Value)
+    }
+
+    /// Real-time pacing of a tiny, fast stream (320-pixel frames at 30 fps) drops nothing
+    /// and the files are exactly those of an unpaced recording.
+    @Test func realtimeTinyStreamDropsNothing() throws {
+        let events = script.events(count: 15, initial: .ratio16x9, changes: [(6, .ratio9x16)], completionDelay: 1)
+        let (dir, output) = try makeOutput()
+        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
+                                          devices: [EventScript.front], frameIndexStamp: true)
+        let paced = RealtimeEventSource(wrapping: ScriptedSource(events), recorder: recorder)
+        var pipeline = RecordingPipeline(source: paced, recorder: recorder)
+        pipeline.statistics = RecordingStatistics()
+        let manifest = try pipeline.run()
+        #expect(paced.droppedFrameCount == 0)
+        #expect(manifest.frames == FrameCounts(received: 15, written: 15, dropped: 0, droppedReasons: [:]))
+        #expect(manifest.segments.map(\.frameCount) == [6, 9])
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        try expectExactFiles(dir, manifest, frames: 15)
+        // Delivery times are the frames' capture times: one frame interval apart.
+        let delivered = pipeline.statistics!.frames.map(\.deliveredNs)
+        let steps = zip(delivered, delivered.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 > 30_000_000 && $0 < 37_000_000 })
+    }
+
+    /// Many quick switches: finishing in the background keeps every segment exact, and the
+    /// byte counts in the manifest match the files.
+    @Test func backgroundFinalizationKeepsSegmentsExact() throws {
+        let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio9x16, .ratio1x1, .ratio4x3]
+        let changes = stride(from: Int64(3), to: 36, by: 3).map { ($0, ratios[Int($0 / 3) % 4]) }
+        let events = script.events(count: 36, initial: .ratio3x4, changes: changes, completionDelay: 0)
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.count == 12)
+        #expect(manifest.segments.allSatisfy { $0.frameCount == 3 })
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        #expect(manifest.frames == FrameCounts(received: 36, written: 36, dropped: 0, droppedReasons: [:]))
+        try expectExactFiles(dir, manifest, frames: 36)
+        // The manifest on disk says the same.
+        let onDisk = try JSONDecoder().decode(RecordingManifest.self,
+                                              from: Data(contentsOf: dir.appendingPathComponent("manifest.json")))
+        #expect(onDisk == manifest)
+    }
+
+    /// A segment whose final name is taken meanwhile fails in the background (when its
+    /// writer opens, or when it renames its file at the finish, whichever comes after) and
+    /// is reported: the recording stops with an error, the segment is left out
+    /// of the manifest with its frames counted as `writeFailed`, and the other files stay.
+    @Test func backgroundFailureIsReported() throws {
+        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
+                                   completionDelay: 0)
+        let (dir, output) = try makeOutput()
+        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
+                                          devices: [EventScript.front], frameIndexStamp: true)
+        try recorder.process(events[0])
+        let squatter = dir.appendingPathComponent("segment-000.mp4")
+        #expect(FileManager.default.createFile(atPath: squatter.path, contents: Data("not mine".utf8)))
+        var failure: (any Error)?
+        for event in events.dropFirst() where failure == nil {
+            do { try recorder.process(event) } catch { failure = error }
+        }
+        if failure == nil {
+            do { _ = try recorder.finish() } catch { failure = error }
+        }
+        #expect(failure is SegmentWriterError)
+        let manifest = recorder.abort(error: "\(failure.map { "\($0)" } ?? "none")")
+        #expect(manifest.stopReason == .error)
+        #expect(!manifest.segments.map(\.file).contains("segment-000.mp4"))
+        #expect(manifest.frames.droppedReasons["writeFailed", default: 0] >= 1)
+        #expect(manifest.frames.received == manifest.frames.written + manifest.frames.dropped)
+        #expect(manifest.warnings.contains { $0.contains("segment-000.mp4") })
+        #expect(try String(contentsOf: squatter, encoding: .utf8) == "not mine")
+        for segment in manifest.segments {
+            let size = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(segment.file).path)[.size] as? NSNumber
+            #expect(Int64(segment.byteCount) == size?.int64Value)
+        }
+    }
+}
