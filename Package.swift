@@ -28,7 +28,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "segrec",
-            dependencies: ["SegRecCommandLine"]
+            dependencies: ["SegRecCommandLine", "SegRecKit"]
         ),
         .testTarget(
             name: "SegRecKitTests",

@@ -4,6 +4,7 @@
 #define SEGREC_CFFMPEG_SHIM_H
 
 #include <errno.h>
+#include <malloc.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
@@ -43,5 +44,9 @@ static inline int segrec_averror_stream_not_found(void) { return AVERROR_STREAM_
 static inline int segrec_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
 /// MKTAG(a, b, c, d): a little-endian FourCC such as 'hvc1'.
 static inline unsigned int segrec_mktag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
+
+/// Fixes glibc's mmap threshold at `bytes` (mallopt(M_MMAP_THRESHOLD)); setting it also
+/// turns off glibc's dynamic raising of the threshold. Returns mallopt's result (1 = ok).
+static inline int segrec_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 #endif
