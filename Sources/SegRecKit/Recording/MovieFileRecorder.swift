@@ -11,9 +11,8 @@ public final class MovieFileRecorder: Recorder {
     /// Same parameters as ``SegmentingRecorder/init(output:settings:devices:rotationDegrees:frameIndexStamp:)``.
     public init(output: OutputDirectory, settings: EncoderSettings, devices: [MediaClock],
                 rotationDegrees: Int? = nil, frameIndexStamp: Bool = false) {
-        files = SegmentFileSequence(output: output, settings: settings, mode: .stopOnChange, devices: devices)
-        files.rotationDegrees = rotationDegrees
-        files.manifest.frameIndexStamp = frameIndexStamp
+        files = SegmentFileSequence(output: output, settings: settings, mode: .stopOnChange, devices: devices,
+                                    rotationDegrees: rotationDegrees, frameIndexStamp: frameIndexStamp)
     }
 
     public var hasStopped: Bool { stopTime != nil }
@@ -34,16 +33,7 @@ public final class MovieFileRecorder: Recorder {
 
     public func process(_ event: CaptureOutputEvent) throws {
         guard case .frame(let frame) = event else { return }
-        let accounted = files.manifest.frames.written + files.manifest.frames.dropped
-        do {
-            try record(frame)
-        } catch {
-            // Keep `received == written + dropped` when a frame dies with the error.
-            if files.manifest.frames.written + files.manifest.frames.dropped == accounted {
-                files.countDropped(.writeFailed)
-            }
-            throw error
-        }
+        try files.recordFrame { try record(frame) }
     }
 
     private func record(_ frame: VideoFrame) throws {

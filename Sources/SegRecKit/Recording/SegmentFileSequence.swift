@@ -41,11 +41,14 @@ final class SegmentFileSequence {
     /// Closed segments whose finalization failed (removed from the manifest at the end).
     private var failedSegments: [Int: String] = [:]
 
-    init(output: OutputDirectory, settings: EncoderSettings, mode: RecordingMode, devices: [MediaClock]) {
+    init(output: OutputDirectory, settings: EncoderSettings, mode: RecordingMode, devices: [MediaClock],
+         rotationDegrees: Int?, frameIndexStamp: Bool) {
         self.output = output
         self.settings = settings
         self.manifest = RecordingManifest(mode: mode, devices: devices.map(DeviceInfo.init(clock:)),
                                           encoder: EncoderInfo(settings))
+        self.rotationDegrees = rotationDegrees
+        manifest.frameIndexStamp = frameIndexStamp
     }
 
     /// Dimensions of the open segment, or nil when none is open.
@@ -61,6 +64,19 @@ final class SegmentFileSequence {
 
     /// Counts a frame that will not be written.
     func countDropped(_ reason: DropReason) { manifest.frames.drop(reason) }
+
+    /// Records one received frame with `body`; if `body` throws before the frame was
+    /// counted as written or dropped, counts it as dropped (`writeFailed`), so that
+    /// `received == written + dropped` holds even when a frame dies with an error.
+    func recordFrame(_ body: () throws -> Void) throws {
+        let accounted = manifest.frames.written + manifest.frames.dropped
+        do {
+            try body()
+        } catch {
+            if manifest.frames.written + manifest.frames.dropped == accounted { countDropped(.writeFailed) }
+            throw error
+        }
+    }
 
     func warn(_ message: String) { manifest.warnings.append(message) }
 

@@ -24,9 +24,8 @@ public final class SegmentingRecorder: Recorder {
     ///   - rotationDegrees: display rotation to tag every file with, or nil.
     public init(output: OutputDirectory, settings: EncoderSettings, devices: [MediaClock],
                 rotationDegrees: Int? = nil, frameIndexStamp: Bool = false) {
-        files = SegmentFileSequence(output: output, settings: settings, mode: .segment, devices: devices)
-        files.rotationDegrees = rotationDegrees
-        files.manifest.frameIndexStamp = frameIndexStamp
+        files = SegmentFileSequence(output: output, settings: settings, mode: .segment, devices: devices,
+                                    rotationDegrees: rotationDegrees, frameIndexStamp: frameIndexStamp)
     }
 
     public var hasStopped: Bool { false }
@@ -58,14 +57,7 @@ public final class SegmentingRecorder: Recorder {
     }
 
     private func process(_ frame: VideoFrame) throws {
-        let written = files.manifest.frames.written
-        do {
-            try record(frame)
-        } catch {
-            // Keep `received == written + dropped` when a frame dies with the error.
-            if files.manifest.frames.written == written { files.countDropped(.writeFailed) }
-            throw error
-        }
+        try files.recordFrame { try record(frame) }
     }
 
     private func record(_ frame: VideoFrame) throws {
