@@ -41,27 +41,28 @@ public final class SyntheticSensor: SensorImageSource {
         let rowLength = textureRowLength, periodRows = period, chromaPeriodRows = period / 2
         let stampRows = FrameIndexStamp.rows
 
-        var luma = lumaTexture.withUnsafeBufferPointer { texture in
-            [UInt8](unsafeUninitializedCapacity: width * height) { plane, count in
+        // Planes from the shared pool (recycled after encoding); every byte is written below.
+        var luma = PixelBufferPool.shared.makePlane(byteCount: width * height)
+        var chroma = PixelBufferPool.shared.makePlane(byteCount: width * (height / 2))
+        lumaTexture.withUnsafeBufferPointer { texture in
+            luma.withUnsafeMutableBufferPointer { plane in
                 let base = plane.baseAddress!, source = texture.baseAddress!
                 for y in stampRows..<height {
                     let row = (y + lumaY) % periodRows
-                    (base + y * width).initialize(from: source + row * rowLength + lumaX, count: width)
+                    (base + y * width).update(from: source + row * rowLength + lumaX, count: width)
                 }
-                (base).initialize(repeating: FrameIndexStamp.zeroLuma, count: stampRows * width)
-                count = width * height
+                base.update(repeating: FrameIndexStamp.zeroLuma, count: stampRows * width)
             }
         }
-        let chroma = chromaTexture.withUnsafeBufferPointer { texture in
-            [UInt8](unsafeUninitializedCapacity: width * (height / 2)) { plane, count in
+        chromaTexture.withUnsafeBufferPointer { texture in
+            chroma.withUnsafeMutableBufferPointer { plane in
                 let base = plane.baseAddress!, source = texture.baseAddress!
                 let neutralRows = stampRows / 2
-                base.initialize(repeating: 128, count: neutralRows * width)
+                base.update(repeating: 128, count: neutralRows * width)
                 for y in neutralRows..<(height / 2) {
                     let row = (y + chromaY) % chromaPeriodRows
-                    (base + y * width).initialize(from: source + row * rowLength + chromaX, count: width)
+                    (base + y * width).update(from: source + row * rowLength + chromaX, count: width)
                 }
-                count = width * (height / 2)
             }
         }
         FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &luma, width: width, bytesPerRow: width)

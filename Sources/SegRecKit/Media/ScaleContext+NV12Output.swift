@@ -6,8 +6,9 @@ extension ScaleContext {
     /// destination size, which must be NV12 and even.
     func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32]) throws(FFmpegError) -> PixelBuffer {
         let width = destinationWidth, height = destinationHeight
-        var luma = [UInt8](repeating: 0, count: width * height)
-        var chroma = [UInt8](repeating: 128, count: width * (height / 2))
+        // Pooled planes (recycled after encoding); sws_scale writes every byte.
+        var luma = PixelBufferPool.shared.makePlane(byteCount: width * height)
+        var chroma = PixelBufferPool.shared.makePlane(byteCount: width * (height / 2))
         let rows: Int32 = luma.withUnsafeMutableBufferPointer { l in
             chroma.withUnsafeMutableBufferPointer { c in
                 let destination: [UnsafeMutablePointer<UInt8>?] = [l.baseAddress, c.baseAddress, nil, nil]

@@ -71,6 +71,7 @@ final class SegmentWriterWorker: @unchecked Sendable {
             guard let writer, failure == nil else { return }
             do {
                 try writer.append(buffer, presentationTime: presentationTime)
+                PixelBufferPool.shared.recycle(buffer)  // its pixels are in the encoder's frame now
                 statistics?.frameAccepted(index: frameIndex, segment: segment, deliveredNs: deliveredNs,
                                           queuedNs: queuedNs, acceptedNs: MonotonicClock.nanoseconds())
             } catch {
