@@ -64,6 +64,11 @@ enum RecordCommand {
     static func record(_ pipeline: RecordingPipeline, output: URL, printedPath: Bool, quiet: Bool, json: Bool) throws {
         if printedPath && !json { print("recording into \(output.path)") }
         let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
+        var pipeline = pipeline
+        let stopRequest = RecordingStopRequest()
+        pipeline.stopRequest = stopRequest
+        let interrupts = InterruptHandler(stopRequest: stopRequest)
+        defer { withExtendedLifetime(interrupts) {} }
         let manifest: RecordingManifest
         do {
             manifest = try pipeline.run(progress: progress.update)

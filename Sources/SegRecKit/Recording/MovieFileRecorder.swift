@@ -61,14 +61,14 @@ public final class MovieFileRecorder: Recorder {
         files.manifest.notes.append("recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(dimensions)")
     }
 
-    public func finish() throws -> RecordingManifest {
+    public func finish(reason: StopReason) throws -> RecordingManifest {
         if hasStopped {
             return try files.writeManifest(stopReason: .dimensionsChanged)
         }
         if let end = files.openSegmentNaturalEnd {
             try files.closeSegment(at: end)
         }
-        return try files.writeManifest(stopReason: .endOfStream)
+        return try files.writeManifest(stopReason: reason)
     }
 
     public func abort(error message: String) -> RecordingManifest {

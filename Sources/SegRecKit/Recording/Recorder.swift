@@ -17,10 +17,17 @@ public protocol Recorder: AnyObject {
     func countDroppedFrame(_ reason: DropReason)
 
     /// Closes the open segment at the end of its last frame, writes the manifest and
-    /// returns it. - Throws: writer or I/O errors (the manifest then says `error`).
-    func finish() throws -> RecordingManifest
+    /// returns it. - Parameter reason: why the recording ends: `endOfStream` or
+    /// `requested` (a recorder that already stopped on a change keeps `dimensionsChanged`).
+    /// - Throws: writer or I/O errors (the manifest then says `error`).
+    func finish(reason: StopReason) throws -> RecordingManifest
 
     /// Keeps what can be kept after a failure: the open segment is finalized if the writer
     /// still can, otherwise removed; the manifest records `stopReason: error` and `message`.
     func abort(error message: String) -> RecordingManifest
+}
+
+extension Recorder {
+    /// ``finish(reason:)`` at the end of the stream.
+    public func finish() throws -> RecordingManifest { try finish(reason: .endOfStream) }
 }

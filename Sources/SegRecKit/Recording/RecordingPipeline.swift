@@ -41,6 +41,9 @@ public struct RecordingPipeline {
     /// Where ``run(progress:)`` writes ``statistics`` as JSON lines when it ends (also after
     /// a failure), or nil.
     public var statisticsURL: URL?
+    /// Checked before each event: once requested, the recording ends with
+    /// `stopReason: requested` (e.g. on SIGINT), keeping every frame already received.
+    public var stopRequest: RecordingStopRequest?
 
     public init(source: any CaptureOutputEventSource, recorder: any Recorder) {
         self.source = source
@@ -59,7 +62,7 @@ public struct RecordingPipeline {
         if let statistics { (recorder as? any StatisticsCollecting)?.statistics = statistics }
         let realtime = source as? RealtimeEventSource
         do {
-            while let event = try source.next() {
+            while stopRequest?.isRequested != true, let event = try source.next() {
                 if let statistics {
                     statistics.frameDelivered(at: realtime?.lastDeliveryNanoseconds ?? MonotonicClock.nanoseconds())
                 }
@@ -77,7 +80,7 @@ public struct RecordingPipeline {
                         segments: (manifest?.segments.count ?? 0) + (recorder.hasStopped ? 0 : 1)))
                 }
             }
-            let manifest = try recorder.finish()
+            let manifest = try recorder.finish(reason: stopRequest?.isRequested == true ? .requested : .endOfStream)
             try writeStatistics()
             return manifest
         } catch {

@@ -145,7 +145,7 @@ public final class SegmentingRecorder: Recorder {
         return "setDynamicAspectRatio(\(change.aspectRatio.rawValue)) announced device time \(change.deviceTime) = session time \(change.sessionTime), but the buffers changed to \(change.dimensions) at session time \(bufferTime)\(frame); the segment boundary follows the buffers"
     }
 
-    public func finish() throws -> RecordingManifest {
+    public func finish(reason: StopReason) throws -> RecordingManifest {
         if let end = files.openSegmentNaturalEnd {
             try files.closeSegment(at: end)
         }
@@ -156,7 +156,7 @@ public final class SegmentingRecorder: Recorder {
         for index in segmentsAwaitingChange {
             files.warn("segment \(index) started on a change of buffer size that no setDynamicAspectRatio completion announced")
         }
-        return try files.writeManifest(stopReason: .endOfStream)
+        return try files.writeManifest(stopReason: reason)
     }
 
     public func abort(error message: String) -> RecordingManifest {

@@ -53,3 +53,50 @@ struct OutputDirectoryTests {
         #expect(OutputDirectory.segmentFileName(1234) == "segment-1234.mp4")
     }
 }
+
+@Suite("RecordingPipeline stop request")
+struct RecordingStopRequestTests {
+    /// A source that asks the pipeline to stop once it has delivered `stopAfter` events.
+    final class StoppingSource: CaptureOutputEventSource {
+        let inner: ScriptedSource, stop: RecordingStopRequest, stopAfter: Int
+        var delivered = 0
+        init(_ events: [CaptureOutputEvent], stop: RecordingStopRequest, after: Int) {
+            inner = ScriptedSource(events); self.stop = stop; stopAfter = after
+        }
+        func next() throws -> CaptureOutputEvent? {
+            delivered += 1
+            if delivered == stopAfter { stop.request() }
+            return try inner.next()
+        }
+    }
+
+    /// Stopping after frame 9 of 20 (a change at 7): two files, frames 0–9 kept, the last
+    /// one ending at frame 10's time, `stopReason: requested`.
+    @Test(arguments: [RecordingMode.segment, .stopOnChange])
+    func stopsCleanlyWhenRequested(mode: RecordingMode) throws {
+        let script = EventScript()
+        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9)], completionDelay: 0)
+        let stop = RecordingStopRequest()
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        let output = try OutputDirectory(preparing: dir, force: false)
+        let settings = RecorderTestSupport.settings
+        let recorder: any Recorder = mode == .segment
+            ? SegmentingRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
+            : MovieFileRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
+        var pipeline = RecordingPipeline(source: StoppingSource(events, stop: stop, after: 11), recorder: recorder)
+        pipeline.stopRequest = stop
+        let manifest = try pipeline.run()
+        if mode == .segment {
+            // Events 1–11 are frames 0–6, the completion, frames 7–9.
+            #expect(manifest.stopReason == .requested)
+            #expect(manifest.segments.map(\.frameCount) == [7, 3])
+            #expect(manifest.segments.last?.sessionEnd == script.sessionTime(10))
+            #expect(manifest.frames.received == 10 && manifest.frames.dropped == 0)
+            #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-001.mp4")) == [7, 8, 9])
+        } else {
+            #expect(manifest.stopReason == .dimensionsChanged)  // it had stopped on the change already
+            #expect(manifest.segments.map(\.frameCount) == [7])
+        }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+}
