@@ -71,6 +71,7 @@ public final class SegmentingRecorder: Recorder {
             let reason: SegmentStartReason = files.manifest.segments.isEmpty ? .recordingStarted : .dimensionsChanged
             nextSegmentStart = nil
             try files.openSegment(startingWith: frame, reason: reason, change: nil)
+            dropChangesRealized(byFirstFrame: frame)
             return
         }
         guard frame.dimensions != dimensions || nextSegmentStart != nil else {
@@ -122,22 +123,45 @@ public final class SegmentingRecorder: Recorder {
         return ChangeRecord(announced)
     }
 
+    /// Matches a completion to the buffers. In order:
+    /// 1. it announces exactly the start of a segment the buffers already opened (completion
+    ///    after the frame): attach it;
+    /// 2. it announces a time still to come: keep it for the new-size frame (unless it asks
+    ///    for the dimensions already in effect then, which makes no segment);
+    /// 3. it announces a past time at which no segment started: if the buffers changed to
+    ///    its size around that time — the segment covering that time or the next one has
+    ///    its size and no announcement yet — they changed at another time than announced:
+    ///    attach it and warn (the buffers win). Otherwise the request was overridden by a
+    ///    later one on the same frame, or asked for the ratio already in effect: nothing
+    ///    to record.
     private func receive(_ change: DynamicAspectRatioChange) {
-        // A completion for a change the buffers already made (completion after the frame).
-        if let position = segmentsAwaitingChange.firstIndex(where: { index in
-            files.segmentDimensions(index) == change.dimensions
+        if let position = segmentsAwaitingChange.firstIndex(where: {
+            files.segmentDimensions($0) == change.dimensions && files.sessionStart(ofSegment: $0) == change.sessionTime
         }) {
-            let index = segmentsAwaitingChange.remove(at: position)
-            if let start = files.sessionStart(ofSegment: index), start != change.sessionTime {
-                files.warn(disagreement(change, bufferTime: start, frameIndex: nil))
-            }
+            files.setChange(ChangeRecord(change), forSegment: segmentsAwaitingChange.remove(at: position))
+            return
+        }
+        guard let last = files.lastSessionTime, change.sessionTime <= last else {
+            let expected = pendingChanges.last?.dimensions ?? files.openDimensions
+            if change.dimensions != expected { pendingChanges.append(change) }
+            return
+        }
+        let count = files.segmentCount
+        let covering = (0..<count).last { (files.sessionStart(ofSegment: $0) ?? last) <= change.sessionTime } ?? -1
+        for index in [covering, covering + 1] where index >= 0 && index < count {
+            guard files.segmentDimensions(index) == change.dimensions,
+                  let position = segmentsAwaitingChange.firstIndex(of: index) else { continue }
+            segmentsAwaitingChange.remove(at: position)
+            files.warn(disagreement(change, bufferTime: files.sessionStart(ofSegment: index) ?? last, frameIndex: nil))
             files.setChange(ChangeRecord(change), forSegment: index)
             return
         }
-        // The ratio already in effect (after the changes still pending): no new dimensions.
-        let expected = pendingChanges.last?.dimensions ?? files.openDimensions
-        if change.dimensions == expected { return }
-        pendingChanges.append(change)
+    }
+
+    /// Drops announced changes that the first frame already realizes (a change that took
+    /// effect on frame 0).
+    private func dropChangesRealized(byFirstFrame frame: VideoFrame) {
+        pendingChanges.removeAll { $0.sessionTime <= frame.sessionTime && $0.dimensions == frame.dimensions }
     }
 
     private func disagreement(_ change: DynamicAspectRatioChange, bufferTime: MediaTime, frameIndex: Int64?) -> String {

@@ -143,3 +143,57 @@ struct SegmentingRecorderTests {
         #expect(text.contains("\"stopReason\" : \"endOfStream\""))
     }
 }
+
+@Suite("SegmentingRecorder: completions matched to the right change")
+struct CompletionMatchingTests {
+    let script = EventScript()
+
+    /// Two requests at the same instant (1x1, then 9x16) take effect on the same frame 5,
+    /// so 1x1 never appears; a third (1x1) takes effect at frame 17. With completions 4
+    /// frames late, the overridden 1x1 completion (D(5)) must not be attached to the later
+    /// 1x1 segment: that one's change is D(17), and nothing warns.
+    @Test func overriddenRequestIsNotAttachedToALaterSegment() throws {
+        var events: [CaptureOutputEvent] = []
+        for i in Int64(0)..<24 {
+            if i == 9 {
+                events.append(script.change(.ratio1x1, atFrame: 5))
+                events.append(script.change(.ratio9x16, atFrame: 5))
+            }
+            if i == 21 { events.append(script.change(.ratio1x1, atFrame: 17)) }
+            events.append(script.frame(i, i < 5 ? .ratio16x9 : (i < 17 ? .ratio9x16 : .ratio1x1)))
+        }
+        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [5, 12, 7])
+        #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(5))
+        #expect(manifest.segments[2].change?.deviceTime == script.deviceTime(17))
+        #expect(manifest.segments[2].change?.sessionTime == manifest.segments[2].sessionStart)
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+    }
+
+    /// A change that takes effect on the very first frame (announced before it) is realized
+    /// by the first segment: no warning that the buffers never had that size.
+    @Test func changeOnTheFirstFrameIsRealized() throws {
+        var events: [CaptureOutputEvent] = [script.change(.ratio3x4, atFrame: 0)]
+        for i in Int64(0)..<6 { events.append(script.frame(i, i < 3 ? .ratio3x4 : .ratio4x3)) }
+        events.insert(script.change(.ratio4x3, atFrame: 3), at: 3)
+        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [3, 3])
+        #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(3))
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+    }
+
+    /// A ratio change requested for every frame with completions 5 frames late: each
+    /// segment gets its own change time, equal to its start, and nothing warns.
+    @Test func everyFrameChangesWithLateCompletions() throws {
+        let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio1x1, .ratio9x16]
+        let changes = (Int64(2)..<20).map { ($0, ratios[Int($0) % 3]) }
+        let events = script.events(count: 20, initial: .ratio9x16, changes: changes, completionDelay: 5)
+        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        // Frame 2's request asks for 9x16, already in effect: frames 0–2, then one per frame.
+        #expect(manifest.segments.count == 18)
+        for segment in manifest.segments.dropFirst() {
+            #expect(segment.change?.sessionTime == segment.sessionStart)
+        }
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+    }
+}
