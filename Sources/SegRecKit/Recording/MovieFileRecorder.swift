@@ -52,7 +52,11 @@ public final class MovieFileRecorder: Recorder {
             return
         }
         if frame.dimensions == dimensions {
-            try files.append(frame)
+            if try files.closeSegmentIfGapTooLong(before: frame) {
+                try files.openSegment(startingWith: frame, reason: .timestampGap, change: nil)
+            } else {
+                try files.append(frame)
+            }
             return
         }
         stopTime = frame.sessionTime

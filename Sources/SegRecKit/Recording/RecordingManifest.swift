@@ -79,6 +79,10 @@ public enum SegmentStartReason: String, Codable, Sendable {
     case recordingStarted
     case dimensionsChanged
     case cameraSwitched
+    /// The source delivered no frame for longer than a file can hold one frame
+    /// (``SegmentFileSequence/maximumFrameDuration``): the previous segment ended after its
+    /// last frame and this one starts at the next frame, leaving a gap in the timeline.
+    case timestampGap
 }
 
 /// Why the recording stopped.

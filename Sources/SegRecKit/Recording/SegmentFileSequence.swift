@@ -117,6 +117,22 @@ final class SegmentFileSequence {
         manifest.frames.written += 1
     }
 
+    /// The longest one frame can last in a segment file: 2³¹ − 1 ticks of the files' 1 ns
+    /// time base (≈ 2.147 s), the MP4 muxer's limit on one sample's duration.
+    static let maximumFrameDuration = MediaTime(value: Int64(Int32.max), timescale: MediaClock.host.timescale)
+
+    /// When `frame` comes more than ``maximumFrameDuration`` after the open segment's last
+    /// frame, closes that segment after its last frame (its own duration, capped) and warns;
+    /// the caller then opens the next segment with `startReason: timestampGap`.
+    /// - Returns: whether it closed the segment. - Throws: writer errors.
+    func closeSegmentIfGapTooLong(before frame: VideoFrame) throws -> Bool {
+        guard let segment = open,
+              try frame.sessionTime.subtracting(segment.lastSessionTime) > Self.maximumFrameDuration else { return false }
+        warn("no frame for \(try frame.sessionTime.subtracting(segment.lastSessionTime)) before frame \(frame.index), longer than a segment file can hold one frame (\(Self.maximumFrameDuration)): \(segment.record.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)")
+        try closeSegment(at: segment.lastFrameEnd)
+        return true
+    }
+
     /// The end of the open segment's last frame by its own duration.
     var openSegmentNaturalEnd: MediaTime? { open?.lastFrameEnd }
 
@@ -151,9 +167,14 @@ final class SegmentFileSequence {
 
     /// Validates `endTime`, moves the record into the manifest and the writer to the
     /// finalizer. - Throws: only before the hand-off (the writer is then cancelled).
-    private func handOff(_ segment: OpenSegment, endingAt endTime: MediaTime) throws {
+    private func handOff(_ segment: OpenSegment, endingAt requestedEnd: MediaTime) throws {
         let closeStart = statistics == nil ? 0 : MonotonicClock.nanoseconds()
         open = nil
+        var endTime = requestedEnd
+        if let longest = try? segment.lastSessionTime.adding(Self.maximumFrameDuration), requestedEnd > longest {
+            endTime = longest
+            warn("the last frame of \(segment.record.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)")
+        }
         guard endTime > segment.lastSessionTime else {
             segment.writer.cancel()
             throw RecordingError.invalidState(

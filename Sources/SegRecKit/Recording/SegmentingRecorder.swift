@@ -67,6 +67,15 @@ public final class SegmentingRecorder: Recorder {
             files.warn("frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)")
             return
         }
+        if try files.closeSegmentIfGapTooLong(before: frame) {
+            nextSegmentStart = nil
+            let dimensionsChanged = frame.dimensions != files.segmentDimensions(files.segmentCount - 1)
+            let change = dimensionsChanged ? takeAnnouncedChange(for: frame) : nil
+            let index = files.segmentCount
+            try files.openSegment(startingWith: frame, reason: .timestampGap, change: change)
+            if dimensionsChanged && change == nil && expectsChangeAnnouncements { segmentsAwaitingChange.append(index) }
+            return
+        }
         guard let dimensions = files.openDimensions else {
             let reason: SegmentStartReason = files.manifest.segments.isEmpty ? .recordingStarted : .dimensionsChanged
             nextSegmentStart = nil

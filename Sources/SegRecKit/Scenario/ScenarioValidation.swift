@@ -46,6 +46,12 @@ extension Scenario {
             throw fail("device.format", "\(device.format) is not a front camera format", ScenarioLimits.formatAllowed)
         }
         let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
+        // A frame must not last longer than a segment file can store (see
+        // SegmentFileSequence.maximumFrameDuration); no camera runs below 1 fps.
+        guard device.fps.numerator >= device.fps.denominator else {
+            throw fail("device.fps", "\(device.fps) fps is below 1 fps",
+                       "1 to \(format.maxFrameRate) fps for format \(format.squareSide)")
+        }
         guard format.supports(frameRate: device.fps) else {
             throw fail("device.fps", "\(device.fps) fps exceeds the \(format.squareSide) format's maximum",
                        "up to \(format.maxFrameRate) fps for format \(format.squareSide)")

@@ -72,6 +72,11 @@ struct FootageInputErrorTests {
         #expect(try T.probe(out.appendingPathComponent(segment.file)).frames == m.frames.written)
         #expect(try RecorderTestSupport.stampedIndices(out.appendingPathComponent(segment.file))
                 == Array(0..<Int64(m.frames.written)))
+        // The last kept frame lasts one frame period (30 fps), not up to the length the
+        // damaged header states: the span is N frames of 1/30 s, to within rounding.
+        let span = (segment.sessionEnd - segment.sessionStart).value
+        let expected = Int64(m.frames.written) * 1_000_000_000 / 30
+        #expect(abs(span - expected) <= Int64(m.frames.written), "span \(span) ns for \(m.frames.written) frames")
     }
 
     @Test("frames whose timestamps go backwards or repeat are dropped and counted")

@@ -197,3 +197,48 @@ struct CompletionMatchingTests {
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
     }
 }
+
+@Suite("Recorders: frames longer than a file can hold")
+struct LongFrameTests {
+    let script = EventScript()
+
+    /// A frame at `ns` nanoseconds of session time, lasting `durationNs`.
+    func frame(_ index: Int64, at ns: Int64, lasting durationNs: Int64 = 33_333_333) -> CaptureOutputEvent {
+        .frame(VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: Int(index), width: 320, height: 180),
+                          index: index, deviceTime: MediaTime(value: ns, timescale: 1_000_000_000),
+                          sessionTime: MediaTime(value: ns, timescale: 1_000_000_000),
+                          duration: MediaTime(value: durationNs, timescale: 1_000_000_000)))
+    }
+
+    /// No frame for 3 s (past the 2.147 s one MP4 sample can last at 1 ns): the first file
+    /// ends after its last frame, the next starts at the late frame (`timestampGap`), no
+    /// frame is lost, and every file plays (ffprobe) and verifies.
+    @Test(arguments: [RecordingMode.segment, .stopOnChange])
+    func gapSplitsTheRecording(mode: RecordingMode) throws {
+        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333),
+                      frame(2, at: 4_033_333_333), frame(3, at: 4_066_666_666)]
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: mode)
+        #expect(manifest.segments.map(\.frameCount) == [2, 2])
+        #expect(manifest.segments.map(\.startReason) == [.recordingStarted, .timestampGap])
+        #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_066_666_666, timescale: 1_000_000_000))
+        #expect(manifest.segments[1].sessionStart == MediaTime(value: 4_033_333_333, timescale: 1_000_000_000))
+        #expect(manifest.frames.written == 4 && manifest.frames.dropped == 0)
+        #expect(manifest.warnings.count == 1)
+        for (segment, indices) in zip(manifest.segments, [[Int64(0), 1], [2, 3]]) {
+            let url = dir.appendingPathComponent(segment.file)
+            #expect(try RecorderTestSupport.stampedIndices(url) == indices)
+            if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == 320 && h == 180 && n == 2) }
+        }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// A last frame claiming 5 s is capped at the longest a file holds, with a warning.
+    @Test func longLastFrameIsCapped() throws {
+        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333, lasting: 5_000_000_000)]
+        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.count == 1)
+        #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_033_333_333 + Int64(Int32.max), timescale: 1_000_000_000))
+        #expect(manifest.warnings.count == 1)
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+}

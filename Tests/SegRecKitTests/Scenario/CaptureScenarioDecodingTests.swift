@@ -182,3 +182,19 @@ struct CaptureScenarioDecodingTests {
         }
     }
 }
+
+@Suite("Scenario: frame rate floor")
+struct ScenarioFrameRateFloorTests {
+    /// Below 1 fps a frame would outlast what a segment file can store; rejected by name.
+    @Test func belowOneFramePerSecondIsRejected() throws {
+        let json = #"{"device": {"format": 1280, "fps": "1/3", "initialAspectRatio": "16x9"}, "durationSeconds": 10}"#
+        do {
+            _ = try Scenario.decode(Data(json.utf8), file: "slow.json")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("slow.json"))
+            #expect(error.description.contains("device.fps"))
+            #expect(error.description.contains("1 to 60 fps"))
+        }
+    }
+}
