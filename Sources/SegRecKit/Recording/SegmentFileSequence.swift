@@ -129,7 +129,7 @@ final class SegmentFileSequence {
         guard let segment = open,
               try frame.sessionTime.subtracting(segment.lastSessionTime) > Self.maximumFrameDuration else { return false }
         warn("no frame for \(try frame.sessionTime.subtracting(segment.lastSessionTime)) before frame \(frame.index), longer than a segment file can hold one frame (\(Self.maximumFrameDuration)): \(segment.record.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)")
-        try closeSegment(at: segment.lastFrameEnd)
+        try closeSegment(at: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(Self.maximumFrameDuration)))
         return true
     }
 
