@@ -75,6 +75,10 @@ enum RecordCommand {
             progress.finish()
         } catch {
             progress.finish()
+            // What was kept is still described: the manifest on stdout with --json.
+            if json {
+                print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self))
+            }
             throw error
         }
         if json {

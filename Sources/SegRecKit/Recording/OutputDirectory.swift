@@ -15,7 +15,9 @@ public struct OutputDirectory: Sendable {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw .outputExists(path: url.path) }
+            guard isDirectory.boolValue else {
+                throw .cannotCreateOutput(path: url.path, detail: "it is a file, not a folder (--force does not replace files)")
+            }
             let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile)
             if !existing.isEmpty {
                 guard force else { throw .outputExists(path: url.path) }
@@ -28,12 +30,26 @@ public struct OutputDirectory: Sendable {
             }
         } else {
             do { try fm.createDirectory(at: url, withIntermediateDirectories: true) } catch {
-                throw .cannotCreateOutput(path: url.path, detail: error.localizedDescription)
+                throw .cannotCreateOutput(path: url.path, detail: Self.reason(creating: url, error))
             }
         }
         guard fm.isWritableFile(atPath: url.path) else {
             throw .cannotCreateOutput(path: url.path, detail: "folder is not writable")
         }
+    }
+
+    /// Why `url` could not be created, in words: a file in the way, a read-only or missing
+    /// parent, or Foundation's message.
+    private static func reason(creating url: URL, _ error: any Error) -> String {
+        let fm = FileManager.default
+        var ancestor = url.deletingLastPathComponent()
+        while !fm.fileExists(atPath: ancestor.path), ancestor.path != "/" { ancestor = ancestor.deletingLastPathComponent() }
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return "\(ancestor.path) is a file, not a folder"
+        }
+        if !fm.isWritableFile(atPath: ancestor.path) { return "\(ancestor.path) is not writable" }
+        return error.localizedDescription
     }
 
     /// `segment-000.mp4`, `segment-001.mp4`, …

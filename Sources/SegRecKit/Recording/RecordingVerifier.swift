@@ -51,6 +51,11 @@ public enum RecordingVerifier {
             && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")
         }
+        let listedFiles = Set(manifest.segments.map(\.file))
+        let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in present.sorted() where name.hasPrefix("segment-") && name.hasSuffix(".mp4") && !listedFiles.contains(name) {
+            report.problems.append("\(name) is in the folder but not in the manifest")
+        }
         let frames = manifest.frames
         if frames.received != frames.written + frames.dropped {
             report.problems.append("frames: received \(frames.received) != written \(frames.written) + dropped \(frames.dropped)")

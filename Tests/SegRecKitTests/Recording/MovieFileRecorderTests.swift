@@ -47,6 +47,30 @@ struct OutputDirectoryTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["notes.txt"])
     }
 
+    /// A regular file where the folder should be is never replaced, even with --force.
+    @Test func aFileInTheWayIsNotAFolder() throws {
+        let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("taken")
+        try Data("keep".utf8).write(to: file)
+        for force in [false, true] {
+            #expect(throws: RecordingError.cannotCreateOutput(
+                path: file.path, detail: "it is a file, not a folder (--force does not replace files)")) {
+                try OutputDirectory(preparing: file, force: force)
+            }
+        }
+        #expect(try String(contentsOf: file, encoding: .utf8) == "keep")
+    }
+
+    /// `verify` fails on a segment file the manifest does not list.
+    @Test func verifierFlagsStraySegmentFiles() throws {
+        let (dir, _) = try RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
+        #expect(try RecordingVerifier.verify(dir).passed)
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("segment-000.mp4"),
+                                         to: dir.appendingPathComponent("segment-001.mp4"))
+        let report = try RecordingVerifier.verify(dir)
+        #expect(!report.passed)
+        #expect(report.problems == ["segment-001.mp4 is in the folder but not in the manifest"])
+    }
+
     @Test func segmentNames() {
         #expect(OutputDirectory.segmentFileName(0) == "segment-000.mp4")
         #expect(OutputDirectory.segmentFileName(42) == "segment-042.mp4")
