@@ -17,9 +17,12 @@ public enum ExitCode: Int32, Sendable {
 
 /// An error the command line reports as one line on stderr with an exit code.
 public struct CommandLineError: Error, CustomStringConvertible, Sendable {
+    /// The one-line message printed after `segrec: error: `.
     public let message: String
+    /// The process exit code.
     public let exitCode: ExitCode
 
+    /// An error with `message` that exits with `exitCode`.
     public init(_ message: String, exitCode: ExitCode) {
         self.message = message
         self.exitCode = exitCode

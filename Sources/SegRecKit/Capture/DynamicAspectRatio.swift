@@ -62,6 +62,7 @@ public struct VideoDimensions: Sendable, Hashable, Codable, CustomStringConverti
     /// Height in pixels.
     public let height: Int
 
+    /// Dimensions in pixels (width x height).
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

@@ -14,6 +14,7 @@ public struct VideoFrame: Sendable {
     /// one's. The recorder uses it only for the last frame of a stream.
     public let duration: MediaTime
 
+    /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
                 sessionTime: MediaTime, duration: MediaTime) {
         self.pixelBuffer = pixelBuffer
@@ -39,6 +40,7 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
     /// `deviceTime` converted to the session clock (`CMSyncConvertTime`).
     public let sessionTime: MediaTime
 
+    /// A completion: the ratio, its dimensions, and the device and session times of its first frame.
     public init(aspectRatio: DynamicAspectRatio, dimensions: VideoDimensions,
                 deviceTime: MediaTime, sessionTime: MediaTime) {
         self.aspectRatio = aspectRatio

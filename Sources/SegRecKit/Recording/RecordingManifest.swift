@@ -32,6 +32,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp: Bool
 
+    /// An empty manifest (no segment yet, `stopReason: endOfStream`).
     public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
         self.mode = mode
         self.sessionClock = SessionClockInfo(timescale: MediaClock.host.timescale)
@@ -95,12 +96,14 @@ public enum StopReason: String, Codable, Sendable {
 
 /// `{"timescale": 1000000000}`.
 public struct SessionClockInfo: Codable, Sendable, Equatable {
+    /// Ticks per second of the session clock (1_000_000_000: host nanoseconds).
     public var timescale: Int32
 }
 
 /// A device clock as recorded in the manifest: the scenario's decimal parameters plus the
 /// exact integers actually used.
 public struct DeviceInfo: Codable, Sendable, Equatable {
+    /// The clock's name (`front` for the fake camera, `input` for a file's time base).
     public var id: String
     /// Device ticks per second.
     public var timescale: Int32
@@ -108,7 +111,9 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var offsetSeconds: Double
     /// Drift in ppm (display; `driftPartsPerBillion` is exact).
     public var driftPPM: Double
+    /// Exact offset used, nanoseconds.
     public var offsetNanoseconds: Int64
+    /// Exact drift used, parts per billion.
     public var driftPartsPerBillion: Int64
 
     /// Describes `clock`.
@@ -124,10 +129,15 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
 
 /// The encoder used for every segment.
 public struct EncoderInfo: Codable, Sendable, Equatable {
+    /// `h264` or `hevc`.
     public var codec: String
+    /// The libavcodec encoder (`libx264`, `libx265`).
     public var encoder: String
+    /// The x264/x265 preset.
     public var preset: String
+    /// Constant rate factor, 0...51.
     public var crf: Int
+    /// Frames between keyframes (GOP size).
     public var keyframeInterval: Int
 }
 
@@ -145,7 +155,9 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
 public struct SegmentRecord: Codable, Sendable, Equatable {
     /// File name inside the output folder, e.g. `segment-000.mp4`.
     public var file: String
+    /// Width in pixels of every frame in the file.
     public var width: Int
+    /// Height in pixels of every frame in the file.
     public var height: Int
     /// `9x16`, … when the frames came from the camera model; `null` for pass-through input.
     public var aspectRatio: String?
@@ -155,10 +167,13 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var firstFrameIndex: Int64
     /// Session time of the file's first frame; the file's own timeline starts at 0 there.
     public var sessionStart: MediaTime
+    /// `sessionStart` in seconds, for display only.
     public var sessionStartSeconds: Double
     /// Session time at which the last frame ends: the next segment's `sessionStart`.
     public var sessionEnd: MediaTime
+    /// `sessionEnd` in seconds, for display only.
     public var sessionEndSeconds: Double
+    /// Why this file was started.
     public var startReason: SegmentStartReason
     /// The announced change for `dimensionsChanged` segments, else `null`.
     public var change: ChangeRecord?

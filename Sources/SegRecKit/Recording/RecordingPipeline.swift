@@ -34,7 +34,9 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 /// finishes the recording. On any error the recorder keeps what it can (``Recorder/abort(error:)``)
 /// and a ``RecordingFailure`` carrying the manifest is thrown.
 public struct RecordingPipeline {
+    /// Where frames and completions come from.
     public let source: any CaptureOutputEventSource
+    /// Where they go.
     public let recorder: any Recorder
     /// Per-frame and per-switch timings to collect (`--stats`), or nil.
     public var statistics: RecordingStatistics?
@@ -45,6 +47,7 @@ public struct RecordingPipeline {
     /// `stopReason: requested` (e.g. on SIGINT), keeping every frame already received.
     public var stopRequest: RecordingStopRequest?
 
+    /// A pipeline from `source` to `recorder`, without statistics or stop request.
     public init(source: any CaptureOutputEventSource, recorder: any Recorder) {
         self.source = source
         self.recorder = recorder

@@ -7,6 +7,7 @@ import Synchronization
 public final class RecordingStopRequest: Sendable {
     private let requested = Atomic<Bool>(false)
 
+    /// A request not yet made.
     public init() {}
 
     /// Asks the pipeline to stop after the frame it is processing.

@@ -12,9 +12,13 @@ import Foundation
 public enum RecordingVerifier {
     /// The verdict on one file.
     public struct SegmentReport: Sendable {
+        /// File name in the folder.
         public var file: String
+        /// The manifest's `WIDTHxHEIGHT`.
         public var dimensions: String
+        /// Frames libavformat counted in the file.
         public var frames: Int
+        /// The manifest's byte count.
         public var byteCount: Int64
         /// First and last stamped index read back, when stamped.
         public var stampRange: ClosedRange<Int64>?
@@ -24,6 +28,7 @@ public enum RecordingVerifier {
 
     /// The verdict on a folder.
     public struct Report: Sendable {
+        /// One report per manifest segment, in order.
         public var segments: [SegmentReport]
         /// Problems that concern the whole recording (tiling, accounting).
         public var problems: [String]
