@@ -46,12 +46,16 @@ public enum MonotonicClock {
 public final class RecordingStatistics: @unchecked Sendable {
     /// One written frame.
     public struct Frame: Sendable, Equatable {
+        /// The frame's capture index.
         public var index: Int64
+        /// Index of the segment it was written to.
         public var segment: Int
+        /// When the pipeline got it from the source (monotonic clock, nanoseconds).
         public var deliveredNs: UInt64
         /// When the capture path had handed the frame to the segment's writer queue (and
         /// was free for the next frame).
         public var queuedNs: UInt64
+        /// When `SegmentWriter.append` returned for it (monotonic clock, nanoseconds).
         public var acceptedNs: UInt64
         /// `acceptedNs − deliveredNs`: delivery to encoded.
         public var latencyNs: UInt64 { acceptedNs &- deliveredNs }
@@ -73,7 +77,9 @@ public final class RecordingStatistics: @unchecked Sendable {
 
     /// One segment finished by the background finalizer.
     public struct Finalization: Sendable, Equatable {
+        /// Index of the segment finished.
         public var segment: Int
+        /// From the hand-off to the file in place (flush, trailer, rename), nanoseconds.
         public var durationNs: UInt64
     }
 
