@@ -51,7 +51,7 @@ public final class CaptureDevice {
 
     /// Smallest and largest `videoZoomFactor` (`minAvailableVideoZoomFactor` /
     /// `maxAvailableVideoZoomFactor`).
-    public static let videoZoomFactorRange: ClosedRange<Double> = 1.0...6.0
+    public static let videoZoomFactorRange: ClosedRange<Double> = 1.0...16.0
 
     /// The ratio of the latest request (the initial ratio before any): what frames have
     /// once every pending request has taken effect (`AVCaptureDevice.dynamicAspectRatio`).

@@ -33,7 +33,10 @@ extension Scenario {
 
     /// The scenario's events as session events at exact host times.
     public var sessionEvents: [CaptureSession.Event] {
-        events.map { event in
+        // In time order; events at the same instant keep their order in the file (a
+        // stable sort), so "a later request takes effect over an earlier one" holds.
+        events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
+            .map(\.element).map { event in
             let action: CaptureSession.Action
             switch event.action {
             case .setDynamicAspectRatio(let ratio): action = .setDynamicAspectRatio(ratio)

@@ -36,7 +36,7 @@ extension Scenario {
     ///   that is not one of the four, an fps above the format's maximum, a ratio the format
     ///   does not support (including `initialAspectRatio`), smart framing on a format without
     ///   it, out-of-range clock parameters, latencies or times, events before 0, at or past
-    ///   the end or out of time order, zoom factors out of range, people counts without
+    ///   the end, zoom factors out of range, people counts without
     ///   smart framing.
     public func validate(file: String) throws(ScenarioError) {
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
@@ -89,20 +89,15 @@ extension Scenario {
               duration > .zero else {
             throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
         }
-        var previous = 0.0
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
-            let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds)), in time order"
+            let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds))"
             guard event.atSeconds.isFinite, event.atSeconds >= 0 else {
                 throw fail("\(path).atSeconds", "\(event.atSeconds) is negative", timeAllowed)
             }
             guard Self.nanoseconds(event.atSeconds) < duration else {
                 throw fail("\(path).atSeconds", "\(event.atSeconds) is at or past the end of the recording", timeAllowed)
             }
-            guard event.atSeconds >= previous else {
-                throw fail("\(path).atSeconds", "\(event.atSeconds) is before the previous event (\(previous))", timeAllowed)
-            }
-            previous = event.atSeconds
             let key = "\(path).\(event.action.key)"
             switch event.action {
             case .setDynamicAspectRatio(let ratio):

@@ -150,7 +150,7 @@ struct CaptureEffectiveFrameTests {
         #expect(device.videoZoomFactor == 2.5)
         #expect(device.dimensions(atFrame: 31) == VideoDimensions(width: 720, height: 1280))
         #expect(device.dimensions(atFrame: 32) == VideoDimensions(width: 1280, height: 1280))
-        #expect(throws: CaptureError.zoomFactorOutOfRange(0.5, minimum: 1.0, maximum: 6.0)) {
+        #expect(throws: CaptureError.zoomFactorOutOfRange(0.5, minimum: 1.0, maximum: 16.0)) {
             try device.setVideoZoomFactor(0.5)
         }
     }
