@@ -98,6 +98,12 @@ private struct ScenarioReader {
         }
         if let v = fields["initialAspectRatio"] {
             device.initialAspectRatio = try ratio(v, at: "\(path).initialAspectRatio")
+        } else if let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format),
+                  !format.supportedDynamicAspectRatios.contains(device.initialAspectRatio),
+                  let first = format.supportedDynamicAspectRatios.first {
+            // The default 9x16 where the format has it, else the format's first ratio
+            // (3x4 on the 4032 photo format).
+            device.initialAspectRatio = first
         }
         if let v = fields["clock"] { device.clock = try clock(v, at: "\(path).clock") }
         if let v = fields["changeLatencyFrames"] {

@@ -99,7 +99,7 @@ struct CaptureScenarioDecodingTests {
                 key: "events[2].setDynamicAspectRatio", problem: "\"5x4\" is not a dynamic aspect ratio", allowed: "3x4, 4x3, 9x16, 16x9, 1x1"),
         BadCase(name: "bad initial ratio", json: #"{"device": {"initialAspectRatio": "16:9"}, "durationSeconds": 1}"#,
                 key: "device.initialAspectRatio", problem: "\"16:9\" is not a dynamic aspect ratio", allowed: "3x4, 4x3, 9x16, 16x9, 1x1"),
-        BadCase(name: "initial ratio unsupported by 4032 (default 9x16)", json: #"{"device": {"format": 4032}, "durationSeconds": 1}"#,
+        BadCase(name: "initial ratio unsupported by 4032", json: #"{"device": {"format": 4032, "initialAspectRatio": "9x16"}, "durationSeconds": 1}"#,
                 key: "device.initialAspectRatio", problem: "9x16 is not supported by format 4032", allowed: "3x4, 4x3 for format 4032"),
         BadCase(name: "event ratio unsupported by 4032",
                 json: #"{"device": {"format": 4032, "initialAspectRatio": "4x3"}, "durationSeconds": 2, "events": [{"atSeconds": 0.5, "setDynamicAspectRatio": "3x4"}, {"atSeconds": 1, "setDynamicAspectRatio": "16x9"}]}"#,
@@ -208,5 +208,15 @@ struct ScenarioEventOrderTests {
         #expect(times == [2_000_000_000, 2_000_000_000, 4_000_000_000])
         #expect(scenario.sessionEvents.map(\.action) == [.setDynamicAspectRatio(.ratio16x9), .setVideoZoomFactor(2),
                                                           .setDynamicAspectRatio(.ratio1x1)])
+    }
+}
+
+@Suite("Scenario: default initial ratio")
+struct ScenarioDefaultRatioTests {
+    /// Without `initialAspectRatio`: 9x16 where the format has it, else its first ratio.
+    @Test(arguments: [(1920, DynamicAspectRatio.ratio9x16), (4032, .ratio3x4)])
+    func defaultInitialRatio(format: Int, expected: DynamicAspectRatio) throws {
+        let json = #"{"device": {"format": \#(format), "fps": 15}, "durationSeconds": 1}"#
+        #expect(try Scenario.decode(Data(json.utf8), file: "d.json").device.initialAspectRatio == expected)
     }
 }
