@@ -193,10 +193,8 @@ final class SegmentFileSequence {
         var record = segment.record
         record.sessionEnd = endTime
         record.sessionEndSeconds = endTime.seconds
-        let index = manifest.segments.count
         manifest.segments.append(record)
         manifest.stopTime = endTime
-        _ = index
         finalizer.submit(segment.writer, endTime: fileEnd, statistics: statistics)
         if statistics != nil { lastCloseNs = MonotonicClock.nanoseconds() - closeStart }
     }
