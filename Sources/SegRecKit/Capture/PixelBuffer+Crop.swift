@@ -15,22 +15,23 @@ extension PixelBuffer {
     public func cropped(x: Int, y: Int, dimensions: VideoDimensions) -> PixelBuffer {
         let w = dimensions.width, h = dimensions.height
         precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)
-        let luma = lumaPlane.withUnsafeBufferPointer { source in
-            [UInt8](unsafeUninitializedCapacity: w * h) { plane, count in
+        // Planes from the shared pool (recycled after encoding); every byte is written below.
+        var luma = PixelBufferPool.shared.makePlane(byteCount: w * h)
+        var chroma = PixelBufferPool.shared.makePlane(byteCount: w * (h / 2))
+        lumaPlane.withUnsafeBufferPointer { source in
+            luma.withUnsafeMutableBufferPointer { plane in
                 for row in 0..<h {
                     (plane.baseAddress! + row * w)
-                        .initialize(from: source.baseAddress! + (y + row) * lumaBytesPerRow + x, count: w)
+                        .update(from: source.baseAddress! + (y + row) * lumaBytesPerRow + x, count: w)
                 }
-                count = w * h
             }
         }
-        let chroma = chromaPlane.withUnsafeBufferPointer { source in
-            [UInt8](unsafeUninitializedCapacity: w * (h / 2)) { plane, count in
+        chromaPlane.withUnsafeBufferPointer { source in
+            chroma.withUnsafeMutableBufferPointer { plane in
                 for row in 0..<(h / 2) {
                     (plane.baseAddress! + row * w)
-                        .initialize(from: source.baseAddress! + (y / 2 + row) * chromaBytesPerRow + x, count: w)
+                        .update(from: source.baseAddress! + (y / 2 + row) * chromaBytesPerRow + x, count: w)
                 }
-                count = w * (h / 2)
             }
         }
         return PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
