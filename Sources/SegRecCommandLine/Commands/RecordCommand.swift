@@ -71,7 +71,7 @@ enum RecordCommand {
         defer { withExtendedLifetime(interrupts) {} }
         let manifest: RecordingManifest
         do {
-            manifest = try pipeline.run(progress: progress.update)
+            manifest = try pipeline.run(progress: progress.isEnabled ? progress.update : nil)
             progress.finish()
         } catch {
             progress.finish()

@@ -5,6 +5,8 @@ import SegRecKit
 /// and encode speed, redrawn in place at most ten times a second.
 final class ProgressLine {
     private let enabled: Bool
+    /// Whether the line is shown (a terminal, neither --quiet nor --json).
+    var isEnabled: Bool { enabled }
     private let started = Date()
     private var lastDraw = Date.distantPast
     private var drew = false

@@ -237,7 +237,10 @@ public final class VideoFileDecoder {
         do { buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides) } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
-        let pts = f.pointee.pts != segrec_av_nopts_value() ? f.pointee.pts : nil
+        // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).
+        let nopts = segrec_av_nopts_value()
+        let pts = f.pointee.pts != nopts ? f.pointee.pts
+            : (f.pointee.best_effort_timestamp != nopts ? f.pointee.best_effort_timestamp : nil)
         let picture = DecodedPicture(pixelBuffer: buffer, pts: pts, decodedDimensions: decoded, index: picturesDecoded)
         picturesDecoded += 1
         return picture

@@ -81,7 +81,17 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                 }
                 continue
             }
-            let frame = try makeFrame(picture)
+            let frame: VideoFrame
+            do { frame = try makeFrame(picture) } catch {
+                // Deliver what was decoded before the error first, then report it.
+                pendingError = error
+                ended = true
+                if let last = held {
+                    held = nil
+                    return .frame(try finished(last, nextSessionTime: nil))
+                }
+                continue
+            }
             let previous = held
             held = frame
             if let previous {

@@ -64,6 +64,7 @@ public struct RecordingPipeline {
         let statistics = self.statistics
         if let statistics { (recorder as? any StatisticsCollecting)?.statistics = statistics }
         let realtime = source as? RealtimeEventSource
+        let manifest: RecordingManifest
         do {
             while stopRequest?.isRequested != true, let event = try source.next() {
                 if let statistics {
@@ -83,14 +84,16 @@ public struct RecordingPipeline {
                         segments: (manifest?.segments.count ?? 0) + (recorder.hasStopped ? 0 : 1)))
                 }
             }
-            let manifest = try recorder.finish(reason: stopRequest?.isRequested == true ? .requested : .endOfStream)
-            try writeStatistics()
-            return manifest
+            manifest = try recorder.finish(reason: stopRequest?.isRequested == true ? .requested : .endOfStream)
         } catch {
             let manifest = recorder.abort(error: "\(error)")
             try? writeStatistics()
             throw RecordingFailure(underlying: error, manifest: manifest)
         }
+        // The recording is complete; a --stats file that cannot be written is reported as
+        // such, without touching the manifest.
+        do { try writeStatistics() } catch { throw RecordingFailure(underlying: error, manifest: manifest) }
+        return manifest
     }
 
     private func writeStatistics() throws {

@@ -134,7 +134,12 @@ final class SegmentFileSequence {
     }
 
     /// The end of the open segment's last frame by its own duration.
-    var openSegmentNaturalEnd: MediaTime? { open?.lastFrameEnd }
+    /// (At least one session tick after the last frame, whatever duration it claimed.)
+    var openSegmentNaturalEnd: MediaTime? {
+        guard let segment = open else { return nil }
+        let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
+        return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
+    }
 
     /// The open segment's record so far.
     var openRecord: SegmentRecord? { open?.record }
@@ -176,7 +181,7 @@ final class SegmentFileSequence {
             warn("the last frame of \(segment.record.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)")
         }
         guard endTime > segment.lastSessionTime else {
-            segment.writer.cancel()
+            discard(segment, because: "its end \(endTime) is not after its last frame")
             throw RecordingError.invalidState(
                 "segment end \(endTime) must come after its last frame at \(segment.lastSessionTime)")
         }
@@ -187,7 +192,7 @@ final class SegmentFileSequence {
                 throw SegmentWriterError.timeNotRepresentable(fileEnd, timescale: segment.writer.timescale)
             }
         } catch {
-            segment.writer.cancel()
+            discard(segment, because: "\(error)")
             throw error
         }
         var record = segment.record
@@ -197,6 +202,15 @@ final class SegmentFileSequence {
         manifest.stopTime = endTime
         finalizer.submit(segment.writer, endTime: fileEnd, statistics: statistics)
         if statistics != nil { lastCloseNs = MonotonicClock.nanoseconds() - closeStart }
+    }
+
+    /// Abandons a segment that cannot be finished: its partial file is deleted and its
+    /// frames are counted as dropped (`writeFailed`), so the accounting still adds up.
+    private func discard(_ segment: OpenSegment, because reason: String) {
+        segment.writer.cancel()
+        manifest.frames.written -= segment.record.frameCount
+        for _ in 0..<segment.record.frameCount { manifest.frames.drop(.writeFailed) }
+        warn("\(segment.record.file) was removed: \(reason)")
     }
 
     /// Applies finished segments' byte counts; remembers failures.
@@ -219,14 +233,10 @@ final class SegmentFileSequence {
     /// After a failure: finalize the open file at its natural end if the writer still can,
     /// else delete its partial file and uncount its frames as dropped (`writeFailed`).
     func salvageOpenSegment() {
-        guard let segment = open else { return }
-        do {
-            try handOff(segment, endingAt: segment.lastFrameEnd)
-        } catch {
-            manifest.frames.written -= segment.record.frameCount
-            for _ in 0..<segment.record.frameCount { manifest.frames.drop(.writeFailed) }
-            warn("\(segment.record.file) could not be finalized and was removed: \(error)")
-        }
+        guard let segment = open, let end = openSegmentNaturalEnd else { return }
+        // A segment that cannot be handed off is discarded by handOff, with its frames
+        // counted as dropped; failures while finishing are settled with the manifest.
+        try? handOff(segment, endingAt: end)
     }
 
     /// Waits for every segment being finished; segments that failed are removed from the

@@ -118,7 +118,8 @@ public final class SegmentingRecorder: Recorder {
 
     /// The announced change that the new-size `frame` realizes, if it was announced already.
     private func takeAnnouncedChange(for frame: VideoFrame) -> ChangeRecord? {
-        guard let match = pendingChanges.firstIndex(where: { $0.dimensions == frame.dimensions }) else {
+        guard let match = pendingChanges.firstIndex(where: { $0.dimensions == frame.dimensions && $0.sessionTime == frame.sessionTime })
+                ?? pendingChanges.firstIndex(where: { $0.dimensions == frame.dimensions }) else {
             return nil
         }
         let announced = pendingChanges[match]
@@ -151,6 +152,9 @@ public final class SegmentingRecorder: Recorder {
             return
         }
         guard let last = files.lastSessionTime, change.sessionTime <= last else {
+            // Requests complete in order, and a later one wins from its own frame on: a
+            // pending change at or after this one's time never reaches the buffers.
+            pendingChanges.removeAll { $0.sessionTime >= change.sessionTime }
             let expected = pendingChanges.last?.dimensions ?? files.openDimensions
             if change.dimensions != expected { pendingChanges.append(change) }
             return

@@ -41,7 +41,10 @@ public struct FrameRate: Sendable, Hashable {
               let digits = Int64(fraction) else { throw .malformed(text) }
         var scale: Int64 = 1
         for _ in 0..<fraction.count { scale *= 10 }
-        try self.init(whole * scale + digits, scale)
+        let (scaled, overflow) = whole.multipliedReportingOverflow(by: scale)
+        let (sum, carry) = scaled.addingReportingOverflow(digits)
+        guard !overflow, !carry else { throw .malformed(text) }
+        try self.init(sum, scale)
     }
 
     /// The rate as a Double, for display only.

@@ -72,10 +72,16 @@ public struct FrameTiming: Sendable, Hashable {
         }
         func reaches(_ k: Int64) throws(MediaTimeError) -> Bool {
             // (D(k) − D0) ≥ thresholdNumerator / thresholdDenominator
-            Int128(try ticksSinceFirstFrame(k)) * thresholdDenominator >= thresholdNumerator
+            guard let left = ExactArithmetic.multiply(Int128(try ticksSinceFirstFrame(k)), thresholdDenominator) else {
+                throw .overflow(operation: "effective frame")
+            }
+            return left >= thresholdNumerator
         }
         // Estimate k = ceil((threshold − D0) · fps / ts), then settle exactly.
-        let estimate = ExactArithmetic.multiplyDivide(thresholdNumerator, num, thresholdDenominator * ts * den,
+        guard let periodDenominator = ExactArithmetic.multiply(thresholdDenominator, ts * den) else {
+            throw .overflow(operation: "effective frame")
+        }
+        let estimate = ExactArithmetic.multiplyDivide(thresholdNumerator, num, periodDenominator,
                                                       rounding: .roundTowardPositiveInfinity) ?? 0
         var k = max(Int64(minimumIndex), Int64(clamping: estimate))
         while k > minimumIndex, try reaches(k - 1) { k -= 1 }

@@ -242,3 +242,38 @@ struct LongFrameTests {
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 }
+
+@Suite("SegmentingRecorder: completions before their frame")
+struct EarlyCompletionMatchingTests {
+    let script = EventScript()
+
+    /// With completions before their frames: 16x9 then 9x16 (the ratio in effect) on the
+    /// same frame 5 — 16x9 never reaches the buffers — and a real 16x9 at frame 17. The
+    /// segment at 17 gets D(17), not the overridden request's D(5), and nothing warns.
+    @Test func overriddenPendingRequestIsDropped() throws {
+        var events: [CaptureOutputEvent] = []
+        for i in Int64(0)..<24 {
+            if i == 3 {
+                events.append(script.change(.ratio16x9, atFrame: 5))
+                events.append(script.change(.ratio9x16, atFrame: 5))
+            }
+            if i == 15 { events.append(script.change(.ratio16x9, atFrame: 17)) }
+            events.append(script.frame(i, i < 17 ? .ratio9x16 : .ratio16x9))
+        }
+        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [17, 7])
+        #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(17))
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+    }
+
+    /// A last frame that claims no duration still ends one tick after it: the file is kept.
+    @Test func lastFrameWithoutDurationIsKept() throws {
+        let frame = VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: 0, width: 320, height: 180), index: 0,
+                               deviceTime: MediaTime(value: 5, timescale: 1_000_000_000),
+                               sessionTime: MediaTime(value: 5, timescale: 1_000_000_000), duration: .zero)
+        let (dir, manifest) = try RecorderTestSupport.record([.frame(frame)], mode: .segment)
+        #expect(manifest.segments.first?.sessionEnd == MediaTime(value: 6, timescale: 1_000_000_000))
+        #expect(manifest.frames == FrameCounts(received: 1, written: 1, dropped: 0, droppedReasons: [:]))
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+}
