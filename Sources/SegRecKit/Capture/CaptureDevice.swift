@@ -196,11 +196,17 @@ public final class CaptureDevice {
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` outside
     ///   ``videoZoomFactorRange`` or when not finite.
     public func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
-        let range = Self.videoZoomFactorRange
+        try Self.validateVideoZoomFactor(factor)
+        videoZoomFactor = factor
+    }
+
+    /// Checks that `factor` is finite and in ``videoZoomFactorRange``.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
+    public static func validateVideoZoomFactor(_ factor: Double) throws(CaptureError) {
+        let range = videoZoomFactorRange
         guard factor.isFinite, range.contains(factor) else {
             throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound)
         }
-        videoZoomFactor = factor
     }
 
     /// Records that frames before `index` have been captured; moves the current time to

@@ -82,10 +82,7 @@ public final class CaptureSession {
             switch event.action {
             case .setDynamicAspectRatio(let ratio): try device.activeFormat.validate(ratio)
             case .setVideoZoomFactor(let factor):
-                let range = CaptureDevice.videoZoomFactorRange
-                guard factor.isFinite, range.contains(factor) else {
-                    throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound)
-                }
+                try CaptureDevice.validateVideoZoomFactor(factor)
             case .peopleInFrame(let count):
                 guard device.smartFramingMonitor != nil else {
                     throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)

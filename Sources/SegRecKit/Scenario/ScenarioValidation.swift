@@ -106,7 +106,7 @@ extension Scenario {
                                "\(ratios) for format \(format.squareSide)")
                 }
             case .videoZoomFactor(let factor):
-                guard factor.isFinite, CaptureDevice.videoZoomFactorRange.contains(factor) else {
+                do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
             case .peopleInFrame(let count):
