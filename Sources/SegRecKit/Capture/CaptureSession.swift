@@ -45,6 +45,8 @@ public final class CaptureSession {
     private var timing: FrameTiming?
     private var nextFrame: Int64 = 0
     private var nextEvent = 0
+    /// Session time of frame `nextFrame`, already computed as the previous frame's end.
+    private var nextFrameSessionTime: (frame: Int64, time: MediaTime)?
     private var requestsSeen = 0
     private var completions = CompletionQueue()
     private var outbox: [CaptureOutputEvent] = []
@@ -150,7 +152,11 @@ public final class CaptureSession {
         try startRunning()
         guard let timing else { throw CaptureError.notCapturing }
         let sessionTime: MediaTime
-        do { sessionTime = try timing.sessionTime(ofFrame: nextFrame) } catch { throw CaptureError.time(error) }
+        if let cached = nextFrameSessionTime, cached.frame == nextFrame {
+            sessionTime = cached.time  // computed as the previous frame's end
+        } else {
+            do { sessionTime = try timing.sessionTime(ofFrame: nextFrame) } catch { throw CaptureError.time(error) }
+        }
         guard sessionTime < sessionEnd else {
             while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
             collectRequests()
@@ -170,6 +176,7 @@ public final class CaptureSession {
         do {
             let deviceTime = try timing.deviceTime(ofFrame: nextFrame)
             let nextSessionTime = try timing.sessionTime(ofFrame: nextFrame + 1)
+            nextFrameSessionTime = (nextFrame + 1, nextSessionTime)
             frame = try output.frame(index: nextFrame, dimensions: device.dimensions(atFrame: nextFrame),
                                      deviceTime: deviceTime, sessionTime: sessionTime,
                                      nextSessionTime: nextSessionTime)

@@ -17,6 +17,22 @@ final class CodecContext {
         self.codec = codec
     }
 
+    /// An opened decoder for `stream` (`avcodec_find_decoder`, `avcodec_parameters_to_context`,
+    /// `pkt_timebase` = the stream's time base, automatic threads, `avcodec_open2`).
+    /// - Throws: ``FFmpegError`` (`AVERROR_DECODER_NOT_FOUND` when FFmpeg has no decoder).
+    static func openDecoder(for stream: UnsafeMutablePointer<AVStream>, context path: String) throws(FFmpegError) -> CodecContext {
+        let parameters = stream.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            throw FFmpegError(call: "avcodec_find_decoder", code: segrec_averror_decoder_not_found(), context: path)
+        }
+        let decoder = try CodecContext(codec: codec)
+        try check(avcodec_parameters_to_context(decoder.pointer, parameters), "avcodec_parameters_to_context")
+        decoder.pointer.pointee.pkt_timebase = stream.pointee.time_base
+        decoder.pointer.pointee.thread_count = 0
+        try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2", context: path)
+        return decoder
+    }
+
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&context)

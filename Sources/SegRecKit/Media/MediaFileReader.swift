@@ -62,15 +62,7 @@ public final class MediaFileReader {
     public func decodeFrames(_ body: (DecodedFrame) throws -> Void) throws {
         let input = try InputFormatContext(path: url.path)
         let stream = try Self.firstVideoStream(in: input, path: url.path)
-        let parameters = stream.pointee.codecpar!
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw FFmpegError(call: "avcodec_find_decoder", code: segrec_averror_decoder_not_found(), context: url.path)
-        }
-        let decoder = try CodecContext(codec: codec)
-        try check(avcodec_parameters_to_context(decoder.pointer, parameters), "avcodec_parameters_to_context")
-        decoder.pointer.pointee.pkt_timebase = stream.pointee.time_base
-        decoder.pointer.pointee.thread_count = 0
-        try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2", context: url.path)
+        let decoder = try CodecContext.openDecoder(for: stream, context: url.path)
         let packet = try Packet()
         let frame = try Frame()
 

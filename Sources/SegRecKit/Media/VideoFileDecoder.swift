@@ -113,17 +113,12 @@ public final class VideoFileDecoder {
         presentationEnd = video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
             ? video.pointee.start_time + video.pointee.duration : nil
 
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw .badInput(path: path, field: "codec", detail: "no decoder for \(codecName) in this FFmpeg")
-        }
         do {
-            decoder = try CodecContext(codec: codec)
-            try check(avcodec_parameters_to_context(decoder.pointer, parameters), "avcodec_parameters_to_context")
-            decoder.pointer.pointee.pkt_timebase = video.pointee.time_base
-            decoder.pointer.pointee.thread_count = 0
-            try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2", context: path)
+            decoder = try CodecContext.openDecoder(for: video, context: path)
             packet = try Packet()
             frame = try Frame()
+        } catch where error.code == segrec_averror_decoder_not_found() {
+            throw .badInput(path: path, field: "codec", detail: "no decoder for \(codecName) in this FFmpeg")
         } catch {
             throw .badInput(path: path, field: "codec", detail: "cannot open the \(codecName) decoder: \(error)")
         }
