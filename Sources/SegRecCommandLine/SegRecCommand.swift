@@ -26,9 +26,9 @@ public enum SegRecCommand {
         """
 
     /// Runs `segrec` with `arguments` (without the program name) and returns the exit code.
-    public static func main(_ arguments: [String]) -> Int32 {
+    public static func main(_ arguments: [String]) async -> Int32 {
         do {
-            try run(arguments)
+            try await run(arguments)
             return ExitCode.success.rawValue
         } catch let error as CommandLineError {
             Terminal.printError(error.message)
@@ -40,14 +40,14 @@ public enum SegRecCommand {
         }
     }
 
-    static func run(_ arguments: [String]) throws {
+    static func run(_ arguments: [String]) async throws {
         guard let subcommand = arguments.first else {
             print(overview)
             throw CommandLineError("missing subcommand; use record, verify or formats", exitCode: .usage)
         }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
-        case "record": try RecordCommand.run(rest)
+        case "record": try await RecordCommand.run(rest)
         case "verify": try VerifyCommand.run(rest)
         case "formats": try FormatsCommand.run(rest)
         case "--help", "-h", "help": print(overview)

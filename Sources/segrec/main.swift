@@ -3,4 +3,4 @@ import SegRecCommandLine
 import SegRecKit
 
 AllocatorTuning.fixMmapThreshold()
-exit(SegRecCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(await SegRecCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -48,13 +48,12 @@ extension RecordCommand {
         return options
     }
 
-    /// The pipeline that records `source` (a path or `-`) into `outputURL`: through the fake
-    /// camera with `--scenario`, passed through otherwise.
-    static func footagePipeline(_ parsed: ParsedArguments, source: String, mode: RecordingMode,
-                                outputURL: URL) throws -> RecordingPipeline {
+    /// The source that records `source` (a path or `-`) and the muxer configuration for
+    /// `outputURL`: through the fake camera with `--scenario`, passed through otherwise.
+    static func footageSource(_ parsed: ParsedArguments, source: String, mode: RecordingMode,
+                              outputURL: URL) throws -> (any CaptureOutputEventSource, SegmentMuxer.Configuration) {
         let options = try sourceOptions(parsed, source: source)
         let stamp = parsed.flag("stamp-frame-index")
-        let pipeline: RecordingPipeline
         if let scenarioPath = parsed.value("scenario") {
             let scenario = try loadScenario(scenarioPath)
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
@@ -63,38 +62,24 @@ extension RecordCommand {
             }
             let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp)
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            let recorder = makeRecorder(mode: mode, output: output, settings: settings,
-                                        devices: [session.device.clock], rotation: nil, stamp: stamp)
             let decoder = sensor.currentDecoder
-            for note in decoder.notes { recorder.addNote(note) }
-            recorder.addNote("sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
+            var notes = decoder.notes
+            notes.append("sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
             if let rotation = decoder.rotationDegrees, rotation != 0 {
-                recorder.addNote("input display rotation \(rotation)° is not applied to the sensor image")
+                notes.append("input display rotation \(rotation)° is not applied to the sensor image")
             }
-            pipeline = RecordingPipeline(source: session, recorder: recorder)
-        } else {
-            let decoder = try VideoFileDecoder(path: source, options: options)
-            let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
-            let clock = try FilePassThroughSource.deviceClock(for: decoder)
-            let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            let recorder = makeRecorder(mode: mode, output: output, settings: settings, devices: [clock],
-                                        rotation: decoder.rotationDegrees, stamp: stamp)
-            (recorder as? SegmentingRecorder)?.expectsChangeAnnouncements = false
-            let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, annotations: recorder)
-            pipeline = RecordingPipeline(source: passThrough, recorder: recorder)
+            let configuration = SegmentMuxer.Configuration(
+                output: output, settings: settings, policy: SplitPolicy(mode), devices: [session.device.clock],
+                frameIndexStamp: stamp, notes: notes)
+            return (session, configuration)
         }
-        return pipeline
-    }
-
-    static func makeRecorder(mode: RecordingMode, output: OutputDirectory, settings: EncoderSettings,
-                             devices: [MediaClock], rotation: Int?, stamp: Bool) -> any Recorder & ManifestAnnotating {
-        switch mode {
-        case .segment:
-            SegmentingRecorder(output: output, settings: settings, devices: devices,
-                               rotationDegrees: rotation, frameIndexStamp: stamp)
-        case .stopOnChange:
-            MovieFileRecorder(output: output, settings: settings, devices: devices,
-                              rotationDegrees: rotation, frameIndexStamp: stamp)
-        }
+        let decoder = try VideoFileDecoder(path: source, options: options)
+        let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
+        let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
+        let configuration = SegmentMuxer.Configuration(
+            output: output, settings: settings, policy: SplitPolicy(mode), devices: [passThrough.deviceClock],
+            rotationDegrees: decoder.rotationDegrees, frameIndexStamp: stamp)
+        return (passThrough, configuration)
     }
 }

@@ -24,7 +24,7 @@ enum RecordCommand {
         .flag("help", help: "Show help."),
     ] + benchmarkOptions
 
-    static func run(_ arguments: [String]) throws {
+    static func run(_ arguments: [String]) async throws {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
@@ -36,32 +36,37 @@ enum RecordCommand {
         guard parsed.positionals.isEmpty else {
             throw CommandLineError("record: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
         }
-        let source = parsed.value("source") ?? "synthetic"
+        let sourceName = parsed.value("source") ?? "synthetic"
         let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
-        let pipeline: RecordingPipeline
+        let source: any CaptureOutputEventSource
+        let configuration: SegmentMuxer.Configuration
         var expectedFrames = 0
-        if source == "synthetic" {
-            _ = try sourceOptions(parsed, source: source)
+        if sourceName == "synthetic" {
+            _ = try sourceOptions(parsed, source: sourceName)
             let scenario = try loadScenario(parsed.value("scenario"))
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
             let session = try CaptureSession(scenario: scenario, stampFrameIndex: true)
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            let recorder = makeRecorder(mode: mode, output: output, settings: settings,
-                                        devices: [session.device.clock], rotation: nil, stamp: true)
-            pipeline = RecordingPipeline(source: session, recorder: recorder)
+            configuration = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
+                                                       devices: [session.device.clock], frameIndexStamp: true)
             expectedFrames = Int((try? session.frameCount()) ?? 0)
+            source = session
         } else {
-            pipeline = try footagePipeline(parsed, source: source, mode: mode, outputURL: outputURL)
+            (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL)
         }
-        try record(try applyBenchmarkOptions(parsed, to: pipeline, expectedFrames: expectedFrames), output: outputURL,
-                   printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+        let (paced, measured, statisticsURL) = try applyBenchmarkOptions(parsed, source: source, configuration: configuration,
+                                                                         expectedFrames: expectedFrames)
+        var pipeline = RecordingPipeline(source: paced, muxer: SegmentMuxer(measured))
+        pipeline.statisticsURL = statisticsURL
+        try await record(pipeline, output: outputURL, printedPath: parsed.value("output") == nil,
+                         quiet: parsed.flag("quiet"), json: parsed.flag("json"))
     }
 
     /// Runs the pipeline with a live progress line on a terminal, then prints the summary.
-    static func record(_ pipeline: RecordingPipeline, output: URL, printedPath: Bool, quiet: Bool, json: Bool) throws {
+    static func record(_ pipeline: RecordingPipeline, output: URL, printedPath: Bool, quiet: Bool, json: Bool) async throws {
         if printedPath && !json { print("recording into \(output.path)") }
         let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
         var pipeline = pipeline
@@ -71,7 +76,7 @@ enum RecordCommand {
         defer { withExtendedLifetime(interrupts) {} }
         let manifest: RecordingManifest
         do {
-            manifest = try pipeline.run(progress: progress.isEnabled ? progress.update : nil)
+            manifest = try await pipeline.run(progress: progress.isEnabled ? progress.update : nil)
             progress.finish()
         } catch {
             progress.finish()

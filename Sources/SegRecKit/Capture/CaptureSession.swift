@@ -9,7 +9,9 @@
 /// events after the last frame are applied at the end. Completions of
 /// `setDynamicAspectRatio` requests are placed just before frame
 /// `k + completionDelayFrames`, never before the first frame at/after the request and in
-/// FIFO order; completions due after the last frame come at the end of the stream.
+/// FIFO order; completions due after the last frame come at the end of the stream. A
+/// request that a later one overrides on its own frame completes `superseded`
+/// (``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)``).
 ///
 /// ## Use
 /// ```swift
@@ -160,7 +162,7 @@ public final class CaptureSession {
         guard sessionTime < sessionEnd else {
             while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
             collectRequests()
-            while let change = completions.pop() { outbox.append(.dynamicAspectRatioChangeCompleted(change)) }
+            while let completion = completions.pop() { outbox.append(completion) }
             finished = true
             return
         }
@@ -169,9 +171,7 @@ public final class CaptureSession {
             nextEvent += 1
         }
         collectRequests()
-        while let change = completions.popDue(beforeFrame: nextFrame) {
-            outbox.append(.dynamicAspectRatioChangeCompleted(change))
-        }
+        while let completion = completions.popDue(beforeFrame: nextFrame) { outbox.append(completion) }
         let frame: VideoFrame
         do {
             let deviceTime = try timing.deviceTime(ofFrame: nextFrame)

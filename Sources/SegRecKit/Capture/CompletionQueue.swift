@@ -2,8 +2,16 @@
 /// taking effect on frame `k` completes just before frame `k + completionDelayFrames`, but
 /// never before the first frame at/after the request (`requestFrameIndex`), and never before
 /// an earlier request's completion (FIFO).
+///
+/// A request that a later one overrides on its own frame never takes effect: it completes
+/// ``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)`` instead of with a time.
+/// Whether a request was superseded is decided when its completion is delivered, from the
+/// requests made by then. With `completionDelayFrames ≥ 0` that is every request that can
+/// still reach frame `k` (a request made after frame `k` was captured takes effect later);
+/// with a negative delay a request made after an early completion may still override it,
+/// and the recorder's buffers-win rule settles that case.
 struct CompletionQueue {
-    private var pending: [(position: Int64, change: DynamicAspectRatioChange)] = []
+    private var pending: [(position: Int64, request: DynamicAspectRatioRequest)] = []
     private var head = 0
     private var lastPosition = Int64.min
 
@@ -14,21 +22,29 @@ struct CompletionQueue {
         let target = overflow ? (delay > 0 ? Int64.max : Int64.min) : shifted
         let position = max(target, request.requestFrameIndex, lastPosition)
         lastPosition = position
-        pending.append((position, request.change))
+        pending.append((position, request))
     }
 
     /// The oldest completion due before frame `index`, removed; `nil` when none is due.
-    mutating func popDue(beforeFrame index: Int64) -> DynamicAspectRatioChange? {
+    mutating func popDue(beforeFrame index: Int64) -> CaptureOutputEvent? {
         guard head < pending.count, pending[head].position <= index else { return nil }
         return pop()
     }
 
     /// The oldest completion whatever its position (end of stream), removed.
-    mutating func pop() -> DynamicAspectRatioChange? {
+    mutating func pop() -> CaptureOutputEvent? {
         guard head < pending.count else { return nil }
-        let change = pending[head].change
+        let request = pending[head].request
+        // A later request (still queued: completions are FIFO) that takes effect on the same
+        // frame or earlier wins that frame; this one never takes effect.
+        let superseded = pending[(head + 1)...].contains { $0.request.effectiveFrameIndex <= request.effectiveFrameIndex }
         head += 1
         if head == pending.count { pending.removeAll(keepingCapacity: true); head = 0 }
-        return change
+        if superseded {
+            return .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(
+                aspectRatio: request.aspectRatio, requestTime: request.requestTime,
+                effectiveFrameIndex: request.effectiveFrameIndex))
+        }
+        return .dynamicAspectRatioChangeCompleted(request.change)
     }
 }

@@ -71,3 +71,15 @@ public struct VideoDimensions: Sendable, Hashable, Codable, CustomStringConverti
     /// `1920x1080`.
     public var description: String { "\(width)x\(height)" }
 }
+
+extension DynamicAspectRatio {
+    /// The ratio whose crop of a square sensor of side `max(width, height)` gives exactly
+    /// `dimensions`, or nil (e.g. 352x288 pass-through input).
+    public init?(matching dimensions: VideoDimensions) {
+        let side = max(dimensions.width, dimensions.height)
+        guard let ratio = Self.allCases.first(where: { $0.dimensions(squareSide: side) == dimensions }) else {
+            return nil
+        }
+        self = ratio
+    }
+}

@@ -13,6 +13,11 @@ public struct VideoFrame: Sendable {
     /// Nominal duration on the session clock: the next frame's session time minus this
     /// one's. The recorder uses it only for the last frame of a stream.
     public let duration: MediaTime
+    /// When the frame reached the recorder's side on the monotonic clock (`ContinuousClock`),
+    /// or nil until someone stamps it: real-time pacing stamps its capture instant, the
+    /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
+    /// for `--stats` timings.
+    public var deliveredAt: ContinuousClock.Instant? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
@@ -48,12 +53,4 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
     }
-}
-
-/// What a `VideoDataOutput` delivers, in order: frames, and the completions of
-/// `setDynamicAspectRatio` requests (which may come before or after the first frame with
-/// the new size).
-public enum CaptureOutputEvent: Sendable {
-    case frame(VideoFrame)
-    case dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange)
 }

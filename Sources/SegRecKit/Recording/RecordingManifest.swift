@@ -81,7 +81,7 @@ public enum SegmentStartReason: String, Codable, Sendable {
     case dimensionsChanged
     case cameraSwitched
     /// The source delivered no frame for longer than a file can hold one frame
-    /// (``SegmentFileSequence/maximumFrameDuration``): the previous segment ended after its
+    /// (``SegmentMuxer/maximumFrameDuration``): the previous segment ended after its
     /// last frame and this one starts at the next frame, leaving a gap in the timeline.
     case timestampGap
 }
@@ -141,14 +141,42 @@ public struct EncoderInfo: Codable, Sendable, Equatable {
     public var keyframeInterval: Int
 }
 
-/// The change that opened a segment: the `setDynamicAspectRatio` answer and its conversion.
+/// The change that opened a segment: the `setDynamicAspectRatio` answer and its conversion,
+/// or, when no answer arrived before the recording ended, the buffers' own first frame.
 public struct ChangeRecord: Codable, Sendable, Equatable {
-    /// Device-clock time of the first frame with the new dimensions (what the camera announced).
+    /// Device-clock time of the first frame with the new dimensions: what the camera
+    /// announced, or (``announced`` false) the first new-size frame's device time.
     public var deviceTime: MediaTime
     /// `deviceTime` converted to the session clock.
     public var sessionTime: MediaTime
-    /// The ratio requested, when known.
+    /// The ratio requested (or matching the new dimensions), when known.
     public var aspectRatio: String?
+    /// False when no `setDynamicAspectRatio` completion announced the change before the
+    /// recording ended (or the source announces none, as pass-through footage).
+    public var announced: Bool
+
+    /// A change record; `announced` defaults to true (a completion's answer).
+    public init(deviceTime: MediaTime, sessionTime: MediaTime, aspectRatio: String?, announced: Bool = true) {
+        self.deviceTime = deviceTime
+        self.sessionTime = sessionTime
+        self.aspectRatio = aspectRatio
+        self.announced = announced
+    }
+
+    /// The answer of a completed `setDynamicAspectRatio`.
+    public init(_ change: DynamicAspectRatioChange) {
+        self.init(deviceTime: change.deviceTime, sessionTime: change.sessionTime,
+                  aspectRatio: change.aspectRatio.rawValue)
+    }
+
+    /// Reads a record; manifests written before `announced` existed mean `true`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        deviceTime = try c.decode(MediaTime.self, forKey: .deviceTime)
+        sessionTime = try c.decode(MediaTime.self, forKey: .sessionTime)
+        aspectRatio = try c.decodeIfPresent(String.self, forKey: .aspectRatio)
+        announced = try c.decodeIfPresent(Bool.self, forKey: .announced) ?? true
+    }
 }
 
 /// One MP4 file of constant dimensions.
@@ -175,7 +203,8 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var sessionEndSeconds: Double
     /// Why this file was started.
     public var startReason: SegmentStartReason
-    /// The announced change for `dimensionsChanged` segments, else `null`.
+    /// The change for segments that start on new dimensions (`dimensionsChanged`, or a
+    /// `timestampGap` with new dimensions), else `null`.
     public var change: ChangeRecord?
     /// File size in bytes.
     public var byteCount: Int64
@@ -216,16 +245,4 @@ public struct FrameCounts: Codable, Sendable, Equatable {
         dropped += 1
         droppedReasons[reason.rawValue, default: 0] += 1
     }
-}
-
-/// Why a received frame was not written.
-public enum DropReason: String, Sendable {
-    /// Stop-on-change mode had already stopped.
-    case recordingStopped
-    /// Its timestamp did not come after the previous frame's.
-    case nonMonotonicTimestamp
-    /// The recorder could not take it in time (real-time pacing).
-    case late
-    /// The writer failed on it.
-    case writeFailed
 }

@@ -1,61 +1,37 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// The monotonic clock (`CLOCK_MONOTONIC`) in nanoseconds: the time base of
-/// ``RecordingStatistics`` and of real-time pacing. Unaffected by wall-clock changes.
-public enum MonotonicClock {
-    /// Nanoseconds since an arbitrary fixed point (boot).
-    @inline(__always)
-    public static func nanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// Sleeps until the monotonic clock reads `deadline` (returns at once if it has passed).
-    public static func sleep(until deadline: UInt64) {
-        while true {
-            let now = nanoseconds()
-            guard now < deadline else { return }
-            let wait = deadline - now
-            var request = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
-            _ = nanosleep(&request, nil)
-        }
-    }
-}
+import Synchronization
 
 /// Per-frame and per-switch timings of one recording, for benchmarks (`segrec record
-/// --stats FILE`).
+/// --stats FILE`). Every time is nanoseconds on `ContinuousClock` since the statistics
+/// were created (only differences are meaningful).
 ///
-/// - Frames: for every frame *written*, its index and segment, when the pipeline got it
-///   from the source (`deliveredNs`; with real-time pacing, when the camera captured it),
-///   when the capture path had handed it to the segment's writer queue (`queuedNs`: the
-///   capture path is free again) and when `SegmentWriter.append` returned on that queue
-///   (`acceptedNs`), all on ``MonotonicClock``. For a segment's first frame `queuedNs`
-///   includes closing the old segment (the hand-off) and queueing the new writer's opening.
+/// - Frames: for every frame *written*, its index and segment, when it was delivered
+///   (``VideoFrame/deliveredAt``: with real-time pacing, when the camera captured it;
+///   otherwise when the pipeline took it from the source), when the muxer had queued it to
+///   the segment's writer (`queuedNs`: the capture path is free again) and when
+///   `SegmentWriter.append` returned on the writer (`acceptedNs`). For a segment's first
+///   frame `queuedNs` includes closing the old segment and starting the new writer.
 /// - Switches: for every segment opened after the first, how long closing the previous
 ///   segment took on the capture path (`closeNs`) and how long opening the new writer took
-///   on its queue (`openNs`: avformat + encoder init + header).
+///   on its own executor (`openNs`: avformat + encoder init + header).
 /// - Finalizations: per segment, from the hand-off to the file in place (frames still
 ///   queued, flush, trailer, rename), off the capture path.
 ///
-/// Appending takes an uncontended lock (frames are accepted on the writer queues);
+/// Sendable: records are appended from the muxer and the writers under one `Mutex`;
 /// ``write(to:)`` formats everything at the end as JSON lines, sorted.
-public final class RecordingStatistics: @unchecked Sendable {
+public final class RecordingStatistics: Sendable {
     /// One written frame.
     public struct Frame: Sendable, Equatable {
         /// The frame's capture index.
         public var index: Int64
         /// Index of the segment it was written to.
         public var segment: Int
-        /// When the pipeline got it from the source (monotonic clock, nanoseconds).
+        /// When it was delivered (nanoseconds since the statistics were created).
         public var deliveredNs: UInt64
-        /// When the capture path had handed the frame to the segment's writer queue (and
+        /// When the muxer had queued the frame to the segment's writer (and the capture path
         /// was free for the next frame).
         public var queuedNs: UInt64
-        /// When `SegmentWriter.append` returned for it (monotonic clock, nanoseconds).
+        /// When `SegmentWriter.append` returned for it.
         public var acceptedNs: UInt64
         /// `acceptedNs − deliveredNs`: delivery to encoded.
         public var latencyNs: UInt64 { acceptedNs &- deliveredNs }
@@ -69,13 +45,13 @@ public final class RecordingStatistics: @unchecked Sendable {
         public var segment: Int
         /// Index of its first frame.
         public var frameIndex: Int64
-        /// Closing (handing off) the previous segment.
+        /// Closing (handing off) the previous segment, nanoseconds.
         public var closeNs: UInt64
-        /// Opening the new writer (on the segment's writer queue, off the capture path).
+        /// Opening the new writer (on the writer's executor, off the capture path), nanoseconds.
         public var openNs: UInt64
     }
 
-    /// One segment finished by the background finalizer.
+    /// One segment finished off the capture path.
     public struct Finalization: Sendable, Equatable {
         /// Index of the segment finished.
         public var segment: Int
@@ -83,46 +59,56 @@ public final class RecordingStatistics: @unchecked Sendable {
         public var durationNs: UInt64
     }
 
-    private var framesStorage: [Frame] = []
-    private var switchesStorage: [Switch] = []
-    private var finalizationsStorage: [Finalization] = []
-    private let lock = NSLock()
+    private struct Records {
+        var frames: [Frame] = []
+        var switches: [Switch] = []
+        var finalizations: [Finalization] = []
+    }
 
-    /// Delivery time of the frame being processed (set by the pipeline, read on the capture path).
-    var pendingDeliveredNs: UInt64 = 0
+    /// The instant all times are measured from.
+    public let origin: ContinuousClock.Instant
+    private let records: Mutex<Records>
 
     /// - Parameter expectedFrames: capacity reserved so appending never reallocates.
     public init(expectedFrames: Int = 0) {
-        framesStorage.reserveCapacity(max(0, expectedFrames))
-        switchesStorage.reserveCapacity(64)
+        var records = Records()
+        records.frames.reserveCapacity(max(0, expectedFrames))
+        records.switches.reserveCapacity(64)
+        self.records = Mutex(records)
+        origin = .now
     }
 
     /// Frames written, by index.
-    public var frames: [Frame] { lock.withLock { framesStorage }.sorted { $0.index < $1.index } }
+    public var frames: [Frame] { records.withLock { $0.frames }.sorted { $0.index < $1.index } }
     /// Segment switches, by segment.
-    public var switches: [Switch] { lock.withLock { switchesStorage }.sorted { $0.segment < $1.segment } }
+    public var switches: [Switch] { records.withLock { $0.switches }.sorted { $0.segment < $1.segment } }
     /// Segments finished, by segment.
     public var finalizations: [Finalization] {
-        lock.withLock { finalizationsStorage }.sorted { $0.segment < $1.segment }
+        records.withLock { $0.finalizations }.sorted { $0.segment < $1.segment }
     }
 
-    /// Marks the frame about to be processed as delivered at `nanoseconds`.
-    public func frameDelivered(at nanoseconds: UInt64) { pendingDeliveredNs = nanoseconds }
-
-    func frameAccepted(index: Int64, segment: Int, deliveredNs: UInt64, queuedNs: UInt64, acceptedNs: UInt64) {
-        let frame = Frame(index: index, segment: segment, deliveredNs: deliveredNs, queuedNs: queuedNs,
-                          acceptedNs: acceptedNs)
-        lock.withLock { framesStorage.append(frame) }
+    /// Nanoseconds from ``origin`` to `instant` (0 for instants before it).
+    public func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 {
+        UInt64(clamping: (instant - origin).nanoseconds)
     }
 
-    func segmentOpened(_ segment: Int, firstFrame: Int64, closeNs: UInt64?, openNs: UInt64) {
+    func frameAccepted(index: Int64, segment: Int, delivered: ContinuousClock.Instant,
+                       queued: ContinuousClock.Instant, accepted: ContinuousClock.Instant) {
+        let frame = Frame(index: index, segment: segment, deliveredNs: nanoseconds(at: delivered),
+                          queuedNs: nanoseconds(at: queued), acceptedNs: nanoseconds(at: accepted))
+        records.withLock { $0.frames.append(frame) }
+    }
+
+    func segmentOpened(_ segment: Int, firstFrame: Int64, close: Duration?, open: Duration) {
         guard segment > 0 else { return }
-        let record = Switch(segment: segment, frameIndex: firstFrame, closeNs: closeNs ?? 0, openNs: openNs)
-        lock.withLock { switchesStorage.append(record) }
+        let record = Switch(segment: segment, frameIndex: firstFrame,
+                            closeNs: UInt64(clamping: close?.nanoseconds ?? 0), openNs: UInt64(clamping: open.nanoseconds))
+        records.withLock { $0.switches.append(record) }
     }
 
-    func recordFinalization(segment: Int, nanoseconds: UInt64) {
-        lock.withLock { finalizationsStorage.append(Finalization(segment: segment, durationNs: nanoseconds)) }
+    func recordFinalization(segment: Int, duration: Duration) {
+        let record = Finalization(segment: segment, durationNs: UInt64(clamping: duration.nanoseconds))
+        records.withLock { $0.finalizations.append(record) }
     }
 
     /// The statistics as JSON lines:
@@ -145,9 +131,18 @@ public final class RecordingStatistics: @unchecked Sendable {
         return out
     }
 
-    /// Writes ``jsonLines()`` to `url` (atomically). - Throws: ``RecordingError/io(_:)``-style
-    /// errors from Foundation.
+    /// Writes ``jsonLines()`` to `url` (atomically). - Throws: Foundation's file errors.
     public func write(to url: URL) throws {
         try Data(jsonLines().utf8).write(to: url, options: .atomic)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (truncated; saturating for absurd values).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

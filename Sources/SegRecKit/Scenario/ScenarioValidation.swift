@@ -47,7 +47,7 @@ extension Scenario {
         }
         let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
         // A frame must not last longer than a segment file can store (see
-        // SegmentFileSequence.maximumFrameDuration); no camera runs below 1 fps.
+        // SegmentMuxer.maximumFrameDuration); no camera runs below 1 fps.
         guard device.fps.numerator >= device.fps.denominator else {
             throw fail("device.fps", "\(device.fps) fps is below 1 fps",
                        "1 to \(format.maxFrameRate) fps for format \(format.squareSide)")

@@ -8,7 +8,10 @@
 /// whose time goes backwards or repeats are passed on as they are: the recorder drops and
 /// counts them. A change of decoded size is a change of buffer size, which the recorder
 /// turns into a new segment or a stop. Errors of the decoder come after every frame
-/// decoded before the damage.
+/// decoded before the damage. What the source notices about its input (ignored streams,
+/// rotation, derived timestamps, crops) is delivered in-band as
+/// ``CaptureOutputEvent/note(_:)`` and ``CaptureOutputEvent/warning(_:)`` events, before
+/// the frames it concerns.
 public final class FilePassThroughSource: CaptureOutputEventSource {
     /// The decoder frames come from.
     public let decoder: VideoFileDecoder
@@ -19,7 +22,9 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// The frame rate used for derived timestamps and the last frame's duration.
     public let frameRate: FrameRate
 
-    private let annotations: (any ManifestAnnotating)?
+    /// Notes and warnings not yet delivered (they go before the next frame).
+    private var remarks: [CaptureOutputEvent] = []
+    private var deferredError: (any Error)?
     private var held: VideoFrame?
     private var pendingError: (any Error)?
     private var ended = false
@@ -31,25 +36,22 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// - Parameters:
     ///   - decoder: the opened input.
     ///   - stampFrameIndex: stamp each frame's index into rows 0–15.
-    ///   - annotations: the recorder, to note the input and warn about adjustments.
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false,
-                annotations: (any ManifestAnnotating)? = nil) throws(CaptureError) {
+    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false) throws(CaptureError) {
         self.decoder = decoder
         self.stampFrameIndex = stampFrameIndex
-        self.annotations = annotations
         deviceClock = try Self.deviceClock(for: decoder)
         if let rate = decoder.frameRate {
             frameRate = rate
         } else {
             frameRate = try! FrameRate(25)
-            annotations?.addWarning("the input states no frame rate: 25 fps (FFmpeg's default) is used for missing timestamps and the last frame's duration")
+            remarks.append(.warning("the input states no frame rate: 25 fps (FFmpeg's default) is used for missing timestamps and the last frame's duration"))
         }
-        for note in decoder.notes { annotations?.addNote(note) }
+        for note in decoder.notes { remarks.append(.note(note)) }
         if let rotation = decoder.rotationDegrees, rotation != 0 {
-            annotations?.addNote("input display rotation \(rotation)° kept on every segment")
+            remarks.append(.note("input display rotation \(rotation)° kept on every segment"))
         }
-        decoder.warningHandler = { [weak annotations] in annotations?.addWarning($0) }
+        decoder.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
     }
 
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
@@ -62,6 +64,29 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     public func next() throws -> CaptureOutputEvent? {
+        if let remark = takeRemark() { return remark }
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
+        let event: CaptureOutputEvent?
+        do { event = try nextFrame() } catch {
+            // Deliver what was noticed before the error first.
+            guard let remark = takeRemark() else { throw error }
+            deferredError = error
+            return remark
+        }
+        // Remarks found while decoding concern this frame or earlier ones: deliver them first.
+        guard let remark = takeRemark() else { return event }
+        if let event { remarks.append(event) }
+        return remark
+    }
+
+    private func takeRemark() -> CaptureOutputEvent? {
+        remarks.isEmpty ? nil : remarks.removeFirst()
+    }
+
+    private func nextFrame() throws -> CaptureOutputEvent? {
         while true {
             if ended {
                 if let error = pendingError { pendingError = nil; throw error }
@@ -174,7 +199,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     private func reportDerived() {
         guard derivedCount > 0, let first = firstDerivedIndex else { return }
-        annotations?.addWarning("\(derivedCount) input frame\(derivedCount == 1 ? "" : "s") had no timestamp (first: frame \(first)); their times were derived from the frame rate \(frameRate) fps")
+        remarks.append(.warning("\(derivedCount) input frame\(derivedCount == 1 ? "" : "s") had no timestamp (first: frame \(first)); their times were derived from the frame rate \(frameRate) fps"))
         derivedCount = 0
     }
 }

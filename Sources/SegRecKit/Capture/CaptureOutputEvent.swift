@@ -1,0 +1,55 @@
+/// One item of the ordered, in-band stream a source delivers to the recorder: frames, the
+/// answers to `setDynamicAspectRatio`, frames dropped before the recorder, and what the
+/// source noticed about its input. Nothing travels back: a source never holds the recorder.
+///
+/// Mirrors what an `AVCaptureVideoDataOutputSampleBufferDelegate` sees (`didOutput`,
+/// `didDrop`) plus the completion handlers of `AVCaptureDevice.setDynamicAspectRatio`, all
+/// serialized on one queue, in delivery order.
+public enum CaptureOutputEvent: Sendable {
+    /// A captured frame (`captureOutput(_:didOutput:from:)`).
+    case frame(VideoFrame)
+    /// A `setDynamicAspectRatio` request that took effect: its ratio and the device and
+    /// session times of its first frame. May come before or after that frame.
+    case dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange)
+    /// A `setDynamicAspectRatio` request that never took effect, because a later request
+    /// took effect on the same frame (or the camera was switched first): it completes with
+    /// the error `superseded`, like a cancelled task, instead of a time.
+    case dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession)
+    /// A frame that was captured but never reached the recorder (`captureOutput(_:didDrop:from:)`).
+    case frameDropped(DroppedFrame)
+    /// A remark about the input for the manifest's `notes` (e.g. an ignored audio stream).
+    case note(String)
+    /// Something the source adjusted or distrusts, for the manifest's `warnings`.
+    case warning(String)
+}
+
+/// A `setDynamicAspectRatio` request that completed with the error `superseded`.
+public struct DynamicAspectRatioSupersession: Sendable, Hashable {
+    /// The ratio asked for.
+    public let aspectRatio: DynamicAspectRatio
+    /// Host time (session clock) at which the request was made.
+    public let requestTime: MediaTime
+    /// The frame the request would have taken effect on; a later request took it.
+    public let effectiveFrameIndex: Int64
+
+    /// A superseded request: its ratio, request time (host clock) and would-be first frame.
+    public init(aspectRatio: DynamicAspectRatio, requestTime: MediaTime, effectiveFrameIndex: Int64) {
+        self.aspectRatio = aspectRatio
+        self.requestTime = requestTime
+        self.effectiveFrameIndex = effectiveFrameIndex
+    }
+}
+
+/// A frame dropped before it reached the recorder.
+public struct DroppedFrame: Sendable, Hashable {
+    /// Its index in capture order, when known.
+    public let index: Int64?
+    /// Why it was dropped.
+    public let reason: DropReason
+
+    /// A dropped frame: its capture index (if known) and the reason.
+    public init(index: Int64?, reason: DropReason) {
+        self.index = index
+        self.reason = reason
+    }
+}

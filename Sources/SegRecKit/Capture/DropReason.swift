@@ -1,0 +1,15 @@
+/// Why a frame that the camera captured (or the input held) was not written: the analog of
+/// the dropped-frame reason (`kCMSampleBufferAttachmentKey_DroppedFrameReason`) that
+/// `AVCaptureVideoDataOutputSampleBufferDelegate.captureOutput(_:didDrop:from:)` reports,
+/// extended with the recorder's own reasons. Counted per reason in the manifest's
+/// `frames.droppedReasons`.
+public enum DropReason: String, Sendable, Codable, CaseIterable {
+    /// Stop-on-change mode had already stopped.
+    case recordingStopped
+    /// Its timestamp did not come after the previous frame's.
+    case nonMonotonicTimestamp
+    /// The recorder could not take it in time (real-time pacing; `FrameWasLate`).
+    case late
+    /// The writer failed on it.
+    case writeFailed
+}

@@ -1,0 +1,16 @@
+/// Anything that delivers a `VideoDataOutput`'s events in order: the capture session over
+/// the fake camera (``CaptureSession``), a decoded file passed through
+/// (``FilePassThroughSource``), or either paced in real time (``RealtimePacer``).
+///
+/// Everything the recorder needs to know rides on the events (frames, completions, drops,
+/// notes and warnings): a source never holds the recorder.
+///
+/// A source is a non-`Sendable` object owned by the one task that pulls it.
+public protocol CaptureOutputEventSource: AnyObject {
+    /// The next event; nil at the end of the stream.
+    /// - Throws: source errors (e.g. a corrupt file), after every event before the damage;
+    ///   `CancellationError` when the pulling task is cancelled while a source waits.
+    func next() async throws -> CaptureOutputEvent?
+}
+
+extension CaptureSession: CaptureOutputEventSource {}

@@ -1,0 +1,67 @@
+/// Paces a source at its frame rate, like a camera, and drops the frames the recorder could
+/// not take in time (`segrec record --realtime`).
+///
+/// ## Model
+/// The camera captures frame *i* at `t(i) = t0 + (sessionTime(i) − sessionTime(0))` on
+/// `ContinuousClock` (`t0` = the first pull). Between the camera and the recorder sits a
+/// **one-slot buffer**, which is how `AVCaptureVideoDataOutput` behaves with
+/// `alwaysDiscardsLateVideoFrames = true`: while the recorder is busy with a frame, the
+/// first frame captured meanwhile waits in the slot and every later one is discarded. When
+/// the recorder asks for the next event at time `now`, having taken its previous frame at
+/// time `s`:
+///
+/// - a frame captured at or before `s` was captured while the slot was full: it is
+///   **dropped**, delivered in-band as ``CaptureOutputEvent/frameDropped(_:)`` with
+///   ``DropReason/late`` (`captureOutput(_:didDrop:from:)` with `FrameWasLate`);
+/// - the first frame captured in `(s, now]` is the one in the slot: delivered at once;
+/// - if none was captured yet, the call sleeps (`ContinuousClock.sleep(until:)`, an `await`
+///   that blocks no thread) until the next capture time and delivers that frame.
+///
+/// "Busy" is the muxer's time per frame: queueing the picture to the segment's writer
+/// (``SegmentMuxer/framesInFlight`` pictures deep), so frames are dropped when the encoder
+/// falls that far behind, as `AVAssetWriterInput.isReadyForMoreMediaData` going false
+/// makes an app drop frames. Delivered frames carry their capture instant in
+/// ``VideoFrame/deliveredAt`` (time spent waiting in the slot counts as latency).
+/// Completions, notes and warnings pass through unpaced, in order. Deterministic given the
+/// recorder's timings; the pictures of frames that end up dropped are still rendered, which
+/// makes it slightly pessimistic when the recorder is already behind.
+public final class RealtimePacer: CaptureOutputEventSource {
+    private let source: any CaptureOutputEventSource
+    private let clock = ContinuousClock()
+    private var origin: (instant: ContinuousClock.Instant, session: MediaTime)?
+    /// When the recorder took its previous frame (`s`).
+    private var lastTake: ContinuousClock.Instant?
+
+    /// Frames dropped as late so far.
+    public private(set) var droppedFrameCount = 0
+
+    /// - Parameter source: the events to pace (frames carry session times).
+    public init(wrapping source: any CaptureOutputEventSource) {
+        self.source = source
+    }
+
+    public func next() async throws -> CaptureOutputEvent? {
+        let now = clock.now
+        guard let event = try await source.next() else { return nil }
+        guard case .frame(var frame) = event else { return event }
+        let captured = try captureInstant(of: frame, now: now)
+        if let lastTake, captured <= lastTake {
+            droppedFrameCount += 1
+            return .frameDropped(DroppedFrame(index: frame.index, reason: .late))
+        }
+        if captured > now { try await clock.sleep(until: captured, tolerance: nil) }
+        lastTake = max(captured, now)
+        frame.deliveredAt = captured
+        return .frame(frame)
+    }
+
+    /// The instant at which the camera captures `frame`.
+    private func captureInstant(of frame: VideoFrame, now: ContinuousClock.Instant) throws -> ContinuousClock.Instant {
+        guard let origin else {
+            origin = (now, frame.sessionTime)
+            return now
+        }
+        let offset = try frame.sessionTime.subtracting(origin.session).converted(toTimescale: 1_000_000_000)
+        return offset.value <= 0 ? origin.instant : origin.instant + .nanoseconds(offset.value)
+    }
+}

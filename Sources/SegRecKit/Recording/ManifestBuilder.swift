@@ -1,0 +1,84 @@
+/// Folds ``SegmentMuxerEvent``s into a ``RecordingManifest``: a pure value with no I/O, the
+/// one place that keeps the segment records and the frame accounting
+/// (`received == written + dropped`, by construction: every frame is announced once as
+/// written or dropped, and a failed segment's frames move from written to
+/// dropped `writeFailed`).
+public struct ManifestBuilder: Sendable {
+    /// The manifest as it stands.
+    public private(set) var manifest: RecordingManifest
+
+    /// Starts an empty manifest (`stopReason: endOfStream`, no segment).
+    /// - Parameters:
+    ///   - mode: the recording mode the manifest names.
+    ///   - devices: the device clocks frames were captured on.
+    ///   - encoder: the settings every segment uses.
+    ///   - frameIndexStamp: whether every frame carries the frame-index stamp.
+    public init(mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool) {
+        manifest = RecordingManifest(mode: mode, devices: devices.map(DeviceInfo.init(clock:)),
+                                     encoder: EncoderInfo(encoder))
+        manifest.frameIndexStamp = frameIndexStamp
+    }
+
+    /// Applies one event.
+    public mutating func apply(_ event: SegmentMuxerEvent) {
+        switch event {
+        case .segmentOpened(let record):
+            manifest.segments.append(record)
+        case .frameWritten:
+            // Frames only go into the open segment, which is always the last record.
+            manifest.frames.received += 1
+            manifest.frames.written += 1
+            if !manifest.segments.isEmpty { manifest.segments[manifest.segments.count - 1].frameCount += 1 }
+        case .frameDropped(let reason):
+            manifest.frames.received += 1
+            manifest.frames.drop(reason)
+        case .changeAttached(let file, let change):
+            if let position = position(of: file) { manifest.segments[position].change = change }
+        case .segmentEnded(let file, let end):
+            guard let position = position(of: file) else { return }
+            manifest.segments[position].sessionEnd = end
+            manifest.segments[position].sessionEndSeconds = end.seconds
+            manifest.stopTime = end
+        case .segmentClosed(let file, _, _, _, let bytes):
+            if let position = position(of: file) { manifest.segments[position].byteCount = bytes }
+        case .segmentFailed(let file, let frames, let reason):
+            if let position = position(of: file) {
+                manifest.segments.remove(at: position)
+                manifest.stopTime = manifest.segments.last?.sessionEnd
+            }
+            manifest.frames.written -= frames
+            for _ in 0..<frames { manifest.frames.drop(.writeFailed) }
+            manifest.warnings.append("\(file) was removed: \(reason)")
+        case .note(let note):
+            manifest.notes.append(note)
+        case .warning(let warning):
+            manifest.warnings.append(warning)
+        case .stopped(let reason, let time):
+            manifest.stopReason = reason
+            manifest.stopTime = time
+        case .finished(let reason, let error):
+            // A recording that stopped on a change keeps that reason unless it failed later.
+            if !(manifest.stopReason.isChange && reason != .error) { manifest.stopReason = reason }
+            manifest.error = error
+        }
+    }
+
+    /// Frames accounted so far (written + dropped).
+    public var accountedFrames: Int { manifest.frames.written + manifest.frames.dropped }
+
+    private func position(of file: String) -> Int? {
+        manifest.segments.lastIndex { $0.file == file }
+    }
+}
+
+extension StopReason {
+    /// Whether the recording stopped on a change of the stream (stop-on-change mode).
+    var isChange: Bool { self == .dimensionsChanged }
+}
+
+extension EncoderInfo {
+    init(_ settings: EncoderSettings) {
+        self.init(codec: settings.codec.rawValue, encoder: settings.codec.encoderName,
+                  preset: settings.preset, crf: settings.crf, keyframeInterval: settings.keyframeInterval)
+    }
+}

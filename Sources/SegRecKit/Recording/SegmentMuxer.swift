@@ -1,0 +1,410 @@
+import Foundation
+
+/// The recording core: one actor that owns the open segment's writer and turns the
+/// source's in-band event stream (frames, `setDynamicAspectRatio` completions, drops,
+/// notes) into MP4 segments and a manifest. Modelled on GStreamer's splitmuxsink (one
+/// element owns the muxer and decides where to cut) and on the `AVAssetWriter` recording
+/// path of Apple's AVCam.
+///
+/// ## Segments
+/// A frame whose dimensions differ from the open segment's is a change. With
+/// ``SplitPolicy/split`` the open segment is closed exactly at that frame's session time
+/// (its last frame lasts until then, so `segments[k].sessionEnd == segments[k+1].sessionStart`
+/// in exact rational time) and the next one opens with it; with
+/// ``SplitPolicy/stopOnFirstChange`` the recording stops there (the frame and every later
+/// one are dropped, `recordingStopped`). A frame more than ``maximumFrameDuration`` after
+/// the previous one ends the segment after its last frame and opens the next
+/// (`startReason: timestampGap`). A frame whose session time does not come after the
+/// previous one is dropped (`nonMonotonicTimestamp`). Completions are matched to segments
+/// by ``ChangeAnnouncementMatcher``.
+///
+/// ## States
+/// `collecting` (taking events; a segment may be open), `endingFile` (closing a segment:
+/// the only suspension points besides back-pressure), `stopped` (stop-on-change: every
+/// further frame is dropped), `finished` (the manifest is written).
+///
+/// ## Concurrency
+/// Each segment's writer is a ``SegmentWriterActor`` on its own serial queue: opening,
+/// encoding and finishing run there, so finishing one file overlaps opening the next.
+/// Back-pressure is an `await` (``FrameSlots``: at most ``framesInFlight`` pictures queued
+/// and not yet encoded); at most one closed segment is still being finished when the next
+/// one closes. Nothing blocks a thread. Send events one at a time and await each call: a
+/// call made while another is suspended throws ``RecordingError/invalidState(_:)``.
+///
+/// ## What it announces
+/// Every change of the recording is a ``SegmentMuxerEvent``, folded into the manifest by
+/// ``ManifestBuilder`` (the one place of the frame accounting) and offered to observers on
+/// ``announcements`` (segment-level events only).
+public actor SegmentMuxer {
+    /// Everything a recording needs besides its events.
+    public struct Configuration: Sendable {
+        /// The prepared output folder.
+        public var output: OutputDirectory
+        /// Encoder settings for every segment.
+        public var settings: EncoderSettings
+        /// Split or stop on a change of dimensions.
+        public var policy: SplitPolicy
+        /// The device clocks frames are captured on, for the manifest.
+        public var devices: [MediaClock]
+        /// Display rotation written into every segment (counter-clockwise degrees, as
+        /// ffprobe's `rotation`), or nil.
+        public var rotationDegrees: Int?
+        /// Whether every frame carries the frame-index stamp (recorded in the manifest).
+        public var frameIndexStamp: Bool
+        /// Timings to collect (`--stats`), or nil.
+        public var statistics: RecordingStatistics?
+        /// Where encoded pictures' planes go back for reuse (shared with the producers).
+        public var pixelBufferPool: PixelBufferPool
+        /// Notes the manifest starts with (e.g. how the input is used).
+        public var notes: [String]
+
+        /// A configuration; see the properties.
+        public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
+                    rotationDegrees: Int? = nil, frameIndexStamp: Bool = false,
+                    statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = .shared,
+                    notes: [String] = []) {
+            self.output = output
+            self.settings = settings
+            self.policy = policy
+            self.devices = devices
+            self.rotationDegrees = rotationDegrees
+            self.frameIndexStamp = frameIndexStamp
+            self.statistics = statistics
+            self.pixelBufferPool = pixelBufferPool
+            self.notes = notes
+        }
+    }
+
+    /// The longest one frame can last in a segment file: 2³¹ − 1 ticks of the files' 1 ns
+    /// time base (≈ 2.147 s), the MP4 muxer's limit on one sample's duration.
+    public static let maximumFrameDuration = MediaTime(value: Int64(Int32.max), timescale: MediaClock.host.timescale)
+
+    /// Pictures queued to writers and not yet encoded, across segments, at most.
+    public static let framesInFlight = 6
+
+    private enum State: Equatable {
+        case collecting
+        case endingFile
+        case stopped
+        case finished
+    }
+
+    private struct OpenSegment {
+        let index: Int
+        let file: String
+        let writer: SegmentWriterActor.Handle
+        let dimensions: VideoDimensions
+        let sessionStart: MediaTime
+        var lastSessionTime: MediaTime
+        var lastFrameEnd: MediaTime
+        var frameCount = 0
+    }
+
+    private struct FinishingSegment {
+        let file: String
+        let start: MediaTime
+        let end: MediaTime
+        let frames: Int
+        let writer: SegmentWriterActor.Handle
+    }
+
+    /// The configuration this muxer records with.
+    public nonisolated let configuration: Configuration
+    /// Segment-level events as they happen (not ``SegmentMuxerEvent/frameWritten(segment:)``);
+    /// the stream ends when the recording is finished or aborted. Keeps the newest 1024
+    /// events when nobody reads it.
+    public nonisolated let announcements: AsyncStream<SegmentMuxerEvent>
+    private let announcementSink: AsyncStream<SegmentMuxerEvent>.Continuation
+
+    private var state = State.collecting
+    private var busy = false
+    private var builder: ManifestBuilder
+    private var matcher = ChangeAnnouncementMatcher()
+    private var open: OpenSegment?
+    private var finishing: [FinishingSegment] = []
+    private let slots = FrameSlots(capacity: SegmentMuxer.framesInFlight)
+    private var nextSegmentIndex = 0
+    private var previousDimensions: VideoDimensions?
+    /// Session time of the last frame written, across segments.
+    private var lastSessionTime: MediaTime?
+    /// How long the last close took on the capture path, for the next switch's timings.
+    private var lastCloseDuration: Duration?
+
+    /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
+                                  encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp)
+        for note in configuration.notes { builder.apply(.note(note)) }
+        (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// The manifest as it stands (the open segment's record included, its end not yet final).
+    public var manifest: RecordingManifest { builder.manifest }
+
+    /// True once the muxer takes no more frames (stop-on-change after a change, or finished).
+    public var hasStopped: Bool { state == .stopped || state == .finished }
+
+    /// Consumes one event, in delivery order.
+    /// - Throws: ``RecordingError`` (a call while another is in progress or after the end; a
+    ///   segment end that is not after its last frame), the writer's errors
+    ///   (`FFmpegError`, ``SegmentWriterError``) as soon as they happen. After a throw, call
+    ///   ``abort(error:)`` to keep what was already written.
+    public func process(_ event: CaptureOutputEvent) async throws {
+        try enter()
+        defer { busy = false }
+        switch event {
+        case .frame(let frame):
+            try await receive(frame)
+        case .dynamicAspectRatioChangeCompleted(let change):
+            apply(matcher.completed(change))
+        case .dynamicAspectRatioChangeSuperseded:
+            break  // never took effect: nothing to record
+        case .frameDropped(let dropped):
+            announce(.frameDropped(dropped.reason))
+        case .note(let note):
+            announce(.note(note))
+        case .warning(let warning):
+            announce(.warning(warning))
+        }
+    }
+
+    /// Closes the open segment at the end of its last frame, waits for every segment to be
+    /// finished, writes `manifest.json` (atomically) and returns the manifest.
+    /// - Parameter reason: `endOfStream` or `requested` (a recording that stopped on a
+    ///   change keeps `dimensionsChanged`).
+    /// - Throws: writer or I/O errors (call ``abort(error:)`` then).
+    public func finish(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
+        try enter()
+        defer { busy = false }
+        if let end = naturalEndOfOpenSegment { try await closeOpenSegment(at: end) }
+        let pending = finishing
+        finishing = []
+        try await settle(pending)
+        apply(matcher.finish(stopTime: builder.manifest.stopTime))
+        announce(.finished(reason, error: nil))
+        try ManifestWriter.write(builder.manifest, to: configuration.output.url)
+        state = .finished
+        announcementSink.finish()
+        return builder.manifest
+    }
+
+    /// Keeps what can be kept after a failure: the open segment is finished at the end of
+    /// its last frame if its writer still can (else removed, its frames counted
+    /// `writeFailed`), segments being finished are waited for, and the manifest is written
+    /// with `stopReason: error` and `message`. Never throws.
+    public func abort(error message: String) async -> RecordingManifest {
+        busy = true
+        defer { busy = false }
+        if let end = naturalEndOfOpenSegment { try? await closeOpenSegment(at: end) }
+        let pending = finishing
+        finishing = []
+        try? await settle(pending)
+        apply(matcher.finish(stopTime: builder.manifest.stopTime))
+        announce(.finished(.error, error: message))
+        try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
+        state = .finished
+        announcementSink.finish()
+        return builder.manifest
+    }
+
+    private func enter() throws(RecordingError) {
+        guard !busy else {
+            throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call")
+        }
+        guard state != .finished else { throw .invalidState("SegmentMuxer: the recording is finished") }
+        busy = true
+    }
+
+    // MARK: Frames
+
+    private func receive(_ frame: VideoFrame) async throws {
+        let accounted = builder.accountedFrames
+        do {
+            try await route(frame)
+        } catch {
+            // A frame that dies with an error still counts: received == written + dropped.
+            if builder.accountedFrames == accounted { announce(.frameDropped(.writeFailed)) }
+            throw error
+        }
+    }
+
+    private func route(_ frame: VideoFrame) async throws {
+        if state == .stopped {
+            announce(.frameDropped(.recordingStopped))
+            return
+        }
+        if let last = lastSessionTime, frame.sessionTime <= last {
+            announce(.frameDropped(.nonMonotonicTimestamp))
+            announce(.warning("frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)"))
+            return
+        }
+        guard let segment = open else {
+            try await openSegment(with: frame, reason: nextSegmentIndex == 0 ? .recordingStarted : .dimensionsChanged)
+            return
+        }
+        let gap = try frame.sessionTime.subtracting(segment.lastSessionTime)
+        if gap > Self.maximumFrameDuration {
+            announce(.warning("no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(Self.maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)"))
+            try await closeOpenSegment(at: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(Self.maximumFrameDuration)))
+            try await openSegment(with: frame, reason: .timestampGap)
+            return
+        }
+        if frame.dimensions == segment.dimensions {
+            try await append(frame)
+            return
+        }
+        try await closeOpenSegment(at: frame.sessionTime)
+        switch configuration.policy {
+        case .split:
+            try await openSegment(with: frame, reason: .dimensionsChanged)
+        case .stopOnFirstChange:
+            state = .stopped
+            announce(.frameDropped(.recordingStopped))
+            announce(.stopped(.dimensionsChanged, at: frame.sessionTime))
+            announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(segment.dimensions)"))
+        }
+    }
+
+    /// Opens the next file for `frame`, which becomes its first frame at file time 0.
+    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason) async throws {
+        precondition(open == nil, "a segment is already open")
+        let index = nextSegmentIndex
+        nextSegmentIndex += 1
+        let url = configuration.output.segmentURL(index)
+        let file = url.lastPathComponent
+        let writer = SegmentWriterActor.start(
+            SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
+                                          timescale: MediaClock.host.timescale, settings: configuration.settings,
+                                          displayRotationDegrees: configuration.rotationDegrees,
+                                          firstFrameIndex: frame.index, closeDuration: lastCloseDuration),
+            slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
+        lastCloseDuration = nil
+        let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
+        previousDimensions = frame.dimensions
+        let (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions)
+        let start = frame.sessionTime
+        announce(.segmentOpened(SegmentRecord(
+            file: file, width: frame.dimensions.width, height: frame.dimensions.height,
+            aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
+            frameCount: 0, firstFrameIndex: frame.index,
+            sessionStart: start, sessionStartSeconds: start.seconds,
+            sessionEnd: start, sessionEndSeconds: start.seconds,
+            startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees)))
+        apply(decisions)
+        open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
+                           sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
+        try await append(frame)
+    }
+
+    /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after
+    /// waiting for a free slot (back-pressure).
+    private func append(_ frame: VideoFrame) async throws {
+        guard var segment = open else { throw RecordingError.invalidState("no open segment") }
+        if let failure = segment.writer.failure { throw failure }
+        let fileTime = try frame.sessionTime.subtracting(segment.sessionStart)
+        let frameEnd = try frame.sessionTime.adding(frame.duration)
+        await slots.acquire()
+        segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
+                              delivered: frame.deliveredAt ?? .now)
+        segment.lastSessionTime = frame.sessionTime
+        segment.lastFrameEnd = frameEnd
+        segment.frameCount += 1
+        open = segment
+        lastSessionTime = frame.sessionTime
+        matcher.frameWritten(at: frame.sessionTime)
+        builder.apply(.frameWritten(segment: segment.index))
+    }
+
+    // MARK: Closing
+
+    /// The end of the open segment's last frame by its own duration (at least one session
+    /// tick after the last frame, whatever duration it claimed).
+    private var naturalEndOfOpenSegment: MediaTime? {
+        guard let segment = open else { return nil }
+        let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
+        return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
+    }
+
+    /// Closes the open segment so that its last frame lasts until `requestedEnd` (session
+    /// clock; capped at ``maximumFrameDuration`` after it, with a warning) and hands the
+    /// writer its finish; then waits for the segment closed before it.
+    /// - Throws: an end not after the last frame (the segment is removed), or the error with
+    ///   which an earlier segment failed to finish.
+    private func closeOpenSegment(at requestedEnd: MediaTime) async throws {
+        guard let segment = open else { return }
+        let closeStart = ContinuousClock.now
+        let resumeState = state
+        state = .endingFile
+        defer { if state == .endingFile { state = resumeState } }
+        open = nil
+        var end = requestedEnd
+        if let longest = try? segment.lastSessionTime.adding(Self.maximumFrameDuration), requestedEnd > longest {
+            end = longest
+            announce(.warning("the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
+        }
+        guard end > segment.lastSessionTime else {
+            discard(segment, because: "its end \(end) is not after its last frame")
+            throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.lastSessionTime)")
+        }
+        let fileEnd: MediaTime
+        do {
+            fileEnd = try end.subtracting(segment.sessionStart)
+            guard fileEnd.exactTicks(atTimescale: segment.writer.timescale) != nil else {
+                throw SegmentWriterError.timeNotRepresentable(fileEnd, timescale: segment.writer.timescale)
+            }
+        } catch {
+            discard(segment, because: "\(error)")
+            throw error
+        }
+        announce(.segmentEnded(file: segment.file, end: end))
+        segment.writer.finish(endTime: fileEnd)
+        let earlier = finishing
+        finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end,
+                                      frames: segment.frameCount, writer: segment.writer)]
+        lastCloseDuration = .now - closeStart
+        // At most one closed segment is still being finished: wait for the one before.
+        try await settle(earlier)
+    }
+
+    /// Abandons a segment that cannot be finished: its partial file is deleted and its
+    /// frames are counted as dropped (`writeFailed`).
+    private func discard(_ segment: OpenSegment, because reason: String) {
+        segment.writer.cancel()
+        announce(.segmentFailed(file: segment.file, frames: segment.frameCount, reason: reason))
+    }
+
+    /// Waits for `segments` to be finished and announces each outcome.
+    /// - Throws: the first failure among them (after announcing all).
+    private func settle(_ segments: [FinishingSegment]) async throws {
+        var firstError: (any Error)?
+        for segment in segments {
+            switch await segment.writer.outcome.value {
+            case .success(let summary):
+                announce(.segmentClosed(file: segment.file, start: segment.start, end: segment.end,
+                                        frames: segment.frames, bytes: summary.byteCount))
+            case .failure(let error):
+                announce(.segmentFailed(file: segment.file, frames: segment.frames,
+                                        reason: "it could not be finalized: \(error)"))
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    // MARK: Announcements
+
+    private func announce(_ event: SegmentMuxerEvent) {
+        builder.apply(event)
+        announcementSink.yield(event)
+    }
+
+    private func apply(_ decisions: [ChangeAnnouncementMatcher.Decision]) {
+        for decision in decisions {
+            switch decision {
+            case .attach(let file, let change): announce(.changeAttached(file: file, change))
+            case .warn(let message): announce(.warning(message))
+            }
+        }
+    }
+}

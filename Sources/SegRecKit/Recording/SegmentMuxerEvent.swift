@@ -1,0 +1,29 @@
+/// What a ``SegmentMuxer`` announces as it records: the complete history of a recording,
+/// from which ``ManifestBuilder`` folds the manifest. Observers get the segment-level events
+/// (everything but ``frameWritten(segment:)``) from ``SegmentMuxer/announcements``.
+public enum SegmentMuxerEvent: Sendable, Equatable {
+    /// A segment file was opened for its first frame.
+    case segmentOpened(SegmentRecord)
+    /// A frame went into segment `segment` (its index).
+    case frameWritten(segment: Int)
+    /// A received frame will not be written.
+    case frameDropped(DropReason)
+    /// The change that opened segment `file` is known (a completion arrived, or the
+    /// recording ended without one: `announced: false`).
+    case changeAttached(file: String, ChangeRecord)
+    /// The open segment was handed off to be finished: its last frame lasts until `end`.
+    case segmentEnded(file: String, end: MediaTime)
+    /// A segment file is finished and in place.
+    case segmentClosed(file: String, start: MediaTime, end: MediaTime, frames: Int, bytes: Int64)
+    /// A segment could not be written or finished: its partial file is gone, its frames
+    /// count as dropped (`writeFailed`).
+    case segmentFailed(file: String, frames: Int, reason: String)
+    /// A remark for the manifest's `notes`.
+    case note(String)
+    /// A warning for the manifest's `warnings`.
+    case warning(String)
+    /// The recording stopped taking frames (stop-on-change) at session time `at`.
+    case stopped(StopReason, at: MediaTime)
+    /// The recording ended; `error` is the failure's message for `stopReason: error`.
+    case finished(StopReason, error: String?)
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+
+/// One segment's ``SegmentWriter``, isolated to an actor that runs on its own serial queue
+/// (``SerialQueueExecutor``): the analog of an `AVAssetWriterInput` that takes sample
+/// buffers and encodes them on the writer's own threads, so the capture path never waits
+/// for the encoder and finishing one file overlaps opening the next.
+///
+/// The muxer talks to it through a ``Handle``: commands go into an ordered `AsyncStream`
+/// (``Handle/append(_:presentationTime:frameIndex:delivered:)`` never waits; the muxer's
+/// ``FrameSlots`` bound how many pictures are queued), and ``Handle/finish(endTime:)`` /
+/// ``Handle/cancel()`` end the stream. The actor's ``run(_:)`` opens the writer (avformat +
+/// encoder + header), feeds it every queued picture in order, then finishes or cancels it
+/// and returns the outcome, which the muxer awaits through ``Handle/outcome``.
+///
+/// Errors: the first error is kept, the writer is cancelled (its partial file deleted),
+/// later pictures are skipped (their slots released), ``Handle/failure`` reports the error
+/// at once (the muxer throws it at its next call) and the outcome is that error.
+actor SegmentWriterActor {
+    /// What the muxer asks of the writer, in order.
+    enum Command: Sendable {
+        /// Encode `buffer` at `presentationTime` (relative to the segment's start).
+        case append(PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
+                    delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
+        /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
+        case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
+        /// Abandon the segment (its partial file is deleted).
+        case cancel
+    }
+
+    /// What the muxer holds of one segment's writer. Sendable.
+    struct Handle: Sendable {
+        /// The segment's index.
+        let segment: Int
+        /// Ticks per second of the writer's time base.
+        let timescale: Int32
+        fileprivate let commands: AsyncStream<Command>.Continuation
+        fileprivate let firstError: FirstError
+        /// The writer's outcome once its command stream has ended.
+        let outcome: Task<Result<SegmentWriterSummary, any Error>, Never>
+
+        /// Queues one picture (never waits). The caller holds one of `slots`; the writer
+        /// releases it once the picture is consumed.
+        func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
+                    delivered: ContinuousClock.Instant) {
+            commands.yield(.append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
+                                   delivered: delivered, queued: .now))
+        }
+
+        /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
+        func finish(endTime: MediaTime) {
+            commands.yield(.finish(endTime: endTime, handedOff: .now))
+            commands.finish()
+        }
+
+        /// Queues abandoning the segment.
+        func cancel() {
+            commands.yield(.cancel)
+            commands.finish()
+        }
+
+        /// The writer's first error so far, or nil.
+        var failure: (any Error)? { firstError.error }
+    }
+
+    /// Everything a writer needs to open its file.
+    struct Parameters: Sendable {
+        let segment: Int
+        let url: URL
+        let dimensions: VideoDimensions
+        let timescale: Int32
+        let settings: EncoderSettings
+        let displayRotationDegrees: Int?
+        let firstFrameIndex: Int64
+        /// How long closing the previous segment took on the capture path (statistics).
+        let closeDuration: Duration?
+    }
+
+    private let executor: SerialQueueExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let parameters: Parameters
+    private let slots: FrameSlots
+    private let pool: PixelBufferPool
+    private let statistics: RecordingStatistics?
+    private let firstError: FirstError
+    private var error: (any Error)?
+    private var writer: SegmentWriter?
+
+    private init(parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
+                 statistics: RecordingStatistics?, firstError: FirstError) {
+        executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
+        self.parameters = parameters
+        self.slots = slots
+        self.pool = pool
+        self.statistics = statistics
+        self.firstError = firstError
+    }
+
+    /// Starts a writer for one segment: it opens its file on its own executor at once.
+    /// - Parameters:
+    ///   - slots: released once per appended picture.
+    ///   - pool: where encoded pictures' planes go back (``PixelBufferPool``).
+    static func start(_ parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
+                      statistics: RecordingStatistics?) -> Handle {
+        let (stream, continuation) = AsyncStream<Command>.makeStream()
+        let firstError = FirstError()
+        let actor = SegmentWriterActor(parameters: parameters, slots: slots, pool: pool,
+                                       statistics: statistics, firstError: firstError)
+        let outcome = Task { await actor.run(stream) }
+        return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation,
+                      firstError: firstError, outcome: outcome)
+    }
+
+    /// Opens the writer, then carries out every command in order until the stream ends.
+    private func run(_ commands: AsyncStream<Command>) async -> Result<SegmentWriterSummary, any Error> {
+        open()
+        for await command in commands {
+            switch command {
+            case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
+                append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
+                       delivered: delivered, queued: queued)
+                slots.release()
+            case .finish(let endTime, let handedOff):
+                let result = finish(endTime: endTime)
+                statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
+                return result
+            case .cancel:
+                writer?.cancel()
+                writer = nil
+                return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was cancelled"))
+            }
+        }
+        // The stream ended without a finish (the muxer went away): abandon the file.
+        writer?.cancel()
+        writer = nil
+        return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was never finished"))
+    }
+
+    private func open() {
+        let start = ContinuousClock.now
+        do {
+            writer = try SegmentWriter(url: parameters.url, dimensions: parameters.dimensions,
+                                       timescale: parameters.timescale, settings: parameters.settings,
+                                       displayRotationDegrees: parameters.displayRotationDegrees)
+        } catch {
+            fail(error)
+        }
+        statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex,
+                                  close: parameters.closeDuration, open: .now - start)
+    }
+
+    private func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
+                        delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant) {
+        guard let writer, error == nil else { return }
+        do {
+            try writer.append(buffer, presentationTime: presentationTime)
+            pool.recycle(buffer)  // its pixels are in the encoder's frame now
+            statistics?.frameAccepted(index: frameIndex, segment: parameters.segment, delivered: delivered,
+                                      queued: queued, accepted: .now)
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func finish(endTime: MediaTime) -> Result<SegmentWriterSummary, any Error> {
+        defer { writer = nil }
+        if let error { return .failure(error) }
+        guard let writer else {
+            return .failure(RecordingError.invalidState("segment \(parameters.segment) has no writer"))
+        }
+        let result = Result { try writer.finish(endTime: endTime) }
+        if case .failure(let error) = result { fail(error) }
+        return result
+    }
+
+    /// Keeps the first error (and publishes it to the handle) and abandons the writer.
+    private func fail(_ error: any Error) {
+        if self.error == nil {
+            self.error = error
+            firstError.record(error)
+        }
+        writer?.cancel()
+        writer = nil
+    }
+}
+
+/// The first error of one segment's writer, shared between the writer (which records it)
+/// and the muxer (which throws it at its next call). Thread-safe (one `Mutex`).
+final class FirstError: Sendable {
+    private let storage = Mutex<(any Error)?>(nil)
+
+    /// The error recorded first, or nil.
+    var error: (any Error)? { storage.withLock { $0 } }
+
+    /// Records `error` unless one was recorded already.
+    func record(_ error: any Error) {
+        storage.withLock { if $0 == nil { $0 = error } }
+    }
+}
