@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Paces a source at its frame rate, like a camera, and drops the frames the recorder could
 /// not take in time (`segrec record --realtime`).
 ///
@@ -14,8 +16,9 @@
 ///   **dropped**, delivered in-band as ``CaptureOutputEvent/frameDropped(_:)`` with
 ///   ``DropReason/late`` (`captureOutput(_:didDrop:from:)` with `FrameWasLate`);
 /// - the first frame captured in `(s, now]` is the one in the slot: delivered at once;
-/// - if none was captured yet, the call sleeps (`ContinuousClock.sleep(until:)`, an `await`
-///   that blocks no thread) until the next capture time and delivers that frame.
+/// - if none was captured yet, the call sleeps until the next capture time (an `await` that
+///   blocks no thread; the wake-up is a Dispatch timer that resumes the task on its own
+///   executor, so a busy cooperative pool cannot delay it) and delivers that frame.
 ///
 /// "Busy" is the muxer's time per frame: queueing the picture to the segment's writer
 /// (``SegmentMuxer/framesInFlight`` pictures deep), so frames are dropped when the encoder
@@ -49,10 +52,22 @@ public final class RealtimePacer: CaptureOutputEventSource {
             droppedFrameCount += 1
             return .frameDropped(DroppedFrame(index: frame.index, reason: .late))
         }
-        if captured > now { try await clock.sleep(until: captured, tolerance: nil) }
+        if captured > now { await Self.sleep(until: captured) }
         lastTake = max(captured, now)
         frame.deliveredAt = captured
         return .frame(frame)
+    }
+
+    /// Suspends until `deadline`. The wake-up comes from a Dispatch timer rather than the
+    /// concurrency runtime's global timer, whose jobs first need a cooperative thread.
+    private static func sleep(until deadline: ContinuousClock.Instant) async {
+        let delay = ContinuousClock.now.duration(to: deadline).nanoseconds
+        guard delay > 0 else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) {
+                continuation.resume()
+            }
+        }
     }
 
     /// The instant at which the camera captures `frame`.

@@ -29,7 +29,9 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 /// thrown.
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
-/// pipelines can run at once (`async let`, task groups).
+/// pipelines can run at once (`async let`, task groups). Each run pulls its source and
+/// drives its muxer on a serial capture queue of its own (``CaptureQueueExecutor``), as
+/// an app's sample-buffer delegate runs on its own queue.
 public struct RecordingPipeline {
     /// Where frames and completions come from.
     public let source: any CaptureOutputEventSource
@@ -53,6 +55,13 @@ public struct RecordingPipeline {
     /// - Returns: the manifest, also written to the output folder.
     /// - Throws: ``RecordingFailure``.
     public func run(progress: ((RecordingProgress) -> Void)? = nil) async throws(RecordingFailure) -> RecordingManifest {
+        let executor = CaptureQueueExecutor(label: "segrec.capture")
+        return try await withTaskExecutorPreference(executor) { () async throws(RecordingFailure) -> RecordingManifest in
+            try await runOnCaptureQueue(progress: progress)
+        }
+    }
+
+    private func runOnCaptureQueue(progress: ((RecordingProgress) -> Void)?) async throws(RecordingFailure) -> RecordingManifest {
         var received = 0
         var first: MediaTime?
         let manifest: RecordingManifest

@@ -87,9 +87,9 @@ actor SegmentWriterActor {
     private var error: (any Error)?
     private var writer: SegmentWriter?
 
-    private init(parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
+    private init(executor: SerialQueueExecutor, parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
                  statistics: RecordingStatistics?, firstError: FirstError) {
-        executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
+        self.executor = executor
         self.parameters = parameters
         self.slots = slots
         self.pool = pool
@@ -105,9 +105,10 @@ actor SegmentWriterActor {
                       statistics: RecordingStatistics?) -> Handle {
         let (stream, continuation) = AsyncStream<Command>.makeStream()
         let firstError = FirstError()
-        let actor = SegmentWriterActor(parameters: parameters, slots: slots, pool: pool,
+        let executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
+        let actor = SegmentWriterActor(executor: executor, parameters: parameters, slots: slots, pool: pool,
                                        statistics: statistics, firstError: firstError)
-        let outcome = Task { await actor.run(stream) }
+        let outcome = Task(executorPreference: executor) { await actor.run(stream) }
         return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation,
                       firstError: firstError, outcome: outcome)
     }

@@ -37,7 +37,7 @@ struct CaptureSessionTests {
         #expect(changes[0].sessionTime == S.ns(1_566_666_667))  // 1 + 17/30 s
     }
 
-    @Test("completions are FIFO; a later request at the same instant wins from its own frame on")
+    @Test("completions are FIFO; a later request at the same instant wins from its own frame on, the earlier one is superseded")
     func fifo() throws {
         let session = try CaptureSession(
             device: try S.plainDevice(latency: 2, completionDelay: 0),
@@ -46,10 +46,12 @@ struct CaptureSessionTests {
                      .init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio1x1)),
                      .init(hostTime: S.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio4x3))])
         let (tokens, frames, changes) = try S.tokens(session)
-        // Both requests at 1.5 s take effect on frame 17; the one at 1.6 s (= frame 18's time)
-        // on frame 20. Completions in request order, before frames 17, 17 and 20.
-        #expect(changes.map(\.aspectRatio) == [.ratio16x9, .ratio1x1, .ratio4x3])
-        #expect(Array(tokens[17...19]) == ["C16x9", "C1x1", "F17"])
+        // Both requests at 1.5 s would take effect on frame 17: the later one (1x1) wins it and
+        // the earlier (16x9) never takes effect, so it completes superseded. The one at 1.6 s
+        // (= frame 18's time) takes effect on frame 20. Completions in request order, before
+        // frames 17, 17 and 20.
+        #expect(changes.map(\.aspectRatio) == [.ratio1x1, .ratio4x3])
+        #expect(Array(tokens[17...19]) == ["S16x9", "C1x1", "F17"])
         #expect(tokens.firstIndex(of: "C4x3").map { tokens[$0 + 1] } == "F20")
         #expect(frames[16].dimensions == VideoDimensions(width: 720, height: 1280))
         #expect(frames[17].dimensions == VideoDimensions(width: 1280, height: 1280))

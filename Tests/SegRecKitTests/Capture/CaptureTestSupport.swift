@@ -1,3 +1,4 @@
+import Testing
 @testable import SegRecKit
 
 /// Shared helpers for capture tests.
@@ -15,7 +16,8 @@ enum CaptureTestSupport {
 
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 
-    /// Drains a session into tokens: `"F<i>"` for frames, `"C<ratio>"` for completions.
+    /// Drains a session into tokens: `"F<i>"` for frames, `"C<ratio>"` for completions,
+    /// `"S<ratio>"` for superseded requests.
     static func tokens(_ session: CaptureSession) throws -> (tokens: [String], frames: [VideoFrame], changes: [DynamicAspectRatioChange]) {
         var tokens: [String] = [], frames: [VideoFrame] = [], changes: [DynamicAspectRatioChange] = []
         var iterator = session.makeIterator()
@@ -27,6 +29,10 @@ enum CaptureTestSupport {
             case .dynamicAspectRatioChangeCompleted(let change):
                 tokens.append("C\(change.aspectRatio.rawValue)")
                 changes.append(change)
+            case .dynamicAspectRatioChangeSuperseded(let superseded):
+                tokens.append("S\(superseded.aspectRatio.rawValue)")
+            case .frameDropped, .note, .warning:
+                Issue.record("a capture session delivered \(event)")
             }
         }
         return (tokens, frames, changes)

@@ -16,7 +16,7 @@ struct FootageInputErrorTests {
     }
 
     @Test("Annex B H.264 at three sizes gives three segments (and a stop in stop-on-change mode)")
-    func threeSizes() throws {
+    func threeSizes() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         var pieces = Data()
         let sizes = [(640, 480, 6), (480, 360, 5), (320, 240, 4)]
@@ -30,7 +30,7 @@ struct FootageInputErrorTests {
         try pieces.write(to: stream)
         #expect(try T.decodedFrameCount(stream) == 15)
 
-        let (code, out, manifest) = try T.record(["--source", stream.path, "--stamp-frame-index"])
+        let (code, out, manifest) = try await T.record(["--source", stream.path, "--stamp-frame-index"])
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(m.segments.map { "\($0.width)x\($0.height)" } == ["640x480", "480x360", "320x240"])
@@ -45,7 +45,7 @@ struct FootageInputErrorTests {
         let report = try RecordingVerifier.verify(out)
         #expect(report.passed, "\(report.segments.flatMap(\.problems) + report.problems)")
 
-        let (stopCode, stopped, stopManifest) = try T.record(["--source", stream.path, "--mode", "stop-on-change"])
+        let (stopCode, stopped, stopManifest) = try await T.record(["--source", stream.path, "--mode", "stop-on-change"])
         #expect(stopCode == 0)
         let s = try #require(stopManifest)
         #expect(s.stopReason == .dimensionsChanged)
@@ -54,7 +54,7 @@ struct FootageInputErrorTests {
     }
 
     @Test("a truncated file keeps every frame before the damage, records the error, exits 65")
-    func truncated() throws {
+    func truncated() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let whole = dir.appendingPathComponent("whole.mp4")
         try T.ffmpeg(bus + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart", whole.path])
@@ -62,7 +62,7 @@ struct FootageInputErrorTests {
         let cut = dir.appendingPathComponent("cut.mp4")
         try data.prefix(data.count * 6 / 10).write(to: cut)
 
-        let (code, out, manifest) = try T.record(["--source", cut.path, "--stamp-frame-index"])
+        let (code, out, manifest) = try await T.record(["--source", cut.path, "--stamp-frame-index"])
         #expect(code == 65)
         let m = try #require(manifest)
         #expect(m.stopReason == .error)
@@ -80,14 +80,14 @@ struct FootageInputErrorTests {
     }
 
     @Test("frames whose timestamps go backwards or repeat are dropped and counted")
-    func backwardsTimestamps() throws {
+    func backwardsTimestamps() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("back.mkv")
         // pts (ms): 100 140 180 220 260 300 [220] 380 [380] 460
         try T.ffmpeg(bus + ["-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0",
                             "-bsf:v", "setts=dts=N:pts=100+40*if(eq(N\\,6)\\,3\\,if(eq(N\\,8)\\,7\\,N))",
                             "-time_base", "1/1000", file.path])
-        let (code, out, manifest) = try T.record(["--source", file.path, "--stamp-frame-index"])
+        let (code, out, manifest) = try await T.record(["--source", file.path, "--stamp-frame-index"])
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(m.frames.received == 10 && m.frames.written == 8)
@@ -101,11 +101,11 @@ struct FootageInputErrorTests {
     }
 
     @Test("an odd width and height are cropped to even, and the manifest says so")
-    func oddSize() throws {
+    func oddSize() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("odd.y4m")
         try T.ffmpeg(["-i", T.sample("park_joy_160x90_50fps.y4m").path, "-vf", "scale=161:91", "-pix_fmt", "yuv420p", file.path])
-        let (code, out, manifest) = try T.record(["--source", file.path])
+        let (code, out, manifest) = try await T.record(["--source", file.path])
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(m.segments.first.map { "\($0.width)x\($0.height)" } == "160x90")
@@ -115,20 +115,20 @@ struct FootageInputErrorTests {
     }
 
     @Test("missing file 66, no video stream 65, not media 65, usage errors 64")
-    func badInputs() throws {
+    func badInputs() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
-        #expect(try T.record(["--source", dir.appendingPathComponent("missing.mp4").path]).0 == 66)
+        #expect(try await T.record(["--source", dir.appendingPathComponent("missing.mp4").path]).0 == 66)
         let audio = dir.appendingPathComponent("tone.m4a")
         try T.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=0.2", audio.path])
-        let (noVideo, _, noVideoManifest) = try T.record(["--source", audio.path])
+        let (noVideo, _, noVideoManifest) = try await T.record(["--source", audio.path])
         #expect(noVideo == 65 && noVideoManifest == nil)
-        #expect(try T.record(["--source", T.sample("README.md").path]).0 == 65)
+        #expect(try await T.record(["--source", T.sample("README.md").path]).0 == 65)
         #expect(throws: RecordingError.self) { try VideoFileDecoder(path: audio.path) }
         let yuv = T.sample("bus_352x288_i420_30fps.yuv").path
-        #expect(try T.record(["--source", yuv]).0 == 64)  // raw needs --video-size
-        #expect(try T.record(["--source", yuv, "--video-size", "352"]).0 == 64)
-        #expect(try T.record(["--source", yuv, "--video-size", "352x288", "--pixel-format", "nope"]).0 == 64)
-        #expect(try T.record(["--source", yuv, "--video-size", "352x288", "--framerate", "0"]).0 == 64)
-        #expect(try T.record(["--source", "synthetic", "--video-size", "352x288"]).0 == 64)
+        #expect(try await T.record(["--source", yuv]).0 == 64)  // raw needs --video-size
+        #expect(try await T.record(["--source", yuv, "--video-size", "352"]).0 == 64)
+        #expect(try await T.record(["--source", yuv, "--video-size", "352x288", "--pixel-format", "nope"]).0 == 64)
+        #expect(try await T.record(["--source", yuv, "--video-size", "352x288", "--framerate", "0"]).0 == 64)
+        #expect(try await T.record(["--source", "synthetic", "--video-size", "352x288"]).0 == 64)
     }
 }

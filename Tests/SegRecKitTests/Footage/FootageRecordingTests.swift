@@ -10,12 +10,12 @@ struct FootageRecordingTests {
     typealias T = FootageTestSupport
 
     @Test("pass-through keeps every frame, its size and rotation", arguments: FootageTestSupport.sampleInputs.map(\.0))
-    func passThrough(_ name: String) throws {
+    func passThrough(_ name: String) async throws {
         let raw = T.sampleInputs.first { $0.0 == name }!.1
         let input = T.sample(name)
         let expectedFrames = try T.decodedFrameCount(input, inputArguments: T.ffprobeInputArguments(raw))
         #expect(expectedFrames > 0)
-        let (code, dir, manifest) = try T.record(["--source", input.path, "--stamp-frame-index"] + raw)
+        let (code, dir, manifest) = try await T.record(["--source", input.path, "--stamp-frame-index"] + raw)
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(m.stopReason == .endOfStream)
@@ -37,12 +37,12 @@ struct FootageRecordingTests {
     }
 
     @Test("through a scenario: the sample is the square sensor image", arguments: FootageTestSupport.sampleInputs.map(\.0))
-    func scenario(_ name: String) throws {
+    func scenario(_ name: String) async throws {
         let raw = T.sampleInputs.first { $0.0 == name }!.1
         let scenarioFile = try T.smallScenario()
         let expected = Int(try CaptureSession(scenario: try Scenario.load(contentsOf: scenarioFile)).frameCount())
         #expect((30...31).contains(expected))
-        let (code, dir, manifest) = try T.record(["--source", T.sample(name).path, "--scenario", scenarioFile.path,
+        let (code, dir, manifest) = try await T.record(["--source", T.sample(name).path, "--scenario", scenarioFile.path,
                                                   "--stamp-frame-index"] + raw)
         #expect(code == 0)
         let m = try #require(manifest)
@@ -62,7 +62,7 @@ struct FootageRecordingTests {
     }
 
     @Test("a clip shorter than the scenario loops")
-    func loops() throws {
+    func loops() async throws {
         let sensor = try DecodedClipSensor(squareSide: 128, canReopen: true) {
             try VideoFileDecoder(path: T.sample("park_joy_160x90_50fps.y4m").path)
         }
@@ -76,7 +76,7 @@ struct FootageRecordingTests {
     }
 
     @Test("YUV4MPEG2 through standard input", .enabled(if: FootageTestSupport.segrecExecutable != nil, "segrec executable not built beside the tests"))
-    func standardInput() throws {
+    func standardInput() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let input = T.sample("park_joy_160x90_50fps.y4m")
         let (status, _) = try T.run(T.segrecExecutable!, ["record", "--source", "-", "--output", dir.path, "--quiet",

@@ -94,9 +94,9 @@ enum FootageTestSupport {
 
     /// Runs `segrec record ARGS --output DIR --preset ultrafast --quiet` in-process.
     /// Returns the exit code, the output folder and its manifest (if written).
-    static func record(_ arguments: [String]) throws -> (Int32, URL, RecordingManifest?) {
+    static func record(_ arguments: [String]) async throws -> (Int32, URL, RecordingManifest?) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        let code = SegRecCommand.main(["record"] + arguments + ["--output", dir.path, "--preset", "ultrafast", "--quiet"])
+        let code = await SegRecCommand.main(["record"] + arguments + ["--output", dir.path, "--preset", "ultrafast", "--quiet"])
         let manifest = try? ManifestWriter.read(from: dir)
         return (code, dir, manifest)
     }

@@ -8,11 +8,6 @@ import Testing
 struct BenchmarkInstrumentationTests {
     let script = EventScript()
 
-    private func makeOutput() throws -> (URL, OutputDirectory) {
-        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        return (dir, try OutputDirectory(preparing: dir, force: false))
-    }
-
     private func jsonLines(_ url: URL) throws -> [[String: Any]] {
         try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
@@ -40,17 +35,15 @@ struct BenchmarkInstrumentationTests {
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 
-    @Test func statsFileHasOneRowPerWrittenFrame() throws {
+    @Test func statsFileHasOneRowPerWrittenFrame() async throws {
         let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
                                    completionDelay: 0)
-        let (dir, output) = try makeOutput()
-        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
-                                          devices: [EventScript.front], frameIndexStamp: true)
-        var pipeline = RecordingPipeline(source: ScriptedSource(events), recorder: recorder)
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment,
+                                                             statistics: RecordingStatistics(expectedFrames: 20))
+        var pipeline = RecordingPipeline(source: ScriptedSource(events), muxer: muxer)
         let statsURL = dir.deletingLastPathComponent().appendingPathComponent("stats.jsonl")
-        pipeline.statistics = RecordingStatistics(expectedFrames: 20)
         pipeline.statisticsURL = statsURL
-        let manifest = try pipeline.run()
+        let manifest = try await pipeline.run()
 
         let rows = try jsonLines(statsURL)
         let frames = rows.filter { $0["deliveredNs"] != nil }
@@ -72,15 +65,11 @@ struct BenchmarkInstrumentationTests {
     }
 
     /// Stop-on-change: rows only for the frames written, none for the dropped ones.
-    @Test func statsSkipDroppedFrames() throws {
+    @Test func statsSkipDroppedFrames() async throws {
         let events = script.events(count: 12, initial: .ratio9x16, changes: [(5, .ratio16x9)], completionDelay: 0)
-        let (dir, output) = try makeOutput()
-        let recorder = MovieFileRecorder(output: output, settings: RecorderTestSupport.settings,
-                                         devices: [EventScript.front], frameIndexStamp: true)
-        var pipeline = RecordingPipeline(source: ScriptedSource(events), recorder: recorder)
         let statistics = RecordingStatistics()
-        pipeline.statistics = statistics
-        let manifest = try pipeline.run()
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .stopOnChange, statistics: statistics)
+        let manifest = try await RecordingPipeline(source: ScriptedSource(events), muxer: muxer).run()
         #expect(statistics.frames.map(\.index) == Array(0..<5))
         #expect(statistics.switches.isEmpty)
         #expect(manifest.frames == FrameCounts(received: 12, written: 5, dropped: 7, droppedReasons: ["recordingStopped": 7]))
@@ -90,33 +79,30 @@ struct BenchmarkInstrumentationTests {
 
     /// Real-time pacing of a tiny, fast stream (320-pixel frames at 30 fps) drops nothing
     /// and the files are exactly those of an unpaced recording.
-    @Test func realtimeTinyStreamDropsNothing() throws {
+    @Test func realtimeTinyStreamDropsNothing() async throws {
         let events = script.events(count: 15, initial: .ratio16x9, changes: [(6, .ratio9x16)], completionDelay: 1)
-        let (dir, output) = try makeOutput()
-        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
-                                          devices: [EventScript.front], frameIndexStamp: true)
-        let paced = RealtimeEventSource(wrapping: ScriptedSource(events), recorder: recorder)
-        var pipeline = RecordingPipeline(source: paced, recorder: recorder)
-        pipeline.statistics = RecordingStatistics()
-        let manifest = try pipeline.run()
+        let statistics = RecordingStatistics()
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment, statistics: statistics)
+        let paced = RealtimePacer(wrapping: ScriptedSource(events))
+        let manifest = try await RecordingPipeline(source: paced, muxer: muxer).run()
         #expect(paced.droppedFrameCount == 0)
         #expect(manifest.frames == FrameCounts(received: 15, written: 15, dropped: 0, droppedReasons: [:]))
         #expect(manifest.segments.map(\.frameCount) == [6, 9])
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try expectExactFiles(dir, manifest, frames: 15)
         // Delivery times are the frames' capture times: one frame interval apart.
-        let delivered = pipeline.statistics!.frames.map(\.deliveredNs)
+        let delivered = statistics.frames.map(\.deliveredNs)
         let steps = zip(delivered, delivered.dropFirst()).map { $1 - $0 }
         #expect(steps.allSatisfy { $0 > 30_000_000 && $0 < 37_000_000 })
     }
 
     /// Many quick switches: finishing in the background keeps every segment exact, and the
     /// byte counts in the manifest match the files.
-    @Test func backgroundFinalizationKeepsSegmentsExact() throws {
+    @Test func backgroundFinalizationKeepsSegmentsExact() async throws {
         let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio9x16, .ratio1x1, .ratio4x3]
         let changes = stride(from: Int64(3), to: 36, by: 3).map { ($0, ratios[Int($0 / 3) % 4]) }
         let events = script.events(count: 36, initial: .ratio3x4, changes: changes, completionDelay: 0)
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.count == 12)
         #expect(manifest.segments.allSatisfy { $0.frameCount == 3 })
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
@@ -132,24 +118,22 @@ struct BenchmarkInstrumentationTests {
     /// writer opens, or when it renames its file at the finish, whichever comes after) and
     /// is reported: the recording stops with an error, the segment is left out
     /// of the manifest with its frames counted as `writeFailed`, and the other files stay.
-    @Test func backgroundFailureIsReported() throws {
+    @Test func backgroundFailureIsReported() async throws {
         let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
                                    completionDelay: 0)
-        let (dir, output) = try makeOutput()
-        let recorder = SegmentingRecorder(output: output, settings: RecorderTestSupport.settings,
-                                          devices: [EventScript.front], frameIndexStamp: true)
-        try recorder.process(events[0])
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
+        try await muxer.process(events[0])
         let squatter = dir.appendingPathComponent("segment-000.mp4")
         #expect(FileManager.default.createFile(atPath: squatter.path, contents: Data("not mine".utf8)))
         var failure: (any Error)?
         for event in events.dropFirst() where failure == nil {
-            do { try recorder.process(event) } catch { failure = error }
+            do { try await muxer.process(event) } catch { failure = error }
         }
         if failure == nil {
-            do { _ = try recorder.finish() } catch { failure = error }
+            do { _ = try await muxer.finish() } catch { failure = error }
         }
         #expect(failure is SegmentWriterError)
-        let manifest = recorder.abort(error: "\(failure.map { "\($0)" } ?? "none")")
+        let manifest = await muxer.abort(error: "\(failure.map { "\($0)" } ?? "none")")
         #expect(manifest.stopReason == .error)
         #expect(!manifest.segments.map(\.file).contains("segment-000.mp4"))
         #expect(manifest.frames.droppedReasons["writeFailed", default: 0] >= 1)

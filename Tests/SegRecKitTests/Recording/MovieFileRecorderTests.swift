@@ -7,10 +7,10 @@ struct MovieFileRecorderTests {
     let script = EventScript()
 
     @Test(arguments: [Int64(-1), 0, 2])
-    func stopsAtTheFirstNewSizeFrame(completionDelay: Int64) throws {
+    func stopsAtTheFirstNewSizeFrame(completionDelay: Int64) async throws {
         let events = script.events(count: 20, initial: .ratio9x16,
                                    changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .stopOnChange)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .stopOnChange)
         #expect(manifest.mode == .stopOnChange)
         #expect(manifest.stopReason == .dimensionsChanged)
         #expect(manifest.stopTime == script.sessionTime(7))
@@ -26,9 +26,9 @@ struct MovieFileRecorderTests {
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 
-    @Test func noChangeRecordsToTheEnd() throws {
+    @Test func noChangeRecordsToTheEnd() async throws {
         let events = script.events(count: 5, initial: .ratio4x3, changes: [], completionDelay: 0)
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .stopOnChange)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .stopOnChange)
         #expect(manifest.stopReason == .endOfStream)
         #expect(manifest.segments.map(\.frameCount) == [5])
     }
@@ -36,7 +36,7 @@ struct MovieFileRecorderTests {
 
 @Suite("OutputDirectory")
 struct OutputDirectoryTests {
-    @Test func refusesToOverwriteWithoutForce() throws {
+    @Test func refusesToOverwriteWithoutForce() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         try Data("{}".utf8).write(to: dir.appendingPathComponent("manifest.json"))
         try Data("x".utf8).write(to: dir.appendingPathComponent("segment-000.mp4"))
@@ -48,7 +48,7 @@ struct OutputDirectoryTests {
     }
 
     /// A regular file where the folder should be is never replaced, even with --force.
-    @Test func aFileInTheWayIsNotAFolder() throws {
+    @Test func aFileInTheWayIsNotAFolder() async throws {
         let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("taken")
         try Data("keep".utf8).write(to: file)
         for force in [false, true] {
@@ -61,8 +61,8 @@ struct OutputDirectoryTests {
     }
 
     /// `verify` fails on a segment file the manifest does not list.
-    @Test func verifierFlagsStraySegmentFiles() throws {
-        let (dir, _) = try RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
+    @Test func verifierFlagsStraySegmentFiles() async throws {
+        let (dir, _) = try await RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
         #expect(try RecordingVerifier.verify(dir).passed)
         try FileManager.default.copyItem(at: dir.appendingPathComponent("segment-000.mp4"),
                                          to: dir.appendingPathComponent("segment-001.mp4"))
@@ -97,19 +97,14 @@ struct RecordingStopRequestTests {
     /// Stopping after frame 9 of 20 (a change at 7): two files, frames 0–9 kept, the last
     /// one ending at frame 10's time, `stopReason: requested`.
     @Test(arguments: [RecordingMode.segment, .stopOnChange])
-    func stopsCleanlyWhenRequested(mode: RecordingMode) throws {
+    func stopsCleanlyWhenRequested(mode: RecordingMode) async throws {
         let script = EventScript()
         let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9)], completionDelay: 0)
         let stop = RecordingStopRequest()
-        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        let output = try OutputDirectory(preparing: dir, force: false)
-        let settings = RecorderTestSupport.settings
-        let recorder: any Recorder = mode == .segment
-            ? SegmentingRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
-            : MovieFileRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
-        var pipeline = RecordingPipeline(source: StoppingSource(events, stop: stop, after: 11), recorder: recorder)
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: mode)
+        var pipeline = RecordingPipeline(source: StoppingSource(events, stop: stop, after: 11), muxer: muxer)
         pipeline.stopRequest = stop
-        let manifest = try pipeline.run()
+        let manifest = try await pipeline.run()
         if mode == .segment {
             // Events 1–11 are frames 0–6, the completion, frames 7–9.
             #expect(manifest.stopReason == .requested)

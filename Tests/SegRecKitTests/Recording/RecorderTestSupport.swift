@@ -58,13 +58,20 @@ final class ScriptedSource: CaptureOutputEventSource {
 enum RecorderTestSupport {
     static let settings = EncoderSettings(codec: .h264, preset: "ultrafast", crf: 30, keyframeInterval: 30)
 
-    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode) throws -> (URL, RecordingManifest) {
+    /// A muxer writing into a new temporary folder `…/out` (returned), with the test
+    /// settings, the `front` clock and stamped frames.
+    static func makeMuxer(mode: RecordingMode, statistics: RecordingStatistics? = nil) throws -> (URL, SegmentMuxer) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let output = try OutputDirectory(preparing: dir, force: false)
-        let recorder: any Recorder = mode == .segment
-            ? SegmentingRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
-            : MovieFileRecorder(output: output, settings: settings, devices: [EventScript.front], frameIndexStamp: true)
-        let manifest = try RecordingPipeline(source: ScriptedSource(events), recorder: recorder).run()
+        return (dir, SegmentMuxer(SegmentMuxer.Configuration(
+            output: output, settings: settings, policy: SplitPolicy(mode), devices: [EventScript.front],
+            frameIndexStamp: true, statistics: statistics)))
+    }
+
+    /// Records `events` through a pipeline into a new folder.
+    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode) async throws -> (URL, RecordingManifest) {
+        let (dir, muxer) = try makeMuxer(mode: mode)
+        let manifest = try await RecordingPipeline(source: ScriptedSource(events), muxer: muxer).run()
         return (dir, manifest)
     }
 

@@ -9,10 +9,10 @@ struct SegmentingRecorderTests {
     /// Tap-to-rotate: 9x16 for frames 0–6, 16x9 for 7–13, 1x1 for 14–19, with the
     /// completion arriving before (−1), with (0) and after (+2) the first new-size frame.
     @Test(arguments: [Int64(-1), 0, 2])
-    func tapToRotate(completionDelay: Int64) throws {
+    func tapToRotate(completionDelay: Int64) async throws {
         let events = script.events(count: 20, initial: .ratio9x16,
                                    changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         let segments = manifest.segments
         #expect(segments.map(\.file) == ["segment-000.mp4", "segment-001.mp4", "segment-002.mp4"])
         #expect(segments.map { "\($0.width)x\($0.height)" } == ["180x320", "320x180", "320x320"])
@@ -54,11 +54,11 @@ struct SegmentingRecorderTests {
     }
 
     /// Flips every 2 frames: 10 segments of 2 frames, tiling exactly.
-    @Test func rapidFlips() throws {
+    @Test func rapidFlips() async throws {
         let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio9x16]
         let changes = stride(from: Int64(2), to: 20, by: 2).map { ($0, ratios[Int($0 / 2 - 1) % 2]) }
         let events = script.events(count: 20, initial: .ratio9x16, changes: changes, completionDelay: 1)
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.count == 10)
         #expect(manifest.segments.allSatisfy { $0.frameCount == 2 })
         #expect(manifest.segments.map(\.firstFrameIndex) == Array(stride(from: Int64(0), to: 20, by: 2)))
@@ -77,13 +77,13 @@ struct SegmentingRecorderTests {
     /// The completion says frame 9 but the buffers change at frame 7: the buffers win, the
     /// manifest warns, and the announced times are kept in the change record.
     @Test(arguments: [Int64(-3), 4])
-    func buffersWinOverTheAnnouncement(placement: Int64) throws {
+    func buffersWinOverTheAnnouncement(placement: Int64) async throws {
         var events: [CaptureOutputEvent] = []
         for i in Int64(0)..<12 {
             if i == 7 + placement { events.append(script.change(.ratio16x9, atFrame: 9)) }
             events.append(script.frame(i, i < 7 ? .ratio9x16 : .ratio16x9))
         }
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.map(\.frameCount) == [7, 5])
         #expect(manifest.segments[1].sessionStart == script.sessionTime(7))
         #expect(manifest.segments[0].sessionEnd == script.sessionTime(7))
@@ -94,16 +94,16 @@ struct SegmentingRecorderTests {
     }
 
     /// A completion for the ratio already active makes no segment and no warning.
-    @Test func sameRatioRequestMakesNoSegment() throws {
+    @Test func sameRatioRequestMakesNoSegment() async throws {
         var events = script.events(count: 10, initial: .ratio9x16, changes: [(6, .ratio16x9)], completionDelay: 0)
         events.insert(script.change(.ratio9x16, atFrame: 3), at: 3)
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.map(\.frameCount) == [6, 4])
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
     }
 
-    @Test func zeroFramesGiveNoFileAndAManifestThatSaysSo() throws {
-        let (dir, manifest) = try RecorderTestSupport.record([], mode: .segment)
+    @Test func zeroFramesGiveNoFileAndAManifestThatSaysSo() async throws {
+        let (dir, manifest) = try await RecorderTestSupport.record([], mode: .segment)
         #expect(manifest.segments.isEmpty)
         #expect(manifest.frames.received == 0)
         #expect(manifest.stopTime == nil)
@@ -111,8 +111,8 @@ struct SegmentingRecorderTests {
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 
-    @Test func oneFrameGivesAOneFrameFile() throws {
-        let (dir, manifest) = try RecorderTestSupport.record([script.frame(0, .ratio1x1)], mode: .segment)
+    @Test func oneFrameGivesAOneFrameFile() async throws {
+        let (dir, manifest) = try await RecorderTestSupport.record([script.frame(0, .ratio1x1)], mode: .segment)
         #expect(manifest.segments.count == 1)
         #expect(manifest.segments[0].frameCount == 1)
         #expect(manifest.segments[0].sessionEnd == script.sessionTime(1))
@@ -123,19 +123,19 @@ struct SegmentingRecorderTests {
     }
 
     /// A frame whose timestamp repeats is dropped and counted, never written out of order.
-    @Test func nonMonotonicFrameIsDropped() throws {
+    @Test func nonMonotonicFrameIsDropped() async throws {
         let events = [script.frame(0, .ratio9x16), script.frame(1, .ratio9x16), script.frame(1, .ratio9x16),
                       script.frame(2, .ratio9x16)]
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.frames == FrameCounts(received: 4, written: 3, dropped: 1, droppedReasons: ["nonMonotonicTimestamp": 1]))
         #expect(manifest.warnings.count == 1)
         #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == [0, 1, 2])
     }
 
     /// The manifest on disk is what `run` returned, with `change: null` spelled out.
-    @Test func manifestOnDiskMatches() throws {
+    @Test func manifestOnDiskMatches() async throws {
         let events = script.events(count: 4, initial: .ratio9x16, changes: [(2, .ratio16x9)], completionDelay: 0)
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(try ManifestWriter.read(from: dir) == manifest)
         let text = try String(contentsOf: dir.appendingPathComponent("manifest.json"), encoding: .utf8)
         #expect(text.contains("\"change\" : null"))
@@ -152,7 +152,7 @@ struct CompletionMatchingTests {
     /// so 1x1 never appears; a third (1x1) takes effect at frame 17. With completions 4
     /// frames late, the overridden 1x1 completion (D(5)) must not be attached to the later
     /// 1x1 segment: that one's change is D(17), and nothing warns.
-    @Test func overriddenRequestIsNotAttachedToALaterSegment() throws {
+    @Test func overriddenRequestIsNotAttachedToALaterSegment() async throws {
         var events: [CaptureOutputEvent] = []
         for i in Int64(0)..<24 {
             if i == 9 {
@@ -162,7 +162,7 @@ struct CompletionMatchingTests {
             if i == 21 { events.append(script.change(.ratio1x1, atFrame: 17)) }
             events.append(script.frame(i, i < 5 ? .ratio16x9 : (i < 17 ? .ratio9x16 : .ratio1x1)))
         }
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.map(\.frameCount) == [5, 12, 7])
         #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(5))
         #expect(manifest.segments[2].change?.deviceTime == script.deviceTime(17))
@@ -172,11 +172,11 @@ struct CompletionMatchingTests {
 
     /// A change that takes effect on the very first frame (announced before it) is realized
     /// by the first segment: no warning that the buffers never had that size.
-    @Test func changeOnTheFirstFrameIsRealized() throws {
+    @Test func changeOnTheFirstFrameIsRealized() async throws {
         var events: [CaptureOutputEvent] = [script.change(.ratio3x4, atFrame: 0)]
         for i in Int64(0)..<6 { events.append(script.frame(i, i < 3 ? .ratio3x4 : .ratio4x3)) }
         events.insert(script.change(.ratio4x3, atFrame: 3), at: 3)
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.map(\.frameCount) == [3, 3])
         #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(3))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
@@ -184,11 +184,11 @@ struct CompletionMatchingTests {
 
     /// A ratio change requested for every frame with completions 5 frames late: each
     /// segment gets its own change time, equal to its start, and nothing warns.
-    @Test func everyFrameChangesWithLateCompletions() throws {
+    @Test func everyFrameChangesWithLateCompletions() async throws {
         let ratios: [DynamicAspectRatio] = [.ratio16x9, .ratio1x1, .ratio9x16]
         let changes = (Int64(2)..<20).map { ($0, ratios[Int($0) % 3]) }
         let events = script.events(count: 20, initial: .ratio9x16, changes: changes, completionDelay: 5)
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         // Frame 2's request asks for 9x16, already in effect: frames 0–2, then one per frame.
         #expect(manifest.segments.count == 18)
         for segment in manifest.segments.dropFirst() {
@@ -214,10 +214,10 @@ struct LongFrameTests {
     /// ends after its last frame, the next starts at the late frame (`timestampGap`), no
     /// frame is lost, and every file plays (ffprobe) and verifies.
     @Test(arguments: [RecordingMode.segment, .stopOnChange])
-    func gapSplitsTheRecording(mode: RecordingMode) throws {
+    func gapSplitsTheRecording(mode: RecordingMode) async throws {
         let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333),
                       frame(2, at: 4_033_333_333), frame(3, at: 4_066_666_666)]
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: mode)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: mode)
         #expect(manifest.segments.map(\.frameCount) == [2, 2])
         #expect(manifest.segments.map(\.startReason) == [.recordingStarted, .timestampGap])
         #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_066_666_666, timescale: 1_000_000_000))
@@ -233,9 +233,9 @@ struct LongFrameTests {
     }
 
     /// A last frame claiming 5 s is capped at the longest a file holds, with a warning.
-    @Test func longLastFrameIsCapped() throws {
+    @Test func longLastFrameIsCapped() async throws {
         let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333, lasting: 5_000_000_000)]
-        let (dir, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.count == 1)
         #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_033_333_333 + Int64(Int32.max), timescale: 1_000_000_000))
         #expect(manifest.warnings.count == 1)
@@ -250,7 +250,7 @@ struct EarlyCompletionMatchingTests {
     /// With completions before their frames: 16x9 then 9x16 (the ratio in effect) on the
     /// same frame 5 — 16x9 never reaches the buffers — and a real 16x9 at frame 17. The
     /// segment at 17 gets D(17), not the overridden request's D(5), and nothing warns.
-    @Test func overriddenPendingRequestIsDropped() throws {
+    @Test func overriddenPendingRequestIsDropped() async throws {
         var events: [CaptureOutputEvent] = []
         for i in Int64(0)..<24 {
             if i == 3 {
@@ -260,18 +260,18 @@ struct EarlyCompletionMatchingTests {
             if i == 15 { events.append(script.change(.ratio16x9, atFrame: 17)) }
             events.append(script.frame(i, i < 17 ? .ratio9x16 : .ratio16x9))
         }
-        let (_, manifest) = try RecorderTestSupport.record(events, mode: .segment)
+        let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.map(\.frameCount) == [17, 7])
         #expect(manifest.segments[1].change?.deviceTime == script.deviceTime(17))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
     }
 
     /// A last frame that claims no duration still ends one tick after it: the file is kept.
-    @Test func lastFrameWithoutDurationIsKept() throws {
+    @Test func lastFrameWithoutDurationIsKept() async throws {
         let frame = VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: 0, width: 320, height: 180), index: 0,
                                deviceTime: MediaTime(value: 5, timescale: 1_000_000_000),
                                sessionTime: MediaTime(value: 5, timescale: 1_000_000_000), duration: .zero)
-        let (dir, manifest) = try RecorderTestSupport.record([.frame(frame)], mode: .segment)
+        let (dir, manifest) = try await RecorderTestSupport.record([.frame(frame)], mode: .segment)
         #expect(manifest.segments.first?.sessionEnd == MediaTime(value: 6, timescale: 1_000_000_000))
         #expect(manifest.frames == FrameCounts(received: 1, written: 1, dropped: 0, droppedReasons: [:]))
         #expect(try RecordingVerifier.verify(dir).passed)
