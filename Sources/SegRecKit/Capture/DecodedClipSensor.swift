@@ -51,6 +51,12 @@ public final class DecodedClipSensor: SensorImageSource {
     /// The decoder of the current pass (for its notes and rotation).
     public var currentDecoder: VideoFileDecoder { decoder }
 
+    /// The sensor image of frame `index` (the next picture of the clip for a new index, the
+    /// same one again for a repeated index), centre-cropped to `dimensions`.
+    /// - Throws: what the decoder throws (``MediaInputError``, e.g. damage after the last
+    ///   good picture); ``MediaInputError/badInput(path:field:detail:)`` when the clip holds
+    ///   no picture, or when standard input ends and is too large to replay; ``FFmpegError``
+    ///   when libswscale cannot scale a picture.
     public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
         if index != lastIndex || square == nil {
             square = try nextSquare()
@@ -73,7 +79,7 @@ public final class DecodedClipSensor: SensorImageSource {
             return result
         }
         guard picturesThisPass > 0 else {
-            throw RecordingError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
+            throw MediaInputError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
         }
         if clipLength == nil { clipLength = picturesThisPass }
         loopCount += 1
@@ -83,7 +89,7 @@ public final class DecodedClipSensor: SensorImageSource {
             return try nextSquare()
         }
         guard !replayOverflowed, !replay.isEmpty else {
-            throw RecordingError.badInput(path: decoder.path, field: "standard input",
+            throw MediaInputError.badInput(path: decoder.path, field: "standard input",
                                           detail: "the clip ended after \(clipLength ?? 0) pictures and is too large to replay from memory; pass it as a file to loop it")
         }
         replayPosition = 1 % replay.count

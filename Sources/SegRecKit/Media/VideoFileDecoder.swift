@@ -21,8 +21,8 @@ public struct DecodedPicture {
 ///
 /// Other streams (audio, data) are ignored and listed in ``notes``. A truncated or corrupt
 /// input yields every picture decoded before the damage, then throws
-/// ``RecordingError/badInput(path:field:detail:)``; a missing file throws
-/// ``RecordingError/inputNotFound(path:)``; no video stream or no decoder throws `badInput`.
+/// ``MediaInputError/badInput(path:field:detail:)``; a missing file throws
+/// ``MediaInputError/inputNotFound(path:)``; no video stream or no decoder throws `badInput`.
 ///
 /// Not thread-safe: one consumer pulls pictures with ``nextPicture()``.
 public final class VideoFileDecoder {
@@ -62,13 +62,13 @@ public final class VideoFileDecoder {
     private let frame: Frame
     private var draining = false
     private var finished = false
-    private var pendingError: RecordingError?
+    private var pendingError: MediaInputError?
     private var scaler: (key: String, context: ScaleContext)?
     private var croppedSizes: Set<VideoDimensions> = []
 
     /// Opens `path` (or `-` for standard input) and its first video stream's decoder.
-    /// - Throws: ``RecordingError/inputNotFound(path:)``, ``RecordingError/badInput(path:field:detail:)``.
-    public init(path: String, options: VideoSourceOptions = VideoSourceOptions()) throws(RecordingError) {
+    /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
+    public init(path: String, options: VideoSourceOptions = VideoSourceOptions()) throws(MediaInputError) {
         FFmpegLog.silenceBelowErrors()
         self.path = path
         self.options = options
@@ -127,9 +127,9 @@ public final class VideoFileDecoder {
     }
 
     /// The next picture in presentation order, or nil at the end of the stream.
-    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` after the last picture
+    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` after the last picture
     ///   decoded before damage (truncation, corrupt packet, demuxing or decoding error).
-    public func nextPicture() throws(RecordingError) -> DecodedPicture? {
+    public func nextPicture() throws(MediaInputError) -> DecodedPicture? {
         while true {
             if finished {
                 if let error = pendingError { pendingError = nil; throw error }
@@ -142,7 +142,7 @@ public final class VideoFileDecoder {
     }
 
     /// One `avcodec_receive_frame`; nil when the decoder wants input (or is done).
-    private func receivePicture() throws(RecordingError) -> DecodedPicture? {
+    private func receivePicture() throws(MediaInputError) -> DecodedPicture? {
         let received = avcodec_receive_frame(decoder.pointer, frame.pointer)
         if received == segrec_averror_eagain() {
             if draining { finished = true }  // should not happen after a flush; be safe
@@ -160,7 +160,7 @@ public final class VideoFileDecoder {
 
     /// Reads the next packet of the stream and sends it to the decoder; at the end (or on
     /// damage) sends the flush packet.
-    private func feedPacket() throws(RecordingError) {
+    private func feedPacket() throws(MediaInputError) {
         while true {
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eof() {
@@ -202,7 +202,7 @@ public final class VideoFileDecoder {
     }
 
     /// The current `AVFrame` as an even-sized NV12 picture.
-    private func convertFrame() throws(RecordingError) -> DecodedPicture {
+    private func convertFrame() throws(MediaInputError) -> DecodedPicture {
         let f = frame.pointer
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         let decoded = VideoDimensions(width: width, height: height)
