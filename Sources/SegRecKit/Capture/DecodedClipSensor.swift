@@ -1,13 +1,12 @@
-import CFFmpeg
-
 /// Real footage as the fake camera's square sensor image (``SensorImageSource``).
 ///
-/// Each decoded picture is centre-cropped to a square, scaled with libswscale to the active
-/// format's side, and then cropped to the dimensions of the aspect ratio in effect (the
-/// centre of the square), exactly as the synthetic sensor's pictures are. The input's
-/// timestamps are ignored: the camera's device clock stamps the frames. Frame `i` of the
-/// session shows the next picture of the clip; a clip shorter than the session loops
-/// (a file is reopened; standard input, which cannot be reopened, is replayed from memory).
+/// Each decoded picture is centre-cropped to a square, scaled to the active format's side
+/// (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
+/// of the aspect ratio in effect (the centre of the square), exactly as the synthetic
+/// sensor's pictures are. The input's timestamps are ignored: the camera's device clock
+/// stamps the frames. Frame `i` of the session shows the next picture of the clip; a clip
+/// shorter than the session loops (a file is reopened; standard input, which cannot be
+/// reopened, is replayed from memory).
 ///
 /// Not `Sendable`: owned by one ``CaptureSession``.
 public final class DecodedClipSensor: SensorImageSource {
@@ -33,7 +32,7 @@ public final class DecodedClipSensor: SensorImageSource {
     private var picturesThisPass: Int64 = 0
     private var lastIndex: Int64?
     private var square: PixelBuffer?
-    private var scaler: (size: Int, context: ScaleContext)?
+    private let scaler = PictureScaler()
 
     /// - Parameters:
     ///   - squareSide: the format's side (even).
@@ -108,20 +107,10 @@ public final class DecodedClipSensor: SensorImageSource {
     }
 
     /// Centre square of `picture`, scaled to ``squareSide`` (bicubic).
-    func sensorImage(_ picture: PixelBuffer) throws -> PixelBuffer {
+    /// - Throws: ``FFmpegError`` when libswscale cannot scale it.
+    func sensorImage(_ picture: PixelBuffer) throws(FFmpegError) -> PixelBuffer {
         let side = min(picture.width, picture.height) & ~1
         let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side))
-        if side == squareSide { return crop }
-        if scaler?.size != side {
-            scaler = (side, try ScaleContext(sourceWidth: side, sourceHeight: side, source: AV_PIX_FMT_NV12,
-                                             destinationWidth: squareSide, destinationHeight: squareSide,
-                                             destination: AV_PIX_FMT_NV12, flags: SWS_BICUBIC))
-        }
-        return try crop.lumaPlane.withUnsafeBufferPointer { luma in
-            try crop.chromaPlane.withUnsafeBufferPointer { chroma in
-                try scaler!.context.scaleToNV12(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
-                                                sourceStrides: [Int32(crop.lumaBytesPerRow), Int32(crop.chromaBytesPerRow), 0, 0])
-            }
-        }
+        return try scaler.scaled(crop, to: VideoDimensions(width: squareSide, height: squareSide))
     }
 }

@@ -1,8 +1,9 @@
 import CFFmpeg
 import Foundation
 
-/// One picture of a footage source, converted to NV12.
-public struct DecodedPicture {
+/// One picture of a footage source, converted to NV12: a Swift value (its pixels are a
+/// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
+public struct DecodedPicture: Sendable {
     /// The picture in NV12 with even dimensions (an odd width or height loses its last
     /// column or row: x264 cannot encode odd sizes in 4:2:0).
     public var pixelBuffer: PixelBuffer
