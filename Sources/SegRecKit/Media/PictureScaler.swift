@@ -9,13 +9,20 @@ import CFFmpeg
 ///
 /// Not `Sendable`: it owns a C context; use it from one task.
 public final class PictureScaler {
+    /// Where the planes of the pictures it makes come from.
+    public let pixelBufferPool: PixelBufferPool
     private var context: ScaleContext?
 
     /// Creates a scaler; the libswscale context is made on the first ``scaled(_:to:)``.
-    public init() {}
+    /// - Parameter pixelBufferPool: where the planes of scaled pictures come from (the
+    ///   encoder side recycles them); default ``PixelBufferPool/shared``.
+    public init(pixelBufferPool: PixelBufferPool = .shared) {
+        self.pixelBufferPool = pixelBufferPool
+    }
 
     /// `picture` resized to `destination` (bicubic) as a new, tightly packed NV12 buffer;
-    /// `picture` itself when it already has that size.
+    /// `picture` itself when it already has that size. New planes come from
+    /// ``pixelBufferPool``.
     /// - Parameters:
     ///   - picture: the source picture, any strides.
     ///   - destination: the output size in pixels (even and positive).
@@ -31,7 +38,7 @@ public final class PictureScaler {
         return try picture.lumaPlane.withUnsafeBufferPointer { (luma) throws(FFmpegError) -> PixelBuffer in
             try picture.chromaPlane.withUnsafeBufferPointer { (chroma) throws(FFmpegError) -> PixelBuffer in
                 try scaler.scaleToNV12(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
-                                       sourceStrides: strides)
+                                       sourceStrides: strides, pixelBufferPool: pixelBufferPool)
             }
         }
     }

@@ -31,6 +31,8 @@ public final class VideoFileDecoder {
     public let path: String
     /// The options it was opened with (to reopen it, e.g. to loop a clip).
     public let options: VideoSourceOptions
+    /// Where the planes of decoded pictures come from.
+    public let pixelBufferPool: PixelBufferPool
     /// The stream's time base: seconds per tick = num / den.
     public let timeBase: (num: Int32, den: Int32)
     /// The stream's frame rate (`avg_frame_rate`, else `r_frame_rate`, else the option), if known.
@@ -68,11 +70,18 @@ public final class VideoFileDecoder {
     private var croppedSizes: Set<VideoDimensions> = []
 
     /// Opens `path` (or `-` for standard input) and its first video stream's decoder.
+    /// - Parameters:
+    ///   - path: a file path, or `-` for standard input.
+    ///   - options: how to open inputs without a header (raw video).
+    ///   - pixelBufferPool: where the planes of decoded pictures come from (the encoder
+    ///     side recycles them); default ``PixelBufferPool/shared``.
     /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
-    public init(path: String, options: VideoSourceOptions = VideoSourceOptions()) throws(MediaInputError) {
+    public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
+                pixelBufferPool: PixelBufferPool = .shared) throws(MediaInputError) {
         FFmpegLog.silenceBelowErrors()
         self.path = path
         self.options = options
+        self.pixelBufferPool = pixelBufferPool
         if path != VideoSourceOptions.standardInput && !FileManager.default.fileExists(atPath: path) {
             throw .inputNotFound(path: path)
         }
@@ -230,7 +239,10 @@ public final class VideoFileDecoder {
                                                UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)]
         let strides: [Int32] = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
         let buffer: PixelBuffer
-        do { buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides) } catch {
+        do {
+            buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides,
+                                                     pixelBufferPool: pixelBufferPool)
+        } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
         // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).

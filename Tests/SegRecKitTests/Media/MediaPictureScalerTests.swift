@@ -44,3 +44,16 @@ struct MediaPictureScalerTests {
         #expect(out.lumaPlane == picture.lumaPlane && out.chromaPlane == picture.chromaPlane)
     }
 }
+
+extension MediaPictureScalerTests {
+    @Test("scaled pictures take their planes from the pool it was given")
+    func usesItsPool() throws {
+        let pool = PixelBufferPool()
+        pool.recycle(PixelBuffer(width: 32, height: 32))
+        let scaler = PictureScaler(pixelBufferPool: pool)
+        #expect(scaler.pixelBufferPool === pool)
+        let out = try scaler.scaled(flat(64, 64, luma: 90, chroma: (128, 128)), to: VideoDimensions(width: 32, height: 32))
+        #expect(pool.pooledByteCount == 0, "both planes came from the pool")
+        #expect(out.lumaPlane.allSatisfy { abs(Int($0) - 90) <= 1 })
+    }
+}
