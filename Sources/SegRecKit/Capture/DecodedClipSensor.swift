@@ -21,6 +21,9 @@ public final class DecodedClipSensor: SensorImageSource {
 
     /// Largest replay buffer for standard input (bytes of scaled squares).
     public static let maximumReplayBytes = 1 << 30
+    /// Where the planes of its crops and scaled squares come from (the decoder that `open`
+    /// makes takes its own pool).
+    public let pixelBufferPool: PixelBufferPool
 
     private let open: () throws -> VideoFileDecoder
     private let canReopen: Bool
@@ -32,17 +35,22 @@ public final class DecodedClipSensor: SensorImageSource {
     private var picturesThisPass: Int64 = 0
     private var lastIndex: Int64?
     private var square: PixelBuffer?
-    private let scaler = PictureScaler()
+    private let scaler: PictureScaler
 
     /// - Parameters:
     ///   - squareSide: the format's side (even).
     ///   - canReopen: false for standard input.
+    ///   - pixelBufferPool: where the planes of crops and scaled squares come from (the
+    ///     encoder side recycles them); default ``PixelBufferPool/shared``.
     ///   - open: opens the input (again, to loop).
-    /// - Throws: what `open` throws.
-    public init(squareSide: Int, canReopen: Bool, open: @escaping () throws -> VideoFileDecoder) throws {
+    /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
+    public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = .shared,
+                open: @escaping () throws -> VideoFileDecoder) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide
         self.canReopen = canReopen
+        self.pixelBufferPool = pixelBufferPool
+        self.scaler = PictureScaler(pixelBufferPool: pixelBufferPool)
         self.open = open
         self.decoder = try open()
     }
@@ -61,7 +69,7 @@ public final class DecodedClipSensor: SensorImageSource {
             square = try nextSquare()
             lastIndex = index
         }
-        return square!.centreCropped(to: dimensions)
+        return square!.centreCropped(to: dimensions, pixelBufferPool: pixelBufferPool)
     }
 
     /// The next picture of the clip as the square sensor image, looping at the end.
@@ -110,7 +118,8 @@ public final class DecodedClipSensor: SensorImageSource {
     /// - Throws: ``FFmpegError`` when libswscale cannot scale it.
     func sensorImage(_ picture: PixelBuffer) throws(FFmpegError) -> PixelBuffer {
         let side = min(picture.width, picture.height) & ~1
-        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side))
+        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side),
+                                         pixelBufferPool: pixelBufferPool)
         return try scaler.scaled(crop, to: VideoDimensions(width: squareSide, height: squareSide))
     }
 }
