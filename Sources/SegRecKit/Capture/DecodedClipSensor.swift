@@ -40,8 +40,9 @@ public final class DecodedClipSensor: SensorImageSource {
     /// - Parameters:
     ///   - squareSide: the format's side (even).
     ///   - canReopen: false for standard input.
-    ///   - pixelBufferPool: where the planes of crops and scaled squares come from (the
-    ///     encoder side recycles them); default ``PixelBufferPool/shared``.
+    ///   - pixelBufferPool: where the planes of crops and scaled squares come from;
+    ///     default ``PixelBufferPool/shared``, which the segment writers recycle encoded
+    ///     pictures into (planes come back only to the pool they are recycled into).
     ///   - open: opens the input (again, to loop).
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
     public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = .shared,

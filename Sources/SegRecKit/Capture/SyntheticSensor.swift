@@ -26,8 +26,9 @@ public final class SyntheticSensor: SensorImageSource {
     /// Creates a sensor.
     /// - Parameters:
     ///   - period: texture period in pixels, a multiple of 4 ≥ 16.
-    ///   - pixelBufferPool: where the planes of its pictures come from (the encoder side
-    ///     recycles them); default ``PixelBufferPool/shared``.
+    ///   - pixelBufferPool: where the planes of its pictures come from; default
+    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
+    ///     into (planes come back only to the pool they are recycled into).
     public init(period: Int = 256, pixelBufferPool: PixelBufferPool = .shared) {
         precondition(period >= 16 && period % 4 == 0, "period must be a multiple of 4, ≥ 16")
         self.period = period

@@ -14,8 +14,9 @@ public final class PictureScaler {
     private var context: ScaleContext?
 
     /// Creates a scaler; the libswscale context is made on the first ``scaled(_:to:)``.
-    /// - Parameter pixelBufferPool: where the planes of scaled pictures come from (the
-    ///   encoder side recycles them); default ``PixelBufferPool/shared``.
+    /// - Parameter pixelBufferPool: where the planes of scaled pictures come from; default
+    ///   ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
+    ///   into (planes come back only to the pool they are recycled into).
     public init(pixelBufferPool: PixelBufferPool = .shared) {
         self.pixelBufferPool = pixelBufferPool
     }

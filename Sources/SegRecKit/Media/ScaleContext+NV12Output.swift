@@ -4,8 +4,7 @@ extension ScaleContext {
     /// `sws_scale` of a whole source picture (planes and strides in the context's source
     /// format and size) into a new, tightly packed NV12 ``PixelBuffer`` of the context's
     /// destination size, which must be NV12 and even.
-    /// - Parameter pixelBufferPool: where the new buffer's planes come from (recycled after
-    ///   encoding).
+    /// - Parameter pixelBufferPool: where the new buffer's planes come from.
     func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32],
                      pixelBufferPool: PixelBufferPool) throws(FFmpegError) -> PixelBuffer {
         let width = destinationWidth, height = destinationHeight

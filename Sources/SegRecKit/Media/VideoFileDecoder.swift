@@ -1,21 +1,6 @@
 import CFFmpeg
 import Foundation
 
-/// One picture of a footage source, converted to NV12: a Swift value (its pixels are a
-/// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
-public struct DecodedPicture: Sendable {
-    /// The picture in NV12 with even dimensions (an odd width or height loses its last
-    /// column or row: x264 cannot encode odd sizes in 4:2:0).
-    public var pixelBuffer: PixelBuffer
-    /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input
-    /// carries none (raw Annex B H.264, for instance).
-    public let pts: Int64?
-    /// The size libavcodec decoded, before any crop to even.
-    public let decodedDimensions: VideoDimensions
-    /// Index of the picture in output (presentation) order, from 0.
-    public let index: Int64
-}
-
 /// Opens anything libavformat demuxes and libavcodec decodes (MP4/MOV, Matroska/WebM, IVF,
 /// Annex B H.264, YUV4MPEG2, raw video, standard input) and hands out the pictures of its
 /// first video stream in presentation order, converted to NV12 with libswscale.
@@ -73,8 +58,9 @@ public final class VideoFileDecoder {
     /// - Parameters:
     ///   - path: a file path, or `-` for standard input.
     ///   - options: how to open inputs without a header (raw video).
-    ///   - pixelBufferPool: where the planes of decoded pictures come from (the encoder
-    ///     side recycles them); default ``PixelBufferPool/shared``.
+    ///   - pixelBufferPool: where the planes of decoded pictures come from; default
+    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
+    ///     into (planes come back only to the pool they are recycled into).
     /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
     public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
                 pixelBufferPool: PixelBufferPool = .shared) throws(MediaInputError) {

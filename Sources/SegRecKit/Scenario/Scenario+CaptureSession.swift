@@ -54,8 +54,8 @@ extension CaptureSession {
     ///   - frameSource: pictures; `nil` for a new ``SyntheticSensor``.
     ///   - stampFrameIndex: stamp frame indices into a source that does not stamp itself.
     ///   - pixelBufferPool: where the ``SyntheticSensor`` built when `frameSource` is `nil`
-    ///     takes its planes (the encoder side recycles them); default
-    ///     ``PixelBufferPool/shared``. A given `frameSource` keeps its own pool.
+    ///     takes its planes; default ``PixelBufferPool/shared``, which the segment writers
+    ///     recycle encoded pictures into. A given `frameSource` keeps its own pool.
     /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
     ///   fails on arithmetic overflow).
     public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)? = nil,
