@@ -19,6 +19,11 @@ enum ErrorMapping {
             case .badInput: return CommandLineError(error.description, exitCode: .dataError)
             case .invalidState: return CommandLineError(error.description, exitCode: .failure)
             }
+        case let error as MediaInputError:
+            switch error {
+            case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
+            case .badInput: return CommandLineError(error.description, exitCode: .dataError)
+            }
         case let error as SegmentWriterError:
             switch error {
             case .fileExists, .notWritable: return CommandLineError(error.description, exitCode: .cannotCreate)

@@ -1,13 +1,12 @@
-import CFFmpeg
-
 /// Real footage as the fake camera's square sensor image (``SensorImageSource``).
 ///
-/// Each decoded picture is centre-cropped to a square, scaled with libswscale to the active
-/// format's side, and then cropped to the dimensions of the aspect ratio in effect (the
-/// centre of the square), exactly as the synthetic sensor's pictures are. The input's
-/// timestamps are ignored: the camera's device clock stamps the frames. Frame `i` of the
-/// session shows the next picture of the clip; a clip shorter than the session loops
-/// (a file is reopened; standard input, which cannot be reopened, is replayed from memory).
+/// Each decoded picture is centre-cropped to a square, scaled to the active format's side
+/// (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
+/// of the aspect ratio in effect (the centre of the square), exactly as the synthetic
+/// sensor's pictures are. The input's timestamps are ignored: the camera's device clock
+/// stamps the frames. Frame `i` of the session shows the next picture of the clip; a clip
+/// shorter than the session loops (a file is reopened; standard input, which cannot be
+/// reopened, is replayed from memory).
 ///
 /// Not `Sendable`: owned by one ``CaptureSession``.
 public final class DecodedClipSensor: SensorImageSource {
@@ -22,6 +21,9 @@ public final class DecodedClipSensor: SensorImageSource {
 
     /// Largest replay buffer for standard input (bytes of scaled squares).
     public static let maximumReplayBytes = 1 << 30
+    /// Where the planes of its crops and scaled squares come from (the decoder that `open`
+    /// makes takes its own pool).
+    public let pixelBufferPool: PixelBufferPool
 
     private let open: () throws -> VideoFileDecoder
     private let canReopen: Bool
@@ -33,17 +35,23 @@ public final class DecodedClipSensor: SensorImageSource {
     private var picturesThisPass: Int64 = 0
     private var lastIndex: Int64?
     private var square: PixelBuffer?
-    private var scaler: (size: Int, context: ScaleContext)?
+    private let scaler: PictureScaler
 
     /// - Parameters:
     ///   - squareSide: the format's side (even).
     ///   - canReopen: false for standard input.
+    ///   - pixelBufferPool: where the planes of crops and scaled squares come from;
+    ///     default ``PixelBufferPool/shared``, which the segment writers recycle encoded
+    ///     pictures into (planes come back only to the pool they are recycled into).
     ///   - open: opens the input (again, to loop).
-    /// - Throws: what `open` throws.
-    public init(squareSide: Int, canReopen: Bool, open: @escaping () throws -> VideoFileDecoder) throws {
+    /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
+    public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = .shared,
+                open: @escaping () throws -> VideoFileDecoder) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide
         self.canReopen = canReopen
+        self.pixelBufferPool = pixelBufferPool
+        self.scaler = PictureScaler(pixelBufferPool: pixelBufferPool)
         self.open = open
         self.decoder = try open()
     }
@@ -51,12 +59,18 @@ public final class DecodedClipSensor: SensorImageSource {
     /// The decoder of the current pass (for its notes and rotation).
     public var currentDecoder: VideoFileDecoder { decoder }
 
+    /// The sensor image of frame `index` (the next picture of the clip for a new index, the
+    /// same one again for a repeated index), centre-cropped to `dimensions`.
+    /// - Throws: what the decoder throws (``MediaInputError``, e.g. damage after the last
+    ///   good picture); ``MediaInputError/badInput(path:field:detail:)`` when the clip holds
+    ///   no picture, or when standard input ends and is too large to replay; ``FFmpegError``
+    ///   when libswscale cannot scale a picture.
     public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
         if index != lastIndex || square == nil {
             square = try nextSquare()
             lastIndex = index
         }
-        return square!.centreCropped(to: dimensions)
+        return square!.centreCropped(to: dimensions, pixelBufferPool: pixelBufferPool)
     }
 
     /// The next picture of the clip as the square sensor image, looping at the end.
@@ -73,7 +87,7 @@ public final class DecodedClipSensor: SensorImageSource {
             return result
         }
         guard picturesThisPass > 0 else {
-            throw RecordingError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
+            throw MediaInputError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
         }
         if clipLength == nil { clipLength = picturesThisPass }
         loopCount += 1
@@ -83,7 +97,7 @@ public final class DecodedClipSensor: SensorImageSource {
             return try nextSquare()
         }
         guard !replayOverflowed, !replay.isEmpty else {
-            throw RecordingError.badInput(path: decoder.path, field: "standard input",
+            throw MediaInputError.badInput(path: decoder.path, field: "standard input",
                                           detail: "the clip ended after \(clipLength ?? 0) pictures and is too large to replay from memory; pass it as a file to loop it")
         }
         replayPosition = 1 % replay.count
@@ -102,20 +116,11 @@ public final class DecodedClipSensor: SensorImageSource {
     }
 
     /// Centre square of `picture`, scaled to ``squareSide`` (bicubic).
-    func sensorImage(_ picture: PixelBuffer) throws -> PixelBuffer {
+    /// - Throws: ``FFmpegError`` when libswscale cannot scale it.
+    func sensorImage(_ picture: PixelBuffer) throws(FFmpegError) -> PixelBuffer {
         let side = min(picture.width, picture.height) & ~1
-        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side))
-        if side == squareSide { return crop }
-        if scaler?.size != side {
-            scaler = (side, try ScaleContext(sourceWidth: side, sourceHeight: side, source: AV_PIX_FMT_NV12,
-                                             destinationWidth: squareSide, destinationHeight: squareSide,
-                                             destination: AV_PIX_FMT_NV12, flags: SWS_BICUBIC))
-        }
-        return try crop.lumaPlane.withUnsafeBufferPointer { luma in
-            try crop.chromaPlane.withUnsafeBufferPointer { chroma in
-                try scaler!.context.scaleToNV12(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
-                                                sourceStrides: [Int32(crop.lumaBytesPerRow), Int32(crop.chromaBytesPerRow), 0, 0])
-            }
-        }
+        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side),
+                                         pixelBufferPool: pixelBufferPool)
+        return try scaler.scaled(crop, to: VideoDimensions(width: squareSide, height: squareSide))
     }
 }

@@ -2,22 +2,35 @@ extension PixelBuffer {
     /// The centred `dimensions` region of this picture, as a new tightly packed buffer. The
     /// origin is rounded down to even pixels so the 4:2:0 chroma stays aligned.
     /// Precondition: `dimensions` are even and fit inside the picture.
-    public func centreCropped(to dimensions: VideoDimensions) -> PixelBuffer {
+    /// - Parameters:
+    ///   - dimensions: the size of the region, in pixels.
+    ///   - pixelBufferPool: where the new buffer's planes come from; default
+    ///     ``PixelBufferPool/shared``. Not used when the picture is returned as it is
+    ///     (already `dimensions` and packed).
+    public func centreCropped(to dimensions: VideoDimensions,
+                              pixelBufferPool: PixelBufferPool = .shared) -> PixelBuffer {
         if dimensions == self.dimensions && lumaBytesPerRow == width && chromaBytesPerRow == width { return self }
         let w = dimensions.width, h = dimensions.height
         precondition(w <= width && h <= height && w % 2 == 0 && h % 2 == 0,
                      "cannot crop \(width)x\(height) to \(dimensions)")
         let x0 = ((width - w) / 2) & ~1, y0 = ((height - h) / 2) & ~1
-        return cropped(x: x0, y: y0, dimensions: dimensions)
+        return cropped(x: x0, y: y0, dimensions: dimensions, pixelBufferPool: pixelBufferPool)
     }
 
     /// The region at (`x`, `y`) (both even) of size `dimensions`, as a new packed buffer.
-    public func cropped(x: Int, y: Int, dimensions: VideoDimensions) -> PixelBuffer {
+    /// - Parameters:
+    ///   - x: left edge in pixels (even).
+    ///   - y: top edge in pixels (even).
+    ///   - dimensions: the size of the region, in pixels (even; inside the picture).
+    ///   - pixelBufferPool: where the new buffer's planes come from; default
+    ///     ``PixelBufferPool/shared``.
+    public func cropped(x: Int, y: Int, dimensions: VideoDimensions,
+                        pixelBufferPool: PixelBufferPool = .shared) -> PixelBuffer {
         let w = dimensions.width, h = dimensions.height
         precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)
-        // Planes from the shared pool (recycled after encoding); every byte is written below.
-        var luma = PixelBufferPool.shared.makePlane(byteCount: w * h)
-        var chroma = PixelBufferPool.shared.makePlane(byteCount: w * (h / 2))
+        // Pooled planes (recycled after encoding); every byte is written below.
+        var luma = pixelBufferPool.makePlane(byteCount: w * h)
+        var chroma = pixelBufferPool.makePlane(byteCount: w * (h / 2))
         lumaPlane.withUnsafeBufferPointer { source in
             luma.withUnsafeMutableBufferPointer { plane in
                 for row in 0..<h {

@@ -16,15 +16,23 @@ public final class SyntheticSensor: SensorImageSource {
     public let period: Int
     /// Always `true`: every buffer carries its frame index.
     public var stampsFrameIndex: Bool { true }
+    /// Where the planes of its pictures come from.
+    public let pixelBufferPool: PixelBufferPool
 
     private var textureRowLength = 0
     private var lumaTexture: [UInt8] = []    // period rows × textureRowLength bytes
     private var chromaTexture: [UInt8] = []  // period/2 rows × textureRowLength bytes (Cb Cr pairs)
 
-    /// Creates a sensor. - Parameter period: texture period in pixels, a multiple of 4 ≥ 16.
-    public init(period: Int = 256) {
+    /// Creates a sensor.
+    /// - Parameters:
+    ///   - period: texture period in pixels, a multiple of 4 ≥ 16.
+    ///   - pixelBufferPool: where the planes of its pictures come from; default
+    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
+    ///     into (planes come back only to the pool they are recycled into).
+    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = .shared) {
         precondition(period >= 16 && period % 4 == 0, "period must be a multiple of 4, ≥ 16")
         self.period = period
+        self.pixelBufferPool = pixelBufferPool
     }
 
     /// The picture of frame `index` at `dimensions`: stamp in rows 0–15, moving texture below.
@@ -41,9 +49,9 @@ public final class SyntheticSensor: SensorImageSource {
         let rowLength = textureRowLength, periodRows = period, chromaPeriodRows = period / 2
         let stampRows = FrameIndexStamp.rows
 
-        // Planes from the shared pool (recycled after encoding); every byte is written below.
-        var luma = PixelBufferPool.shared.makePlane(byteCount: width * height)
-        var chroma = PixelBufferPool.shared.makePlane(byteCount: width * (height / 2))
+        // Planes from the pool (recycled after encoding); every byte is written below.
+        var luma = pixelBufferPool.makePlane(byteCount: width * height)
+        var chroma = pixelBufferPool.makePlane(byteCount: width * (height / 2))
         lumaTexture.withUnsafeBufferPointer { texture in
             luma.withUnsafeMutableBufferPointer { plane in
                 let base = plane.baseAddress!, source = texture.baseAddress!

@@ -4,11 +4,13 @@ extension ScaleContext {
     /// `sws_scale` of a whole source picture (planes and strides in the context's source
     /// format and size) into a new, tightly packed NV12 ``PixelBuffer`` of the context's
     /// destination size, which must be NV12 and even.
-    func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32]) throws(FFmpegError) -> PixelBuffer {
+    /// - Parameter pixelBufferPool: where the new buffer's planes come from.
+    func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32],
+                     pixelBufferPool: PixelBufferPool) throws(FFmpegError) -> PixelBuffer {
         let width = destinationWidth, height = destinationHeight
         // Pooled planes (recycled after encoding); sws_scale writes every byte.
-        var luma = PixelBufferPool.shared.makePlane(byteCount: width * height)
-        var chroma = PixelBufferPool.shared.makePlane(byteCount: width * (height / 2))
+        var luma = pixelBufferPool.makePlane(byteCount: width * height)
+        var chroma = pixelBufferPool.makePlane(byteCount: width * (height / 2))
         let rows: Int32 = luma.withUnsafeMutableBufferPointer { l in
             chroma.withUnsafeMutableBufferPointer { c in
                 let destination: [UnsafeMutablePointer<UInt8>?] = [l.baseAddress, c.baseAddress, nil, nil]

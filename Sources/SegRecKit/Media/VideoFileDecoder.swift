@@ -1,28 +1,14 @@
 import CFFmpeg
 import Foundation
 
-/// One picture of a footage source, converted to NV12.
-public struct DecodedPicture {
-    /// The picture in NV12 with even dimensions (an odd width or height loses its last
-    /// column or row: x264 cannot encode odd sizes in 4:2:0).
-    public var pixelBuffer: PixelBuffer
-    /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input
-    /// carries none (raw Annex B H.264, for instance).
-    public let pts: Int64?
-    /// The size libavcodec decoded, before any crop to even.
-    public let decodedDimensions: VideoDimensions
-    /// Index of the picture in output (presentation) order, from 0.
-    public let index: Int64
-}
-
 /// Opens anything libavformat demuxes and libavcodec decodes (MP4/MOV, Matroska/WebM, IVF,
 /// Annex B H.264, YUV4MPEG2, raw video, standard input) and hands out the pictures of its
 /// first video stream in presentation order, converted to NV12 with libswscale.
 ///
 /// Other streams (audio, data) are ignored and listed in ``notes``. A truncated or corrupt
 /// input yields every picture decoded before the damage, then throws
-/// ``RecordingError/badInput(path:field:detail:)``; a missing file throws
-/// ``RecordingError/inputNotFound(path:)``; no video stream or no decoder throws `badInput`.
+/// ``MediaInputError/badInput(path:field:detail:)``; a missing file throws
+/// ``MediaInputError/inputNotFound(path:)``; no video stream or no decoder throws `badInput`.
 ///
 /// Not thread-safe: one consumer pulls pictures with ``nextPicture()``.
 public final class VideoFileDecoder {
@@ -30,6 +16,8 @@ public final class VideoFileDecoder {
     public let path: String
     /// The options it was opened with (to reopen it, e.g. to loop a clip).
     public let options: VideoSourceOptions
+    /// Where the planes of decoded pictures come from.
+    public let pixelBufferPool: PixelBufferPool
     /// The stream's time base: seconds per tick = num / den.
     public let timeBase: (num: Int32, den: Int32)
     /// The stream's frame rate (`avg_frame_rate`, else `r_frame_rate`, else the option), if known.
@@ -62,16 +50,24 @@ public final class VideoFileDecoder {
     private let frame: Frame
     private var draining = false
     private var finished = false
-    private var pendingError: RecordingError?
+    private var pendingError: MediaInputError?
     private var scaler: (key: String, context: ScaleContext)?
     private var croppedSizes: Set<VideoDimensions> = []
 
     /// Opens `path` (or `-` for standard input) and its first video stream's decoder.
-    /// - Throws: ``RecordingError/inputNotFound(path:)``, ``RecordingError/badInput(path:field:detail:)``.
-    public init(path: String, options: VideoSourceOptions = VideoSourceOptions()) throws(RecordingError) {
+    /// - Parameters:
+    ///   - path: a file path, or `-` for standard input.
+    ///   - options: how to open inputs without a header (raw video).
+    ///   - pixelBufferPool: where the planes of decoded pictures come from; default
+    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
+    ///     into (planes come back only to the pool they are recycled into).
+    /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
+    public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
+                pixelBufferPool: PixelBufferPool = .shared) throws(MediaInputError) {
         FFmpegLog.silenceBelowErrors()
         self.path = path
         self.options = options
+        self.pixelBufferPool = pixelBufferPool
         if path != VideoSourceOptions.standardInput && !FileManager.default.fileExists(atPath: path) {
             throw .inputNotFound(path: path)
         }
@@ -127,9 +123,9 @@ public final class VideoFileDecoder {
     }
 
     /// The next picture in presentation order, or nil at the end of the stream.
-    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` after the last picture
+    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` after the last picture
     ///   decoded before damage (truncation, corrupt packet, demuxing or decoding error).
-    public func nextPicture() throws(RecordingError) -> DecodedPicture? {
+    public func nextPicture() throws(MediaInputError) -> DecodedPicture? {
         while true {
             if finished {
                 if let error = pendingError { pendingError = nil; throw error }
@@ -142,7 +138,7 @@ public final class VideoFileDecoder {
     }
 
     /// One `avcodec_receive_frame`; nil when the decoder wants input (or is done).
-    private func receivePicture() throws(RecordingError) -> DecodedPicture? {
+    private func receivePicture() throws(MediaInputError) -> DecodedPicture? {
         let received = avcodec_receive_frame(decoder.pointer, frame.pointer)
         if received == segrec_averror_eagain() {
             if draining { finished = true }  // should not happen after a flush; be safe
@@ -160,7 +156,7 @@ public final class VideoFileDecoder {
 
     /// Reads the next packet of the stream and sends it to the decoder; at the end (or on
     /// damage) sends the flush packet.
-    private func feedPacket() throws(RecordingError) {
+    private func feedPacket() throws(MediaInputError) {
         while true {
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eof() {
@@ -202,7 +198,7 @@ public final class VideoFileDecoder {
     }
 
     /// The current `AVFrame` as an even-sized NV12 picture.
-    private func convertFrame() throws(RecordingError) -> DecodedPicture {
+    private func convertFrame() throws(MediaInputError) -> DecodedPicture {
         let f = frame.pointer
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         let decoded = VideoDimensions(width: width, height: height)
@@ -229,7 +225,10 @@ public final class VideoFileDecoder {
                                                UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)]
         let strides: [Int32] = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
         let buffer: PixelBuffer
-        do { buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides) } catch {
+        do {
+            buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides,
+                                                     pixelBufferPool: pixelBufferPool)
+        } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
         // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).

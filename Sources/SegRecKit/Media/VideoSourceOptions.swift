@@ -43,9 +43,9 @@ public struct VideoSourceOptions: Sendable, Hashable {
     }
 
     /// The URL, demuxer name (nil: probe) and demuxer options for `path`.
-    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` for raw input without a
+    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` for raw input without a
     ///   size, or an unknown pixel format.
-    func demuxer(for path: String) throws(RecordingError) -> (url: String, format: String?, options: [String: String]) {
+    func demuxer(for path: String) throws(MediaInputError) -> (url: String, format: String?, options: [String: String]) {
         let url = path == Self.standardInput ? "pipe:0" : path
         guard isRawVideo(path) else {
             return (url, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:])

@@ -123,7 +123,7 @@ struct FootageInputErrorTests {
         let (noVideo, _, noVideoManifest) = try await T.record(["--source", audio.path])
         #expect(noVideo == 65 && noVideoManifest == nil)
         #expect(try await T.record(["--source", T.sample("README.md").path]).0 == 65)
-        #expect(throws: RecordingError.self) { try VideoFileDecoder(path: audio.path) }
+        #expect(throws: MediaInputError.self) { try VideoFileDecoder(path: audio.path) }
         let yuv = T.sample("bus_352x288_i420_30fps.yuv").path
         #expect(try await T.record(["--source", yuv]).0 == 64)  // raw needs --video-size
         #expect(try await T.record(["--source", yuv, "--video-size", "352"]).0 == 64)

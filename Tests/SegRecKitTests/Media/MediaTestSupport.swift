@@ -44,6 +44,18 @@ enum MediaTestSupport {
     }
 
     /// Nanoseconds as a MediaTime at timescale 1e9.
+    /// Writes a YUV4MPEG2 file (4:2:0, 30 fps) of `frames` flat pictures of `width`x`height`
+    /// whose luma is the frame's index + 16: an input libavformat reads without ffmpeg.
+    static func writeY4M(to url: URL, width: Int, height: Int, frames: Int) throws {
+        var data = Data("YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg\n".utf8)
+        for index in 0..<frames {
+            data.append(Data("FRAME\n".utf8))
+            data.append(Data(repeating: UInt8(16 + index), count: width * height))
+            data.append(Data(repeating: 128, count: 2 * (width / 2) * (height / 2)))
+        }
+        try data.write(to: url)
+    }
+
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 
     /// Writes `frames` stamped pictures at `pts[i]` ns and finishes at `end` ns.

@@ -1,0 +1,14 @@
+/// One picture of a footage source, converted to NV12: a Swift value (its pixels are a
+/// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
+public struct DecodedPicture: Sendable {
+    /// The picture in NV12 with even dimensions (an odd width or height loses its last
+    /// column or row: x264 cannot encode odd sizes in 4:2:0).
+    public var pixelBuffer: PixelBuffer
+    /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input
+    /// carries none (raw Annex B H.264, for instance).
+    public let pts: Int64?
+    /// The size libavcodec decoded, before any crop to even.
+    public let decodedDimensions: VideoDimensions
+    /// Index of the picture in output (presentation) order, from 0.
+    public let index: Int64
+}

@@ -1,0 +1,24 @@
+/// Errors of the media layer about an input it reads (a footage file, standard input): the
+/// file is missing, or its data cannot be demuxed, decoded or converted.
+///
+/// The messages are the same text the recording layer's ``RecordingError`` uses for the
+/// same problems, so what a user reads does not depend on which layer noticed; the command
+/// line maps ``inputNotFound(path:)`` to exit code 66 (`EX_NOINPUT`) and
+/// ``badInput(path:field:detail:)`` to 65 (`EX_DATAERR`).
+public enum MediaInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input file does not exist.
+    case inputNotFound(path: String)
+    /// The input's data is malformed or unusable: `field` names what is wrong (e.g.
+    /// `container`, `video stream`, `data`), `detail` says how.
+    case badInput(path: String, field: String, detail: String)
+
+    /// One line naming the path: `"<path>: no such file"` or `"<path>: <field>: <detail>"`.
+    public var description: String {
+        switch self {
+        case .inputNotFound(let path):
+            return "\(path): no such file"
+        case .badInput(let path, let field, let detail):
+            return "\(path): \(field): \(detail)"
+        }
+    }
+}
