@@ -51,16 +51,18 @@ extension RecordCommand {
     /// The source that records `source` (a path or `-`) and the muxer configuration for
     /// `outputURL`: through the fake camera with `--scenario`, passed through otherwise.
     static func footageSource(_ parsed: ParsedArguments, source: String, mode: RecordingMode,
-                              outputURL: URL) throws -> (any CaptureOutputEventSource, SegmentMuxer.Configuration) {
+                              outputURL: URL, pool: PixelBufferPool) throws -> (any CaptureOutputEventSource, SegmentMuxer.Configuration) {
         let options = try sourceOptions(parsed, source: source)
         let stamp = parsed.flag("stamp-frame-index")
         if let scenarioPath = parsed.value("scenario") {
             let scenario = try loadScenario(scenarioPath)
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
-            let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-") {
-                try VideoFileDecoder(path: source, options: options)
+            let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-",
+                                               pixelBufferPool: pool) {
+                try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
             }
-            let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp)
+            let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp,
+                                             pixelBufferPool: pool)
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             let decoder = sensor.currentDecoder
             var notes = decoder.notes
@@ -70,16 +72,16 @@ extension RecordCommand {
             }
             let configuration = SegmentMuxer.Configuration(
                 output: output, settings: settings, policy: SplitPolicy(mode), devices: [session.device.clock],
-                frameIndexStamp: stamp, notes: notes)
+                frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
             return (session, configuration)
         }
-        let decoder = try VideoFileDecoder(path: source, options: options)
+        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
         let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
         let configuration = SegmentMuxer.Configuration(
             output: output, settings: settings, policy: SplitPolicy(mode), devices: [passThrough.deviceClock],
-            rotationDegrees: decoder.rotationDegrees, frameIndexStamp: stamp)
+            rotationDegrees: decoder.rotationDegrees, frameIndexStamp: stamp, pixelBufferPool: pool)
         return (passThrough, configuration)
     }
 }

@@ -41,6 +41,8 @@ enum RecordCommand {
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
+        // One pool for the whole recording: producers take planes, the writers give them back.
+        let pool = PixelBufferPool()
         let source: any CaptureOutputEventSource
         let configuration: SegmentMuxer.Configuration
         var expectedFrames = 0
@@ -48,14 +50,15 @@ enum RecordCommand {
             _ = try sourceOptions(parsed, source: sourceName)
             let scenario = try loadScenario(parsed.value("scenario"))
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
-            let session = try CaptureSession(scenario: scenario, stampFrameIndex: true)
+            let session = try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             configuration = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
-                                                       devices: [session.device.clock], frameIndexStamp: true)
+                                                       devices: [session.device.clock], frameIndexStamp: true,
+                                                       pixelBufferPool: pool)
             expectedFrames = Int((try? session.frameCount()) ?? 0)
             source = session
         } else {
-            (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL)
+            (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL, pool: pool)
         }
         let (paced, measured, statisticsURL) = try applyBenchmarkOptions(parsed, source: source, configuration: configuration,
                                                                          expectedFrames: expectedFrames)

@@ -41,11 +41,11 @@ public final class DecodedClipSensor: SensorImageSource {
     ///   - squareSide: the format's side (even).
     ///   - canReopen: false for standard input.
     ///   - pixelBufferPool: where the planes of crops and scaled squares come from;
-    ///     default ``PixelBufferPool/shared``, which the segment writers recycle encoded
-    ///     pictures into (planes come back only to the pool they are recycled into).
+    ///     default: a pool of its own; pass the recording's pool, which the muxer's writers
+    ///     recycle encoded pictures into.
     ///   - open: opens the input (again, to loop).
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
-    public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = .shared,
+    public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
                 open: @escaping () throws -> VideoFileDecoder) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide

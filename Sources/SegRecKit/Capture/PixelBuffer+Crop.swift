@@ -4,11 +4,11 @@ extension PixelBuffer {
     /// Precondition: `dimensions` are even and fit inside the picture.
     /// - Parameters:
     ///   - dimensions: the size of the region, in pixels.
-    ///   - pixelBufferPool: where the new buffer's planes come from; default
-    ///     ``PixelBufferPool/shared``. Not used when the picture is returned as it is
+    ///   - pixelBufferPool: where the new buffer's planes come from:
+    ///     the recording's pool. Not used when the picture is returned as it is
     ///     (already `dimensions` and packed).
     public func centreCropped(to dimensions: VideoDimensions,
-                              pixelBufferPool: PixelBufferPool = .shared) -> PixelBuffer {
+                              pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         if dimensions == self.dimensions && lumaBytesPerRow == width && chromaBytesPerRow == width { return self }
         let w = dimensions.width, h = dimensions.height
         precondition(w <= width && h <= height && w % 2 == 0 && h % 2 == 0,
@@ -22,10 +22,10 @@ extension PixelBuffer {
     ///   - x: left edge in pixels (even).
     ///   - y: top edge in pixels (even).
     ///   - dimensions: the size of the region, in pixels (even; inside the picture).
-    ///   - pixelBufferPool: where the new buffer's planes come from; default
-    ///     ``PixelBufferPool/shared``.
+    ///   - pixelBufferPool: where the new buffer's planes come from:
+    ///     the recording's pool.
     public func cropped(x: Int, y: Int, dimensions: VideoDimensions,
-                        pixelBufferPool: PixelBufferPool = .shared) -> PixelBuffer {
+                        pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         let w = dimensions.width, h = dimensions.height
         precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)
         // Pooled planes (recycled after encoding); every byte is written below.

@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// Reuses the plane storage of pictures that have been encoded: the analog of CoreVideo's
 /// `CVPixelBufferPool`.
@@ -14,18 +14,20 @@ import Foundation
 /// plane when a producer writes into it, copy-on-write gives the producer its own copy —
 /// the pool can only save work, never share pixels. It keeps at most
 /// ``maximumPooledBytes`` (oldest planes are dropped first), so memory stays bounded when
-/// frame sizes change. Thread-safe (one lock).
-public final class PixelBufferPool: @unchecked Sendable {
-    // @unchecked: `planes` and `pooledBytes` are only touched under `lock`.
-
-    /// The pool the capture sources and the segment writers share.
-    public static let shared = PixelBufferPool()
+/// frame sizes change. Thread-safe (one `Mutex`).
+///
+/// Not a global: whoever sets up a recording creates one pool and hands it to the producers
+/// (``SyntheticSensor``, ``DecodedClipSensor``, ``VideoFileDecoder``) and to the
+/// ``SegmentMuxer`` (whose writers recycle into it).
+public final class PixelBufferPool: Sendable {
+    private struct Storage {
+        var planes: [[UInt8]] = []
+        var pooledBytes = 0
+    }
 
     /// Upper bound on the bytes kept for reuse (32 MiB: the ~6 pictures in flight at 1920x1920).
     public let maximumPooledBytes: Int
-    private let lock = NSLock()
-    private var planes: [[UInt8]] = []
-    private var pooledBytes = 0
+    private let storage = Mutex(Storage())
 
     /// - Parameter maximumPooledBytes: bytes kept at most (default 32 MiB).
     public init(maximumPooledBytes: Int = 32 << 20) {
@@ -35,10 +37,10 @@ public final class PixelBufferPool: @unchecked Sendable {
     /// A plane of exactly `byteCount` bytes whose contents are unspecified: the caller
     /// overwrites all of them. Reuses a recycled plane of that size when there is one.
     public func makePlane(byteCount: Int) -> [UInt8] {
-        let reused: [UInt8]? = lock.withLock {
-            guard let index = planes.lastIndex(where: { $0.count == byteCount }) else { return nil }
-            pooledBytes -= byteCount
-            return planes.remove(at: index)
+        let reused: [UInt8]? = storage.withLock { storage in
+            guard let index = storage.planes.lastIndex(where: { $0.count == byteCount }) else { return nil }
+            storage.pooledBytes -= byteCount
+            return storage.planes.remove(at: index)
         }
         if let reused { return reused }
         // UInt8 is a trivial type: leaving the new bytes uninitialized is defined behaviour,
@@ -49,17 +51,18 @@ public final class PixelBufferPool: @unchecked Sendable {
     /// Takes back `buffer`'s planes for reuse (after their pixels have been consumed).
     public func recycle(_ buffer: consuming PixelBuffer) {
         let luma = buffer.lumaPlane, chroma = buffer.chromaPlane
-        lock.withLock {
-            for plane in [luma, chroma] where plane.count <= maximumPooledBytes {
-                planes.append(plane)
-                pooledBytes += plane.count
+        let limit = maximumPooledBytes
+        storage.withLock { storage in
+            for plane in [luma, chroma] where plane.count <= limit {
+                storage.planes.append(plane)
+                storage.pooledBytes += plane.count
             }
-            while pooledBytes > maximumPooledBytes, !planes.isEmpty {
-                pooledBytes -= planes.removeFirst().count
+            while storage.pooledBytes > limit, !storage.planes.isEmpty {
+                storage.pooledBytes -= storage.planes.removeFirst().count
             }
         }
     }
 
     /// Bytes currently kept for reuse.
-    public var pooledByteCount: Int { lock.withLock { pooledBytes } }
+    public var pooledByteCount: Int { storage.withLock { $0.pooledBytes } }
 }

@@ -27,9 +27,9 @@ public final class SyntheticSensor: SensorImageSource {
     /// - Parameters:
     ///   - period: texture period in pixels, a multiple of 4 ≥ 16.
     ///   - pixelBufferPool: where the planes of its pictures come from; default
-    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
-    ///     into (planes come back only to the pool they are recycled into).
-    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = .shared) {
+    ///     a pool of its own; pass the recording's pool, which the muxer's writers
+    ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
+    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = PixelBufferPool()) {
         precondition(period >= 16 && period % 4 == 0, "period must be a multiple of 4, ≥ 16")
         self.period = period
         self.pixelBufferPool = pixelBufferPool

@@ -15,9 +15,9 @@ public final class PictureScaler {
 
     /// Creates a scaler; the libswscale context is made on the first ``scaled(_:to:)``.
     /// - Parameter pixelBufferPool: where the planes of scaled pictures come from; default
-    ///   ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
-    ///   into (planes come back only to the pool they are recycled into).
-    public init(pixelBufferPool: PixelBufferPool = .shared) {
+    ///   a pool of its own; pass the recording's pool, which the muxer's writers
+    ///   recycle encoded pictures into.
+    public init(pixelBufferPool: PixelBufferPool = PixelBufferPool()) {
         self.pixelBufferPool = pixelBufferPool
     }
 

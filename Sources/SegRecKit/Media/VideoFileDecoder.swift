@@ -59,11 +59,11 @@ public final class VideoFileDecoder {
     ///   - path: a file path, or `-` for standard input.
     ///   - options: how to open inputs without a header (raw video).
     ///   - pixelBufferPool: where the planes of decoded pictures come from; default
-    ///     ``PixelBufferPool/shared``, which the segment writers recycle encoded pictures
-    ///     into (planes come back only to the pool they are recycled into).
+    ///     a pool of its own; pass the recording's pool, which the muxer's writers
+    ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
     /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
     public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
-                pixelBufferPool: PixelBufferPool = .shared) throws(MediaInputError) {
+                pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(MediaInputError) {
         FFmpegLog.silenceBelowErrors()
         self.path = path
         self.options = options

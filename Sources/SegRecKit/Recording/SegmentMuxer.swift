@@ -61,7 +61,7 @@ public actor SegmentMuxer {
         /// A configuration; see the properties.
         public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
                     rotationDegrees: Int? = nil, frameIndexStamp: Bool = false,
-                    statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = .shared,
+                    statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
                     notes: [String] = []) {
             self.output = output
             self.settings = settings

@@ -54,13 +54,13 @@ extension CaptureSession {
     ///   - frameSource: pictures; `nil` for a new ``SyntheticSensor``.
     ///   - stampFrameIndex: stamp frame indices into a source that does not stamp itself.
     ///   - pixelBufferPool: where the ``SyntheticSensor`` built when `frameSource` is `nil`
-    ///     takes its planes; default ``PixelBufferPool/shared``, which the segment writers
-    ///     recycle encoded pictures into. A given `frameSource` keeps its own pool.
+    ///     takes its planes; default: a pool of its own; pass the recording's pool,
+    ///     which the muxer's writers recycle encoded pictures into. A given `frameSource` keeps its own pool.
     /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
     ///   fails on arithmetic overflow).
     public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)? = nil,
                             stampFrameIndex: Bool = false,
-                            pixelBufferPool: PixelBufferPool = .shared) throws(CaptureError) {
+                            pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
         try self.init(device: try scenario.makeCaptureDevice(),
                       output: VideoDataOutput(frameSource: frameSource ?? SyntheticSensor(pixelBufferPool: pixelBufferPool),
                                               stampFrameIndex: stampFrameIndex),
