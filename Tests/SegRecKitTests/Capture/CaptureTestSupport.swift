@@ -14,6 +14,17 @@ enum CaptureTestSupport {
                                  changeLatencyFrames: latency, completionDelayFrames: completionDelay)
     }
 
+    /// The plain camera's clock: 24 MHz, no offset, no drift.
+    static let plainClock = try! MediaClock(identifier: "front", timescale: 24_000_000, offsetNanoseconds: 0,
+                                            driftPartsPerBillion: 0)
+
+    /// Every event a session delivers, in order.
+    static func tokensAndEvents(_ session: CaptureSession) throws -> [CaptureOutputEvent] {
+        var events: [CaptureOutputEvent] = []
+        while let event = try session.next() { events.append(event) }
+        return events
+    }
+
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 
     /// Drains a session into tokens: `"F<i>"` for frames, `"C<ratio>"` for completions,

@@ -60,17 +60,19 @@ enum RecorderTestSupport {
 
     /// A muxer writing into a new temporary folder `…/out` (returned), with the test
     /// settings, the `front` clock and stamped frames.
-    static func makeMuxer(mode: RecordingMode, statistics: RecordingStatistics? = nil) throws -> (URL, SegmentMuxer) {
+    static func makeMuxer(mode: RecordingMode, statistics: RecordingStatistics? = nil,
+                          clock: MediaClock = EventScript.front) throws -> (URL, SegmentMuxer) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let output = try OutputDirectory(preparing: dir, force: false)
         return (dir, SegmentMuxer(SegmentMuxer.Configuration(
-            output: output, settings: settings, policy: SplitPolicy(mode), devices: [EventScript.front],
+            output: output, settings: settings, policy: SplitPolicy(mode), devices: [clock],
             frameIndexStamp: true, statistics: statistics)))
     }
 
     /// Records `events` through a pipeline into a new folder.
-    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode) async throws -> (URL, RecordingManifest) {
-        let (dir, muxer) = try makeMuxer(mode: mode)
+    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode = .segment,
+                       clock: MediaClock = EventScript.front) async throws -> (URL, RecordingManifest) {
+        let (dir, muxer) = try makeMuxer(mode: mode, clock: clock)
         let manifest = try await RecordingPipeline(source: ScriptedSource(events), muxer: muxer).run()
         return (dir, manifest)
     }
