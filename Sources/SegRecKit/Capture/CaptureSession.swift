@@ -85,7 +85,7 @@ public final class CaptureSession {
             previous = event.hostTime
             switch event.action {
             case .setDynamicAspectRatio(let ratio): try device.activeFormat.validate(ratio)
-            case .setVideoZoomFactor(let factor):
+            case .videoZoomFactor(let factor):
                 try CaptureDevice.validateVideoZoomFactor(factor)
             case .peopleInFrame(let count):
                 guard device.smartFramingMonitor != nil else {
@@ -201,7 +201,7 @@ public final class CaptureSession {
         switch event.action {
         case .setDynamicAspectRatio(let ratio):
             try device.submitDynamicAspectRatio(ratio, atSessionTime: event.hostTime)
-        case .setVideoZoomFactor(let factor):
+        case .videoZoomFactor(let factor):
             device.didCapture(upTo: nextFrame, hostTime: event.hostTime)
             try device.setVideoZoomFactor(factor)
         case .peopleInFrame(let count):

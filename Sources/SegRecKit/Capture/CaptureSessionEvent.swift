@@ -4,10 +4,19 @@ extension CaptureSession {
         /// `device.setDynamicAspectRatio(ratio)`.
         case setDynamicAspectRatio(DynamicAspectRatio)
         /// `device.videoZoomFactor = factor` (never changes dimensions).
-        case setVideoZoomFactor(Double)
+        case videoZoomFactor(Double)
         /// Feeds the smart framing monitor a people count; a new recommendation is applied
         /// at once as a `setDynamicAspectRatio` followed by a zoom.
         case peopleInFrame(Int)
+
+        /// The action's key in a scenario file.
+        public var key: String {
+            switch self {
+            case .setDynamicAspectRatio: "setDynamicAspectRatio"
+            case .videoZoomFactor: "videoZoomFactor"
+            case .peopleInFrame: "peopleInFrame"
+            }
+        }
     }
 
     /// An action at a host (session clock) time.

@@ -36,15 +36,7 @@ extension Scenario {
         // In time order; events at the same instant keep their order in the file (a
         // stable sort), so "a later request takes effect over an earlier one" holds.
         events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
-            .map(\.element).map { event in
-            let action: CaptureSession.Action
-            switch event.action {
-            case .setDynamicAspectRatio(let ratio): action = .setDynamicAspectRatio(ratio)
-            case .videoZoomFactor(let factor): action = .setVideoZoomFactor(factor)
-            case .peopleInFrame(let count): action = .peopleInFrame(count)
-            }
-            return CaptureSession.Event(hostTime: hostTime(of: event), action: action)
-        }
+            .map(\.element).map { CaptureSession.Event(hostTime: hostTime(of: $0), action: $0.action) }
     }
 }
 

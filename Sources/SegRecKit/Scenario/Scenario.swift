@@ -55,24 +55,10 @@ public struct Scenario: Sendable, Hashable {
         }
     }
 
-    /// What an event does.
-    public enum Action: Sendable, Hashable {
-        /// `{"setDynamicAspectRatio": "16x9"}`.
-        case setDynamicAspectRatio(DynamicAspectRatio)
-        /// `{"videoZoomFactor": 1.5}`.
-        case videoZoomFactor(Double)
-        /// `{"peopleInFrame": 3}` (needs smart framing).
-        case peopleInFrame(Int)
-
-        /// The JSON key of the action.
-        public var key: String {
-            switch self {
-            case .setDynamicAspectRatio: "setDynamicAspectRatio"
-            case .videoZoomFactor: "videoZoomFactor"
-            case .peopleInFrame: "peopleInFrame"
-            }
-        }
-    }
+    /// What an event does: the capture session's own actions (one type, so a scenario
+    /// event becomes a session event by placing it on the host clock). JSON:
+    /// `{"setDynamicAspectRatio": "16x9"}`, `{"videoZoomFactor": 1.5}`, `{"peopleInFrame": 3}`.
+    public typealias Action = CaptureSession.Action
 
     /// One timed event (`events[i]`).
     public struct Event: Sendable, Hashable {

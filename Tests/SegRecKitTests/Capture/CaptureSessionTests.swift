@@ -78,9 +78,9 @@ struct CaptureSessionTests {
         let session = try CaptureSession(
             device: try S.plainDevice(initial: .ratio16x9),
             sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-            events: [.init(hostTime: S.ns(1_100_000_000), action: .setVideoZoomFactor(2.0)),
+            events: [.init(hostTime: S.ns(1_100_000_000), action: .videoZoomFactor(2.0)),
                      .init(hostTime: S.ns(1_200_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
-                     .init(hostTime: S.ns(1_300_000_000), action: .setVideoZoomFactor(1.0))])
+                     .init(hostTime: S.ns(1_300_000_000), action: .videoZoomFactor(1.0))])
         let (_, frames, changes) = try S.tokens(session)
         #expect(Set(frames.map(\.dimensions)) == [VideoDimensions(width: 1280, height: 720)])
         #expect(changes.count == 1 && changes[0].aspectRatio == .ratio16x9)
@@ -196,7 +196,7 @@ struct CaptureSessionTests {
     func sessionValidation() throws {
         #expect(throws: CaptureError.self) {
             _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                                   events: [.init(hostTime: S.ns(2_000_000_000), action: .setVideoZoomFactor(2))])
+                                   events: [.init(hostTime: S.ns(2_000_000_000), action: .videoZoomFactor(2))])
         }
         #expect(throws: CaptureError.smartFramingUnsupported(formatSide: 1280)) {
             _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),

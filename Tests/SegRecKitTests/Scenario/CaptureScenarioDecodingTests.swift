@@ -206,7 +206,7 @@ struct ScenarioEventOrderTests {
         let scenario = try Scenario.decode(Data(json.utf8), file: "unsorted.json")
         let times = scenario.sessionEvents.map(\.hostTime.value)
         #expect(times == [2_000_000_000, 2_000_000_000, 4_000_000_000])
-        #expect(scenario.sessionEvents.map(\.action) == [.setDynamicAspectRatio(.ratio16x9), .setVideoZoomFactor(2),
+        #expect(scenario.sessionEvents.map(\.action) == [.setDynamicAspectRatio(.ratio16x9), .videoZoomFactor(2),
                                                           .setDynamicAspectRatio(.ratio1x1)])
     }
 }
