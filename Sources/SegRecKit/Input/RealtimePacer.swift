@@ -58,17 +58,25 @@ public final class RealtimePacer: CaptureOutputEventSource {
         return .frame(frame)
     }
 
-    /// Suspends until `deadline`. The wake-up comes from a Dispatch timer rather than the
-    /// concurrency runtime's global timer, whose jobs first need a cooperative thread.
+    /// Suspends until `deadline`. The wake-up comes from a strict Dispatch timer (no
+    /// leeway) rather than the concurrency runtime's global timer, whose jobs first need a
+    /// cooperative thread and may be coalesced.
     private static func sleep(until deadline: ContinuousClock.Instant) async {
         let delay = ContinuousClock.now.duration(to: deadline).nanoseconds
         guard delay > 0 else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) {
+            let timer = DispatchSource.makeTimerSource(flags: .strict, queue: timerQueue)
+            timer.schedule(deadline: .now() + .nanoseconds(Int(delay)), leeway: .nanoseconds(0))
+            timer.setEventHandler {
+                timer.cancel()
                 continuation.resume()
             }
+            timer.resume()
         }
     }
+
+    /// The queue pacing timers fire on.
+    private static let timerQueue = DispatchQueue(label: "segrec.realtime-pacer", qos: .userInteractive)
 
     /// The instant at which the camera captures `frame`.
     private func captureInstant(of frame: VideoFrame, now: ContinuousClock.Instant) throws -> ContinuousClock.Instant {
