@@ -13,7 +13,7 @@ enum ErrorMapping {
                                     exitCode: inner.exitCode)
         case let error as RecordingError:
             switch error {
-            case .outputExists, .cannotCreateOutput: return CommandLineError(error.description, exitCode: .cannotCreate)
+            case .outputExists, .cannotCreateOutput, .locked: return CommandLineError(error.description, exitCode: .cannotCreate)
             case .io: return CommandLineError(error.description, exitCode: .ioError)
             case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
             case .badInput: return CommandLineError(error.description, exitCode: .dataError)

@@ -17,7 +17,7 @@ enum Summary {
             let reasons: [String] = f.droppedReasons.keys.sorted().map { key in "\(key): \(f.droppedReasons[key] ?? 0)" }
             frameLine += " (" + reasons.joined(separator: ", ") + ")"
         }
-        var stopLine = "stopped: \(manifest.stopReason.rawValue)"
+        var stopLine = "stopped: \(manifest.stopReason?.rawValue ?? "still recording (or interrupted)")"
         if let stop = manifest.stopTime { stopLine += String(format: " at %.9f s", stop.seconds) }
         var lines: [String] = [TextTable.render(rows), "",
                                "\(manifest.segments.count) segment\(plural) in \(folder.path)", frameLine, stopLine]

@@ -7,7 +7,7 @@ public struct ManifestBuilder: Sendable {
     /// The manifest as it stands.
     public private(set) var manifest: RecordingManifest
 
-    /// Starts an empty manifest (`stopReason: endOfStream`, no segment).
+    /// Starts an empty manifest (`stopReason: null` until the recording ends, no segment).
     /// - Parameters:
     ///   - mode: the recording mode the manifest names.
     ///   - devices: the device clocks frames were captured on.
@@ -58,7 +58,7 @@ public struct ManifestBuilder: Sendable {
             manifest.stopTime = time
         case .finished(let reason, let error):
             // A recording that stopped on a change keeps that reason unless it failed later.
-            if !(manifest.stopReason.isChange && reason != .error) { manifest.stopReason = reason }
+            if !(manifest.stopReason?.isChange == true && reason != .error) { manifest.stopReason = reason }
             manifest.error = error
         }
     }

@@ -1,15 +1,32 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The folder a recording writes into: `segment-NNN.mp4` files and `manifest.json`.
+/// The folder a recording writes into: `segment-NNN.mp4` files, `manifest.json` and, while
+/// recording, `recording.lock`.
+///
+/// Preparing a folder takes its ``RecordingLock`` first, so no two recordings (or a
+/// recording and `segrec recover`) ever share a folder. segrec only ever writes names of
+/// its own pattern (`segment-` + at least three digits + `.mp4`, its `.partial`, the
+/// manifest); every other name in the folder is left alone.
 public struct OutputDirectory: Sendable {
     /// The folder.
     public let url: URL
+    /// The folder's lock, held until the recording ends.
+    public let lock: RecordingLock
 
-    /// Prepares `url` for a new recording: creates it if absent. An existing manifest or
-    /// segment file is an error unless `force` is set, in which case those files (and only
-    /// those) are removed first, so no stale segment of an earlier recording remains.
+    /// Prepares `url` for a new recording: creates it if absent and takes its lock.
+    ///
+    /// A previous recording's files (names segrec writes) are an error unless `force` is
+    /// set. `force` removes only what the previous recording's `manifest.json` lists: its
+    /// segment files, their `.partial` files and the manifest itself, each only if it is a
+    /// regular file (never a folder or a symlink, never through a symlink). A name of
+    /// segrec's pattern that the manifest does not list stays, and preparing fails naming it.
     /// - Throws: ``RecordingError/outputExists(path:)`` without `force`;
-    ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder can't be made.
+    ///   ``RecordingError/locked(path:pid:)`` while another process records there;
+    ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder can't be made,
+    ///   or a file in the way is not the previous recording's.
     public init(preparing url: URL, force: Bool) throws(RecordingError) {
         self.url = url
         let fm = FileManager.default
@@ -17,16 +34,6 @@ public struct OutputDirectory: Sendable {
         if fm.fileExists(atPath: url.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
                 throw .cannotCreateOutput(path: url.path, detail: "it is a file, not a folder (--force does not replace files)")
-            }
-            let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile)
-            if !existing.isEmpty {
-                guard force else { throw .outputExists(path: url.path) }
-                for name in existing {
-                    do { try fm.removeItem(at: url.appendingPathComponent(name)) } catch {
-                        throw .cannotCreateOutput(path: url.appendingPathComponent(name).path,
-                                                  detail: error.localizedDescription)
-                    }
-                }
             }
         } else {
             do { try fm.createDirectory(at: url, withIntermediateDirectories: true) } catch {
@@ -36,6 +43,56 @@ public struct OutputDirectory: Sendable {
         guard fm.isWritableFile(atPath: url.path) else {
             throw .cannotCreateOutput(path: url.path, detail: "folder is not writable")
         }
+        let lock = try RecordingLock(folder: url)
+        self.lock = lock
+        let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile).sorted()
+        guard !existing.isEmpty else { return }
+        do throws(RecordingError) {
+            guard force else { throw RecordingError.outputExists(path: url.path) }
+            try Self.removePreviousRecording(in: url, names: existing)
+        } catch {
+            lock.release()  // leave the folder as it was
+            throw error
+        }
+    }
+
+    /// Removes the files of `names` that the previous manifest lists (regular files only).
+    /// - Throws: ``RecordingError/cannotCreateOutput(path:detail:)`` naming the first file
+    ///   that stays in the way.
+    private static func removePreviousRecording(in url: URL, names: [String]) throws(RecordingError) {
+        let manifestURL = url.appendingPathComponent(ManifestWriter.fileName)
+        var listed: Set<String> = []
+        if names.contains(ManifestWriter.fileName) {
+            guard isRegularFile(manifestURL), let manifest = try? ManifestWriter.read(from: url) else {
+                throw .cannotCreateOutput(path: manifestURL.path,
+                                          detail: "it is not a segrec manifest (or not a regular file), so --force does not know what the previous recording wrote; move the folder's contents away")
+            }
+            listed.insert(ManifestWriter.fileName)
+            for segment in manifest.segments {
+                listed.insert(segment.file)
+                listed.insert(segment.file + ".partial")
+            }
+        }
+        // Check everything first: either the whole previous recording goes, or nothing does.
+        let inTheWay = names.filter { !listed.contains($0) || !isRegularFile(url.appendingPathComponent($0)) }
+        if let first = inTheWay.first {
+            throw .cannotCreateOutput(
+                path: url.appendingPathComponent(first).path,
+                detail: "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(inTheWay.joined(separator: ", ")) away")
+        }
+        // The manifest goes last, so an interrupted removal can be resumed.
+        for name in names.sorted(by: { a, _ in a != ManifestWriter.fileName }) {
+            let path = url.appendingPathComponent(name)
+            guard unlink(path.path) == 0 || errno == ENOENT else {
+                throw .cannotCreateOutput(path: path.path, detail: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    /// Whether `url` is a regular file itself (`lstat`: a symlink is not).
+    static func isRegularFile(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Why `url` could not be created, in words: a file in the way, a read-only or missing
@@ -57,10 +114,17 @@ public struct OutputDirectory: Sendable {
         "segment-" + String(repeating: "0", count: max(0, 3 - String(index).count)) + "\(index).mp4"
     }
 
-    /// Files a recording writes (which `--force` may replace).
+    /// Names a recording writes: `manifest.json`, `segment-NNN.mp4` (three or more digits)
+    /// and its `.partial`.
     static func isRecordingFile(_ name: String) -> Bool {
-        name == ManifestWriter.fileName
-            || (name.hasPrefix("segment-") && (name.hasSuffix(".mp4") || name.hasSuffix(".mp4.partial")))
+        if name == ManifestWriter.fileName { return true }
+        var stem = Substring(name)
+        guard stem.hasPrefix("segment-") else { return false }
+        stem = stem.dropFirst("segment-".count)
+        if stem.hasSuffix(".partial") { stem = stem.dropLast(".partial".count) }
+        guard stem.hasSuffix(".mp4") else { return false }
+        let digits = stem.dropLast(".mp4".count)
+        return digits.count >= 3 && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// URL of segment `index`.

@@ -13,6 +13,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case badInput(path: String, field: String, detail: String)
     /// A frame or call that the recorder's state does not allow.
     case invalidState(String)
+    /// Another process records into the folder (it holds `recording.lock`).
+    case locked(path: String, pid: Int32?)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
             return "\(path): \(field): \(detail)"
         case .invalidState(let detail):
             return detail
+        case .locked(let path, let pid):
+            return "\(path): the folder is being recorded by process \(pid.map(String.init) ?? "(unknown pid)"); wait for it to end (or stop it) first"
         }
     }
 }

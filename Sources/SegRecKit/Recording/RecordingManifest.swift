@@ -15,8 +15,9 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public var encoder: EncoderInfo?
     /// The files, in session-time order; they tile the session timeline.
     public var segments: [SegmentRecord]
-    /// Why the recording ended.
-    public var stopReason: StopReason
+    /// Why the recording ended; `null` while it is recording (the manifest is rewritten at
+    /// every segment open and close), and after a crash until `segrec recover` runs.
+    public var stopReason: StopReason?
     /// Session time at which it stopped (the change time in stop-on-change mode; the end of
     /// the last frame otherwise); `null` when no frame was recorded.
     public var stopTime: MediaTime?
@@ -28,24 +29,27 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public var warnings: [String]
     /// Free-form notes (e.g. ignored audio tracks of a source file).
     public var notes: [String]
+    /// What `segrec recover` did after an interrupted recording, or nil.
+    public var recovery: RecoveryInfo?
     /// True when every frame carries the frame-index stamp of DESIGN.md in rows 0–15, so
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp: Bool
 
-    /// An empty manifest (no segment yet, `stopReason: endOfStream`).
+    /// An empty manifest (no segment yet, `stopReason: null`: recording).
     public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
         self.mode = mode
         self.sessionClock = SessionClockInfo(timescale: MediaClock.host.timescale)
         self.devices = devices
         self.encoder = encoder
         self.segments = []
-        self.stopReason = .endOfStream
+        self.stopReason = nil
         self.stopTime = nil
         self.error = nil
         self.frames = FrameCounts()
         self.warnings = []
         self.notes = []
         self.frameIndexStamp = false
+        self.recovery = nil
     }
 
     // Explicit so that `stopTime` and `error` are written as `null` rather than left out.
@@ -64,6 +68,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         try c.encode(warnings, forKey: .warnings)
         try c.encode(notes, forKey: .notes)
         try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
+        try c.encodeIfPresent(recovery, forKey: .recovery)
     }
 }
 
@@ -92,6 +97,23 @@ public enum StopReason: String, Codable, Sendable {
     case dimensionsChanged
     case requested
     case error
+    /// The recording process died (kill, crash, power loss); written by `segrec recover`.
+    case interrupted
+}
+
+/// What `segrec recover` kept of an interrupted recording.
+public struct RecoveryInfo: Codable, Sendable, Equatable {
+    /// Session time after which frames were lost: the end of the last recovered frame.
+    public var lostAfter: MediaTime?
+    /// `lostAfter` in seconds, for display only.
+    public var lostAfterSeconds: Double?
+    /// Segment files rebuilt from their fragmented `.partial` files.
+    public var recoveredFiles: [String]
+    /// Frames kept in the rebuilt files.
+    public var framesRecovered: Int
+    /// Frames the last journal counted as written that are in no file (at least; frames
+    /// captured after the last journal write are not counted anywhere).
+    public var framesLost: Int
 }
 
 /// `{"timescale": 1000000000}`.

@@ -31,6 +31,12 @@ import Foundation
 /// one closes. Nothing blocks a thread. Send events one at a time and await each call: a
 /// call made while another is suspended throws ``RecordingError/invalidState(_:)``.
 ///
+/// ## Crash safety
+/// `manifest.json` is rewritten atomically whenever a segment opens, is handed off to be
+/// finished, or is finished, with `stopReason: null` while recording: after a crash it
+/// places every file on the session clock and lists the open segment's `.partial` file for
+/// `segrec recover`. The folder's ``RecordingLock`` is released when the recording ends.
+///
 /// ## What it announces
 /// Every change of the recording is a ``SegmentMuxerEvent``, folded into the manifest by
 /// ``ManifestBuilder`` (the one place of the frame accounting) and offered to observers on
@@ -185,6 +191,7 @@ public actor SegmentMuxer {
         announce(.finished(reason, error: nil))
         try ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
+        configuration.output.lock.release()
         announcementSink.finish()
         return builder.manifest
     }
@@ -204,6 +211,7 @@ public actor SegmentMuxer {
         announce(.finished(.error, error: message))
         try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
+        configuration.output.lock.release()
         announcementSink.finish()
         return builder.manifest
     }
@@ -295,6 +303,7 @@ public actor SegmentMuxer {
         open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
                            sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
         try await append(frame)
+        try writeJournal()
     }
 
     /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after
@@ -359,6 +368,7 @@ public actor SegmentMuxer {
         }
         announce(.segmentEnded(file: segment.file, end: end))
         segment.writer.finish(endTime: fileEnd)
+        try writeJournal()
         let earlier = finishing
         finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end,
                                       frames: segment.frameCount, writer: segment.writer)]
@@ -377,6 +387,7 @@ public actor SegmentMuxer {
     /// Waits for `segments` to be finished and announces each outcome.
     /// - Throws: the first failure among them (after announcing all).
     private func settle(_ segments: [FinishingSegment]) async throws {
+        guard !segments.isEmpty else { return }
         var firstError: (any Error)?
         for segment in segments {
             switch await segment.writer.outcome.value {
@@ -389,7 +400,16 @@ public actor SegmentMuxer {
                 if firstError == nil { firstError = error }
             }
         }
+        try writeJournal()
         if let firstError { throw firstError }
+    }
+
+    /// Rewrites `manifest.json` (atomically) as it stands, `stopReason` still `null`: the
+    /// journal that `segrec recover` completes after a crash.
+    /// - Throws: ``RecordingError/io(path:underlying:)`` (e.g. disk full).
+    private func writeJournal() throws(RecordingError) {
+        guard state != .finished else { return }
+        try ManifestWriter.write(builder.manifest, to: configuration.output.url)
     }
 
     // MARK: Announcements

@@ -36,14 +36,17 @@ struct MovieFileRecorderTests {
 
 @Suite("OutputDirectory")
 struct OutputDirectoryTests {
+    /// A previous recording is refused without --force; with it, exactly the files its
+    /// manifest lists (and the manifest) go, and the user's file stays.
     @Test func refusesToOverwriteWithoutForce() async throws {
-        let dir = try MediaTestSupport.makeTemporaryDirectory()
-        try Data("{}".utf8).write(to: dir.appendingPathComponent("manifest.json"))
-        try Data("x".utf8).write(to: dir.appendingPathComponent("segment-000.mp4"))
+        let (dir, _) = try await RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
         try Data("keep".utf8).write(to: dir.appendingPathComponent("notes.txt"))
         #expect(throws: RecordingError.outputExists(path: dir.path)) { try OutputDirectory(preparing: dir, force: false) }
-        #expect(try String(contentsOf: dir.appendingPathComponent("segment-000.mp4"), encoding: .utf8) == "x")
-        _ = try OutputDirectory(preparing: dir, force: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                == ["manifest.json", "notes.txt", "segment-000.mp4"])
+        let prepared = try OutputDirectory(preparing: dir, force: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["notes.txt", "recording.lock"])
+        prepared.lock.release()
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["notes.txt"])
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `OUTPUT/recording.lock`: an exclusive `flock(2)` held by the recording process for as
+/// long as it records into a folder, with the process id written inside.
+///
+/// A second `segrec record` (with or without `--force`) or `segrec recover` on the same
+/// folder finds the lock held and stops with the holder's pid. The kernel drops the lock
+/// when the holder dies (even by `kill -9`), so a folder left by a crash is never locked; the
+/// stale file is harmless and is removed by the next recording or by `recover`.
+/// The file is opened without following symlinks (`O_NOFOLLOW`).
+public final class RecordingLock: Sendable {
+    /// The lock file's name inside an output folder.
+    public static let fileName = "recording.lock"
+
+    /// The lock file.
+    public let url: URL
+    private let descriptor: Mutex<Int32>
+
+    /// Takes the lock of `folder`, creating the lock file if needed, and writes this
+    /// process's id into it.
+    /// - Throws: ``RecordingError/locked(path:pid:)`` when another open file holds it;
+    ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the file cannot be opened
+    ///   (e.g. a symlink or folder in its place).
+    public init(folder: URL) throws(RecordingError) {
+        url = folder.appendingPathComponent(Self.fileName)
+        let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .cannotCreateOutput(path: url.path, detail: String(cString: strerror(errno)))
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.readPID(fd)
+            close(fd)
+            throw .locked(path: url.path, pid: holder)
+        }
+        let text = "\(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+        descriptor = Mutex(fd)
+    }
+
+    /// Whether another process holds the lock of `folder` now, and its pid when known.
+    /// Never creates the file. - Returns: nil when nobody holds it.
+    public static func holder(of folder: URL) -> Int32?? {
+        let path = folder.appendingPathComponent(fileName).path
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        return .some(readPID(fd))
+    }
+
+    /// Releases the lock and removes the file (at the end of a recording).
+    public func release() {
+        descriptor.withLock { fd in
+            guard fd >= 0 else { return }
+            unlink(url.path)
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit {
+        descriptor.withLock { fd in
+            if fd >= 0 { close(fd) }
+        }
+    }
+
+    private static func readPID(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = pread(fd, &buffer, buffer.count - 1, 0)
+        guard count > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
