@@ -16,6 +16,7 @@ public enum SegRecCommand {
         SUBCOMMANDS:
           record    Record a source into MP4 segments and a manifest.
           verify    Check a recording folder with libavformat: sizes, frames, keyframes, tiling, stamps.
+          recover   Complete an interrupted recording from its .partial files and manifest journal.
           formats   List the fake Center Stage camera's formats and aspect ratios.
 
           See 'segrec <subcommand> --help' for a subcommand's options.
@@ -43,17 +44,18 @@ public enum SegRecCommand {
     static func run(_ arguments: [String]) async throws {
         guard let subcommand = arguments.first else {
             print(overview)
-            throw CommandLineError("missing subcommand; use record, verify or formats", exitCode: .usage)
+            throw CommandLineError("missing subcommand; use record, verify, recover or formats", exitCode: .usage)
         }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
         case "record": try await RecordCommand.run(rest)
         case "verify": try VerifyCommand.run(rest)
+        case "recover": try RecoverCommand.run(rest)
         case "formats": try FormatsCommand.run(rest)
         case "--help", "-h", "help": print(overview)
         case "--version": print("segrec \(version)")
         default:
-            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, formats", exitCode: .usage)
+            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, recover, formats", exitCode: .usage)
         }
     }
 }

@@ -42,6 +42,10 @@ public enum RecordingVerifier {
     public static func verify(_ directory: URL) throws(RecordingError) -> Report {
         let manifest = try ManifestWriter.read(from: directory)
         var report = Report(segments: [], problems: [])
+        if let interruption = RecordingRecovery.interruption(of: directory, manifest: manifest) {
+            report.problems.append(interruption)
+            return report
+        }
         var previousLastIndex: Int64?
         var stampedTotal = 0
         for segment in manifest.segments {
@@ -58,7 +62,8 @@ public enum RecordingVerifier {
         }
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in present.sorted() where name.hasPrefix("segment-") && name.hasSuffix(".mp4") && !listedFiles.contains(name) {
+        for name in present.sorted() where OutputDirectory.isRecordingFile(name) && name.hasSuffix(".mp4")
+            && !listedFiles.contains(name) {
             report.problems.append("\(name) is in the folder but not in the manifest")
         }
         let frames = manifest.frames

@@ -1,0 +1,42 @@
+import Foundation
+import SegRecKit
+
+/// `segrec recover DIR`: completes a recording whose process died (see
+/// `RecordingRecovery`). Exits 0 when the folder is (now) a finished recording, 73 while
+/// the recording process still holds it, 66 without a manifest, 65 for a bad one.
+enum RecoverCommand {
+    static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try ArgumentParser.parse(arguments, command: "recover", options: options)
+        if parsed.flag("help") {
+            print(ArgumentParser.helpText(
+                usage: "segrec recover DIR",
+                abstract: "Complete an interrupted recording: turn every segment's .partial file into a finished MP4 holding its complete fragments, and complete the manifest (stopReason interrupted). Running it twice changes nothing.",
+                options: options))
+            return
+        }
+        guard parsed.positionals.count == 1 else {
+            throw CommandLineError("recover: expected one recording folder, got \(parsed.positionals.count)", exitCode: .usage)
+        }
+        let directory = URL(fileURLWithPath: parsed.positionals[0])
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
+        }
+        let report = try RecordingRecovery.recover(directory)
+        guard report.changed else {
+            print("\(directory.path): nothing to recover (stopReason \(report.manifest.stopReason?.rawValue ?? "null"))")
+            return
+        }
+        let recovery = report.manifest.recovery
+        var rows = [["file", "size", "frames", "session start (s)", "session end (s)", "recovered"]]
+        for s in report.manifest.segments {
+            rows.append([s.file, "\(s.width)x\(s.height)", "\(s.frameCount)", String(format: "%.9f", s.sessionStartSeconds),
+                         String(format: "%.9f", s.sessionEndSeconds), recovery?.recoveredFiles.contains(s.file) == true ? "yes" : ""])
+        }
+        print(TextTable.render(rows))
+        let lostAfter = recovery?.lostAfterSeconds.map { String(format: "%.9f s", $0) } ?? "the start"
+        print("recovered \(recovery?.recoveredFiles.count ?? 0) file(s); \(recovery?.framesRecovered ?? 0) frames kept, frames after \(lostAfter) lost (\(recovery?.framesLost ?? 0) journaled frames in no file); stopReason interrupted")
+        for warning in report.manifest.warnings { print("warning: \(warning)") }
+    }
+}

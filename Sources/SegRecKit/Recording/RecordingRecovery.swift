@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `segrec recover DIR`: completes a recording whose process died (kill, crash, power
+/// loss), from what is on disk: the manifest journal (rewritten at every segment open and
+/// close) and the open segments' fragmented `.partial` files.
+///
+/// Each `segment-NNN.mp4.partial` the journal lists becomes an ordinary `segment-NNN.mp4`
+/// holding every frame of its complete fragments (``SegmentRecovery``, in Media); its
+/// record gets the frames kept, its end and its size. The manifest is completed with
+/// `stopReason: interrupted`, `stopTime` and `recovery` (what was rebuilt, frames kept and
+/// lost, `lostAfter`), and written atomically; the stale lock file is removed. Running it
+/// again on a recovered folder changes nothing. It refuses while the recording process
+/// still holds the folder's lock.
+public enum RecordingRecovery {
+    /// What one run did.
+    public struct Report: Sendable, Equatable {
+        /// The manifest as written (unchanged when there was nothing to recover).
+        public var manifest: RecordingManifest
+        /// Whether anything was changed.
+        public var changed: Bool
+    }
+
+    /// Why `directory` (with `manifest`) is not a finished recording, in words that say
+    /// what to do, or nil when it is finished.
+    public static func interruption(of directory: URL, manifest: RecordingManifest) -> String? {
+        if case .some(let pid) = RecordingLock.holder(of: directory) {
+            return "the recording is still running (process \(pid.map(String.init) ?? "unknown") holds \(RecordingLock.fileName)); verify it once it has ended"
+        }
+        let partials = partialFiles(in: directory)
+        guard manifest.stopReason == nil || !partials.isEmpty else { return nil }
+        let detail = partials.isEmpty ? "its manifest has no stopReason" : "\(partials.joined(separator: ", ")) never finished"
+        return "the recording was interrupted (\(detail)): run `segrec recover \(directory.path)` first"
+    }
+
+    /// Recovers `directory`.
+    /// - Throws: ``RecordingError/locked(path:pid:)`` while the recording runs;
+    ///   ``RecordingError/inputNotFound(path:)`` / ``RecordingError/badInput(path:field:detail:)``
+    ///   for a missing or unreadable manifest; ``RecordingError/io(path:underlying:)`` when
+    ///   the manifest cannot be written.
+    public static func recover(_ directory: URL) throws(RecordingError) -> Report {
+        let lock = try RecordingLock(folder: directory)
+        defer { lock.release() }
+        var manifest = try ManifestWriter.read(from: directory)
+        let partials = partialFiles(in: directory)
+        guard manifest.stopReason == nil || !partials.isEmpty else {
+            return Report(manifest: manifest, changed: false)
+        }
+        var recovered: [String] = []
+        var framesLost = 0
+        var kept: [SegmentRecord] = []
+        for var segment in manifest.segments {
+            let final = directory.appendingPathComponent(segment.file)
+            let partial = directory.appendingPathComponent(segment.file + ".partial")
+            let hasPartial = OutputDirectory.isRegularFile(partial)
+            if OutputDirectory.isRegularFile(final) {
+                // Finished before the crash; a leftover partial of it is a duplicate.
+                if hasPartial { unlink(partial.path) }
+                kept.append(segment)
+                continue
+            }
+            guard hasPartial else {
+                framesLost += segment.frameCount
+                manifest.warnings.append("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost")
+                continue
+            }
+            do {
+                let result = try SegmentRecovery.recover(partial: partial, to: final)
+                let end = try segment.sessionStart.adding(result.end)
+                framesLost += max(0, segment.frameCount - result.frameCount)
+                segment.frameCount = result.frameCount
+                segment.sessionEnd = end
+                segment.sessionEndSeconds = end.seconds
+                segment.byteCount = result.byteCount
+                unlink(partial.path)
+                recovered.append(segment.file)
+                kept.append(segment)
+            } catch {
+                // Kept, under a name segrec never writes, for whoever wants to look further.
+                let aside = directory.appendingPathComponent(segment.file + ".unrecoverable")
+                let moved = link(partial.path, aside.path) == 0 && unlink(partial.path) == 0
+                framesLost += segment.frameCount
+                manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(moved ? "kept as \(aside.lastPathComponent)" : "left in place")")
+            }
+        }
+        manifest.segments = kept
+        let written = kept.reduce(0) { $0 + $1.frameCount }
+        manifest.frames.written = written
+        manifest.frames.received = written + manifest.frames.dropped
+        manifest.stopTime = kept.last?.sessionEnd
+        manifest.stopReason = .interrupted
+        manifest.recovery = RecoveryInfo(lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds,
+                                         recoveredFiles: recovered, framesRecovered: written, framesLost: framesLost)
+        try ManifestWriter.write(manifest, to: directory)
+        return Report(manifest: manifest, changed: true)
+    }
+
+    /// The `segment-NNN.mp4.partial` files in `directory`, sorted.
+    static func partialFiles(in directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".partial") && OutputDirectory.isRecordingFile($0) }.sorted()
+    }
+}
