@@ -190,7 +190,12 @@ public final class SegmentWriter {
         self.format = format
         self.stream = stream
 
-        format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit))
+        do {
+            format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit))
+        } catch {
+            state = .closed(reason: "failed to open")  // deinit must not touch what is at the partial name
+            throw error
+        }
         do {
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
