@@ -82,17 +82,22 @@ enum FaststartRemuxer {
     /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists,
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing it fails,
     ///   ``SegmentWriterError/packetCountMismatch(frames:packets:)`` when the file now
-    ///   holds fewer packets, or ``FFmpegError``. On a throw, `output` is deleted.
+    ///   holds fewer packets, or ``FFmpegError`` (`AVERROR_INVALIDDATA` when `count` is out
+    ///   of range, two kept packets share a pts, or `end` is not after every kept pts). On a
+    ///   throw, a file created at `output` is deleted.
     static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String,
                      sizeLimit: Int64? = nil) throws -> Int64 {
-        precondition(count > 0 && count <= scan.packets.count)
-        let kept = scan.packets.prefix(count)
+        let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
+        guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented,
+              Set(presented).count == presented.count else {
+            throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
+                              context: "\(path): cannot copy \(count) packets ending at \(end) (duplicate or late pts)")
+        }
         var durations: [Int64: Int64] = [:]
         for (i, pts) in presented.enumerated() {
             durations[pts] = (i + 1 < presented.count ? presented[i + 1] : end) - pts
         }
-        precondition(end > presented.last!, "end must follow every kept frame")
 
         let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let inStream = try videoStream(of: input, path: path)

@@ -23,7 +23,7 @@ enum SafeFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
-            if code == EEXIST || code == ELOOP { throw SegmentWriterError.partialFileExists(path: path) }
+            if code == EEXIST { throw SegmentWriterError.partialFileExists(path: path) }
             throw FFmpegError(call: "open", code: segrec_averror_from_errno(code), context: path)
         }
         return fd
