@@ -25,6 +25,10 @@ static inline int segrec_averror_enoent(void) { return AVERROR(ENOENT); }
 static inline int segrec_averror_enospc(void) { return AVERROR(ENOSPC); }
 /// AVERROR_INVALIDDATA: invalid data found when processing input.
 static inline int segrec_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/// AVERROR(e) for any errno value `e`.
+static inline int segrec_averror_from_errno(int e) { return AVERROR(e); }
+/// AVUNERROR(code): the errno value behind an AVERROR(errno) code.
+static inline int segrec_errno_from_averror(int code) { return AVUNERROR(code); }
 /// AV_NOPTS_VALUE: undefined timestamp.
 static inline int64_t segrec_av_nopts_value(void) { return AV_NOPTS_VALUE; }
 

@@ -1,15 +1,17 @@
 import CFFmpeg
 
-/// Owns a muxing `AVFormatContext` and its `AVIOContext` (mirrors
-/// `avformat_alloc_output_context2` + `avio_open`); deinit closes the file (`avio_closep`)
-/// and frees the context (`avformat_free_context`). Not thread-safe.
+/// Owns a muxing `AVFormatContext` (mirrors `avformat_alloc_output_context2`) and the
+/// ``FileAVIOContext`` it writes through; deinit closes the file and frees the context
+/// (`avformat_free_context`). Not thread-safe.
 final class OutputFormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     /// The path being written.
     let path: String
+    /// The file written, once ``attach(_:)`` was called.
+    private(set) var file: FileAVIOContext?
 
     /// Allocates a context for container `formatName` (e.g. `"mp4"`) writing to `path`
-    /// (the file is not opened yet: see ``openFile()``).
+    /// (no file yet: see ``attach(_:)``).
     init(formatName: String, path: String) throws(FFmpegError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&context, nil, formatName, path),
@@ -21,29 +23,34 @@ final class OutputFormatContext {
         self.path = path
     }
 
-    /// `avio_open(&pb, path, AVIO_FLAG_WRITE)`: creates or truncates the file.
-    func openFile() throws(FFmpegError) {
-        try check(avio_open(&pointer.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open", context: path)
+    /// Makes the muxer write through `file` (`pb`, `AVFMT_FLAG_CUSTOM_IO`) and lets it read
+    /// its own output back (``FileAVIOContext/installReadBack(on:)``, for `faststart`).
+    func attach(_ file: FileAVIOContext) {
+        self.file = file
+        pointer.pointee.pb = file.pointer
+        pointer.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        file.installReadBack(on: pointer)
     }
 
     /// Whether the output file is open.
-    var isFileOpen: Bool { pointer.pointee.pb != nil }
+    var isFileOpen: Bool { file != nil }
 
-    /// `avio_closep`: flushes and closes the file; a no-op when it is not open.
-    /// - Throws: ``FFmpegError`` when the pending write fails or close fails.
-    func closeFile() throws(FFmpegError) {
-        guard isFileOpen else { return }
-        let pendingError = pointer.pointee.pb.pointee.error
-        let closed = avio_closep(&pointer.pointee.pb)
-        try check(pendingError, "avio_write", context: path)
-        try check(closed, "avio_closep", context: path)
+    /// Flushes and closes the file; a no-op when it is not open.
+    /// - Throws: ``SegmentWriterError/io(path:operation:errno:)`` for the first write or
+    ///   close failure of the file's life.
+    func closeFile() throws(SegmentWriterError) {
+        guard let file else { return }
+        pointer.pointee.pb = nil
+        self.file = nil
+        if let failure = file.close() { throw failure }
     }
 
     /// Whether the container wants codec extradata in a global header (`AVFMT_GLOBALHEADER`).
     var wantsGlobalHeader: Bool { (pointer.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0 }
 
     deinit {
-        if pointer.pointee.pb != nil { avio_closep(&pointer.pointee.pb) }
+        pointer.pointee.pb = nil
+        file?.close()
         avformat_free_context(pointer)
     }
 }
@@ -52,6 +59,8 @@ final class OutputFormatContext {
 /// `avformat_close_input`. Not thread-safe.
 final class InputFormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// The file read through a custom `AVIOContext`, kept alive as long as the context.
+    private let file: FileAVIOContext?
 
     /// Opens `path` and reads its header.
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` when
@@ -90,6 +99,28 @@ final class InputFormatContext {
                               context: "\(url): option '\(key)' is not taken by this demuxer")
         }
         self.pointer = context
+        self.file = nil
+    }
+
+    /// Opens a file segrec opened itself (read through `file`, `AVFMT_FLAG_CUSTOM_IO`) and
+    /// reads its header; the context keeps `file` alive.
+    ///
+    /// `AVFMT_FLAG_IGNIDX` is set: the mov demuxer then stops reading the header at the
+    /// first fragment and reads later fragments as packets are asked for, instead of
+    /// indexing every fragment up front, which fails for a file cut inside a fragment
+    /// header (a partial file after a crash).
+    /// - Throws: ``FFmpegError`` from `avformat_open_input` (e.g. `AVERROR_INVALIDDATA`).
+    init(reading file: FileAVIOContext) throws(FFmpegError) {
+        guard let allocated = avformat_alloc_context() else {
+            throw FFmpegError(call: "avformat_alloc_context", code: segrec_averror_enomem(), context: file.path)
+        }
+        allocated.pointee.pb = file.pointer
+        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO | AVFMT_FLAG_IGNIDX
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context (not our pb).
+        try check(avformat_open_input(&context, file.path, nil, nil), "avformat_open_input", context: file.path)
+        self.pointer = context!
+        self.file = file
     }
 
     deinit {

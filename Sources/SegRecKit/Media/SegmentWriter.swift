@@ -12,16 +12,41 @@ import Foundation
 ///   first frame (pts 0).
 /// - Durations: each frame lasts until the next frame's pts; the last lasts until the
 ///   `endTime` passed to ``finish(endTime:)``.
-/// - Files: writing goes to `<name>.partial` next to `url`, renamed to `url` only by a
-///   successful ``finish(endTime:)``; an existing `url` is never overwritten. A writer that
-///   is cancelled, fails, or is released unfinished deletes its partial file.
+/// - Files: writing goes to `<name>.partial` next to `url`. With a ``fragmentInterval``
+///   (the default, 1 s) the partial file is a fragmented MP4 (`empty_moov`,
+///   `default_base_moof`, `delay_moov`, `frag_duration`): a fragment is cut at least every
+///   interval (even inside a long GOP) and handed to the kernel (`write(2)`) when it is
+///   cut, so a `kill -9` loses at most the fragment being built; ``SegmentRecovery`` turns
+///   such a file into a finished one. ``finish(endTime:)`` remuxes it (stream copy, see
+///   ``FaststartRemuxer``) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
+///   `mdat` (`faststart`), and gives that file the name `url`. Without fragments the
+///   partial file is written as an ordinary `faststart` MP4 and renamed by `finish`.
+/// - Safe files: every file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and written
+///   through our own `AVIOContext` (``SafeFile``, ``FileAVIOContext``); anything already at
+///   the partial or temporary name (a file, a symbolic link) is an error, and the final
+///   name is given with `link(2)`, which never replaces an existing `url` nor follows a
+///   link there.
+/// - Write errors (disk full, EIO) are checked on every `write(2)` and thrown as
+///   ``SegmentWriterError/io(path:operation:errno:)`` by the call that caused them.
+/// - When the partial file is deleted: by ``cancel()``, by releasing an unfinished writer,
+///   by ``finish(endTime:)`` once the final file is in place (or when no frame was
+///   appended), and after a failure that is *not* an I/O error while the partial file
+///   holds nothing recoverable yet (no fragment written; unfragmented: before the
+///   trailer). After an I/O error, or any failure once a fragment was written, the partial
+///   file stays on disk with every complete fragment for ``SegmentRecovery``.
 ///
 /// Not thread-safe: use one writer from one task at a time.
 public final class SegmentWriter {
     /// The final file (created by ``finish(endTime:)``).
     public let url: URL
-    /// The temporary file written until ``finish(endTime:)``: `url` + `.partial`.
+    /// The file written until ``finish(endTime:)``: `url` + `.partial` (fragmented MP4
+    /// when ``fragmentInterval`` is set).
     public let partialURL: URL
+    /// Where ``finish(endTime:)`` writes the final MP4 before naming it `url`:
+    /// `url` + `.tmp` (only used with fragments).
+    public let temporaryURL: URL
+    /// The longest time between two fragment cuts of the partial file (nil: not fragmented).
+    public let fragmentInterval: MediaTime?
     /// Dimensions every picture must have.
     public let dimensions: VideoDimensions
     /// Ticks per second of the encoder's and the stream's time base (`1/timescale`).
@@ -50,8 +75,17 @@ public final class SegmentWriter {
     /// Encoded packets, in decode order, waiting for their duration to be known.
     private var pending: [Packet] = []
     private var packetsWritten = 0
+    /// `frag_duration` in microseconds, nil when not fragmented.
+    private let fragmentMicroseconds: Int32?
+    /// Test hook: every file this writer creates fails with ENOSPC past this size.
+    private let sizeLimit: Int64?
+    /// Bytes the header wrote to the partial file.
+    private var headerBytes: Int64 = 0
+    /// Whether the partial file holds something ``SegmentRecovery`` can use (a fragment,
+    /// or, unfragmented, the finished file).
+    private var isRecoverable = false
 
-    /// Opens the encoder and the partial file and writes the MP4 header.
+    /// Opens the encoder, creates the partial file and writes the MP4 header.
     ///
     /// - Parameters:
     ///   - url: the final file; must not exist.
@@ -63,24 +97,46 @@ public final class SegmentWriter {
     ///     (`AV_PKT_DATA_DISPLAYMATRIX` via `av_display_rotation_set`, written to the `tkhd`
     ///     matrix): counter-clockwise degrees, exactly what ffprobe prints as `rotation` and
     ///     ``StreamInfo/rotationDegrees`` reads back.
-    /// - Throws: ``SegmentWriterError/fileExists(path:)``,
-    ///   ``SegmentWriterError/invalidTimescale(_:)``, ``EncoderSettingsError``, or
-    ///   ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name` with
-    ///   `AVERROR_ENCODER_NOT_FOUND`, `avio_open` with ENOENT for a missing directory).
-    ///   A stale `<name>.partial` from an earlier crash is replaced.
-    public init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
-                displayRotationDegrees: Int? = nil) throws {
+    ///   - fragmentInterval: the longest time between fragment cuts of the partial file
+    ///     (`frag_duration`, rounded down to whole microseconds, at least 1 µs); nil or zero
+    ///     writes an unfragmented partial file.
+    /// - Throws: ``SegmentWriterError/fileExists(path:)`` (`url` exists),
+    ///   ``SegmentWriterError/partialFileExists(path:)`` (anything, even a symbolic link, at
+    ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
+    ///   touched), ``SegmentWriterError/invalidTimescale(_:)``,
+    ///   ``SegmentWriterError/invalidFragmentInterval(_:)``,
+    ///   ``SegmentWriterError/io(path:operation:errno:)`` (writing the header),
+    ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
+    ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
+    ///   On a throw no file of ours is left.
+    public convenience init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
+                            displayRotationDegrees: Int? = nil,
+                            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)) throws {
+        try self.init(url: url, dimensions: dimensions, timescale: timescale, settings: settings,
+                      displayRotationDegrees: displayRotationDegrees, fragmentInterval: fragmentInterval,
+                      sizeLimit: nil)
+    }
+
+    /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
+    /// creates fail with ENOSPC past that many bytes, like a full disk.
+    init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
+         displayRotationDegrees: Int?, fragmentInterval: MediaTime?, sizeLimit: Int64?) throws {
         FFmpegLog.silenceBelowErrors()
         try settings.validate()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
+        let fragmentMicroseconds = try Self.microseconds(of: fragmentInterval)
         precondition(dimensions.width > 0 && dimensions.height > 0
                      && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
                      "NV12 needs even, positive dimensions, got \(dimensions)")
-        guard !FileManager.default.fileExists(atPath: url.path) else {
+        guard !SafeFile.exists(path: url.path) else {
             throw SegmentWriterError.fileExists(path: url.path)
         }
         self.url = url
         self.partialURL = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".partial")
+        self.temporaryURL = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".tmp")
+        self.fragmentMicroseconds = fragmentMicroseconds
+        self.fragmentInterval = fragmentMicroseconds == nil ? nil : fragmentInterval
+        self.sizeLimit = sizeLimit
         self.dimensions = dimensions
         self.timescale = timescale
         self.settings = settings
@@ -134,18 +190,42 @@ public final class SegmentWriter {
         self.format = format
         self.stream = stream
 
-        if FileManager.default.fileExists(atPath: partialURL.path) {
-            try? FileManager.default.removeItem(at: partialURL)
+        do {
+            format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit))
+        } catch {
+            state = .closed(reason: "failed to open")  // deinit must not touch what is at the partial name
+            throw error
         }
         do {
-            try format.openFile()
-            try check(avformat_write_header(format.pointer, nil), "avformat_write_header", context: partialURL.path)
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            if let fragmentMicroseconds {
+                // empty_moov + delay_moov: the moov (with the edit list that keeps pts exact
+                // despite B-frames) is written with the first fragment; every later
+                // fragment is a self-describing moof + mdat.
+                av_dict_set(&options, "movflags", "empty_moov+default_base_moof+delay_moov", 0)
+                av_dict_set(&options, "frag_duration", "\(fragmentMicroseconds)", 0)
+            } else {
+                av_dict_set(&options, "movflags", "faststart", 0)
+            }
+            try FaststartRemuxer.checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
+            if let failure = format.file?.flush() { throw failure }
+            headerBytes = format.file?.bytesWritten ?? 0
         } catch {
             try? format.closeFile()
-            try? FileManager.default.removeItem(at: partialURL)
+            SafeFile.remove(path: partialURL.path)
             state = .closed(reason: "failed to open")
             throw error
         }
+    }
+
+    /// `interval` in whole microseconds (at least 1), nil for nil or zero.
+    private static func microseconds(of interval: MediaTime?) throws(SegmentWriterError) -> Int32? {
+        guard let interval, interval.value != 0 else { return nil }
+        guard interval.value > 0, interval.timescale > 0 else { throw .invalidFragmentInterval(interval) }
+        let micros = Int128(interval.value) * 1_000_000 / Int128(interval.timescale)
+        guard micros <= Int128(Int32.max) else { throw .invalidFragmentInterval(interval) }
+        return Int32(max(1, micros))
     }
 
     /// Sets size, pixel format, time base, rate, GOP, threads and the x264/x265 private
@@ -187,9 +267,11 @@ public final class SegmentWriter {
     /// - Throws: ``SegmentWriterError/dimensionsMismatch(expected:got:)``,
     ///   ``SegmentWriterError/timeNotRepresentable(_:timescale:)``,
     ///   ``SegmentWriterError/nonIncreasingPresentationTime(previous:got:)`` (these leave the
-    ///   writer usable), or ``FFmpegError`` from `avcodec_send_frame` /
-    ///   `avcodec_receive_packet` / `av_write_frame` (the writer has then failed and deleted
-    ///   its partial file; ``finish(endTime:)`` rethrows it).
+    ///   writer usable), ``SegmentWriterError/io(path:operation:errno:)`` when writing the
+    ///   partial file fails (e.g. ENOSPC while a fragment is cut), or ``FFmpegError`` from
+    ///   `avcodec_send_frame` / `avcodec_receive_packet` / `av_write_frame`. After those the
+    ///   writer has failed (``finish(endTime:)`` rethrows the error) and its partial file is
+    ///   kept or deleted as the type's documentation says.
     public func append(_ buffer: PixelBuffer, presentationTime: MediaTime) throws {
         try ensureOpen()
         guard buffer.dimensions == dimensions else {
@@ -229,16 +311,24 @@ public final class SegmentWriter {
     }
 
     /// Flushes the encoder, gives the last frame the duration `endTime − last pts`, writes
-    /// the MP4 trailer (`av_write_trailer`), closes the file and renames it to ``url``.
+    /// the MP4 trailer (`av_write_trailer`) and closes the partial file; with fragments,
+    /// remuxes it into ``temporaryURL`` as an ordinary `faststart` MP4 (same pts, dts,
+    /// durations, codec tag, extradata and rotation) and deletes it once the final file is
+    /// in place. The final file gets the name ``url`` with `link(2)` (never replacing).
     ///
     /// - Parameter endTime: the segment's end relative to its start, at any timescale,
     ///   exactly representable at ``timescale`` and after the last frame's presentation time.
     /// - Returns: the summary. With no frames appended, no file is created (the partial file
     ///   is deleted) and the summary has `frameCount` 0, `byteCount` 0 and `url` nil.
     /// - Throws: ``SegmentWriterError`` for a bad `endTime` (the writer stays usable), or the
-    ///   error that made an earlier call fail, or ``FFmpegError`` /
-    ///   ``SegmentWriterError/renameFailed(from:to:reason:)`` from finishing; on any such
-    ///   error no file is left under ``url`` or the partial name.
+    ///   error that made an earlier call fail, or, from finishing,
+    ///   ``SegmentWriterError/io(path:operation:errno:)`` (partial or temporary file),
+    ///   ``SegmentWriterError/fileExists(path:)`` (``url`` appeared meanwhile; it is not
+    ///   touched), ``SegmentWriterError/partialFileExists(path:)`` (something at
+    ///   ``temporaryURL``), ``SegmentWriterError/renameFailed(from:to:reason:)`` or
+    ///   ``FFmpegError``. On any such error nothing of ours is left under ``url`` or
+    ///   ``temporaryURL``; the partial file is kept once it holds a fragment (or, unfragmented,
+    ///   once its trailer is written) and after any I/O error.
     public func finish(endTime: MediaTime) throws -> SegmentWriterSummary {
         try ensureOpen()
         guard let endTicks = endTime.exactTicks(atTimescale: timescale) else {
@@ -261,19 +351,30 @@ public final class SegmentWriter {
             guard packetsWritten == frameCount, durations.isEmpty else {
                 throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: packetsWritten)
             }
-            try check(av_write_trailer(format.pointer), "av_write_trailer", context: partialURL.path)
+            try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
+            if let failure = format.file?.flush() { throw failure }
+            let partialSize = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
             try format.closeFile()
-            try moveIntoPlace()
+            isRecoverable = true
+            guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
+            let size: Int64
+            if fragmentMicroseconds != nil {
+                size = try finishFragmented(end: endTicks)
+            } else {
+                try SafeFile.moveNoReplace(from: partialURL.path, to: url.path)
+                size = partialSize
+            }
+            state = .closed(reason: "finished")
+            return SegmentWriterSummary(frameCount: frameCount, byteCount: size, url: url, duration: duration)
         } catch {
             fail(error)
             throw error
         }
-        state = .closed(reason: "finished")
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
-        return SegmentWriterSummary(frameCount: frameCount, byteCount: size, url: url, duration: duration)
     }
 
-    /// Abandons the segment: closes the file and deletes the partial file. Idempotent; later
+    /// Abandons the segment: closes the file and deletes the partial file (even one holding
+    /// fragments). After a failure it does nothing: the partial file stays as the failure
+    /// left it. Idempotent; later
     /// calls to ``append(_:presentationTime:)`` / ``finish(endTime:)`` throw.
     public func cancel() {
         if case .open = state { discardPartialFile(reason: "cancelled") }
@@ -294,19 +395,51 @@ public final class SegmentWriter {
         }
     }
 
-    /// Records the first failure, closes and deletes the partial file.
+    /// Records the first failure and closes the partial file; deletes it only when the
+    /// error is not an I/O error and the file holds nothing recoverable yet.
     private func fail(_ error: any Error) {
         if case .open = state {
+            let isIOError = if case .io = error as? SegmentWriterError { true } else { false }
+            let keep = isIOError || isRecoverable || hasWrittenFragment
             try? format.closeFile()
-            try? FileManager.default.removeItem(at: partialURL)
+            if !keep { SafeFile.remove(path: partialURL.path) }
             state = .failed(error)
         }
     }
 
+    /// Whether a fragment (not just the header) reached the partial file.
+    private var hasWrittenFragment: Bool {
+        fragmentMicroseconds != nil && (format.file?.bytesWritten ?? 0) > headerBytes
+    }
+
     private func discardPartialFile(reason: String) {
         try? format.closeFile()
-        try? FileManager.default.removeItem(at: partialURL)
+        SafeFile.remove(path: partialURL.path)
         state = .closed(reason: reason)
+    }
+
+    /// Remuxes the finished fragmented partial file into ``temporaryURL`` (faststart), names
+    /// it ``url`` and deletes the partial file. Returns the final file's size.
+    private func finishFragmented(end: Int64) throws -> Int64 {
+        let scan = try FaststartRemuxer.scan(path: partialURL.path)
+        if let readError = scan.readError { throw readError }
+        guard scan.packets.count == frameCount, scan.packets.allSatisfy(\.isComplete) else {
+            throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: scan.packets.count)
+        }
+        guard scan.timeBase.num == 1, scan.timeBase.den == timescale else {
+            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_invaliddata(),
+                              context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected 1/\(timescale)")
+        }
+        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: end,
+                                             to: temporaryURL.path, sizeLimit: sizeLimit)
+        do {
+            try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path)
+        } catch {
+            SafeFile.remove(path: temporaryURL.path)
+            throw error
+        }
+        SafeFile.remove(path: partialURL.path)
+        return size
     }
 
     /// Receives every packet the encoder has ready (`avcodec_receive_packet` until EAGAIN or
@@ -359,19 +492,10 @@ public final class SegmentWriter {
         p.pointee.duration = duration
         p.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(p, encoder.pointer.pointee.time_base, stream.pointee.time_base)
-        try check(av_write_frame(format.pointer, p), "av_write_frame", context: partialURL.path)
+        let written = av_write_frame(format.pointer, p)
+        // Fragments reach the kernel as soon as the muxer cuts them.
+        if let failure = format.file?.flush() { throw failure }
+        try check(written, "av_write_frame", context: partialURL.path)
         packetsWritten += 1
-    }
-
-    /// Renames the partial file to ``url``, refusing to replace a file that appeared meanwhile.
-    private func moveIntoPlace() throws {
-        guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw SegmentWriterError.fileExists(path: url.path)
-        }
-        do {
-            try FileManager.default.moveItem(at: partialURL, to: url)
-        } catch {
-            throw SegmentWriterError.renameFailed(from: partialURL.path, to: url.path, reason: "\(error)")
-        }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Misuse of a ``SegmentWriter`` or a problem with its files that is not an FFmpeg call
 /// failing (those are ``FFmpegError``).
@@ -23,6 +26,22 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
     case notWritable(path: String, underlying: String)
     /// Renaming the finished `.partial` file to its final name failed.
     case renameFailed(from: String, to: String, reason: String)
+    /// Something (a file, a directory, a symbolic link) already has the name of a file the
+    /// writer creates (`<name>.partial`, `<name>.tmp`): perhaps a partial file left by a
+    /// crash (run `segrec recover`). Nothing was written through it.
+    case partialFileExists(path: String)
+    /// A system call on one of the writer's files failed: `operation` is `"write"` or
+    /// `"close"`, `errno` the error number (ENOSPC 28 when the disk is full, EIO 5, …).
+    /// The partial file is kept with every fragment that reached it.
+    case io(path: String, operation: String, errno: Int32)
+    /// The fragment interval must be ≥ 0 and at most `Int32.max` microseconds (~35 min).
+    case invalidFragmentInterval(MediaTime)
+
+    /// Whether this is an ``io(path:operation:errno:)`` error with ENOSPC (disk full).
+    public var isNoSpace: Bool {
+        if case .io(_, _, let code) = self { return code == ENOSPC }
+        return false
+    }
 
     /// One line naming the path, times or dimensions involved.
     public var description: String {
@@ -51,6 +70,12 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
             "segment \(path) is no longer writable: \(underlying)"
         case .renameFailed(let from, let to, let reason):
             "could not rename \(from) to \(to): \(reason)"
+        case .partialFileExists(let path):
+            "\(path) already exists (a file or link left by an earlier run?); refusing to write through it"
+        case .io(let path, let operation, let code):
+            "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .invalidFragmentInterval(let interval):
+            "invalid fragment interval \(interval): must be ≥ 0 and at most 2147 s"
         }
     }
 }

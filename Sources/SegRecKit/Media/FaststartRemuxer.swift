@@ -1,0 +1,186 @@
+import CFFmpeg
+
+/// Copies the video stream of an MP4 (fragmented or not) into a new ordinary MP4 whose
+/// `moov` precedes its `mdat` (`movflags=faststart`): a stream copy with libavformat, never
+/// a re-encode. pts and dts are kept; codec parameters, extradata, the codec tag (`hvc1`)
+/// and the stream's side data (the display matrix, i.e. rotation) are copied.
+///
+/// Used twice: by ``SegmentWriter/finish(endTime:)`` (the whole partial file) and by
+/// ``SegmentRecovery`` (a gap-free prefix of a truncated one). Works in two passes over the
+/// input (``scan(path:)``, then ``copy(from:scan:count:end:to:sizeLimit:)``) so memory
+/// stays small whatever the file's length.
+enum FaststartRemuxer {
+    /// One demuxed packet's timing, in the stream's time base.
+    struct PacketTiming {
+        let pts: Int64
+        let dts: Int64
+        /// The stored (sample) duration, 0 when the demuxer gives none.
+        let duration: Int64
+        /// False when its data is truncated (`AV_PKT_FLAG_CORRUPT`, or shorter than the
+        /// index says).
+        let isComplete: Bool
+    }
+
+    /// What ``scan(path:)`` found.
+    struct Scan {
+        /// The first video stream's time base.
+        let timeBase: AVRational
+        /// Its packets in decode (file) order, complete or not.
+        let packets: [PacketTiming]
+        /// The error that ended reading early (a truncated file), nil at a clean EOF.
+        let readError: FFmpegError?
+    }
+
+    /// Pass 1: every packet of the first video stream that libavformat can read. A read
+    /// error ends the scan (it is reported in ``Scan/readError``, not thrown).
+    /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream
+    ///   (`AVERROR_STREAM_NOT_FOUND`), or a packet has no pts / dts.
+    static func scan(path: String) throws(FFmpegError) -> Scan {
+        let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
+        let stream = try videoStream(of: input, path: path)
+        let packet = try Packet()
+        let p = packet.pointer
+        var packets: [PacketTiming] = []
+        var readError: FFmpegError?
+        var sampleIndex: Int32 = 0
+        while true {
+            let read = av_read_frame(input.pointer, p)
+            if read == segrec_averror_eof() { break }
+            if read < 0 { readError = FFmpegError(call: "av_read_frame", code: read, context: path); break }
+            defer { av_packet_unref(p) }
+            guard p.pointee.stream_index == stream.pointee.index else { continue }
+            guard p.pointee.pts != segrec_av_nopts_value(), p.pointee.dts != segrec_av_nopts_value() else {
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
+                                  context: "\(path): packet \(packets.count) has no timestamp")
+            }
+            var complete = (p.pointee.flags & AV_PKT_FLAG_CORRUPT) == 0
+            // The index entry of this sample (same file position) says how long it should be.
+            if let entry = avformat_index_get_entry(stream, sampleIndex), entry.pointee.pos == p.pointee.pos,
+               p.pointee.size < entry.pointee.size {
+                complete = false
+            }
+            sampleIndex += 1
+            packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration,
+                                        isComplete: complete))
+        }
+        return Scan(timeBase: stream.pointee.time_base, packets: packets, readError: readError)
+    }
+
+    /// Pass 2: writes the first `count` packets (decode order) of `path` into a new file
+    /// created exclusively at `output` (``FileAVIOContext/init(creating:sizeLimit:)``).
+    ///
+    /// Durations: every packet gets its presentation duration (the next pts in presentation
+    /// order minus its pts; `end − pts` for the last presented one), so the track's
+    /// presentation (the edit list) ends exactly at `end`; the last packet in decode order
+    /// gets `dts = pts` and `duration = end − pts`, so the sample durations (`stts`) end at
+    /// `end` too (see ``SegmentWriter``'s tail rule).
+    ///
+    /// - Parameters:
+    ///   - scan: ``scan(path:)`` of the same file; `count` ≤ its packets, all complete.
+    ///   - end: presentation end in the stream's time base, after every kept pts.
+    /// - Returns: the size of the file written, in bytes.
+    /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists,
+    ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing it fails,
+    ///   ``SegmentWriterError/packetCountMismatch(frames:packets:)`` when the file now
+    ///   holds fewer packets, or ``FFmpegError`` (`AVERROR_INVALIDDATA` when `count` is out
+    ///   of range, two kept packets share a pts, or `end` is not after every kept pts). On a
+    ///   throw, a file created at `output` is deleted.
+    static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String,
+                     sizeLimit: Int64? = nil) throws -> Int64 {
+        let kept = scan.packets.prefix(max(0, count))
+        let presented = kept.map(\.pts).sorted()
+        guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented,
+              Set(presented).count == presented.count else {
+            throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
+                              context: "\(path): cannot copy \(count) packets ending at \(end) (duplicate or late pts)")
+        }
+        var durations: [Int64: Int64] = [:]
+        for (i, pts) in presented.enumerated() {
+            durations[pts] = (i + 1 < presented.count ? presented[i + 1] : end) - pts
+        }
+
+        let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
+        let inStream = try videoStream(of: input, path: path)
+        let format = try OutputFormatContext(formatName: "mp4", path: output)
+        guard let outStream = avformat_new_stream(format.pointer, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
+        }
+        try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar),
+                  "avcodec_parameters_copy", context: output)
+        outStream.pointee.time_base = inStream.pointee.time_base
+        try copySideData(from: inStream, to: outStream, context: output)
+        if inStream.pointee.time_base.num == 1 {
+            // mvhd/elst at the track's own timescale: the edit list stays exact.
+            try check(av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale",
+                                     Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int", context: "movie_timescale")
+        }
+        format.attach(try FileAVIOContext(creating: output, sizeLimit: sizeLimit))
+        do {
+            try writeHeader(format)
+            let packet = try Packet()
+            let p = packet.pointer
+            var written = 0
+            while written < count {
+                let read = av_read_frame(input.pointer, p)
+                if read == segrec_averror_eof() { break }
+                try check(read, "av_read_frame", context: path)
+                defer { av_packet_unref(p) }
+                guard p.pointee.stream_index == inStream.pointee.index else { continue }
+                written += 1
+                if written == count {
+                    p.pointee.dts = p.pointee.pts
+                    p.pointee.duration = end - p.pointee.pts
+                } else {
+                    p.pointee.duration = durations[p.pointee.pts] ?? 0
+                }
+                p.pointee.stream_index = outStream.pointee.index
+                p.pointee.pos = -1
+                try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
+            }
+            guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
+            try checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
+            if let failure = format.file?.flush() { throw failure }
+            let size = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
+            try format.closeFile()
+            return size
+        } catch {
+            try? format.closeFile()
+            SafeFile.remove(path: output)
+            throw error
+        }
+    }
+
+    /// `avformat_write_header` with `movflags=faststart`.
+    private static func writeHeader(_ format: OutputFormatContext) throws {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "movflags", "faststart", 0), "av_dict_set", context: "movflags")
+        try checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
+    }
+
+    /// Checks an FFmpeg result; a write failure of our own file wins over FFmpeg's echo of it.
+    static func checkIO(_ code: Int32, _ call: String, _ format: OutputFormatContext) throws {
+        if let failure = format.file?.failure { throw failure }
+        try check(code, call, context: format.path)
+    }
+
+    /// The first stream whose `codec_type` is video.
+    static func videoStream(of input: InputFormatContext, path: String) throws(FFmpegError) -> UnsafeMutablePointer<AVStream> {
+        guard let stream = input.streams.first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) else {
+            throw FFmpegError(call: "avformat_find_stream", code: segrec_averror_stream_not_found(), context: path)
+        }
+        return stream
+    }
+
+    /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).
+    private static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
+                                     context: String) throws(FFmpegError) {
+        for i in 0..<Int(input.pointee.nb_side_data) {
+            let entry = input.pointee.side_data[i]
+            guard let data = av_stream_new_side_data(output, entry.type, entry.size) else {
+                throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem(), context: context)
+            }
+            data.update(from: entry.data, count: entry.size)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import CFFmpeg
+import Foundation
+
+/// What ``SegmentRecovery/recover(partial:to:)`` wrote.
+public struct RecoveredSegment: Sendable, Hashable {
+    /// The finished file.
+    public let url: URL
+    /// Frames (packets) kept: a decode-order prefix of the partial file.
+    public let frameCount: Int
+    /// Packets the partial file held (complete or truncated) that were not kept.
+    public let framesDropped: Int
+    /// Ticks per second of the stream's time base (`1/timescale`; 1e9 for segrec's files).
+    public let timescale: Int32
+    /// The first kept frame's presentation time (the segment's 0 for segrec's files).
+    public let firstPresentationTime: MediaTime
+    /// Where the kept frames' presentation ends: the last presented frame's pts plus its
+    /// stored duration.
+    public let end: MediaTime
+    /// Size of the finished file in bytes.
+    public let byteCount: Int64
+}
+
+/// Why ``SegmentRecovery/recover(partial:to:)`` could not produce a file.
+public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The partial file holds no complete frame that can be kept (e.g. killed before the
+    /// first fragment was written): `reason` says what was found.
+    case noFrames(path: String, reason: String)
+    /// The stream's time base is not `1/n` (segrec never writes such files).
+    case unsupportedTimeBase(path: String, numerator: Int32, denominator: Int32)
+
+    /// One line naming the partial file.
+    public var description: String {
+        switch self {
+        case .noFrames(let path, let reason):
+            "no frame can be recovered from \(path): \(reason)"
+        case .unsupportedTimeBase(let path, let numerator, let denominator):
+            "cannot recover \(path): time base \(numerator)/\(denominator) is not 1/n"
+        }
+    }
+}
+
+/// Turns a partial segment file left by a crash (`kill -9`, power loss, disk full) into an
+/// ordinary MP4 holding every frame that can be kept.
+///
+/// The partial file (normally a fragmented MP4 written by ``SegmentWriter``, possibly cut
+/// in the middle of a fragment) is read with libavformat; packets whose data is truncated
+/// (`AV_PKT_FLAG_CORRUPT`, or shorter than the sample table says) end what can be kept.
+/// The kept frames are the longest decode-order prefix whose presentation has no gap: the
+/// largest `n` such that every one of the first `n` packets is complete, the largest pts
+/// among them is below the pts of every later packet read (complete or not), and is ≤ the
+/// dts of the last packet read (packets never read have pts ≥ their dts > that dts). A
+/// partial file that was finished but not renamed may therefore lose the last few frames
+/// presented after its last decode time (at most the encoder's reordering depth).
+public enum SegmentRecovery {
+    /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`, created
+    /// exclusively, then given the name `url` with `link(2)`), a `faststart` MP4 made by
+    /// stream copy: same pts, dts, codec tag, extradata and rotation; every frame lasts
+    /// until the next presented one, the last presented one keeps its stored duration.
+    /// `partial` is left in place: the caller deletes it.
+    ///
+    /// - Returns: frames kept and dropped, time base, first pts, end and size.
+    /// - Throws: ``SegmentRecoveryError/noFrames(path:reason:)`` when nothing can be kept
+    ///   (no file is written), ``SegmentRecoveryError/unsupportedTimeBase(path:numerator:denominator:)``,
+    ///   ``SegmentWriterError/fileExists(path:)`` when `url` exists (it is not touched),
+    ///   ``SegmentWriterError/partialFileExists(path:)`` when `url.tmp` exists,
+    ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing fails, or
+    ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
+    ///   is a symbolic link).
+    public static func recover(partial: URL, to url: URL) throws -> RecoveredSegment {
+        FFmpegLog.silenceBelowErrors()
+        guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
+        let scan: FaststartRemuxer.Scan
+        switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {
+        case .success(let found):
+            scan = found
+        case .failure(let error):
+            guard error.call == "avformat_open_input" || error.call == "avformat_find_stream" else { throw error }
+            throw SegmentRecoveryError.noFrames(path: partial.path, reason: error.description)
+        }
+        let count = keptCount(scan.packets)
+        guard count > 0 else {
+            let reason = scan.packets.isEmpty ? "it holds no packet" : "its first packet is truncated"
+            throw SegmentRecoveryError.noFrames(path: partial.path, reason: reason)
+        }
+        guard scan.timeBase.num == 1 else {
+            throw SegmentRecoveryError.unsupportedTimeBase(path: partial.path, numerator: scan.timeBase.num,
+                                                           denominator: scan.timeBase.den)
+        }
+        let kept = scan.packets.prefix(count)
+        let presented = kept.sorted { $0.pts < $1.pts }
+        let last = presented[presented.count - 1]
+        var lastDuration = last.duration
+        if lastDuration <= 0 {
+            // No stored duration: repeat the smallest gap between presented frames (1 tick alone).
+            lastDuration = zip(presented, presented.dropFirst()).map { $1.pts - $0.pts }.min() ?? 1
+        }
+        let end = last.pts + lastDuration
+        let temporary = url.path + ".tmp"
+        let size = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary)
+        do {
+            try SafeFile.moveNoReplace(from: temporary, to: url.path)
+        } catch {
+            SafeFile.remove(path: temporary)
+            throw error
+        }
+        let timescale = scan.timeBase.den
+        return RecoveredSegment(url: url, frameCount: count, framesDropped: scan.packets.count - count,
+                                timescale: timescale,
+                                firstPresentationTime: MediaTime(value: presented[0].pts, timescale: timescale),
+                                end: MediaTime(value: end, timescale: timescale), byteCount: size)
+    }
+
+    /// The cut rule (see the type's documentation): how many of `packets` (decode order, as
+    /// read) to keep. 0 when the first one is truncated or there is none.
+    static func keptCount(_ packets: [FaststartRemuxer.PacketTiming]) -> Int {
+        guard let lastDTS = packets.last?.dts else { return 0 }
+        let completePrefix = packets.firstIndex { !$0.isComplete } ?? packets.count
+        // laterMin[i] = min pts of packets[i...] (Int64.max past the end).
+        var laterMin = [Int64](repeating: .max, count: packets.count + 1)
+        for i in stride(from: packets.count - 1, through: 0, by: -1) {
+            laterMin[i] = min(laterMin[i + 1], packets[i].pts)
+        }
+        var best = 0
+        var prefixMax = Int64.min
+        for n in stride(from: 1, through: completePrefix, by: 1) {
+            prefixMax = max(prefixMax, packets[n - 1].pts)
+            if prefixMax < laterMin[n] && prefixMax <= lastDTS { best = n }
+        }
+        return best
+    }
+}
