@@ -17,7 +17,8 @@ enum RecordCommand {
         .option("crf", "N", help: "Constant rate factor 0...51 (default 23)."),
         .option("keyframe-interval", "FRAMES", help: "Frames between keyframes (default 60)."),
         .option("threads", "N", help: "Encoder threads, 0 = auto (default 0)."),
-        .flag("force", help: "Replace an earlier recording in the output folder."),
+        .option("fragment-interval", "SECONDS", help: "Crash safety: while a segment is open its .partial file gets a fragment at least this often (default 1); 0 writes each file whole at its end, so a crash loses the open segment."),
+        .flag("force", help: "Replace an earlier recording in the output folder (only the files its manifest lists)."),
         .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
         .flag("quiet", help: "No live progress line; only the summary."),
         .flag("json", help: "Print the manifest as JSON instead of the summary table."),
@@ -28,7 +29,7 @@ enum RecordCommand {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--stats FILE] [--realtime]",
+                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--stats FILE] [--realtime]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
                 options: options))
             return
@@ -41,6 +42,7 @@ enum RecordCommand {
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
+        let interval = try fragmentInterval(parsed)
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
         let source: any CaptureOutputEventSource
@@ -60,7 +62,12 @@ enum RecordCommand {
         } else {
             (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL, pool: pool)
         }
-        let (paced, measured, statisticsURL) = try applyBenchmarkOptions(parsed, source: source, configuration: configuration,
+        var configured = configuration
+        configured.fragmentInterval = interval
+        if interval == nil {
+            configured.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
+        }
+        let (paced, measured, statisticsURL) = try applyBenchmarkOptions(parsed, source: source, configuration: configured,
                                                                          expectedFrames: expectedFrames)
         var pipeline = RecordingPipeline(source: paced, muxer: SegmentMuxer(measured))
         pipeline.statisticsURL = statisticsURL
@@ -94,6 +101,17 @@ enum RecordCommand {
         } else {
             print(Summary.render(manifest, folder: output))
         }
+    }
+
+    /// `--fragment-interval SECONDS` as an exact time (nil for 0), default 1 s.
+    /// - Throws: a usage error (64) outside 0...2000 s or for a malformed number.
+    static func fragmentInterval(_ parsed: ParsedArguments) throws -> MediaTime? {
+        guard let text = parsed.value("fragment-interval") else { return MediaTime(value: 1, timescale: 1) }
+        guard let seconds = Decimal(string: text), seconds >= 0, seconds <= 2000,
+              let microseconds = Int64(exactly: NSDecimalNumber(decimal: seconds * 1_000_000).rounding(accordingToBehavior: nil)) else {
+            throw CommandLineError("record: --fragment-interval: '\(text)' is not a number of seconds in 0...2000 (0 = no fragments)", exitCode: .usage)
+        }
+        return microseconds == 0 ? nil : MediaTime(value: microseconds, timescale: 1_000_000)
     }
 
     static func loadScenario(_ path: String?) throws -> Scenario {

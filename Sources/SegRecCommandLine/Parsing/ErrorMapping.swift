@@ -26,14 +26,16 @@ enum ErrorMapping {
             }
         case let error as SegmentWriterError:
             switch error {
-            case .fileExists, .notWritable: return CommandLineError(error.description, exitCode: .cannotCreate)
-            case .renameFailed: return CommandLineError(error.description, exitCode: .ioError)
+            case .fileExists, .notWritable, .partialFileExists: return CommandLineError(error.description, exitCode: .cannotCreate)
+            case .renameFailed, .io: return CommandLineError(error.description, exitCode: .ioError)
             default: return CommandLineError(error.description, exitCode: .failure)
             }
         case let error as FFmpegError:
             if error.isNoSpace { return CommandLineError(error.description, exitCode: .ioError) }
             if error.isNotFound { return CommandLineError(error.description, exitCode: .noInput) }
             return CommandLineError(error.description, exitCode: .failure)
+        case let error as SegmentRecoveryError:
+            return CommandLineError("\(error)", exitCode: .dataError)
         case let error as ScenarioError:
             return CommandLineError(error.description, exitCode: .dataError)
         case let error as CaptureError:

@@ -49,6 +49,17 @@ public struct ManifestBuilder: Sendable {
             manifest.frames.written -= frames
             for _ in 0..<frames { manifest.frames.drop(.writeFailed) }
             manifest.warnings.append("\(file) was removed: \(reason)")
+        case .segmentSalvaged(let file, let frames, let end, let bytes, let reason):
+            guard let position = position(of: file) else { return }
+            let lost = max(0, manifest.segments[position].frameCount - frames)
+            manifest.segments[position].frameCount = frames
+            manifest.segments[position].sessionEnd = end
+            manifest.segments[position].sessionEndSeconds = end.seconds
+            manifest.segments[position].byteCount = bytes
+            if position == manifest.segments.count - 1 { manifest.stopTime = end }
+            manifest.frames.written -= lost
+            for _ in 0..<lost { manifest.frames.drop(.writeFailed) }
+            manifest.warnings.append("\(file): \(reason); rebuilt from its complete fragments: \(frames) frames kept, \(lost) lost")
         case .note(let note):
             manifest.notes.append(note)
         case .warning(let warning):

@@ -20,7 +20,7 @@ public struct OutputDirectory: Sendable {
     ///
     /// A previous recording's files (names segrec writes) are an error unless `force` is
     /// set. `force` removes only what the previous recording's `manifest.json` lists: its
-    /// segment files, their `.partial` files and the manifest itself, each only if it is a
+    /// segment files, their `.partial` and `.tmp` files and the manifest itself, each only if it is a
     /// regular file (never a folder or a symlink, never through a symlink). A name of
     /// segrec's pattern that the manifest does not list stays, and preparing fails naming it.
     /// - Throws: ``RecordingError/outputExists(path:)`` without `force`;
@@ -71,6 +71,7 @@ public struct OutputDirectory: Sendable {
             for segment in manifest.segments {
                 listed.insert(segment.file)
                 listed.insert(segment.file + ".partial")
+                listed.insert(segment.file + ".tmp")
             }
         }
         // Check everything first: either the whole previous recording goes, or nothing does.
@@ -114,14 +115,16 @@ public struct OutputDirectory: Sendable {
         "segment-" + String(repeating: "0", count: max(0, 3 - String(index).count)) + "\(index).mp4"
     }
 
-    /// Names a recording writes: `manifest.json`, `segment-NNN.mp4` (three or more digits)
-    /// and its `.partial`.
+    /// Names a recording writes: `manifest.json`, `segment-NNN.mp4` (three or more digits),
+    /// its `.partial` (the fragmented file while open) and its `.tmp` (the faststart copy
+    /// being made at close).
     static func isRecordingFile(_ name: String) -> Bool {
         if name == ManifestWriter.fileName { return true }
         var stem = Substring(name)
         guard stem.hasPrefix("segment-") else { return false }
         stem = stem.dropFirst("segment-".count)
         if stem.hasSuffix(".partial") { stem = stem.dropLast(".partial".count) }
+        if stem.hasSuffix(".tmp") { stem = stem.dropLast(".tmp".count) }
         guard stem.hasSuffix(".mp4") else { return false }
         let digits = stem.dropLast(".mp4".count)
         return digits.count >= 3 && digits.allSatisfy { $0.isASCII && $0.isNumber }

@@ -10,7 +10,8 @@ import Glibc
 /// Each `segment-NNN.mp4.partial` the journal lists becomes an ordinary `segment-NNN.mp4`
 /// holding every frame of its complete fragments (``SegmentRecovery``, in Media); its
 /// record gets the frames kept, its end and its size. The manifest is completed with
-/// `stopReason: interrupted`, `stopTime` and `recovery` (what was rebuilt, frames kept and
+/// `stopReason: interrupted` (a recording that had stopped with `error`, e.g. on a full
+/// disk, keeps that), `stopTime` and `recovery` (what was rebuilt, frames kept and
 /// lost, `lostAfter`), and written atomically; the stale lock file is removed. Running it
 /// again on a recovered folder changes nothing. It refuses while the recording process
 /// still holds the folder's lock.
@@ -55,9 +56,16 @@ public enum RecordingRecovery {
             let final = directory.appendingPathComponent(segment.file)
             let partial = directory.appendingPathComponent(segment.file + ".partial")
             let hasPartial = OutputDirectory.isRegularFile(partial)
+            // A faststart copy interrupted at close: the partial still holds everything.
+            let temporary = directory.appendingPathComponent(segment.file + ".tmp")
+            if OutputDirectory.isRegularFile(temporary) { unlink(temporary.path) }
             if OutputDirectory.isRegularFile(final) {
                 // Finished before the crash; a leftover partial of it is a duplicate.
                 if hasPartial { unlink(partial.path) }
+                // Its size reached the journal only if a later segment closed after it.
+                if let size = (try? FileManager.default.attributesOfItem(atPath: final.path))?[.size] as? NSNumber {
+                    segment.byteCount = size.int64Value
+                }
                 kept.append(segment)
                 continue
             }
@@ -90,16 +98,17 @@ public enum RecordingRecovery {
         manifest.frames.written = written
         manifest.frames.received = written + manifest.frames.dropped
         manifest.stopTime = kept.last?.sessionEnd
-        manifest.stopReason = .interrupted
+        // A recording that failed (e.g. disk full) keeps `error`; a silent death is `interrupted`.
+        if manifest.stopReason == nil { manifest.stopReason = .interrupted }
         manifest.recovery = RecoveryInfo(lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds,
                                          recoveredFiles: recovered, framesRecovered: written, framesLost: framesLost)
         try ManifestWriter.write(manifest, to: directory)
         return Report(manifest: manifest, changed: true)
     }
 
-    /// The `segment-NNN.mp4.partial` files in `directory`, sorted.
+    /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) files in `directory`, sorted.
     static func partialFiles(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { $0.hasSuffix(".partial") && OutputDirectory.isRecordingFile($0) }.sorted()
+            .filter { ($0.hasSuffix(".partial") || $0.hasSuffix(".tmp")) && OutputDirectory.isRecordingFile($0) }.sorted()
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The recording core: one actor that owns the open segment's writer and turns the
 /// source's in-band event stream (frames, `setDynamicAspectRatio` completions, drops,
@@ -63,12 +66,17 @@ public actor SegmentMuxer {
         public var pixelBufferPool: PixelBufferPool
         /// Notes the manifest starts with (e.g. how the input is used).
         public var notes: [String]
+        /// While a segment is open its `.partial` file is a fragmented MP4 with a fragment at
+        /// least this often (AVAssetWriter's `movieFragmentInterval`), so a crash loses at most
+        /// about this much; nil writes each file as one MP4 at the end (a crash loses the
+        /// open segment). Default 1 s.
+        public var fragmentInterval: MediaTime?
 
         /// A configuration; see the properties.
         public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
                     rotationDegrees: Int? = nil, frameIndexStamp: Bool = false,
                     statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-                    notes: [String] = []) {
+                    notes: [String] = [], fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)) {
             self.output = output
             self.settings = settings
             self.policy = policy
@@ -78,6 +86,7 @@ public actor SegmentMuxer {
             self.statistics = statistics
             self.pixelBufferPool = pixelBufferPool
             self.notes = notes
+            self.fragmentInterval = fragmentInterval
         }
     }
 
@@ -285,6 +294,7 @@ public actor SegmentMuxer {
             SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
                                           timescale: MediaClock.host.timescale, settings: configuration.settings,
                                           displayRotationDegrees: configuration.rotationDegrees,
+                                          fragmentInterval: configuration.fragmentInterval,
                                           firstFrameIndex: frame.index, closeDuration: lastCloseDuration),
             slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
@@ -395,13 +405,43 @@ public actor SegmentMuxer {
                 announce(.segmentClosed(file: segment.file, start: segment.start, end: segment.end,
                                         frames: segment.frames, bytes: summary.byteCount))
             case .failure(let error):
-                announce(.segmentFailed(file: segment.file, frames: segment.frames,
-                                        reason: "it could not be finalized: \(error)"))
+                salvage(segment, after: error)
                 if firstError == nil { firstError = error }
             }
         }
         try writeJournal()
         if let firstError { throw firstError }
+    }
+
+    /// After a writer failed: a `.partial` file it kept (complete fragments, e.g. on a full
+    /// disk) becomes the finished segment with the frames it holds; if even that cannot be
+    /// written, the partial stays listed for `segrec recover`. Without a partial the segment
+    /// is gone and its frames count as `writeFailed`.
+    private func salvage(_ segment: FinishingSegment, after error: any Error) {
+        let url = configuration.output.url.appendingPathComponent(segment.file)
+        let partial = url.appendingPathExtension("partial")
+        guard OutputDirectory.isRegularFile(partial) else {
+            announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)"))
+            return
+        }
+        do {
+            let recovered = try SegmentRecovery.recover(partial: partial, to: url)
+            unlink(partial.path)
+            announce(.segmentSalvaged(file: segment.file, frames: recovered.frameCount,
+                                      end: try segment.start.adding(recovered.end), bytes: recovered.byteCount,
+                                      reason: "writing failed (\(error))"))
+        } catch let recoveryError {
+            var exists = stat()
+            if lstat(url.path, &exists) == 0 {
+                // The final name was taken by someone else's file: never claim it. The frames
+                // stay on disk under a name segrec never writes.
+                let aside = url.appendingPathExtension("unfinished")
+                let moved = link(partial.path, aside.path) == 0 && unlink(partial.path) == 0
+                announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (moved ? "; its fragments are kept in \(aside.lastPathComponent)" : "")))
+                return
+            }
+            announce(.warning("\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"))
+        }
     }
 
     /// Rewrites `manifest.json` (atomically) as it stands, `stopReason` still `null`: the

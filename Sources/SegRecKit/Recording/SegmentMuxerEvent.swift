@@ -18,6 +18,10 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     /// A segment could not be written or finished: its partial file is gone, its frames
     /// count as dropped (`writeFailed`).
     case segmentFailed(file: String, frames: Int, reason: String)
+    /// A segment whose writer failed (e.g. disk full) was rebuilt from the complete
+    /// fragments of its `.partial` file: it holds `frames` frames and ends at `end`; the
+    /// rest of its frames count as dropped (`writeFailed`).
+    case segmentSalvaged(file: String, frames: Int, end: MediaTime, bytes: Int64, reason: String)
     /// A remark for the manifest's `notes`.
     case note(String)
     /// A warning for the manifest's `warnings`.

@@ -71,6 +71,8 @@ actor SegmentWriterActor {
         let timescale: Int32
         let settings: EncoderSettings
         let displayRotationDegrees: Int?
+        /// Fragment interval of the `.partial` file, or nil (see ``SegmentWriter``).
+        let fragmentInterval: MediaTime?
         let firstFrameIndex: Int64
         /// How long closing the previous segment took on the capture path (statistics).
         let closeDuration: Duration?
@@ -143,7 +145,8 @@ actor SegmentWriterActor {
         do {
             writer = try SegmentWriter(url: parameters.url, dimensions: parameters.dimensions,
                                        timescale: parameters.timescale, settings: parameters.settings,
-                                       displayRotationDegrees: parameters.displayRotationDegrees)
+                                       displayRotationDegrees: parameters.displayRotationDegrees,
+                                       fragmentInterval: parameters.fragmentInterval)
         } catch {
             fail(error)
         }
