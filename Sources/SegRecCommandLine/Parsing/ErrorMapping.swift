@@ -9,7 +9,10 @@ enum ErrorMapping {
         case let failure as RecordingFailure:
             let inner = commandLineError(failure.underlying)
             let kept = failure.manifest.segments.count
-            return CommandLineError("\(inner.message) (recording stopped; \(kept) finished segment\(kept == 1 ? "" : "s") kept, manifest says stopReason \"error\")",
+            let recoverable = failure.manifest.warnings.contains { $0.contains("segrec recover") }
+            let what = recoverable ? "\(kept) segment\(kept == 1 ? "" : "s") kept, some as .partial files for `segrec recover` once there is room"
+                : "\(kept) finished segment\(kept == 1 ? "" : "s") kept"
+            return CommandLineError("\(inner.message) (recording stopped; \(what); manifest says stopReason \"error\")",
                                     exitCode: inner.exitCode)
         case let error as RecordingError:
             switch error {

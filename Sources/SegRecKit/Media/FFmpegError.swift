@@ -52,11 +52,12 @@ func check(_ code: Int32, _ call: String, context: String? = nil) throws(FFmpegE
     return code
 }
 
-/// FFmpeg's process-wide log level, lowered once to `AV_LOG_ERROR` (mirrors
-/// `av_log_set_level`): encoders' info chatter is hidden, real errors still print.
+/// FFmpeg's process-wide log level (mirrors `av_log_set_level`), set once.
 enum FFmpegLog {
-    private static let quiet: Void = { av_log_set_level(AV_LOG_ERROR) }()
+    private static let quiet: Void = { av_log_set_level(AV_LOG_QUIET) }()
 
-    /// Applies the level; idempotent and thread-safe (a `static let` initializer runs once).
-    static func silenceBelowErrors() { _ = quiet }
+    /// Turns FFmpeg's own log lines off (`AV_LOG_QUIET`): every failure reaches the user
+    /// as one of segrec's errors (with `av_strerror`'s text and the file), never as loose
+    /// lines on stderr. Idempotent and thread-safe (a `static let` initializer runs once).
+    static func silence() { _ = quiet }
 }

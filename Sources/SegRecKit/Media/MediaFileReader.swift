@@ -14,7 +14,7 @@ public final class MediaFileReader {
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` for
     ///   a missing file), or `AVERROR_STREAM_NOT_FOUND` when there is no video stream.
     public init(url: URL) throws {
-        FFmpegLog.silenceBelowErrors()
+        FFmpegLog.silence()
         self.url = url
         let input = try InputFormatContext(path: url.path)
         _ = try Self.firstVideoStream(in: input, path: url.path)

@@ -67,7 +67,7 @@ public enum SegmentRecovery {
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
     public static func recover(partial: URL, to url: URL) throws -> RecoveredSegment {
-        FFmpegLog.silenceBelowErrors()
+        FFmpegLog.silence()
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         let scan: FaststartRemuxer.Scan
         switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {

@@ -121,7 +121,7 @@ public final class SegmentWriter {
     /// creates fail with ENOSPC past that many bytes, like a full disk.
     init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
          displayRotationDegrees: Int?, fragmentInterval: MediaTime?, sizeLimit: Int64?) throws {
-        FFmpegLog.silenceBelowErrors()
+        FFmpegLog.silence()
         try settings.validate()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
         let fragmentMicroseconds = try Self.microseconds(of: fragmentInterval)

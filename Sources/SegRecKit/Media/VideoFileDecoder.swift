@@ -64,7 +64,7 @@ public final class VideoFileDecoder {
     /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
     public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
                 pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(MediaInputError) {
-        FFmpegLog.silenceBelowErrors()
+        FFmpegLog.silence()
         self.path = path
         self.options = options
         self.pixelBufferPool = pixelBufferPool
