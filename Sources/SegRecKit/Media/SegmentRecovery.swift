@@ -55,7 +55,8 @@ public enum SegmentRecovery {
     /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`, created
     /// exclusively, then given the name `url` with `link(2)`), a `faststart` MP4 made by
     /// stream copy: same pts, dts, codec tag, extradata and rotation; every frame lasts
-    /// until the next presented one, the last presented one keeps its stored duration.
+    /// until the next presented one, the last presented one lasts until the first frame read
+    /// but not kept (its exact successor), else keeps its stored duration.
     /// `partial` is left in place: the caller deletes it.
     ///
     /// - Returns: frames kept and dropped, time base, first pts, end and size.
@@ -90,9 +91,14 @@ public enum SegmentRecovery {
         let presented = kept.sorted { $0.pts < $1.pts }
         let last = presented[presented.count - 1]
         var lastDuration = last.duration
-        if lastDuration <= 0 {
-            // No stored duration: repeat the smallest gap between presented frames (1 tick alone).
-            lastDuration = zip(presented, presented.dropFirst()).map { $1.pts - $0.pts }.min() ?? 1
+        // The next presented frame was read (complete or truncated): the kept frames end
+        // exactly where it starts, as they would have in the finished file.
+        if let next = scan.packets.dropFirst(count).map(\.pts).min(), next > last.pts {
+            lastDuration = next - last.pts
+        } else if lastDuration <= 0 {
+            // No stored duration (the demuxer reports none for fragment samples): the
+            // interval before it, as a camera's next frame would come (1 tick alone).
+            lastDuration = presented.count > 1 ? last.pts - presented[presented.count - 2].pts : 1
         }
         let end = last.pts + lastDuration
         let temporary = url.path + ".tmp"

@@ -106,9 +106,11 @@ public enum RecordingRecovery {
         return Report(manifest: manifest, changed: true)
     }
 
-    /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) files in `directory`, sorted.
+    /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) regular files in `directory`,
+    /// sorted (segrec never makes symlinks: one under such a name is not its file).
     static func partialFiles(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { ($0.hasSuffix(".partial") || $0.hasSuffix(".tmp")) && OutputDirectory.isRecordingFile($0) }.sorted()
+            .filter { ($0.hasSuffix(".partial") || $0.hasSuffix(".tmp")) && OutputDirectory.isRecordingFile($0)
+                && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
     }
 }

@@ -63,7 +63,7 @@ public enum RecordingVerifier {
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in present.sorted() where OutputDirectory.isRecordingFile(name) && name.hasSuffix(".mp4")
-            && !listedFiles.contains(name) {
+            && !listedFiles.contains(name) && OutputDirectory.isRegularFile(directory.appendingPathComponent(name)) {
             report.problems.append("\(name) is in the folder but not in the manifest")
         }
         let frames = manifest.frames

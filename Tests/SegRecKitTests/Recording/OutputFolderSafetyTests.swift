@@ -107,4 +107,36 @@ struct OutputFolderSafetyTests {
         #expect(throws: RecordingError.self) { try OutputDirectory(preparing: dir, force: true) }
         #expect(try String(contentsOf: target, encoding: .utf8) == "victim")
     }
+
+    /// Links planted while recording (a shared, world-writable folder): at the next
+    /// segment's `.partial` name (to a file outside, or dangling) or at its final name.
+    /// segrec never writes through them: the recording stops with an error naming the
+    /// path, the link and its target are untouched, the finished segment stays and verifies.
+    @Test(arguments: ["segment-001.mp4.partial", "segment-001.mp4"])
+    func linkPlantedDuringRecording(name: String) async throws {
+        let script = EventScript()
+        let events = script.events(count: 14, initial: .ratio9x16, changes: [(7, .ratio16x9)], completionDelay: 0)
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
+        let outside = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("victim.mov")
+        try Data("victim".utf8).write(to: outside)
+        var failure: (any Error)?
+        for (position, event) in events.enumerated() where failure == nil {
+            if position == 5 {
+                try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path)
+            }
+            do { try await muxer.process(event) } catch { failure = error }
+        }
+        if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
+        let error = try #require(failure)
+        #expect("\(error)".contains(dir.appendingPathComponent(name).path), "\(error)")
+        let manifest = await muxer.abort(error: "\(error)")
+        #expect(manifest.stopReason == .error)
+        #expect(manifest.segments.map(\.file) == ["segment-000.mp4"])
+        #expect(manifest.segments.first?.frameCount == 7)
+        #expect(manifest.frames.received == manifest.frames.written + manifest.frames.dropped)
+        #expect(try fm.destinationOfSymbolicLink(atPath: dir.appendingPathComponent(name).path) == outside.path)
+        #expect(try String(contentsOf: outside, encoding: .utf8) == "victim")
+        #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == Array(0...6))
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+/// `segrec recover` on a folder as a crash leaves it: a copy taken while the recording
+/// runs (journal + fragmented .partial), recovered, verified and read back.
+@Suite("Recovery of an interrupted recording")
+struct RecordingRecoveryTests {
+    let script = EventScript()
+    let fm = FileManager.default
+
+    @Test func recoverCompletesACopyTakenMidRecording() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        let muxer = SegmentMuxer(SegmentMuxer.Configuration(
+            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
+            policy: .split, devices: [EventScript.front], frameIndexStamp: true,
+            fragmentInterval: MediaTime(value: 200, timescale: 1000)))
+        let events = script.events(count: 40, initial: .ratio9x16, changes: [(10, .ratio16x9)], completionDelay: 0)
+        for event in events.prefix(36) { try await muxer.process(event) }  // frames 0–34 and the completion
+        // While it runs, the folder is locked and recover refuses, naming this process.
+        #expect(throws: RecordingError.locked(path: dir.appendingPathComponent("recording.lock").path, pid: getpid())) {
+            try RecordingRecovery.recover(dir)
+        }
+        #expect(try !RecordingVerifier.verify(dir).passed)
+        try await Task.sleep(for: .milliseconds(400))  // let the writer flush its fragments
+        // The crash: what is on disk now, copied before anything else happens.
+        let crashed = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("crashed")
+        try fm.copyItem(at: dir, to: crashed)
+        _ = try await muxer.finish()
+
+        let journal = try ManifestWriter.read(from: crashed)
+        #expect(journal.stopReason == nil)
+        #expect(fm.fileExists(atPath: crashed.appendingPathComponent("segment-001.mp4.partial").path))
+        let report = try RecordingRecovery.recover(crashed)
+        #expect(report.changed)
+        let manifest = report.manifest
+        #expect(manifest.stopReason == .interrupted)
+        #expect(manifest.segments.map(\.file) == ["segment-000.mp4", "segment-001.mp4"])
+        #expect(manifest.segments[0].frameCount == 10)
+        // Frames 10–34 were sent; the last fragment (0.2 s = 6 frames) may still be open and a
+        // few frames may still be inside the encoder (frame threads) or waiting for their
+        // successor's time: at least 25 − 6 − 7 are in complete fragments.
+        let kept = manifest.segments[1].frameCount
+        #expect(kept >= 12 && kept <= 25, "\(kept) frames recovered")
+        #expect(manifest.segments[1].sessionStart == script.sessionTime(10))
+        // The last recovered frame has no successor on disk: it lasts one frame interval (the
+        // one before it), within a nanosecond of where frame 10 + kept starts.
+        let endError = try manifest.segments[1].sessionEnd.subtracting(script.sessionTime(10 + Int64(kept)))
+        #expect(abs(try endError.converted(toTimescale: 1_000_000_000).value) <= 1, "\(endError)")
+        #expect(manifest.recovery?.recoveredFiles == ["segment-001.mp4"])
+        #expect(manifest.recovery?.lostAfter == manifest.segments[1].sessionEnd)
+        #expect(manifest.frames.written == 10 + kept)
+        #expect(try RecorderTestSupport.stampedIndices(crashed.appendingPathComponent("segment-001.mp4"))
+                == Array(10..<(10 + Int64(kept))))
+        if let (w, h, n) = try RecorderTestSupport.probe(crashed.appendingPathComponent("segment-001.mp4")) {
+            #expect(w == 320 && h == 180 && n == kept)
+        }
+        #expect(try RecordingVerifier.verify(crashed).passed)
+        #expect(try fm.contentsOfDirectory(atPath: crashed.path).sorted() == ["manifest.json", "segment-000.mp4", "segment-001.mp4"])
+        // Running it again changes nothing.
+        let before = try Data(contentsOf: crashed.appendingPathComponent("manifest.json"))
+        let again = try RecordingRecovery.recover(crashed)
+        #expect(!again.changed)
+        #expect(try Data(contentsOf: crashed.appendingPathComponent("manifest.json")) == before)
+    }
+}
