@@ -1,4 +1,7 @@
 import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Copies the video stream of an MP4 (fragmented or not) into a new ordinary MP4 whose
 /// `moov` precedes its `mdat` (`movflags=faststart`): a stream copy with libavformat, never
@@ -43,6 +46,8 @@ enum FaststartRemuxer {
         var packets: [PacketTiming] = []
         var readError: FFmpegError?
         var sampleIndex: Int32 = 0
+        var info = stat()
+        let fileSize = stat(path, &info) == 0 ? Int64(info.st_size) : Int64.max
         while true {
             let read = av_read_frame(input.pointer, p)
             if read == segrec_averror_eof() { break }
@@ -55,8 +60,15 @@ enum FaststartRemuxer {
             }
             var complete = (p.pointee.flags & AV_PKT_FLAG_CORRUPT) == 0
             // The index entry of this sample (same file position) says how long it should be.
-            if let entry = avformat_index_get_entry(stream, sampleIndex), entry.pointee.pos == p.pointee.pos,
-               p.pointee.size < entry.pointee.size {
+            let entry = avformat_index_get_entry(stream, sampleIndex)
+            let confirmed = entry.map { $0.pointee.pos == p.pointee.pos && Int64($0.pointee.size) == Int64(p.pointee.size) } ?? false
+            if let entry, entry.pointee.pos == p.pointee.pos, p.pointee.size < entry.pointee.size {
+                complete = false
+            }
+            // Data reaching the end of the file is what a write cut short looks like (the
+            // demuxer hands out what it could read): complete only if the sample table
+            // confirms its size.
+            if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed {
                 complete = false
             }
             sampleIndex += 1

@@ -59,6 +59,9 @@ public enum SegmentRecovery {
     /// but not kept (its exact successor), else keeps its stored duration.
     /// `partial` is left in place: the caller deletes it.
     ///
+    /// - Parameter knownEnd: when the caller knows how many frames the segment had and where
+    ///   it ends (relative to its start; a segment that was closed), and every one of them is
+    ///   kept, the last frame lasts until that end exactly.
     /// - Returns: frames kept and dropped, time base, first pts, end and size.
     /// - Throws: ``SegmentRecoveryError/noFrames(path:reason:)`` when nothing can be kept
     ///   (no file is written), ``SegmentRecoveryError/unsupportedTimeBase(path:numerator:denominator:)``,
@@ -67,7 +70,8 @@ public enum SegmentRecovery {
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing fails, or
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
-    public static func recover(partial: URL, to url: URL) throws -> RecoveredSegment {
+    public static func recover(partial: URL, to url: URL,
+                               knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
         FFmpegLog.silence()
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         let scan: FaststartRemuxer.Scan
@@ -78,31 +82,32 @@ public enum SegmentRecovery {
             guard error.call == "avformat_open_input" || error.call == "avformat_find_stream" else { throw error }
             throw SegmentRecoveryError.noFrames(path: partial.path, reason: error.description)
         }
-        let count = keptCount(scan.packets)
-        guard count > 0 else {
-            let reason = scan.packets.isEmpty ? "it holds no packet" : "its first packet is truncated"
-            throw SegmentRecoveryError.noFrames(path: partial.path, reason: reason)
-        }
         guard scan.timeBase.num == 1 else {
             throw SegmentRecoveryError.unsupportedTimeBase(path: partial.path, numerator: scan.timeBase.num,
                                                            denominator: scan.timeBase.den)
         }
-        let kept = scan.packets.prefix(count)
-        let presented = kept.sorted { $0.pts < $1.pts }
-        let last = presented[presented.count - 1]
-        var lastDuration = last.duration
-        // The next presented frame was read (complete or truncated): the kept frames end
-        // exactly where it starts, as they would have in the finished file.
-        if let next = scan.packets.dropFirst(count).map(\.pts).min(), next > last.pts {
-            lastDuration = next - last.pts
-        } else if lastDuration <= 0 {
-            // No stored duration (the demuxer reports none for fragment samples): the
-            // interval before it, as a camera's next frame would come (1 tick alone).
-            lastDuration = presented.count > 1 ? last.pts - presented[presented.count - 2].pts : 1
+        var count = keptCount(scan.packets)
+        guard count > 0 else {
+            let reason = scan.packets.isEmpty ? "it holds no packet" : "its first packet is truncated"
+            throw SegmentRecoveryError.noFrames(path: partial.path, reason: reason)
         }
-        let end = last.pts + lastDuration
         let temporary = url.path + ".tmp"
-        let size = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary)
+        var written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
+        // A write cut short can leave a sample whose size the fragment header states but
+        // whose bytes are not the frame's: every kept frame must decode. Cut before the first
+        // that does not (and again at a gap-free point), and copy again.
+        let decodable = decodableFrameCount(URL(fileURLWithPath: temporary))
+        if decodable < count {
+            SafeFile.remove(path: temporary)
+            let bad = scan.packets[decodable]
+            count = keptCount(Array(scan.packets.prefix(decodable)) + [FaststartRemuxer.PacketTiming(
+                pts: bad.pts, dts: bad.dts, duration: bad.duration, isComplete: false)])
+            guard count > 0 else {
+                throw SegmentRecoveryError.noFrames(path: partial.path, reason: "its first frame does not decode")
+            }
+            written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
+        }
+        let (size, end, firstPTS) = written
         do {
             try SafeFile.moveNoReplace(from: temporary, to: url.path)
         } catch {
@@ -112,8 +117,42 @@ public enum SegmentRecovery {
         let timescale = scan.timeBase.den
         return RecoveredSegment(url: url, frameCount: count, framesDropped: scan.packets.count - count,
                                 timescale: timescale,
-                                firstPresentationTime: MediaTime(value: presented[0].pts, timescale: timescale),
+                                firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale),
                                 end: MediaTime(value: end, timescale: timescale), byteCount: size)
+    }
+
+    /// Copies the first `count` packets of `partial` into `temporary`; the last presented
+    /// frame lasts until the known end, the next frame read, or one frame interval.
+    /// - Returns: the size written, the end and the first pts (time base ticks).
+    private static func copy(_ scan: FaststartRemuxer.Scan, count: Int, from partial: URL, to temporary: String,
+                             knownEnd: (frameCount: Int, end: MediaTime)?) throws -> (Int64, Int64, Int64) {
+        let presented = scan.packets.prefix(count).sorted { $0.pts < $1.pts }
+        let last = presented[presented.count - 1]
+        var lastDuration = last.duration
+        if let knownEnd, knownEnd.frameCount == count, let ticks = knownEnd.end.exactTicks(atTimescale: scan.timeBase.den),
+           ticks > last.pts {
+            // Every frame of a segment whose end the recorder knew (it had closed it): exact.
+            lastDuration = ticks - last.pts
+        } else if let next = scan.packets.dropFirst(count).map(\.pts).min(), next > last.pts {
+            // The next presented frame was read (complete or truncated): the kept frames end
+            // exactly where it starts, as they would have in the finished file.
+            lastDuration = next - last.pts
+        } else if lastDuration <= 0 {
+            // No stored duration (the demuxer reports none for fragment samples): the
+            // interval before it, as a camera's next frame would come (1 tick alone).
+            lastDuration = presented.count > 1 ? last.pts - presented[presented.count - 2].pts : 1
+        }
+        let end = last.pts + lastDuration
+        let size = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary)
+        return (size, end, presented[0].pts)
+    }
+
+    /// How many frames of `file` decode before the first decoding error (all of them when
+    /// none fails).
+    private static func decodableFrameCount(_ file: URL) -> Int {
+        var decoded = 0
+        do { try MediaFileReader(url: file).decodeFrames { _ in decoded += 1 } } catch {}
+        return decoded
     }
 
     /// The cut rule (see the type's documentation): how many of `packets` (decode order, as

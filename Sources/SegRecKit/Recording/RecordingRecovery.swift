@@ -75,7 +75,10 @@ public enum RecordingRecovery {
                 continue
             }
             do {
-                let result = try SegmentRecovery.recover(partial: partial, to: final)
+                // A segment the recorder had closed has its exact end in the journal.
+                let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
+                let result = try SegmentRecovery.recover(partial: partial, to: final,
+                                                         knownEnd: closedEnd.map { (segment.frameCount, $0) })
                 let end = try segment.sessionStart.adding(result.end)
                 framesLost += max(0, segment.frameCount - result.frameCount)
                 segment.frameCount = result.frameCount

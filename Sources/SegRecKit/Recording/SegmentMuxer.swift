@@ -425,7 +425,8 @@ public actor SegmentMuxer {
             return
         }
         do {
-            let recovered = try SegmentRecovery.recover(partial: partial, to: url)
+            let recovered = try SegmentRecovery.recover(partial: partial, to: url,
+                                                        knownEnd: (segment.frames, try segment.end.subtracting(segment.start)))
             unlink(partial.path)
             announce(.segmentSalvaged(file: segment.file, frames: recovered.frameCount,
                                       end: try segment.start.adding(recovered.end), bytes: recovered.byteCount,
