@@ -35,8 +35,8 @@ import Glibc
 /// call made while another is suspended throws ``RecordingError/invalidState(_:)``.
 ///
 /// ## Crash safety
-/// `manifest.json` is rewritten atomically whenever a segment opens, is handed off to be
-/// finished, or is finished, with `stopReason: null` while recording: after a crash it
+/// `manifest.json` is rewritten atomically (off the capture path, ``ManifestJournal``)
+/// whenever a segment opens, is handed off to be finished, or is finished, with `stopReason: null` while recording: after a crash it
 /// places every file on the session clock and lists the open segment's `.partial` file for
 /// `segrec recover`. The folder's ``RecordingLock`` is released when the recording ends.
 ///
@@ -138,6 +138,7 @@ public actor SegmentMuxer {
     private var open: OpenSegment?
     private var finishing: [FinishingSegment] = []
     private let slots = FrameSlots(capacity: SegmentMuxer.framesInFlight)
+    private let journal: ManifestJournal
     private var nextSegmentIndex = 0
     private var previousDimensions: VideoDimensions?
     /// Session time of the last frame written, across segments.
@@ -148,6 +149,7 @@ public actor SegmentMuxer {
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
     public init(_ configuration: Configuration) {
         self.configuration = configuration
+        journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
                                   encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp)
         for note in configuration.notes { builder.apply(.note(note)) }
@@ -198,6 +200,8 @@ public actor SegmentMuxer {
         try await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
         announce(.finished(reason, error: nil))
+        await journal.close()
+        if let failure = journal.failure.error { throw failure }
         try ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
         configuration.output.lock.release()
@@ -218,6 +222,7 @@ public actor SegmentMuxer {
         try? await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
         announce(.finished(.error, error: message))
+        await journal.close()
         try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
         configuration.output.lock.release()
@@ -445,12 +450,14 @@ public actor SegmentMuxer {
         }
     }
 
-    /// Rewrites `manifest.json` (atomically) as it stands, `stopReason` still `null`: the
-    /// journal that `segrec recover` completes after a crash.
-    /// - Throws: ``RecordingError/io(path:underlying:)`` (e.g. disk full).
-    private func writeJournal() throws(RecordingError) {
+    /// Queues the manifest as it stands, `stopReason` still `null`, to be rewritten
+    /// atomically off the capture path (``ManifestJournal``): the journal that
+    /// `segrec recover` completes after a crash.
+    /// - Throws: the error of an earlier journal write (e.g. disk full), at once.
+    private func writeJournal() throws {
+        if let failure = journal.failure.error { throw failure }
         guard state != .finished else { return }
-        try ManifestWriter.write(builder.manifest, to: configuration.output.url)
+        journal.submit(builder.manifest)
     }
 
     // MARK: Announcements
