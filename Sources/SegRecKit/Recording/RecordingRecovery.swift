@@ -97,6 +97,15 @@ public enum RecordingRecovery {
             }
         }
         manifest.segments = kept
+        // A partial the journal does not list cannot be placed on the session clock (the
+        // journal lists a segment before its file is created, so this only happens with a
+        // journal write that failed): kept under a name segrec never writes.
+        for name in partialFiles(in: directory) {
+            let path = directory.appendingPathComponent(name)
+            let aside = path.appendingPathExtension("unlisted")
+            let moved = link(path.path, aside.path) == 0 && unlink(path.path) == 0
+            manifest.warnings.append("\(name) is not in the manifest, so it cannot be placed on the session clock; \(moved ? "kept as \(aside.lastPathComponent)" : "left in place")")
+        }
         let written = kept.reduce(0) { $0 + $1.frameCount }
         manifest.frames.written = written
         manifest.frames.received = written + manifest.frames.dropped

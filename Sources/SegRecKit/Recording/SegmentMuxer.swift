@@ -295,14 +295,6 @@ public actor SegmentMuxer {
         nextSegmentIndex += 1
         let url = configuration.output.segmentURL(index)
         let file = url.lastPathComponent
-        let writer = SegmentWriterActor.start(
-            SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
-                                          timescale: MediaClock.host.timescale, settings: configuration.settings,
-                                          displayRotationDegrees: configuration.rotationDegrees,
-                                          fragmentInterval: configuration.fragmentInterval,
-                                          firstFrameIndex: frame.index, closeDuration: lastCloseDuration),
-            slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
-        lastCloseDuration = nil
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
         let (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions)
@@ -315,10 +307,21 @@ public actor SegmentMuxer {
             sessionEnd: start, sessionEndSeconds: start.seconds,
             startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees)))
         apply(decisions)
+        // The journal lists the segment before its writer creates the .partial file.
+        if let failure = journal.failure.error { throw failure }
+        let generation = journal.submit(builder.manifest)
+        let writer = SegmentWriterActor.start(
+            SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
+                                          timescale: MediaClock.host.timescale, settings: configuration.settings,
+                                          displayRotationDegrees: configuration.rotationDegrees,
+                                          fragmentInterval: configuration.fragmentInterval,
+                                          firstFrameIndex: frame.index, closeDuration: lastCloseDuration,
+                                          journal: journal, journalGeneration: generation),
+            slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
+        lastCloseDuration = nil
         open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
                            sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
         try await append(frame)
-        try writeJournal()
     }
 
     /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after

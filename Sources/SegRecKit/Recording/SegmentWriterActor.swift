@@ -76,6 +76,10 @@ actor SegmentWriterActor {
         let firstFrameIndex: Int64
         /// How long closing the previous segment took on the capture path (statistics).
         let closeDuration: Duration?
+        /// The journal, and the generation of the snapshot that lists this segment: the
+        /// `.partial` file is created only once that snapshot is on disk.
+        let journal: ManifestJournal?
+        let journalGeneration: Int
     }
 
     private let executor: SerialQueueExecutor
@@ -117,6 +121,7 @@ actor SegmentWriterActor {
 
     /// Opens the writer, then carries out every command in order until the stream ends.
     private func run(_ commands: AsyncStream<Command>) async -> Result<SegmentWriterSummary, any Error> {
+        if let journal = parameters.journal { await journal.waitUntilWritten(parameters.journalGeneration) }
         open()
         for await command in commands {
             switch command {
