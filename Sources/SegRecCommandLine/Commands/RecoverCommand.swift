@@ -16,13 +16,7 @@ enum RecoverCommand {
                 options: options))
             return
         }
-        guard parsed.positionals.count == 1 else {
-            throw CommandLineError("recover: expected one recording folder, got \(parsed.positionals.count)", exitCode: .usage)
-        }
-        let directory = URL(fileURLWithPath: parsed.positionals[0])
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
-        }
+        let directory = try parsed.existingFolder(command: "recover")
         let report = try RecordingRecovery.recover(directory)
         guard report.changed else {
             print("\(directory.path): nothing to recover (stopReason \(report.manifest.stopReason?.rawValue ?? "null"))")

@@ -13,13 +13,7 @@ enum VerifyCommand {
             print(ArgumentParser.helpText(usage: "segrec verify DIR", abstract: "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, and (when stamped) every frame index with none lost or duplicated.", options: options))
             return
         }
-        guard parsed.positionals.count == 1 else {
-            throw CommandLineError("verify: expected one recording folder, got \(parsed.positionals.count)", exitCode: .usage)
-        }
-        let directory = URL(fileURLWithPath: parsed.positionals[0])
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
-        }
+        let directory = try parsed.existingFolder(command: "verify")
         let report = try RecordingVerifier.verify(directory)
         var rows = [["file", "size", "frames", "bytes", "stamped indices", "result"]]
         for s in report.segments {

@@ -1,3 +1,4 @@
+import Foundation
 /// The parsed options and positional arguments of one command.
 public struct ParsedArguments: Sendable {
     /// Option name → value (the last one given wins).
@@ -100,5 +101,20 @@ public enum ArgumentParser {
             throw usage("--\(option): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+}
+
+extension ParsedArguments {
+    /// The one positional argument of `command` as an existing folder.
+    /// - Throws: a usage error (64) for no or several positionals, a "no such folder" (66).
+    func existingFolder(command: String) throws -> URL {
+        guard positionals.count == 1 else {
+            throw CommandLineError("\(command): expected one recording folder, got \(positionals.count)", exitCode: .usage)
+        }
+        let directory = URL(fileURLWithPath: positionals[0])
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
+        }
+        return directory
     }
 }

@@ -30,7 +30,8 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
 /// pipelines can run at once (`async let`, task groups). Each run pulls its source and
-/// drives its muxer on a serial capture queue of its own (``CaptureQueueExecutor``), as
+/// drives its muxer on a serial capture queue of its own (a ``SerialQueueExecutor`` as the
+/// task executor preference; the muxer, a default actor, follows it), as
 /// an app's sample-buffer delegate runs on its own queue.
 public struct RecordingPipeline {
     /// Where frames and completions come from.
@@ -55,7 +56,9 @@ public struct RecordingPipeline {
     /// - Returns: the manifest, also written to the output folder.
     /// - Throws: ``RecordingFailure``.
     public func run(progress: ((RecordingProgress) -> Void)? = nil) async throws(RecordingFailure) -> RecordingManifest {
-        let executor = CaptureQueueExecutor(label: "segrec.capture")
+        // Pulling the source (rendering, decoding), pacing and the muxer run on this queue
+        // rather than on the cooperative pool, where other work could delay a paced frame.
+        let executor = SerialQueueExecutor(label: "segrec.capture")
         return try await withTaskExecutorPreference(executor) { () async throws(RecordingFailure) -> RecordingManifest in
             try await runOnCaptureQueue(progress: progress)
         }
