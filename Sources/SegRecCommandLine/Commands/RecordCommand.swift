@@ -103,13 +103,21 @@ enum RecordCommand {
         }
     }
 
-    /// `--fragment-interval SECONDS` as an exact time (nil for 0), default 1 s.
-    /// - Throws: a usage error (64) outside 0...2000 s or for a malformed number.
+    /// `--fragment-interval SECONDS` as an exact time (nil for 0), default 1 s: a decimal
+    /// number (digits, optionally a point and up to 6 decimals), 0 or 0.001...2000.
+    /// - Throws: a usage error (64) naming what is allowed.
     static func fragmentInterval(_ parsed: ParsedArguments) throws -> MediaTime? {
         guard let text = parsed.value("fragment-interval") else { return MediaTime(value: 1, timescale: 1) }
-        guard let seconds = Decimal(string: text), seconds >= 0, seconds <= 2000,
-              let microseconds = Int64(exactly: NSDecimalNumber(decimal: seconds * 1_000_000).rounding(accordingToBehavior: nil)) else {
-            throw CommandLineError("record: --fragment-interval: '\(text)' is not a number of seconds in 0...2000 (0 = no fragments)", exitCode: .usage)
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard (parts.count == 1 && digits(parts[0])) || (parts.count == 2 && digits(parts[0]) && digits(parts[1]) && parts[1].count <= 6),
+              let whole = Int64(parts[0].prefix(5)), parts[0].count <= 5 else {
+            throw CommandLineError("record: --fragment-interval: '\(text)' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5", exitCode: .usage)
+        }
+        let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 6 - parts[1].count))! : 0
+        let microseconds = whole * 1_000_000 + fraction
+        guard microseconds == 0 || (1_000...2_000_000_000).contains(microseconds) else {
+            throw CommandLineError("record: --fragment-interval: '\(text)' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
         }
         return microseconds == 0 ? nil : MediaTime(value: microseconds, timescale: 1_000_000)
     }

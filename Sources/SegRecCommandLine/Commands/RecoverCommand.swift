@@ -30,7 +30,7 @@ enum RecoverCommand {
         }
         print(TextTable.render(rows))
         let lostAfter = recovery?.lostAfterSeconds.map { String(format: "%.9f s", $0) } ?? "the start"
-        print("recovered \(recovery?.recoveredFiles.count ?? 0) file(s); \(recovery?.framesRecovered ?? 0) frames kept, frames after \(lostAfter) lost (\(recovery?.framesLost ?? 0) journaled frames in no file); stopReason interrupted")
+        print("recovered \(recovery?.recoveredFiles.count ?? 0) file(s); \(recovery?.framesRecovered ?? 0) frames kept, frames after \(lostAfter) are lost (\(recovery?.framesLost ?? 0) of them had reached the writer, counted as dropped: interrupted); stopReason \(report.manifest.stopReason?.rawValue ?? "interrupted")")
         for warning in report.manifest.warnings { print("warning: \(warning)") }
     }
 }

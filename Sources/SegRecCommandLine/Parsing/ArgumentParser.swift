@@ -112,8 +112,12 @@ extension ParsedArguments {
             throw CommandLineError("\(command): expected one recording folder, got \(positionals.count)", exitCode: .usage)
         }
         let directory = URL(fileURLWithPath: positionals[0])
-        guard FileManager.default.fileExists(atPath: directory.path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
             throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
+        }
+        guard isDirectory.boolValue else {
+            throw CommandLineError("\(directory.path): not a folder; \(command) takes a recording folder", exitCode: .noInput)
         }
         return directory
     }

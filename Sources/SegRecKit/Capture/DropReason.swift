@@ -12,4 +12,7 @@ public enum DropReason: String, Sendable, Codable, CaseIterable {
     case late
     /// The writer failed on it.
     case writeFailed
+    /// It had been handed to the writer when the recording process died, and no complete
+    /// fragment on disk holds it (counted by `segrec recover`).
+    case interrupted
 }

@@ -57,8 +57,30 @@ public enum ManifestWriter {
         }
         do {
             return try JSONDecoder().decode(RecordingManifest.self, from: data)
+        } catch let error as DecodingError {
+            throw .badInput(path: url.path, field: "manifest", detail: describe(error))
         } catch {
             throw .badInput(path: url.path, field: "manifest", detail: "\(error)")
+        }
+    }
+
+    /// One line for a decoding error: where in the file, and what is wrong.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "the top level" : String(keys.drop { $0 == "." })
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context)): missing key '\(key.stringValue)'"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type), found null"
+        @unknown default:
+            return "\(error)"
         }
     }
 }

@@ -48,6 +48,10 @@ public struct OutputDirectory: Sendable {
         let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile).sorted()
         guard !existing.isEmpty else { return }
         do throws(RecordingError) {
+            // Either the whole previous recording goes, or nothing does; and "use --force"
+            // is only said when --force would work.
+            let kept = try Self.namesForceKeeps(in: url, names: existing)
+            guard kept.isEmpty else { throw Self.inTheWay(kept, in: url) }
             guard force else { throw RecordingError.outputExists(path: url.path) }
             try Self.removePreviousRecording(in: url, names: existing)
         } catch {
@@ -56,10 +60,11 @@ public struct OutputDirectory: Sendable {
         }
     }
 
-    /// Removes the files of `names` that the previous manifest lists (regular files only).
-    /// - Throws: ``RecordingError/cannotCreateOutput(path:detail:)`` naming the first file
-    ///   that stays in the way.
-    private static func removePreviousRecording(in url: URL, names: [String]) throws(RecordingError) {
+    /// The names among `names` that `--force` would not remove: not listed by the previous
+    /// manifest, or not regular files.
+    /// - Throws: ``RecordingError/cannotCreateOutput(path:detail:)`` when `manifest.json` is
+    ///   there but is not a segrec manifest.
+    private static func namesForceKeeps(in url: URL, names: [String]) throws(RecordingError) -> [String] {
         let manifestURL = url.appendingPathComponent(ManifestWriter.fileName)
         var listed: Set<String> = []
         if names.contains(ManifestWriter.fileName) {
@@ -74,13 +79,18 @@ public struct OutputDirectory: Sendable {
                 listed.insert(segment.file + ".tmp")
             }
         }
-        // Check everything first: either the whole previous recording goes, or nothing does.
-        let inTheWay = names.filter { !listed.contains($0) || !isRegularFile(url.appendingPathComponent($0)) }
-        if let first = inTheWay.first {
-            throw .cannotCreateOutput(
-                path: url.appendingPathComponent(first).path,
-                detail: "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(inTheWay.joined(separator: ", ")) away")
-        }
+        return names.filter { !listed.contains($0) || !isRegularFile(url.appendingPathComponent($0)) }
+    }
+
+    /// The error for names `--force` would keep, naming the first.
+    private static func inTheWay(_ names: [String], in url: URL) -> RecordingError {
+        .cannotCreateOutput(
+            path: url.appendingPathComponent(names[0]).path,
+            detail: "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(names.joined(separator: ", ")) away")
+    }
+
+    /// Removes `names`, every one of which the previous manifest lists (checked first).
+    private static func removePreviousRecording(in url: URL, names: [String]) throws(RecordingError) {
         // The manifest goes last, so an interrupted removal can be resumed.
         for name in names.sorted(by: { a, _ in a != ManifestWriter.fileName }) {
             let path = url.appendingPathComponent(name)

@@ -52,6 +52,11 @@ public enum RecordingRecovery {
         var recovered: [String] = []
         var framesLost = 0
         var kept: [SegmentRecord] = []
+        // Frames the journal counted as written that are in no file: dropped, `interrupted`.
+        func lost(_ count: Int) {
+            framesLost += count
+            for _ in 0..<count { manifest.frames.drop(.interrupted) }
+        }
         for var segment in manifest.segments {
             let final = directory.appendingPathComponent(segment.file)
             let partial = directory.appendingPathComponent(segment.file + ".partial")
@@ -70,8 +75,10 @@ public enum RecordingRecovery {
                 continue
             }
             guard hasPartial else {
-                framesLost += segment.frameCount
-                manifest.warnings.append("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost")
+                lost(segment.frameCount)
+                if segment.frameCount > 0 {
+                    manifest.warnings.append("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost")
+                }
                 continue
             }
             do {
@@ -80,7 +87,7 @@ public enum RecordingRecovery {
                 let result = try SegmentRecovery.recover(partial: partial, to: final,
                                                          knownEnd: closedEnd.map { (segment.frameCount, $0) })
                 let end = try segment.sessionStart.adding(result.end)
-                framesLost += max(0, segment.frameCount - result.frameCount)
+                lost(max(0, segment.frameCount - result.frameCount))
                 segment.frameCount = result.frameCount
                 segment.sessionEnd = end
                 segment.sessionEndSeconds = end.seconds
@@ -88,11 +95,18 @@ public enum RecordingRecovery {
                 unlink(partial.path)
                 recovered.append(segment.file)
                 kept.append(segment)
+            } catch let error as SegmentRecoveryError {
+                // Not one frame on disk (killed before the first fragment): nothing to keep.
+                unlink(partial.path)
+                lost(segment.frameCount)
+                if segment.frameCount > 0 {
+                    manifest.warnings.append("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost")
+                }
             } catch {
                 // Kept, under a name segrec never writes, for whoever wants to look further.
                 let aside = directory.appendingPathComponent(segment.file + ".unrecoverable")
                 let moved = link(partial.path, aside.path) == 0 && unlink(partial.path) == 0
-                framesLost += segment.frameCount
+                lost(segment.frameCount)
                 manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(moved ? "kept as \(aside.lastPathComponent)" : "left in place")")
             }
         }

@@ -63,4 +63,30 @@ struct RecordingRecoveryTests {
         #expect(!again.changed)
         #expect(try Data(contentsOf: crashed.appendingPathComponent("manifest.json")) == before)
     }
+
+    /// Killed right after a segment's file was created (no fragment yet): the empty partial
+    /// holds nothing and goes; the frames the journal counted for it are dropped
+    /// (`interrupted`), so received == written + dropped still holds.
+    @Test func emptyPartialIsRemovedAndItsFramesCounted() async throws {
+        let (dir, finished) = try await RecorderTestSupport.record(
+            script.events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0))
+        var journal = finished
+        journal.stopReason = nil
+        var open = finished.segments[0]
+        open.file = "segment-001.mp4"
+        open.frameCount = 4
+        open.sessionStart = finished.segments[0].sessionEnd
+        open.sessionEnd = open.sessionStart
+        journal.segments.append(open)
+        journal.frames.received += 4
+        journal.frames.written += 4
+        try ManifestWriter.write(journal, to: dir)
+        #expect(fm.createFile(atPath: dir.appendingPathComponent("segment-001.mp4.partial").path, contents: Data()))
+        let report = try RecordingRecovery.recover(dir)
+        #expect(report.manifest.segments.map(\.file) == ["segment-000.mp4"])
+        #expect(report.manifest.frames == FrameCounts(received: 10, written: 6, dropped: 4, droppedReasons: ["interrupted": 4]))
+        #expect(report.manifest.recovery?.framesLost == 4)
+        #expect(try fm.contentsOfDirectory(atPath: dir.path).sorted() == ["manifest.json", "segment-000.mp4"])
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
 }
