@@ -100,6 +100,16 @@ public struct OutputDirectory: Sendable {
         }
     }
 
+    /// Keeps `file` under `file` + `.` + `suffix`, a name segrec never writes (so neither
+    /// `verify`, `recover` nor `--force` takes it for one of its own), without replacing
+    /// anything (``SafeFile/moveNoReplace(from:to:)``).
+    /// - Returns: the new location, or nil when it could not be moved.
+    static func setAside(_ file: URL, suffix: String) -> URL? {
+        let aside = file.appendingPathExtension(suffix)
+        guard (try? SafeFile.moveNoReplace(from: file.path, to: aside.path)) != nil else { return nil }
+        return aside
+    }
+
     /// Whether `url` is a regular file itself (`lstat`: a symlink is not).
     static func isRegularFile(_ url: URL) -> Bool {
         var info = stat()

@@ -79,10 +79,10 @@ public struct RecordingPipeline {
                     if first == nil { first = frame.sessionTime }
                     try await muxer.process(event)
                     if let progress, let first {
-                        let current = await muxer.manifest
-                        progress(RecordingProgress(framesReceived: received, framesWritten: current.frames.written,
+                        let counts = await muxer.progressCounts
+                        progress(RecordingProgress(framesReceived: received, framesWritten: counts.framesWritten,
                                                    secondsRecorded: (frame.sessionTime - first).seconds,
-                                                   segments: current.segments.count))
+                                                   segments: counts.segments))
                     }
                 } else {
                     try await muxer.process(event)

@@ -104,10 +104,9 @@ public enum RecordingRecovery {
                 }
             } catch {
                 // Kept, under a name segrec never writes, for whoever wants to look further.
-                let aside = directory.appendingPathComponent(segment.file + ".unrecoverable")
-                let moved = link(partial.path, aside.path) == 0 && unlink(partial.path) == 0
+                let aside = OutputDirectory.setAside(partial, suffix: "unrecoverable")
                 lost(segment.frameCount)
-                manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(moved ? "kept as \(aside.lastPathComponent)" : "left in place")")
+                manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
             }
         }
         manifest.segments = kept
@@ -115,10 +114,8 @@ public enum RecordingRecovery {
         // journal lists a segment before its file is created, so this only happens with a
         // journal write that failed): kept under a name segrec never writes.
         for name in partialFiles(in: directory) {
-            let path = directory.appendingPathComponent(name)
-            let aside = path.appendingPathExtension("unlisted")
-            let moved = link(path.path, aside.path) == 0 && unlink(path.path) == 0
-            manifest.warnings.append("\(name) is not in the manifest, so it cannot be placed on the session clock; \(moved ? "kept as \(aside.lastPathComponent)" : "left in place")")
+            let aside = OutputDirectory.setAside(directory.appendingPathComponent(name), suffix: "unlisted")
+            manifest.warnings.append("\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
         }
         let written = kept.reduce(0) { $0 + $1.frameCount }
         manifest.frames.written = written

@@ -136,13 +136,3 @@ public final class RecordingStatistics: Sendable {
         try Data(jsonLines().utf8).write(to: url, options: .atomic)
     }
 }
-
-extension Duration {
-    /// The duration in whole nanoseconds (truncated; saturating for absurd values).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-    }
-}

@@ -159,6 +159,12 @@ public actor SegmentMuxer {
     /// The manifest as it stands (the open segment's record included, its end not yet final).
     public var manifest: RecordingManifest { builder.manifest }
 
+    /// Frames written and segments opened so far: what a progress line shows, without
+    /// copying the manifest.
+    public var progressCounts: (framesWritten: Int, segments: Int) {
+        (builder.manifest.frames.written, builder.manifest.segments.count)
+    }
+
     /// True once the muxer takes no more frames (stop-on-change after a change, or finished).
     public var hasStopped: Bool { state == .stopped || state == .finished }
 
@@ -444,9 +450,8 @@ public actor SegmentMuxer {
             if lstat(url.path, &exists) == 0 {
                 // The final name was taken by someone else's file: never claim it. The frames
                 // stay on disk under a name segrec never writes.
-                let aside = url.appendingPathExtension("unfinished")
-                let moved = link(partial.path, aside.path) == 0 && unlink(partial.path) == 0
-                announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (moved ? "; its fragments are kept in \(aside.lastPathComponent)" : "")))
+                let aside = OutputDirectory.setAside(partial, suffix: "unfinished")
+                announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
                 return
             }
             announce(.warning("\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"))
