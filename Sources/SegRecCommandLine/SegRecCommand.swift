@@ -35,7 +35,12 @@ public enum SegRecCommand {
             Terminal.printError(error.message)
             return error.exitCode.rawValue
         } catch {
-            let mapped = ErrorMapping.commandLineError(error)
+            var mapped = ErrorMapping.commandLineError(error)
+            // A signal made a read before the recording give up: say so, not the read's error.
+            if !(error is RecordingFailure), let signal = SignalHandling.stopSignal,
+               let code = ExitCode(rawValue: SignalHandling.exitCode(for: signal)), mapped.exitCode != code {
+                mapped = CommandLineError("interrupted by \(SignalHandling.name(of: signal)) before the recording started (\(mapped.message))", exitCode: code)
+            }
             Terminal.printError(mapped.message)
             return mapped.exitCode.rawValue
         }

@@ -2,5 +2,7 @@ import Foundation
 import SegRecCommandLine
 import SegRecKit
 
+// First, before any other work: an early Ctrl-C must find segrec's handler, not the default.
+SignalHandling.install()
 AllocatorTuning.fixMmapThreshold()
 exit(await SegRecCommand.main(Array(CommandLine.arguments.dropFirst())))

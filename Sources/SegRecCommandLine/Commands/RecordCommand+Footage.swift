@@ -24,19 +24,19 @@ extension RecordCommand {
         if let text = parsed.value("video-size") {
             let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (2...16384).contains(w), (2...16384).contains(h) else {
-                throw CommandLineError("record: --video-size: '\(text)' is not WxH with sides in 2...16384, e.g. 352x288", exitCode: .usage)
+                throw CommandLineError("record: --video-size: '\(Excerpt.of(text))' is not WxH with sides in 2...16384, e.g. 352x288", exitCode: .usage)
             }
             options.videoSize = VideoDimensions(width: w, height: h)
         }
         if let format = parsed.value("pixel-format") {
             guard VideoSourceOptions.isKnownPixelFormat(format) else {
-                throw CommandLineError("record: --pixel-format: '\(format)' is not a pixel format FFmpeg knows; allowed: any name `ffmpeg -pix_fmts` lists, e.g. \(VideoSourceOptions.commonPixelFormats.joined(separator: ", "))", exitCode: .usage)
+                throw CommandLineError("record: --pixel-format: '\(Excerpt.of(format))' is not a pixel format FFmpeg knows; allowed: any name `ffmpeg -pix_fmts` lists, e.g. \(VideoSourceOptions.commonPixelFormats.joined(separator: ", "))", exitCode: .usage)
             }
             options.pixelFormat = format
         }
         if let text = parsed.value("framerate") {
             do { options.frameRate = try FrameRate(parsing: text) } catch {
-                throw CommandLineError("record: --framerate: '\(text)' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
+                throw CommandLineError("record: --framerate: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
             }
         }
         if options.videoSize == nil && options.isRawVideo(source) {
@@ -61,8 +61,10 @@ extension RecordCommand {
                                                pixelBufferPool: pool) {
                 try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
             }
-            let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp,
-                                             pixelBufferPool: pool)
+            let session = try scenarioSession(scenario, file: scenarioPath) {
+                try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp, pixelBufferPool: pool)
+            }
+            try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             let decoder = sensor.currentDecoder
             var notes = decoder.notes
@@ -78,6 +80,7 @@ extension RecordCommand {
         let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
         let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
+        try checkNotInterrupted()
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
         let configuration = SegmentMuxer.Configuration(
             output: output, settings: settings, policy: SplitPolicy(mode), devices: [passThrough.deviceClock],

@@ -21,11 +21,14 @@ enum RecordCommand {
         .flag("force", help: "Replace an earlier recording in the output folder (only the files its manifest lists)."),
         .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
         .flag("quiet", help: "No live progress line; only the summary."),
+        .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
         .flag("json", help: "Print the manifest as JSON instead of the summary table."),
         .flag("help", help: "Show help."),
     ] + benchmarkOptions
 
     static func run(_ arguments: [String]) async throws {
+        // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
+        SignalHandling.armForRecording()
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
@@ -35,10 +38,14 @@ enum RecordCommand {
             return
         }
         guard parsed.positionals.isEmpty else {
-            throw CommandLineError("record: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
+            throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage)
         }
         let sourceName = parsed.value("source") ?? "synthetic"
         let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
+        if parsed.flag("verbose") { FFmpegLog.configure(.verbose(Terminal.printFFmpegLine)) }
+        if let output = parsed.value("output"), output.isEmpty {
+            throw CommandLineError("record: --output: an empty folder name is not allowed; give a folder path, or leave --output out for a new dated folder under ./recordings", exitCode: .usage)
+        }
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
@@ -52,7 +59,10 @@ enum RecordCommand {
             _ = try sourceOptions(parsed, source: sourceName)
             let scenario = try loadScenario(parsed.value("scenario"))
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
-            let session = try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
+            let session = try scenarioSession(scenario, file: parsed.value("scenario")) {
+                try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
+            }
+            try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             configuration = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
                                                        devices: [session.device.clock], frameIndexStamp: true,
@@ -80,10 +90,7 @@ enum RecordCommand {
         if printedPath && !json { print("recording into \(output.path)") }
         let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
         var pipeline = pipeline
-        let stopRequest = RecordingStopRequest()
-        pipeline.stopRequest = stopRequest
-        let interrupts = InterruptHandler(stopRequest: stopRequest)
-        defer { withExtendedLifetime(interrupts) {} }
+        pipeline.stopRequest = RecordingStopRequest.process
         let manifest: RecordingManifest
         do {
             manifest = try await pipeline.run(progress: progress.isEnabled ? progress.update : nil)
@@ -94,12 +101,35 @@ enum RecordCommand {
             if json {
                 print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self))
             }
-            throw error
+            throw ErrorMapping.recordingFailure(error, folder: output)
         }
         if json {
             print(String(decoding: try ManifestWriter.encode(manifest), as: UTF8.self))
         } else {
             print(Summary.render(manifest, folder: output))
+            let errors = FFmpegLog.errorLineCount
+            if errors > 0 {
+                print("note: FFmpeg logged \(errors) error line\(errors == 1 ? "" : "s") (dropped; --verbose prints them)")
+            }
+        }
+    }
+
+    /// Throws when a SIGINT/SIGTERM arrived before the output folder exists: nothing has
+    /// been written, so the command ends at once (exit 128 + the signal) instead of starting.
+    static func checkNotInterrupted() throws {
+        guard RecordingStopRequest.process.isRequested else { return }
+        let signal = SignalHandling.stopSignal ?? SIGINT
+        throw CommandLineError("record: interrupted by \(SignalHandling.name(of: signal)) before the recording started; nothing was written",
+                               exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
+    }
+
+    /// Builds the scenario's capture session; a value the scenario check let through but
+    /// the camera model rejects (an overflow deep in the clock arithmetic) is reported as a
+    /// scenario error naming `file` (exit 65) rather than as a bare capture error.
+    static func scenarioSession(_ scenario: Scenario, file: String?, _ make: () throws -> CaptureSession) throws -> CaptureSession {
+        do { return try make() } catch let error as CaptureError {
+            throw ScenarioError(file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
+                                allowed: "values the camera model can represent (see DESIGN.md, \"Scenario files\")")
         }
     }
 
@@ -112,12 +142,12 @@ enum RecordCommand {
         let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
         guard (parts.count == 1 && digits(parts[0])) || (parts.count == 2 && digits(parts[0]) && digits(parts[1]) && parts[1].count <= 6),
               let whole = Int64(parts[0].prefix(5)), parts[0].count <= 5 else {
-            throw CommandLineError("record: --fragment-interval: '\(text)' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5", exitCode: .usage)
+            throw CommandLineError("record: --fragment-interval: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5", exitCode: .usage)
         }
         let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 6 - parts[1].count))! : 0
         let microseconds = whole * 1_000_000 + fraction
         guard microseconds == 0 || (1_000...2_000_000_000).contains(microseconds) else {
-            throw CommandLineError("record: --fragment-interval: '\(text)' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
+            throw CommandLineError("record: --fragment-interval: '\(Excerpt.of(text))' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
         }
         return microseconds == 0 ? nil : MediaTime(value: microseconds, timescale: 1_000_000)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SegRecKit
 /// The parsed options and positional arguments of one command.
 public struct ParsedArguments: Sendable {
     /// Option name → value (the last one given wins).
@@ -35,7 +36,7 @@ public enum ArgumentParser {
             }
             if argument == "--" { optionsEnded = true; continue }
             guard argument.hasPrefix("--") else {
-                throw usage("\(command): unknown option '\(argument)'; options are long (--name); allowed: \(names(options))")
+                throw usage("\(command): unknown option '\(Excerpt.of(argument))'; options are long (--name); allowed: \(names(options))")
             }
             let body = argument.dropFirst(2)
             let name: String
@@ -47,7 +48,7 @@ public enum ArgumentParser {
                 name = String(body)
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw usage("\(command): unknown option '--\(name)'; allowed: \(names(options))")
+                throw usage("\(command): unknown option '--\(Excerpt.of(name))'; allowed: \(names(options))")
             }
             if spec.isFlag {
                 guard inlineValue == nil else { throw usage("\(command): --\(name) takes no value") }
@@ -65,7 +66,7 @@ public enum ArgumentParser {
                 index += 1
             }
             if let allowed = spec.allowedValues, !allowed.contains(value) {
-                throw usage("\(command): --\(name): '\(value)' is not allowed; allowed: \(allowed.joined(separator: ", "))")
+                throw usage("\(command): --\(name): '\(Excerpt.of(value))' is not allowed; allowed: \(allowed.joined(separator: ", "))")
             }
             parsed.values[name] = value
         }
@@ -98,7 +99,7 @@ public enum ArgumentParser {
     /// - Throws: a usage error naming the option and the range.
     public static func integer(_ text: String, option: String, in range: ClosedRange<Int>) throws(CommandLineError) -> Int {
         guard let value = Int(text), range.contains(value) else {
-            throw usage("--\(option): '\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
+            throw usage("--\(option): '\(Excerpt.of(text))' is not an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
     }

@@ -13,6 +13,10 @@ public enum ExitCode: Int32, Sendable {
     case cannotCreate = 73
     /// EX_IOERR: I/O error such as a full disk.
     case ioError = 74
+    /// 128 + SIGINT: interrupted by Ctrl-C before anything was written, or by a second one.
+    case interruptedBySIGINT = 130
+    /// 128 + SIGTERM.
+    case interruptedBySIGTERM = 143
 }
 
 /// An error the command line reports as one line on stderr with an exit code.

@@ -14,6 +14,12 @@ struct CompletionQueue {
     private var pending: [(position: Int64, request: DynamicAspectRatioRequest)] = []
     private var head = 0
     private var lastPosition = Int64.min
+    /// Whether every request was enqueued with an effective frame ≥ the previous one's (the
+    /// device guarantees it: request times never go back and the latency is fixed). Then
+    /// only the next queued request can supersede the head, an O(1) check; otherwise the
+    /// whole rest of the queue is searched.
+    private var effectiveFramesNonDecreasing = true
+    private var lastEffectiveFrame = Int64.min
 
     /// Adds `request`'s completion, to be delivered before frame
     /// `max(k + delay, requestFrameIndex, previous position)`.
@@ -22,6 +28,8 @@ struct CompletionQueue {
         let target = overflow ? (delay > 0 ? Int64.max : Int64.min) : shifted
         let position = max(target, request.requestFrameIndex, lastPosition)
         lastPosition = position
+        if request.effectiveFrameIndex < lastEffectiveFrame { effectiveFramesNonDecreasing = false }
+        lastEffectiveFrame = request.effectiveFrameIndex
         pending.append((position, request))
     }
 
@@ -37,7 +45,9 @@ struct CompletionQueue {
         let request = pending[head].request
         // A later request (still queued: completions are FIFO) that takes effect on the same
         // frame or earlier wins that frame; this one never takes effect.
-        let superseded = pending[(head + 1)...].contains { $0.request.effectiveFrameIndex <= request.effectiveFrameIndex }
+        let superseded = effectiveFramesNonDecreasing
+            ? head + 1 < pending.count && pending[head + 1].request.effectiveFrameIndex <= request.effectiveFrameIndex
+            : pending[(head + 1)...].contains { $0.request.effectiveFrameIndex <= request.effectiveFrameIndex }
         head += 1
         if head == pending.count { pending.removeAll(keepingCapacity: true); head = 0 }
         if superseded {

@@ -23,22 +23,30 @@ public struct DynamicAspectRatioRequest: Sendable, Hashable {
 /// request from its effective frame on (a later request wins from its own frame on).
 struct AspectRatioSchedule: Sendable {
     let initial: DynamicAspectRatio
-    /// `(first frame, ratio)`, frames non-decreasing; later entries win ties.
+    /// `(first frame, ratio)`, frames strictly increasing.
     private var entries: [(frame: Int64, ratio: DynamicAspectRatio)] = []
 
     init(initial: DynamicAspectRatio) { self.initial = initial }
 
-    /// The ratio frame `index` is captured with.
+    /// The ratio frame `index` is captured with: the entry with the largest first frame
+    /// ≤ `index` (binary search, O(log n)).
     func ratio(atFrame index: Int64) -> DynamicAspectRatio {
-        entries.last { $0.frame <= index }?.ratio ?? initial
+        var low = 0, high = entries.count  // entries[..<low] start ≤ index; entries[high...] start > index
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].frame <= index { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? initial : entries[low - 1].ratio
     }
 
     /// The ratio frames will have once every recorded request has taken effect.
     var latest: DynamicAspectRatio { entries.last?.ratio ?? initial }
 
-    /// Applies `ratio` from frame `index` on; later frames of earlier entries are overridden.
+    /// Applies `ratio` from frame `index` on; entries from frame `index` on are overridden
+    /// (removed from the end, so a run of requests costs amortized O(1) each; entries stay
+    /// strictly increasing in frame).
     mutating func apply(_ ratio: DynamicAspectRatio, fromFrame index: Int64) {
-        entries.removeAll { $0.frame > index }
+        while let last = entries.last, last.frame >= index { entries.removeLast() }
         entries.append((index, ratio))
     }
 }

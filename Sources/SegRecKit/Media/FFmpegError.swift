@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// A failed FFmpeg call: the function's name, its negative return code (an `AVERROR`) and
 /// FFmpeg's own text for that code (`av_strerror`), plus optional context such as a path.
@@ -11,17 +12,35 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     public let call: String
     /// Its negative return code (`AVERROR(errno)` or an FFmpeg tag such as `AVERROR_EOF`).
     public let code: Int32
-    /// `av_strerror` text for ``code``, e.g. `"No space left on device"`.
+    /// What went wrong, in FFmpeg's words: the error line FFmpeg logged on this thread
+    /// while the call ran (e.g. `"Picture size 0x10 is invalid"`, where the code itself says
+    /// EBUSY), else `av_strerror` for ``code`` (e.g. `"No space left on device"`).
     public let message: String
+    /// `av_strerror` text for ``code``.
+    public let codeText: String
     /// What the call was working on (a file path, an encoder name), if known.
     public let context: String?
 
-    /// Builds the error for `code` returned by `call`; fills ``message`` with `av_strerror`.
+    /// Builds the error for `code` returned by `call`; fills ``message`` with the error line
+    /// FFmpeg logged on the calling thread within the last second (see
+    /// ``FFmpegLog/takeRecentError()``), else with `av_strerror`.
     public init(call: String, code: Int32, context: String? = nil) {
         self.call = call
         self.code = code
-        self.message = FFmpegError.errorString(code)
+        self.codeText = FFmpegError.errorString(code)
+        self.message = FFmpegLog.takeRecentError().map(FFmpegError.sentence) ?? codeText
         self.context = context
+    }
+
+    /// `"[yuv4mpegpipe @ 0x55…] Picture size 0x10 is invalid\n"` → `"Picture size 0x10 is invalid"`:
+    /// without the context prefix FFmpeg puts before each line, cut to 200 characters.
+    static func sentence(_ line: String) -> String {
+        var text = Substring(line)
+        while text.first == "[", let close = text.firstIndex(of: "]") {
+            text = text[text.index(after: close)...].drop { $0 == " " }
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.count > 200 ? String(trimmed.prefix(200)) + "…" : trimmed
     }
 
     /// `AVERROR(ENOSPC)`: the disk is full.
@@ -30,9 +49,14 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `AVERROR(ENOENT)`: the file or directory does not exist.
     public var isNotFound: Bool { code == segrec_averror_enoent() }
 
-    /// `avcodec_send_frame failed (out.mp4): No space left on device (-28)`.
+    /// `AVERROR_EXIT`: the call was interrupted (an `AVIOInterruptCB` said stop).
+    public var isExit: Bool { code == segrec_averror_exit() }
+
+    /// `avcodec_send_frame failed (out.mp4): No space left on device (-28)`; when FFmpeg
+    /// logged the reason, `… (x.y4m): Picture size 0x10 is invalid (error -16)`.
     public var description: String {
-        "\(call) failed\(context.map { " (\($0))" } ?? ""): \(message) (\(code))"
+        let what = message == codeText ? "\(message) (\(code))" : "\(message) (error \(code))"
+        return "\(call) failed\(context.map { " (\($0))" } ?? ""): \(what)"
     }
 
     /// `av_strerror` for `code`, or a generic text when FFmpeg has none.
@@ -50,14 +74,4 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 func check(_ code: Int32, _ call: String, context: String? = nil) throws(FFmpegError) -> Int32 {
     guard code >= 0 else { throw FFmpegError(call: call, code: code, context: context) }
     return code
-}
-
-/// FFmpeg's process-wide log level (mirrors `av_log_set_level`), set once.
-enum FFmpegLog {
-    private static let quiet: Void = { av_log_set_level(AV_LOG_QUIET) }()
-
-    /// Turns FFmpeg's own log lines off (`AV_LOG_QUIET`): every failure reaches the user
-    /// as one of segrec's errors (with `av_strerror`'s text and the file), never as loose
-    /// lines on stderr. Idempotent and thread-safe (a `static let` initializer runs once).
-    static func silence() { _ = quiet }
 }

@@ -29,14 +29,14 @@ enum JSONValue: Decodable, Sendable {
         }
     }
 
-    /// A short rendering for messages: `"abc"`, `12`, `true`, `an array`, `an object`.
+    /// A short rendering for messages (strings cut to ``Excerpt``): `"abc"`, `12`, `true`, `an array`, `an object`.
     var rendered: String {
         switch self {
         case .null: "null"
         case .bool(let value): "\(value)"
         case .integer(let value): "\(value)"
         case .number(let value): "\(value)"
-        case .string(let value): "\"\(value)\""
+        case .string(let value): "\"\(Excerpt.of(value))\""
         case .array: "an array"
         case .object: "an object"
         }

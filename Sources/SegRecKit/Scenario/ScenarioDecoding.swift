@@ -22,6 +22,10 @@ extension Scenario {
             throw ScenarioError(file: file, key: "", problem: "not valid JSON (\(error.localizedDescription))",
                                 allowed: "a JSON object as described in DESIGN.md, \"Scenario files\"")
         }
+        if let duplicate = JSONDuplicateKeys.first(in: data) {
+            throw ScenarioError(file: file, key: duplicate.path, problem: "duplicate key (second occurrence on line \(duplicate.line))",
+                                allowed: "each key once per object")
+        }
         var scenario = try ScenarioReader(file: file).scenario(from: root)
         scenario.name = Self.baseName(of: file)
         try scenario.validate(file: file)
@@ -93,7 +97,7 @@ private struct ScenarioReader {
             default: throw error("\(path).fps", "expected a number or a string, got \(v.rendered)", allowed)
             }
             do { device.fps = try FrameRate(parsing: text) } catch {
-                throw self.error("\(path).fps", error.description, allowed)
+                throw self.error("\(path).fps", "\"\(Excerpt.of(text))\" is not a frame rate", allowed)
             }
         }
         if let v = fields["initialAspectRatio"] {
@@ -178,7 +182,8 @@ private struct ScenarioReader {
             throw error(path, "expected an object, got \(value.rendered)", "an object with keys " + keys.joined(separator: ", "))
         }
         if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw error(path.isEmpty ? unknown : "\(path).\(unknown)", "unknown key", "keys " + keys.joined(separator: ", "))
+            let name = Excerpt.of(unknown)
+            throw error(path.isEmpty ? name : "\(path).\(name)", "unknown key", "keys " + keys.joined(separator: ", "))
         }
         return fields
     }
@@ -204,7 +209,7 @@ private struct ScenarioReader {
         let allowed = DynamicAspectRatio.allowedValues
         let text = try string(value, at: path, allowed: allowed)
         guard let ratio = DynamicAspectRatio(rawValue: text) else {
-            throw error(path, "\"\(text)\" is not a dynamic aspect ratio", allowed)
+            throw error(path, "\"\(Excerpt.of(text))\" is not a dynamic aspect ratio", allowed)
         }
         return ratio
     }

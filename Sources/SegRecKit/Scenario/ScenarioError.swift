@@ -14,8 +14,9 @@ public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible
     /// Creates an error.
     public init(file: String, key: String, problem: String, allowed: String) {
         self.file = file
-        self.key = key.isEmpty ? "(root)" : key
-        self.problem = problem
+        // Echoed values are already excerpts; this keeps the line short whatever the caller passed.
+        self.key = key.isEmpty ? "(root)" : Excerpt.of(key, limit: 120)
+        self.problem = Excerpt.of(problem, limit: 300)
         self.allowed = allowed
     }
 

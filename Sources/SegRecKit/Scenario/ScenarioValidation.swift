@@ -48,6 +48,11 @@ extension Scenario {
         let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
         // A frame must not last longer than a segment file can store (see
         // SegmentMuxer.maximumFrameDuration); no camera runs below 1 fps.
+        // The encoder's time base is an AVRational of two 32-bit ints.
+        guard Int32(exactly: device.fps.numerator) != nil, Int32(exactly: device.fps.denominator) != nil else {
+            throw fail("device.fps", "\(Excerpt.of(device.fps.description)) does not reduce to a fraction whose terms fit in 32 bits",
+                       "a rate n/d with n and d ≤ \(Int32.max) once reduced, 1 to \(format.maxFrameRate) fps for format \(format.squareSide)")
+        }
         guard device.fps.numerator >= device.fps.denominator else {
             throw fail("device.fps", "\(device.fps) fps is below 1 fps",
                        "1 to \(format.maxFrameRate) fps for format \(format.squareSide)")

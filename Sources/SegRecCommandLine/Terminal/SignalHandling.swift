@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SegRecKit
+import Synchronization
+
+/// SIGINT (Ctrl-C) and SIGTERM for the whole `segrec` process, installed with `sigaction`
+/// as the first thing `main` does (before any allocation tuning or argument parsing), so
+/// no early signal finds the default action:
+///
+/// - While a recording runs (``armForRecording()`` was called), the first signal sets
+///   ``RecordingStopRequest/process``: the pipeline stops after the frame it is on, the
+///   open segment is finalized and the manifest says `stopReason: requested` (exit 0); a
+///   reader blocked on a pipe polls the same flag from its `AVIOInterruptCB`.
+/// - A second signal, or any signal while nothing is recording (parsing, `verify`,
+///   `formats`), exits at once with 128 + the signal number (130 for SIGINT, 143 for
+///   SIGTERM), the shells' convention.
+///
+/// The handler only does async-signal-safe work: atomic loads and stores, `write(2)` of a
+/// constant line and `_exit(2)`. No `SA_RESTART`: a `read(2)` interrupted in the thread
+/// that took the signal returns `EINTR`, which FFmpeg's I/O retries only after asking its
+/// interrupt callback.
+public enum SignalHandling {
+    private static let armed = Atomic<Bool>(false)
+    private static let received = Atomic<Int32>(0)
+    private static let firstSignal = Atomic<Int32>(0)
+
+    /// Installs the handler for SIGINT and SIGTERM. Call once, first thing.
+    public static func install() {
+        // Initialize every static the handler touches before a signal can arrive.
+        _ = RecordingStopRequest.process
+        _ = armed.load(ordering: .relaxed)
+        _ = received.load(ordering: .relaxed)
+        _ = firstSignal.load(ordering: .relaxed)
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handle
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// From now on the first signal stops the recording instead of exiting.
+    static func armForRecording() { armed.store(true, ordering: .releasing) }
+
+    /// The signal that asked the recording to stop (SIGINT or SIGTERM), or nil.
+    static var stopSignal: Int32? {
+        let number = firstSignal.load(ordering: .acquiring)
+        return number == 0 ? nil : number
+    }
+
+    /// The exit code a process ended by `signal` conventionally has: 128 + its number.
+    static func exitCode(for signal: Int32) -> Int32 { 128 + signal }
+
+    /// The name shells print for `signal`.
+    static func name(of signal: Int32) -> String { signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)" }
+
+    private static let handle: @convention(c) (Int32) -> Void = { number in
+        let count = received.add(1, ordering: .acquiringAndReleasing).newValue
+        if count == 1 && armed.load(ordering: .acquiring) {
+            firstSignal.store(number, ordering: .releasing)
+            RecordingStopRequest.process.request()
+            let line: StaticString = "\nsegrec: stopping: finishing the open segment (signal again to exit at once)\n"
+            _ = write(STDERR_FILENO, line.utf8Start, line.utf8CodeUnitCount)
+            return
+        }
+        let line: StaticString = "\nsegrec: interrupted; exiting at once\n"
+        _ = write(STDERR_FILENO, line.utf8Start, line.utf8CodeUnitCount)
+        _exit(128 + number)
+    }
+}
