@@ -36,15 +36,23 @@ public enum RecordingVerifier {
         public var passed: Bool { problems.isEmpty && segments.allSatisfy { $0.problems.isEmpty } }
     }
 
-    /// Verifies the recording in `directory`.
+    /// Verifies the recording in `directory`. A recording whose manifest says it failed
+    /// (`stopReason: error`) never passes: its segments are still checked and listed, and
+    /// the report names the failure.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` when there is no manifest,
-    ///   ``RecordingError/badInput(path:field:detail:)`` when it does not parse.
+    ///   ``RecordingError/badInput(path:field:detail:)`` when it does not parse or a number
+    ///   in it is out of range (``checkRanges(_:path:)``), so no arithmetic below can trap.
     public static func verify(_ directory: URL) throws(RecordingError) -> Report {
         let manifest = try ManifestWriter.read(from: directory)
+        try checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
         var report = Report(segments: [], problems: [])
         if let interruption = RecordingRecovery.interruption(of: directory, manifest: manifest) {
             report.problems.append(interruption)
             return report
+        }
+        if manifest.stopReason == .error {
+            let why = manifest.error.map { ": " + Excerpt.of($0, limit: 200) } ?? ""
+            report.problems.append("the manifest says the recording failed (stopReason error\(why)); \(manifest.segments.count) segment\(manifest.segments.count == 1 ? "" : "s") kept")
         }
         var previousLastIndex: Int64?
         var stampedTotal = 0
@@ -87,6 +95,10 @@ public enum RecordingVerifier {
                                    frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
         let url = directory.appendingPathComponent(segment.file)
         var lastIndex: Int64?
+        guard OutputDirectory.isRecordingFile(segment.file), segment.file.hasSuffix(".mp4"), !segment.file.contains("/") else {
+            report.problems.append("\(Excerpt.of(segment.file)) is not a segment file name (segment-NNN.mp4)")
+            return (report, nil)
+        }
         do {
             let reader = try MediaFileReader(url: url)
             let info = try reader.streamInfo()
@@ -97,11 +109,15 @@ public enum RecordingVerifier {
             if info.frameCount != segment.frameCount {
                 report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
             }
-            if let end = info.presentationEnd {
-                let fileDuration = MediaTime(value: end * Int64(info.timeBase.num), timescale: info.timeBase.den)
-                let expected = segment.sessionEnd - segment.sessionStart
-                if fileDuration != expected {
-                    report.problems.append("file lasts \(fileDuration), manifest span is \(expected)")
+            if let last = info.packets.last {
+                // Numbers read from the file: checked, never trapping.
+                let (end, o1) = last.pts.addingReportingOverflow(last.duration)
+                let (ticks, o2) = end.multipliedReportingOverflow(by: Int64(info.timeBase.num))
+                let expected = try? segment.sessionEnd.subtracting(segment.sessionStart)
+                if o1 || o2 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
+                    report.problems.append("file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))")
+                } else if let expected, MediaTime(value: ticks, timescale: info.timeBase.den) != expected {
+                    report.problems.append("file lasts \(MediaTime(value: ticks, timescale: info.timeBase.den)), manifest span is \(expected)")
                 }
             }
             var decoded = 0
@@ -152,5 +168,50 @@ public enum RecordingVerifier {
             }
         }
         return problems
+    }
+
+    /// Largest count or index a manifest may hold (2^53: exact in a JSON double too).
+    static let maximumCount: Int64 = 1 << 53
+
+    /// Checks every number in `manifest` that the checks do arithmetic on, so a damaged or
+    /// hand-edited manifest (a count near `Int.max`, a negative size) is reported instead of
+    /// trapping on overflow.
+    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` naming the field, e.g.
+    ///   `frames.written: 9223372036854775807 is out of range; allowed 0...9007199254740992`.
+    static func checkRanges(_ manifest: RecordingManifest, path: String) throws(RecordingError) {
+        func count(_ value: Int64, _ field: String, _ range: ClosedRange<Int64> = 0...maximumCount) throws(RecordingError) {
+            guard range.contains(value) else {
+                throw .badInput(path: path, field: field,
+                                detail: "\(value) is out of range; allowed \(range.lowerBound)...\(range.upperBound)")
+            }
+        }
+        try count(Int64(manifest.frames.received), "frames.received")
+        try count(Int64(manifest.frames.written), "frames.written")
+        try count(Int64(manifest.frames.dropped), "frames.dropped")
+        for (reason, n) in manifest.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
+            try count(Int64(n), "frames.droppedReasons.\(Excerpt.of(reason))")
+        }
+        try count(Int64(manifest.segments.count), "segments", 0...1_000_000)
+        for (i, segment) in manifest.segments.enumerated() {
+            let at = "segments[\(i)]"
+            try count(Int64(segment.width), "\(at).width", 1...65_536)
+            try count(Int64(segment.height), "\(at).height", 1...65_536)
+            try count(Int64(segment.frameCount), "\(at).frameCount", 0...Int64(Int32.max))
+            try count(segment.firstFrameIndex, "\(at).firstFrameIndex")
+            try count(segment.byteCount, "\(at).byteCount")
+            for (name, time) in [("sessionStart", segment.sessionStart), ("sessionEnd", segment.sessionEnd)] {
+                // Differences and exact comparisons of such times cannot overflow.
+                try count(time.value, "\(at).\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
+            }
+            if let change = segment.change {
+                for (name, time) in [("deviceTime", change.deviceTime), ("sessionTime", change.sessionTime)] {
+                    try count(time.value, "\(at).change.\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
+                }
+            }
+        }
+        if let recovery = manifest.recovery {
+            try count(Int64(recovery.framesRecovered), "recovery.framesRecovered")
+            try count(Int64(recovery.framesLost), "recovery.framesLost")
+        }
     }
 }
