@@ -35,8 +35,13 @@ extension Scenario {
     public var sessionEvents: [CaptureSession.Event] {
         // In time order; events at the same instant keep their order in the file (a
         // stable sort), so "a later request takes effect over an earlier one" holds.
-        events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
-            .map(\.element).map { CaptureSession.Event(hostTime: hostTime(of: $0), action: $0.action) }
+        // The start is rounded once, not once per event.
+        let start = MediaClock.roundDecimal(sessionStartSeconds, scale: 9)
+        return events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
+            .map(\.element).map { event in
+                let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
+                return CaptureSession.Event(hostTime: MediaTime(value: start &+ offset, timescale: 1_000_000_000), action: event.action)
+            }
     }
 }
 

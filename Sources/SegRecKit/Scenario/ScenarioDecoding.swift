@@ -97,7 +97,12 @@ private struct ScenarioReader {
             default: throw error("\(path).fps", "expected a number or a string, got \(v.rendered)", allowed)
             }
             do { device.fps = try FrameRate(parsing: text) } catch {
-                throw self.error("\(path).fps", "\"\(Excerpt.of(text))\" is not a frame rate", allowed)
+                // FrameRateError's own words, with the value cut to an excerpt.
+                let shown: FrameRateError = switch error {
+                case .notPositive(let value): .notPositive(Excerpt.of(value))
+                case .malformed(let value): .malformed(Excerpt.of(value))
+                }
+                throw self.error("\(path).fps", shown.description, allowed)
             }
         }
         if let v = fields["initialAspectRatio"] {
