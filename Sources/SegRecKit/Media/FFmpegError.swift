@@ -23,14 +23,21 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// Builds the error for `code` returned by `call`; fills ``message`` with the error line
     /// FFmpeg logged on the calling thread within the last second (see
-    /// ``FFmpegLog/takeRecentError()``), else with `av_strerror`.
+    /// ``FFmpegLog/takeRecentError()``), else — and always for the operating system's I/O
+    /// errors (``systemErrnos``) — with `av_strerror`.
     public init(call: String, code: Int32, context: String? = nil) {
         self.call = call
         self.code = code
         self.codeText = FFmpegError.errorString(code)
-        self.message = FFmpegLog.takeRecentError().map(FFmpegError.sentence) ?? codeText
+        let logged = FFmpegLog.takeRecentError().map(FFmpegError.sentence)
+        self.message = FFmpegError.systemErrnos.contains(segrec_errno_from_averror(code)) ? codeText : logged ?? codeText
         self.context = context
     }
+
+    /// Codes the operating system reports for I/O (disk full, no such file, permission,
+    /// quota, broken pipe, out of memory): their `av_strerror` text is the truth, so an
+    /// unrelated line logged earlier on the thread never replaces it.
+    static let systemErrnos: Set<Int32> = [ENOSPC, ENOENT, EACCES, EPERM, EEXIST, EIO, EROFS, EDQUOT, EPIPE, ENOMEM, EFBIG, EISDIR, ENOTDIR]
 
     /// `"[yuv4mpegpipe @ 0x55…] Picture size 0x10 is invalid\n"` → `"Picture size 0x10 is invalid"`:
     /// without the context prefix FFmpeg puts before each line, cut to 200 characters.

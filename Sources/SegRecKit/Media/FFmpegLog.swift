@@ -68,7 +68,7 @@ public enum FFmpegLog {
     }
 
     /// One formatted line from FFmpeg's callback: keeps errors, hands the line to the sink.
-    fileprivate static func receive(level: Int32, line rawLine: String) {
+    static func receive(level: Int32, line rawLine: String) {
         var line = rawLine
         while line.last == "\n" || line.last == "\r" { line.removeLast() }
         guard !line.isEmpty else { return }

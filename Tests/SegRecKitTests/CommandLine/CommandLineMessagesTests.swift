@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+import CFFmpeg
 
 @Suite("CommandLine: usage, scenario and verify messages and exit codes")
 struct CommandLineMessagesTests {
@@ -116,6 +117,22 @@ struct CommandLineMessagesTests {
             #expect(error.codeText == "Device or resource busy")  // what FFmpeg 5.1's y4m demuxer returns
             #expect(!error.description.contains("busy"))
         }
+    }
+
+    @Test("a logged FFmpeg error explains the next failure on its thread, never an operating-system I/O error")
+    func loggedLineScope() {
+        FFmpegLog.receive(level: 16, line: "[mp4 @ 0x1] Something specific failed\n")  // AV_LOG_ERROR
+        let explained = FFmpegError(call: "avformat_open_input", code: segrec_averror_from_errno(EBUSY))
+        #expect(explained.message == "Something specific failed")
+        #expect(explained.description == "avformat_open_input failed: Something specific failed (error -16)")
+        let plain = FFmpegError(call: "avformat_open_input", code: segrec_averror_from_errno(EBUSY))
+        #expect(plain.message == "Device or resource busy")  // the line is used once
+        FFmpegLog.receive(level: 16, line: "[h264 @ 0x2] Packet corrupt\n")
+        let disk = FFmpegError(call: "avio_write", code: segrec_averror_enospc())
+        #expect(disk.message == "No space left on device")
+        #expect(disk.isNoSpace)
+        FFmpegLog.receive(level: 24, line: "a warning only\n")  // AV_LOG_WARNING: not kept
+        #expect(FFmpegError(call: "x", code: segrec_averror_einval()).message == "Invalid argument")
     }
 
     @Test("FFmpeg's log line prefix is stripped and long lines are cut")
