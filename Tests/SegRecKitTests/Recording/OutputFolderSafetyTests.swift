@@ -111,7 +111,8 @@ struct OutputFolderSafetyTests {
     /// Links planted while recording (a shared, world-writable folder): at the next
     /// segment's `.partial` name (to a file outside, or dangling) or at its final name.
     /// segrec never writes through them: the recording stops with an error naming the
-    /// path, the link and its target are untouched, the finished segment stays and verifies.
+    /// path, the link and its target are untouched, the finished segment stays and verifies
+    /// (the recording does not: its manifest says it failed).
     @Test(arguments: ["segment-001.mp4.partial", "segment-001.mp4"])
     func linkPlantedDuringRecording(name: String) async throws {
         let script = EventScript()
@@ -137,6 +138,10 @@ struct OutputFolderSafetyTests {
         #expect(try fm.destinationOfSymbolicLink(atPath: dir.appendingPathComponent(name).path) == outside.path)
         #expect(try String(contentsOf: outside, encoding: .utf8) == "victim")
         #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == Array(0...6))
-        #expect(try RecordingVerifier.verify(dir).passed)
+        // The kept segment verifies; the recording as a whole does not, since it failed.
+        let report = try RecordingVerifier.verify(dir)
+        #expect(report.segments.map(\.problems) == [[]])
+        #expect(report.problems.count == 1 && report.problems[0].hasPrefix("the manifest says the recording failed (stopReason error"),
+                "\(report.problems)")
     }
 }
