@@ -44,7 +44,8 @@ enum ExportCommand {
         }
         if let concat {
             let result = try RecordingExporter.exportConcat(from: directory, to: URL(fileURLWithPath: concat), force: force)
-            print("concat: \(result.list.path): \(result.segments) file(s), \(result.frames) frames; play with: ffmpeg -f concat -safe 0 -i \(result.list.path)")
+            let copies = result.copies > 0 ? " (\(result.copies) HEVC file(s) remuxed with in-band parameter sets into \(result.list.deletingPathExtension().lastPathComponent)-files/)" : ""
+            print("concat: \(result.list.path): \(result.segments) file(s), \(result.frames) frames\(copies); play with: ffmpeg -f concat -safe 0 -i \(result.list.path)")
         }
     }
 }

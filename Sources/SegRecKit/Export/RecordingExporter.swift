@@ -19,9 +19,6 @@ public enum RecordingExporter {
         public let bytes: Int64
         /// `EXT-X-DISCONTINUITY` tags written (segments − 1).
         public let discontinuities: Int
-        /// Seconds added to every timestamp so that decode times stay ≥ 0 (B-frames), as an
-        /// exact rational; the playlist's media timeline starts there.
-        public let leadTime: MediaTime
     }
 
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
@@ -63,8 +60,9 @@ public enum RecordingExporter {
     /// `directory`: per segment file an initialization section and one media segment,
     /// remuxed (not re-encoded) by ``FragmentedRemuxer``; every segment after the first
     /// starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`; `EXTINF` is the exact
-    /// `sessionEnd − sessionStart`. Timestamps continue across segments (each file shifted
-    /// by the sum of the durations before it, plus ``HLSResult/leadTime``).
+    /// `sessionEnd − sessionStart`. Timestamps continue across segments: each file's pts are
+    /// shifted by the sum of the exact durations before it, so the media timeline is the
+    /// playlist's; decode times increase across files (see ``FragmentedRemuxer``).
     ///
     /// - Parameters:
     ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
@@ -89,16 +87,11 @@ public enum RecordingExporter {
         }
         _ = try ExportOutput(folder: layout.folder, paths: planned, force: force)
 
-        // Offsets on the playlist timeline: the durations before each file, plus one lead so
-        // that no decode time (B-frames start decoding before 0) is negative.
+        // Offsets on the playlist timeline: the exact durations before each file.
         var starts: [MediaTime] = []
         var cumulative = MediaTime.zero
-        var lead = MediaTime.zero
         for segment in segments {
             starts.append(cumulative)
-            let earliest = try FragmentedRemuxer.earliestDecodeTime(path: source.path(of: segment))
-            let needed = MediaTime.zero - (cumulative + earliest)
-            if needed > lead { lead = needed }
             cumulative = cumulative + ExportSource.duration(of: segment)
         }
 
@@ -107,6 +100,7 @@ public enum RecordingExporter {
         var frames = 0
         var bytes: Int64 = 0
         let first = segments[0].sessionStart
+        var decodeFloor: MediaTime?
         do {
             for (index, segment) in segments.enumerated() {
                 let initName = layout.initName(for: segment), mediaName = layout.mediaName(for: segment)
@@ -114,8 +108,10 @@ public enum RecordingExporter {
                 let mediaPath = layout.folder.appendingPathComponent(mediaName).path
                 let duration = ExportSource.duration(of: segment)
                 let result = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: initPath,
-                                                         mediaOutput: mediaPath, offset: starts[index] + lead, end: duration)
+                                                         mediaOutput: mediaPath, offset: starts[index], end: duration,
+                                                         decodeFloor: decodeFloor)
                 written += [initPath, mediaPath]
+                decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {
                     throw RecordingError.badInput(path: source.path(of: segment), field: "frameCount",
                                                   detail: "the manifest says \(segment.frameCount) frames, the file holds \(result.packets)")
@@ -130,7 +126,7 @@ public enum RecordingExporter {
             let text = playlist.render()
             try ExportOutput.writeText(text, to: playlistPath)
             return HLSResult(playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count,
-                             frames: frames, bytes: bytes, discontinuities: max(0, entries.count - 1), leadTime: lead)
+                             frames: frames, bytes: bytes, discontinuities: max(0, entries.count - 1))
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
@@ -147,27 +143,59 @@ public enum RecordingExporter {
         public let segments: Int
         /// Frames the manifest counts in them.
         public let frames: Int
+        /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
+        public let copies: Int
     }
 
     /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
     /// 1.0`, then per segment `file '…'` (relative to the list's folder) and `duration` (the
     /// exact `sessionEnd − sessionStart`), so `ffmpeg -f concat -safe 0 -i LIST` and mpv play
-    /// every frame in order. The MP4 files are referenced, not copied.
+    /// every frame in order.
+    ///
+    /// H.264 files are listed as they are (FFmpeg's concat demuxer inserts
+    /// `h264_mp4toannexb` itself, so each file's SPS/PPS reach the decoder). For any other
+    /// codec (HEVC) the demuxer hands the decoder only the first file's parameter sets, so
+    /// each file is remuxed (not re-encoded) by ``FragmentedRemuxer`` into a copy with
+    /// in-band parameter sets (`hev1`) in the folder `LIST-files/`, and the list names those.
     /// - Throws: what ``ExportSource/init(directory:)`` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
-    ///   ``RecordingError/io(path:underlying:)`` when writing fails.
+    ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
+    ///   copy cannot be made (copies made so far are removed).
     public static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
         let source = try ExportSource(directory: directory)
         let folder = list.deletingLastPathComponent()
+        let segments = source.manifest.segments
+        let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
+        let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
         _ = try ExportOutput(folder: folder, paths: [list.path], force: force)
-        let prefix = relativePath(from: folder, to: directory)
-        let entries = source.manifest.segments.map {
-            ConcatList.Entry(path: prefix.isEmpty ? $0.file : prefix + "/" + $0.file, duration: ExportSource.duration(of: $0))
+        if needsCopy.contains(true) {
+            _ = try ExportOutput(folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path },
+                                 force: force)
         }
-        let text = ConcatList(entries: entries).render()
-        try ExportOutput.writeText(text, to: list.path)
-        return ConcatResult(list: list, text: text, segments: entries.count,
-                            frames: source.manifest.segments.reduce(0) { $0 + $1.frameCount })
+        let recordingPrefix = relativePath(from: folder, to: directory)
+        let copiesPrefix = relativePath(from: folder, to: copies)
+        var written: [String] = []
+        do {
+            var entries: [ConcatList.Entry] = []
+            for (segment, copy) in zip(segments, needsCopy) {
+                let prefix = copy ? copiesPrefix : recordingPrefix
+                if copy {
+                    let path = copies.appendingPathComponent(segment.file).path
+                    _ = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: path, mediaOutput: nil,
+                                                    offset: .zero, end: ExportSource.duration(of: segment), decodeFloor: nil)
+                    written.append(path)
+                }
+                entries.append(ConcatList.Entry(path: prefix.isEmpty ? segment.file : prefix + "/" + segment.file,
+                                                duration: ExportSource.duration(of: segment)))
+            }
+            let text = ConcatList(entries: entries).render()
+            try ExportOutput.writeText(text, to: list.path)
+            return ConcatResult(list: list, text: text, segments: entries.count,
+                                frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count)
+        } catch {
+            for path in written { SafeFile.remove(path: path) }
+            throw error
+        }
     }
 
     /// The relative path from folder `base` to folder `target` (`""` when equal, `..` steps
