@@ -33,6 +33,7 @@ enum FragmentedRemuxer {
     /// The libavcodec name of the first video stream's codec (`h264`, `hevc`, …).
     /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream.
     static func codecName(path: String) throws(FFmpegError) -> String {
+        FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let stream = try FaststartRemuxer.videoStream(of: source, path: path)
         return String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
@@ -57,6 +58,7 @@ enum FragmentedRemuxer {
     ///   files created here are deleted.
     static func remux(input: String, initOutput: String, mediaOutput: String?,
                       offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?) throws -> Result {
+        FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let inStream = try FaststartRemuxer.videoStream(of: source, path: input)
         let inputTimeBase = inStream.pointee.time_base

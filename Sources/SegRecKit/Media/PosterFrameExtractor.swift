@@ -25,6 +25,7 @@ public enum PosterFrameExtractor {
     ///   `AVERROR_ENCODER_NOT_FOUND` without the mjpeg encoder, `EEXIST` when `output`
     ///   exists, errno values when writing fails).
     public static func extract(from input: String, to output: String, maximumSide: Int = 320) throws(FFmpegError) -> Poster {
+        FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let stream = try FaststartRemuxer.videoStream(of: source, path: input)
         let codecs = codecsString(stream.pointee.codecpar)

@@ -23,7 +23,7 @@ enum ReportPage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
             <title>\(HTMLText.escape(title))</title>
             <link rel="icon" href="data:,">
             <style>\(css)</style>
@@ -121,7 +121,7 @@ enum ReportPage {
         .segment-card{display:grid;grid-template-columns:auto 1fr;grid-template-rows:auto 1fr;gap:4px 16px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:10px;margin:8px 0}
         .segment-card.selected{outline:2px solid #4e8ad6}
         .segment-card h3{grid-column:1/3}.segment-card video{max-width:320px;max-height:320px;width:auto;height:auto;background:#000}
-        .segment-card dl{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;font-size:13px}.segment-card dt{color:#666}.segment-card dd{margin:0;font-variant-numeric:tabular-nums}
+        .segment-card dl{margin:0;align-self:start;display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;font-size:13px}.segment-card dt{color:#666}.segment-card dd{margin:0;font-variant-numeric:tabular-nums}
         .unsupported{grid-column:1;color:#b00020;font-size:12px;margin:0}
         #warnings li.warning{color:#8a5300}#drops li.drop{color:#b00020}li.none{color:#666}
         footer{margin-top:24px;font-size:12px;color:#777}

@@ -26,8 +26,9 @@ enum TimelineSVG {
                 for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
                     svg.append("<text class=\"label\" x=\"\(fmt(bar.x + 4))\" y=\"\(fmt(y + 14 + Double(n) * 13))\">\(HTMLText.escape(line))</text>")
                 }
-            } else if bar.width >= 11 {
-                svg.append("<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(lines[0]))</text>")
+            } else if bar.width >= 11, let text = [lines[0], ratio].first(where: { Double($0.count) * 6.5 + 6 <= bar.height }) {
+                // Turned 90°: the size if it fits the bar's height, else the ratio.
+                svg.append("<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(text))</text>")
             }
             svg.append("</a>")
         }
