@@ -18,6 +18,8 @@ public enum SegRecCommand {
           verify    Check a recording folder with libavformat: sizes, frames, keyframes, tiling, stamps.
           recover   Complete an interrupted recording from its .partial files and manifest journal.
           formats   List the fake Center Stage camera's formats and aspect ratios.
+          export    Export a recording as an HLS playlist (fMP4) or an ffconcat list.
+          report    Write DIR/report.html: timeline, posters, players, warnings.
 
           See 'segrec <subcommand> --help' for a subcommand's options.
 
@@ -49,7 +51,7 @@ public enum SegRecCommand {
     static func run(_ arguments: [String]) async throws {
         guard let subcommand = arguments.first else {
             print(overview)
-            throw CommandLineError("missing subcommand; use record, verify, recover or formats", exitCode: .usage)
+            throw CommandLineError("missing subcommand; use record, verify, recover, formats, export or report", exitCode: .usage)
         }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
@@ -57,10 +59,12 @@ public enum SegRecCommand {
         case "verify": try VerifyCommand.run(rest)
         case "recover": try RecoverCommand.run(rest)
         case "formats": try FormatsCommand.run(rest)
+        case "export": try ExportCommand.run(rest)
+        case "report": try ReportCommand.run(rest)
         case "--help", "-h", "help": print(overview)
         case "--version": print("segrec \(version)")
         default:
-            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, recover, formats", exitCode: .usage)
+            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, recover, formats, export, report", exitCode: .usage)
         }
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The files an export or report is about to write, checked before anything is written:
+/// none may exist unless `force` is given (then exactly these files are replaced, nothing
+/// else in the folder is touched), the same rule `segrec record` follows.
+struct ExportOutput {
+    /// Every path that will be written.
+    let paths: [String]
+
+    /// Creates `folder` (and its parents) when missing and checks `paths`.
+    /// - Throws: ``RecordingError/outputExists(path:)`` for the first existing path without
+    ///   `force`; ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder cannot
+    ///   be made, is a file, or an existing path cannot be removed with `force`.
+    init(folder: URL, paths: [String], force: Bool) throws(RecordingError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw .cannotCreateOutput(path: folder.path, detail: "exists and is not a folder")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreateOutput(path: folder.path, detail: Self.reason(error))
+            }
+        }
+        for path in paths where SafeFile.exists(path: path) {
+            guard force else { throw .outputExists(path: path) }
+            guard SafeFile.remove(path: path) else {
+                throw .cannotCreateOutput(path: path, detail: String(cString: strerror(errno)))
+            }
+        }
+        self.paths = paths
+    }
+
+    /// Writes `text` to `path` through a temporary file and a rename, so a reader never
+    /// sees half a playlist.
+    /// - Throws: ``RecordingError/io(path:underlying:)``.
+    static func writeText(_ text: String, to path: String) throws(RecordingError) {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw .io(path: path, underlying: reason(error))
+        }
+    }
+
+    /// The POSIX text of a Foundation error when it has one.
+    static func reason(_ error: any Error) -> String {
+        if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,81 @@
+/// A VOD media playlist of fMP4 segments (RFC 8216bis, `EXT-X-VERSION:7`) as text.
+///
+/// Every entry has its own initialization section (`EXT-X-MAP`), and every entry after the
+/// first starts with `EXT-X-DISCONTINUITY`: each recorded file is its own encoding sequence
+/// (its own encoder, parameter sets and, at a size change or camera switch, dimensions), which
+/// RFC 8216 §4.3.2.3 says must be signalled. `EXTINF` carries the exact duration with 9
+/// decimals; `EXT-X-TARGETDURATION` is the ceiling of the longest.
+public struct HLSPlaylist: Sendable, Equatable {
+    /// One media segment.
+    public struct Entry: Sendable, Equatable {
+        /// URI of the initialization section, relative to the playlist.
+        public var initURI: String
+        /// URI of the media segment, relative to the playlist.
+        public var mediaURI: String
+        /// Exact duration (the manifest's `sessionEnd − sessionStart`).
+        public var duration: MediaTime
+        /// `EXT-X-PROGRAM-DATE-TIME` value (ISO 8601 with milliseconds), or nil.
+        public var programDateTime: String?
+        /// Free text after the comma of `EXTINF` (e.g. `720x1280 9x16`).
+        public var title: String
+
+        /// An entry; `title` and `programDateTime` are optional.
+        public init(initURI: String, mediaURI: String, duration: MediaTime, programDateTime: String? = nil, title: String = "") {
+            self.initURI = initURI
+            self.mediaURI = mediaURI
+            self.duration = duration
+            self.programDateTime = programDateTime
+            self.title = title
+        }
+    }
+
+    /// The segments in play order.
+    public var entries: [Entry]
+
+    /// A playlist of `entries`.
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// `EXT-X-TARGETDURATION`: the ceiling of the longest `EXTINF`, at least 1.
+    public var targetDuration: Int64 {
+        max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1)
+    }
+
+    /// The playlist text, lines ending in `\n`.
+    public func render() -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)",
+                     "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            lines.append("#EXT-X-MAP:URI=\"\(Self.quoted(entry.initURI))\"")
+            if let date = entry.programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date)") }
+            lines.append("#EXTINF:\(DecimalSeconds.text(entry.duration, digits: 9)),\(entry.title)")
+            lines.append(Self.uri(entry.mediaURI))
+        }
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A relative URI for a file name: percent-encodes what a URI line or quoted string
+    /// cannot hold (space, `"`, `%`, `#`, `?`, control characters, non-ASCII).
+    static func uri(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x21 || byte > 0x7E || "\"%#?\\".contains(c) {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func quoted(_ name: String) -> String { uri(name) }
+}
+
+extension String {
+    /// Pads with leading zeros to `width` characters.
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

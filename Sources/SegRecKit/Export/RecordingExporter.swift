@@ -1,0 +1,237 @@
+import Foundation
+
+/// Turns a finished recording folder into something one player plays from start to end:
+/// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:force:)``) or an
+/// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
+/// re-encodes: HLS segments are remuxed with libavformat (``FragmentedRemuxer``).
+public enum RecordingExporter {
+    /// What ``exportHLS(from:to:wallClock:force:)`` wrote.
+    public struct HLSResult: Sendable, Equatable {
+        /// The playlist file.
+        public let playlist: URL
+        /// The playlist as written.
+        public let text: String
+        /// Media segments written.
+        public let segments: Int
+        /// Frames (packets) copied into media segments, over all segments.
+        public let frames: Int
+        /// Bytes written (initialization sections and media segments).
+        public let bytes: Int64
+        /// `EXT-X-DISCONTINUITY` tags written (segments − 1).
+        public let discontinuities: Int
+    }
+
+    /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
+    /// the playlist (its files go beside it, prefixed with its name: `rec-segment-000.m4s`);
+    /// any other path is a folder that gets `index.m3u8` and unprefixed files.
+    public struct HLSLayout: Sendable, Equatable {
+        /// The folder receiving every file.
+        public let folder: URL
+        /// The playlist's file name.
+        public let playlistName: String
+        /// Prefix of the initialization sections' and media segments' names.
+        public let prefix: String
+
+        /// The layout for `output`.
+        public init(output: URL) {
+            if output.pathExtension.lowercased() == "m3u8" {
+                folder = output.deletingLastPathComponent()
+                playlistName = output.lastPathComponent
+                prefix = output.deletingPathExtension().lastPathComponent + "-"
+            } else {
+                folder = output
+                playlistName = "index.m3u8"
+                prefix = ""
+            }
+        }
+
+        /// `segment-000-init.mp4` for `segment-000.mp4`.
+        public func initName(for segment: SegmentRecord) -> String {
+            prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4"
+        }
+
+        /// `segment-000.m4s` for `segment-000.mp4`.
+        public func mediaName(for segment: SegmentRecord) -> String {
+            prefix + (segment.file as NSString).deletingPathExtension + ".m4s"
+        }
+    }
+
+    /// Writes an HLS VOD playlist (version 7) of fMP4 segments for the recording in
+    /// `directory`: per segment file an initialization section and one media segment,
+    /// remuxed (not re-encoded) by ``FragmentedRemuxer``; every segment after the first
+    /// starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`; `EXTINF` is the exact
+    /// `sessionEnd − sessionStart`. Timestamps continue across segments: each file's pts are
+    /// shifted by the sum of the exact durations before it, so the media timeline is the
+    /// playlist's; decode times increase across files (see ``FragmentedRemuxer``).
+    ///
+    /// - Parameters:
+    ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
+    ///   - wallClock: the wall-clock time of the first segment's first frame; each segment
+    ///     then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock + (sessionStart − first
+    ///     sessionStart)`, in UTC with milliseconds.
+    ///   - force: replace files of the same names; without it an existing one is an error.
+    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
+    ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
+    ///   recording is never touched).
+    public static func exportHLS(from directory: URL, to output: URL, wallClock: Date? = nil,
+                                 force: Bool = false) throws -> HLSResult {
+        let source = try ExportSource(directory: directory)
+        let layout = HLSLayout(output: output)
+        let segments = source.manifest.segments
+        let playlistPath = layout.folder.appendingPathComponent(layout.playlistName).path
+        var planned = [playlistPath]
+        for segment in segments {
+            planned.append(layout.folder.appendingPathComponent(layout.initName(for: segment)).path)
+            planned.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment)).path)
+        }
+        _ = try ExportOutput(folder: layout.folder, paths: planned, force: force)
+
+        // Offsets on the playlist timeline: the exact durations before each file.
+        var starts: [MediaTime] = []
+        var cumulative = MediaTime.zero
+        for segment in segments {
+            starts.append(cumulative)
+            cumulative = cumulative + ExportSource.duration(of: segment)
+        }
+
+        var written: [String] = []
+        var entries: [HLSPlaylist.Entry] = []
+        var frames = 0
+        var bytes: Int64 = 0
+        let first = segments[0].sessionStart
+        var decodeFloor: MediaTime?
+        do {
+            for (index, segment) in segments.enumerated() {
+                let initName = layout.initName(for: segment), mediaName = layout.mediaName(for: segment)
+                let initPath = layout.folder.appendingPathComponent(initName).path
+                let mediaPath = layout.folder.appendingPathComponent(mediaName).path
+                let duration = ExportSource.duration(of: segment)
+                let result = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: initPath,
+                                                         mediaOutput: mediaPath, offset: starts[index], end: duration,
+                                                         decodeFloor: decodeFloor)
+                written += [initPath, mediaPath]
+                decodeFloor = result.lastDecodeTime
+                guard result.packets == segment.frameCount else {
+                    throw RecordingError.badInput(path: source.path(of: segment), field: "frameCount",
+                                                  detail: "the manifest says \(segment.frameCount) frames, the file holds \(result.packets)")
+                }
+                frames += result.packets
+                bytes += result.initBytes + result.mediaBytes
+                let date = wallClock.map { programDateTime($0, after: segment.sessionStart - first) }
+                entries.append(HLSPlaylist.Entry(initURI: initName, mediaURI: mediaName, duration: duration,
+                                                 programDateTime: date, title: title(of: segment)))
+            }
+            let playlist = HLSPlaylist(entries: entries)
+            let text = playlist.render()
+            try ExportOutput.writeText(text, to: playlistPath)
+            return HLSResult(playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count,
+                             frames: frames, bytes: bytes, discontinuities: max(0, entries.count - 1))
+        } catch {
+            for path in written { SafeFile.remove(path: path) }
+            throw error
+        }
+    }
+
+    /// What ``exportConcat(from:to:force:)`` wrote.
+    public struct ConcatResult: Sendable, Equatable {
+        /// The list file.
+        public let list: URL
+        /// The list as written.
+        public let text: String
+        /// Files listed.
+        public let segments: Int
+        /// Frames the manifest counts in them.
+        public let frames: Int
+        /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
+        public let copies: Int
+    }
+
+    /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
+    /// 1.0`, then per segment `file '…'` (relative to the list's folder) and `duration` (the
+    /// exact `sessionEnd − sessionStart`), so `ffmpeg -f concat -safe 0 -i LIST` and mpv play
+    /// every frame in order.
+    ///
+    /// H.264 files are listed as they are (FFmpeg's concat demuxer inserts
+    /// `h264_mp4toannexb` itself, so each file's SPS/PPS reach the decoder). For any other
+    /// codec (HEVC) the demuxer hands the decoder only the first file's parameter sets, so
+    /// each file is remuxed (not re-encoded) by ``FragmentedRemuxer`` into a copy with
+    /// in-band parameter sets (`hev1`) in the folder `LIST-files/`, and the list names those.
+    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    ///   ``RecordingError/outputExists(path:)`` without `force`;
+    ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
+    ///   copy cannot be made (copies made so far are removed).
+    public static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
+        let source = try ExportSource(directory: directory)
+        let folder = list.deletingLastPathComponent()
+        let segments = source.manifest.segments
+        let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
+        let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
+        _ = try ExportOutput(folder: folder, paths: [list.path], force: force)
+        if needsCopy.contains(true) {
+            _ = try ExportOutput(folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path },
+                                 force: force)
+        }
+        let recordingPrefix = relativePath(from: folder, to: directory)
+        let copiesPrefix = relativePath(from: folder, to: copies)
+        var written: [String] = []
+        do {
+            var entries: [ConcatList.Entry] = []
+            for (segment, copy) in zip(segments, needsCopy) {
+                let prefix = copy ? copiesPrefix : recordingPrefix
+                if copy {
+                    let path = copies.appendingPathComponent(segment.file).path
+                    _ = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: path, mediaOutput: nil,
+                                                    offset: .zero, end: ExportSource.duration(of: segment), decodeFloor: nil)
+                    written.append(path)
+                }
+                entries.append(ConcatList.Entry(path: prefix.isEmpty ? segment.file : prefix + "/" + segment.file,
+                                                duration: ExportSource.duration(of: segment)))
+            }
+            let text = ConcatList(entries: entries).render()
+            try ExportOutput.writeText(text, to: list.path)
+            return ConcatResult(list: list, text: text, segments: entries.count,
+                                frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count)
+        } catch {
+            for path in written { SafeFile.remove(path: path) }
+            throw error
+        }
+    }
+
+    /// The relative path from folder `base` to folder `target` (`""` when equal, `..` steps
+    /// where needed), both made absolute and standardized first; symbolic links resolved.
+    public static func relativePath(from base: URL, to target: URL) -> String {
+        let from = base.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let to = target.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        var common = 0
+        while common < from.count, common < to.count, from[common] == to[common] { common += 1 }
+        let ups = Array(repeating: "..", count: from.count - common)
+        return (ups + to[common...]).joined(separator: "/")
+    }
+
+    /// `720x1280 9x16 front` for the `EXTINF` title.
+    static func title(of segment: SegmentRecord) -> String {
+        ["\(segment.width)x\(segment.height)", segment.aspectRatio].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// `wallClock + offset` as ISO 8601 in UTC with milliseconds, e.g.
+    /// `2026-11-30T08:00:00.200Z`.
+    static func programDateTime(_ wallClock: Date, after offset: MediaTime) -> String {
+        let milliseconds = ExactArithmetic.multiplyDivide(Int128(offset.value), 1000, Int128(offset.timescale), rounding: .default) ?? 0
+        let date = wallClock.addingTimeInterval(Double(Int64(milliseconds)) / 1000)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    /// Parses `--wall-clock`: ISO 8601 date-time with a time zone (`Z` or `±hh:mm`),
+    /// with or without fractional seconds. Returns nil when it is not one.
+    public static func parseWallClock(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,262 @@
+import CFFmpeg
+
+/// Remuxes one finished segment MP4 into the two files an HLS fMP4 rendition needs: an
+/// initialization section (`ftyp` + `moov` with an empty sample table) and one media
+/// segment (`moof` + `mdat` pairs, one per GOP). A stream copy with libavformat's `mp4`
+/// muxer (`movflags=frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont`),
+/// never a re-encode, the way FFmpeg's own `hls` muxer writes `hls_segment_type=fmp4`.
+///
+/// Two things make a sequence of such pairs play as one stream in players that keep one
+/// demuxer across `EXT-X-MAP` changes (FFmpeg's `hls` demuxer skips a second `moov`):
+/// - parameter sets travel in-band: `h264_mp4toannexb` / `hevc_mp4toannexb` repeat the
+///   SPS/PPS (and VPS) before every keyframe, and the sample entry says so (`avc3`,
+///   `hev1` instead of `avc1`, `hvc1`), so a decoder sees every size change in the stream;
+/// - timestamps continue: every pts is shifted by `offset` (the segment's start on the
+///   playlist's timeline), and decode times stay increasing across files: a file whose
+///   B-frames start decoding before its first picture (dts < pts) would overlap the previous
+///   file's last decode times, so its leading dts are raised to one tick after
+///   `decodeFloor` (still ≤ their pts). The time base is refined to at least 90 kHz
+///   (an exact integer multiple) so there are ticks to spare.
+enum FragmentedRemuxer {
+    /// What ``remux(input:initOutput:mediaOutput:offset:end:decodeFloor:)`` wrote.
+    struct Result: Sendable, Equatable {
+        /// Packets (frames) copied.
+        let packets: Int
+        /// Bytes of the initialization section and of the media segment.
+        let initBytes: Int64, mediaBytes: Int64
+        /// The sample entry written, e.g. `avc3`.
+        let codecTag: String
+        /// Decode time of the last packet written (pass it as the next file's `decodeFloor`).
+        let lastDecodeTime: MediaTime
+    }
+
+    /// The libavcodec name of the first video stream's codec (`h264`, `hevc`, …).
+    /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream.
+    static func codecName(path: String) throws(FFmpegError) -> String {
+        FFmpegLog.silence()
+        let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
+        let stream = try FaststartRemuxer.videoStream(of: source, path: path)
+        return String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
+    }
+
+    /// Writes `initOutput` and `mediaOutput` (both created exclusively) from `input`; with
+    /// `mediaOutput` nil, one fragmented MP4 holding both at `initOutput` (a standalone file
+    /// with in-band parameter sets, for FFmpeg's concat demuxer).
+    ///
+    /// - Parameters:
+    ///   - offset: added to every pts and dts (rounded once to the output time base, half
+    ///     away from zero).
+    ///   - decodeFloor: every dts written is after it (nil: ≥ 0); leading dts below it are
+    ///     raised one tick at a time, never above their pts.
+    ///   - end: the file's presentation end on its own timeline (the manifest's
+    ///     `sessionEnd − sessionStart`); the last sample (decode order) lasts until it, so
+    ///     the media segment's sample durations add up to exactly the segment's duration.
+    /// - Throws: ``FFmpegError`` (`AVERROR_INVALIDDATA` for a packet without timestamps, a
+    ///   negative decode time or an end before the last packet), or what
+    ///   ``FileAVIOContext/init(creating:sizeLimit:)`` throws when an output exists. On a
+    ///   throw (including a dts that cannot be raised without passing its pts),
+    ///   files created here are deleted.
+    static func remux(input: String, initOutput: String, mediaOutput: String?,
+                      offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?) throws -> Result {
+        FFmpegLog.silence()
+        let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
+        let inStream = try FaststartRemuxer.videoStream(of: source, path: input)
+        let inputTimeBase = inStream.pointee.time_base
+        let (timeBase, factor) = try refined(inputTimeBase, context: input)
+        let offsetTicks = try ticks(offset, in: timeBase, context: input)
+        let endTicks = try ticks(end, in: timeBase, context: input)
+        let floorTicks = try decodeFloor.map { t throws(FFmpegError) in try ticks(t, in: timeBase, context: input, rounding: .roundTowardNegativeInfinity) } ?? -1
+
+        let codecID = inStream.pointee.codecpar.pointee.codec_id
+        let filter: BitstreamFilter?
+        let tag: UInt32?
+        switch codecID {
+        case AV_CODEC_ID_H264:
+            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase)
+            tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
+        case AV_CODEC_ID_HEVC:
+            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase)
+            tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
+        default:
+            filter = nil
+            tag = nil
+        }
+
+        let format = try OutputFormatContext(formatName: "mp4", path: mediaOutput ?? initOutput)
+        guard let outStream = avformat_new_stream(format.pointer, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
+        }
+        try check(avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
+                  "avcodec_parameters_copy", context: format.path)
+        outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
+        outStream.pointee.time_base = timeBase
+        for i in 0..<Int(inStream.pointee.nb_side_data) {
+            let entry = inStream.pointee.side_data[i]
+            guard let data = av_stream_new_side_data(outStream, entry.type, entry.size) else {
+                throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem(), context: format.path)
+            }
+            data.update(from: entry.data, count: entry.size)
+        }
+
+        var created: [String] = []
+        do {
+            // ftyp + moov into the initialization section.
+            format.attach(try FileAVIOContext(creating: initOutput))
+            created.append(initOutput)
+            try writeHeader(format, timeBase: timeBase)
+            avio_flush(format.pointer.pointee.pb)
+            if let failure = format.file?.failure { throw failure }
+            let initBytes = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
+            if let mediaOutput {
+                // moof + mdat pairs into the media segment.
+                try format.closeFile()
+                format.attach(try FileAVIOContext(creating: mediaOutput))
+                created.append(mediaOutput)
+            }
+            let (packets, lastDTS) = try copyPackets(from: source, stream: inStream, filter: filter, to: format,
+                                                     outStream: outStream, timing: Timing(factor: factor, offset: offsetTicks, end: endTicks, floor: floorTicks),
+                                                     path: input)
+            try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
+            if let failure = format.file?.flush() { throw failure }
+            let mediaBytes = (format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0) - (mediaOutput == nil ? initBytes : 0)
+            try format.closeFile()
+            let tagText = fourCC(outStream.pointee.codecpar.pointee.codec_tag)
+            return Result(packets: packets, initBytes: initBytes, mediaBytes: mediaBytes, codecTag: tagText,
+                          lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den))
+        } catch {
+            try? format.closeFile()
+            for path in created { SafeFile.remove(path: path) }
+            throw error
+        }
+    }
+
+    /// How input timestamps become output ones: `ts · factor + offset` (refined time base),
+    /// the file's end on its own timeline, and the decode floor (exclusive), all in output ticks.
+    struct Timing {
+        let factor: Int64, offset: Int64, end: Int64, floor: Int64
+    }
+
+    /// Reads, filters and writes every packet of `stream`, holding one back so that each
+    /// gets its decode duration (next dts − dts) and the last one lasts until `end`.
+    /// Returns the packets written and the last dts.
+    private static func copyPackets(from source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>,
+                                    filter: BitstreamFilter?, to format: OutputFormatContext,
+                                    outStream: UnsafeMutablePointer<AVStream>, timing: Timing,
+                                    path: String) throws -> (Int, Int64) {
+        let read = try Packet(), filtered = try Packet(), held = try Packet()
+        var holding = false
+        var written = 0
+        var lastDTS = timing.floor
+        func emit(_ next: UnsafeMutablePointer<AVPacket>?) throws {
+            if let next {
+                // Output timing: refine, shift, then keep decode times increasing.
+                next.pointee.pts = next.pointee.pts * timing.factor + timing.offset
+                next.pointee.dts = next.pointee.dts * timing.factor + timing.offset
+                let raised = max(next.pointee.dts, lastDTS + 1)
+                guard raised <= next.pointee.pts else {
+                    throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
+                                      context: "\(path): packet \(written + (holding ? 1 : 0)) cannot decode after the previous file's last frame (dts \(raised) > pts \(next.pointee.pts))")
+                }
+                next.pointee.dts = raised
+                lastDTS = raised
+            }
+            if holding {
+                let h = held.pointer
+                if let next {
+                    h.pointee.duration = next.pointee.dts - h.pointee.dts
+                } else {
+                    guard timing.end + timing.offset > h.pointee.dts, timing.end + timing.offset > h.pointee.pts else {
+                        throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
+                                          context: "\(path): segment end \(timing.end) is not after the last packet (pts \(h.pointee.pts - timing.offset))")
+                    }
+                    h.pointee.duration = timing.end + timing.offset - h.pointee.dts
+                }
+                try FaststartRemuxer.checkIO(av_write_frame(format.pointer, h), "av_write_frame", format)
+                written += 1
+                holding = false
+            }
+            if let next {
+                av_packet_move_ref(held.pointer, next)
+                holding = true
+            }
+        }
+        func drain() throws {
+            guard let filter else { return }
+            while try filter.receive(into: filtered.pointer) {
+                try emit(filtered.pointer)
+            }
+        }
+        let r = read.pointer
+        while true {
+            let status = av_read_frame(source.pointer, r)
+            if status == segrec_averror_eof() { break }
+            try check(status, "av_read_frame", context: path)
+            defer { av_packet_unref(r) }
+            guard r.pointee.stream_index == stream.pointee.index else { continue }
+            guard r.pointee.pts != segrec_av_nopts_value(), r.pointee.dts != segrec_av_nopts_value() else {
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
+                                  context: "\(path): packet \(written) has no timestamp")
+            }
+            r.pointee.stream_index = outStream.pointee.index
+            r.pointee.pos = -1
+            if let filter {
+                try filter.send(r)
+                try drain()
+            } else {
+                try emit(r)
+            }
+        }
+        if let filter {
+            try filter.send(nil)
+            try drain()
+        }
+        try emit(nil)
+        return (written, lastDTS)
+    }
+
+    /// The output time base: the input's when it is `1/den` with `den` ≥ 90000, else
+    /// `1/(den·m)` with the smallest `m` reaching 90 kHz; `factor` = `num·m` turns input
+    /// ticks into output ticks exactly.
+    static func refined(_ timeBase: AVRational, context: String) throws(FFmpegError) -> (AVRational, Int64) {
+        let den = Int64(timeBase.den), num = Int64(timeBase.num)
+        guard den > 0, num > 0 else {
+            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_invaliddata(), context: "\(context): time base \(num)/\(den)")
+        }
+        let m = den >= 90000 ? 1 : (90000 + den - 1) / den
+        guard let outDen = Int32(exactly: den * m) else {
+            throw FFmpegError(call: "av_rescale", code: segrec_averror_einval(), context: "\(context): time base \(num)/\(den)")
+        }
+        return (AVRational(num: 1, den: outDen), num * m)
+    }
+
+    /// `avformat_write_header` with the fragmenting flags; no edit list and no shifting of
+    /// timestamps (the offset is the point), so `tfdt` is the first dts.
+    private static func writeHeader(_ format: OutputFormatContext, timeBase: AVRational) throws {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont", 0),
+                  "av_dict_set", context: "movflags")
+        try check(av_dict_set(&options, "use_editlist", "0", 0), "av_dict_set", context: "use_editlist")
+        try check(av_dict_set(&options, "avoid_negative_ts", "disabled", 0), "av_dict_set", context: "avoid_negative_ts")
+        if timeBase.num == 1 {
+            try check(av_dict_set(&options, "movie_timescale", "\(timeBase.den)", 0), "av_dict_set", context: "movie_timescale")
+        }
+        try FaststartRemuxer.checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
+    }
+
+    /// `time` in ticks of `timeBase`, rounded once (half away from zero by default).
+    private static func ticks(_ time: MediaTime, in timeBase: AVRational, context: String,
+                              rounding: RoundingMethod = .default) throws(FFmpegError) -> Int64 {
+        guard let value = ExactArithmetic.multiplyDivide(Int128(time.value), Int128(timeBase.den),
+                                                         Int128(time.timescale) * Int128(timeBase.num), rounding: rounding),
+              let ticks = Int64(exactly: value) else {
+            throw FFmpegError(call: "av_rescale", code: segrec_averror_einval(), context: "\(context): \(time) overflows the time base")
+        }
+        return ticks
+    }
+
+    /// `avc3` for a little-endian FourCC.
+    private static func fourCC(_ tag: UInt32) -> String {
+        String((0..<4).map { Character(Unicode.Scalar(UInt8((tag >> (8 * $0)) & 0xFF))) })
+    }
+}

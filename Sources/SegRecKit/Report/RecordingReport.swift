@@ -1,0 +1,56 @@
+import Foundation
+
+/// `segrec report DIR`: writes `DIR/report.html` and a poster per segment in
+/// `DIR/report-posters/` (JPEG, from ``PosterFrameExtractor``). The page is self-contained
+/// (inline CSS, SVG and script, no network) and refers to the segment files beside it.
+public enum RecordingReport {
+    /// The page's file name inside the recording folder.
+    public static let pageName = "report.html"
+    /// The posters' folder name inside the recording folder.
+    public static let postersFolder = "report-posters"
+
+    /// What ``write(for:force:posterSide:)`` wrote.
+    public struct Result: Sendable, Equatable {
+        /// The page.
+        public let page: URL
+        /// The posters, one per segment, in segment order.
+        public let posters: [URL]
+        /// Bytes of the page.
+        public let pageBytes: Int
+    }
+
+    /// Writes the report for the recording in `directory`.
+    /// - Parameters:
+    ///   - force: replace an existing page and posters (only those files); without it an
+    ///     existing one is an error.
+    ///   - posterSide: the posters' longer side at most, in pixels.
+    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    ///   ``RecordingError/outputExists(path:)`` without `force`; ``FFmpegError`` when a
+    ///   segment's first frame cannot be decoded (files written so far are removed).
+    public static func write(for directory: URL, force: Bool = false, posterSide: Int = 320) throws -> Result {
+        let source = try ExportSource(directory: directory)
+        let posters = directory.appendingPathComponent(postersFolder)
+        let pagePath = directory.appendingPathComponent(pageName).path
+        let posterNames = source.manifest.segments.map { ($0.file as NSString).deletingPathExtension + ".jpg" }
+        _ = try ExportOutput(folder: directory, paths: [pagePath], force: force)
+        _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: force)
+        var written: [URL] = []
+        do {
+            var media: [ReportPage.SegmentMedia] = []
+            for (segment, name) in zip(source.manifest.segments, posterNames) {
+                let url = posters.appendingPathComponent(name)
+                let poster = try PosterFrameExtractor.extract(from: source.path(of: segment), to: url.path, maximumSide: posterSide)
+                written.append(url)
+                media.append(ReportPage.SegmentMedia(poster: postersFolder + "/" + name, posterWidth: poster.width,
+                                                     posterHeight: poster.height, codecs: poster.codecs))
+            }
+            let title = "segrec report: \(directory.standardizedFileURL.lastPathComponent)"
+            let html = ReportPage.render(source: source, media: media, title: title)
+            try ExportOutput.writeText(html, to: pagePath)
+            return Result(page: URL(fileURLWithPath: pagePath), posters: written, pageBytes: html.utf8.count)
+        } catch {
+            for url in written { SafeFile.remove(path: url.path) }
+            throw error
+        }
+    }
+}

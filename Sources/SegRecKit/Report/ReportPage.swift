@@ -1,0 +1,155 @@
+import Foundation
+
+/// The report's HTML: one self-contained page (inline CSS, SVG and script; no network),
+/// referring only to files beside it (the segment MP4s and the posters).
+enum ReportPage {
+    /// What the page knows of one segment beyond the manifest.
+    struct SegmentMedia {
+        /// Poster path relative to the page, its pixel size, and the stream's RFC 6381 codecs.
+        let poster: String
+        let posterWidth: Int, posterHeight: Int
+        let codecs: String
+    }
+
+    static func render(source: ExportSource, media: [SegmentMedia], title: String) -> String {
+        let m = source.manifest
+        let camera = source.cameraName
+        let timeline = ReportTimeline(manifest: m)
+        let total = (timeline.end - timeline.start)
+        var html: [String] = []
+        html.append("""
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+            <title>\(HTMLText.escape(title))</title>
+            <link rel="icon" href="data:,">
+            <style>\(css)</style>
+            </head>
+            <body>
+            <header>
+            <h1>\(HTMLText.escape(title))</h1>
+            <p class="summary" id="summary">\(m.segments.count) segment\(m.segments.count == 1 ? "" : "s"), \(DecimalSeconds.text(total, digits: 3)) s,
+            \(m.frames.written) of \(m.frames.received) frames written, \(m.frames.dropped) dropped; mode <b>\(m.mode.rawValue)</b>,
+            stopped: <b>\(HTMLText.escape(m.stopReason?.rawValue ?? "still recording"))</b>\(m.encoder.map { "; \(HTMLText.escape($0.encoder)) \(HTMLText.escape($0.preset)) crf \($0.crf)" } ?? "");
+            camera <b>\(HTMLText.escape(camera))</b>.</p>
+            </header>
+            <main>
+            <h2>Timeline</h2>
+            <p class="legend"><span class="swatch landscape"></span>landscape <span class="swatch portrait"></span>portrait <span class="swatch square"></span>square
+            <span class="key announced">▼</span> announced change (device time → session) <span class="key firstNewBuffer">▲</span> first new buffer <span class="key stop">|</span> stop.
+            Hover for exact times; bar width = duration, bar height = frame height / longer side.</p>
+            <figure class="timeline">
+            """)
+        html.append(TimelineSVG.render(timeline, manifest: m, camera: camera))
+        html.append("</figure>")
+        html.append("<div class=\"filmstrip\">")
+        for (index, s) in m.segments.enumerated() {
+            let media = media[index]
+            html.append("<a href=\"#seg-\(index)\"><img class=\"poster\" data-index=\"\(index)\" src=\"\(HTMLText.url(media.poster))\" width=\"\(media.posterWidth)\" height=\"\(media.posterHeight)\" alt=\"\(HTMLText.escape(s.file)) first frame\" title=\"\(HTMLText.escape(s.file)): \(s.width)x\(s.height)\"></a>")
+        }
+        html.append("</div>")
+        html.append("<h2>Segments</h2>")
+        for (index, s) in m.segments.enumerated() {
+            let media = media[index]
+            let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
+            let duration = s.sessionEnd - s.sessionStart
+            let type = "video/mp4; codecs=&quot;\(HTMLText.escape(media.codecs))&quot;"
+            var rows: [(String, String)] = [
+                ("size", "\(s.width)x\(s.height) (\(ratio))"),
+                ("frames", "\(s.frameCount), first index \(s.firstFrameIndex)"),
+                ("session", "\(DecimalSeconds.text(s.sessionStart)) s → \(DecimalSeconds.text(s.sessionEnd)) s"),
+                ("duration", "\(DecimalSeconds.text(duration)) s"),
+                ("started", s.startReason.rawValue),
+                ("camera", camera),
+                ("codec", media.codecs),
+                ("bytes", "\(s.byteCount)"),
+            ]
+            if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)°")) }
+            if let change = s.change {
+                rows.append(("change", "\(change.aspectRatio ?? "?"): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"))
+            }
+            html.append("""
+                <section class="segment-card" id="seg-\(index)" data-index="\(index)">
+                <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
+                <video controls muted playsinline preload="auto" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
+                <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>
+                <dl>\(rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined())</dl>
+                </section>
+                """)
+        }
+        html.append("<h2>Warnings and drops</h2>")
+        html.append("<ul id=\"warnings\">")
+        if m.warnings.isEmpty { html.append("<li class=\"none\">No warnings.</li>") }
+        for warning in m.warnings { html.append("<li class=\"warning\">\(HTMLText.escape(warning))</li>") }
+        html.append("</ul>")
+        html.append("<ul id=\"drops\">")
+        if m.frames.droppedReasons.isEmpty { html.append("<li class=\"none\">No frame dropped.</li>") }
+        for (reason, count) in m.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
+            html.append("<li class=\"drop\" data-reason=\"\(HTMLText.escape(reason))\">\(count) frame\(count == 1 ? "" : "s") dropped: \(HTMLText.escape(reason))</li>")
+        }
+        html.append("</ul>")
+        if let recovery = m.recovery {
+            html.append("<p class=\"recovery\">Recovered after an interruption: \(recovery.framesRecovered) frames kept, \(recovery.framesLost) lost\(recovery.lostAfter.map { " after session \(DecimalSeconds.text($0)) s" } ?? "").</p>")
+        }
+        if !m.notes.isEmpty {
+            html.append("<h2>Notes</h2><ul id=\"notes\">" + m.notes.map { "<li>\(HTMLText.escape($0))</li>" }.joined() + "</ul>")
+        }
+        html.append("</main>")
+        html.append("<footer>Written by segrec report from manifest.json. Times are exact session-clock values (\(m.sessionClock.timescale) ticks/s).</footer>")
+        html.append("<script>\(script)</script>")
+        html.append("</body>\n</html>\n")
+        return html.joined(separator: "\n")
+    }
+
+    static let css = """
+        body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 32px;color:#1d1d1f;background:#fafafa}
+        h1{font-size:20px;margin:16px 0 4px}h2{font-size:16px;margin:20px 0 6px}h3{font-size:14px;margin:0 0 6px}h3 small{color:#555;font-weight:normal}
+        .summary{margin:0;color:#333}.legend{font-size:12px;color:#444}
+        .swatch{display:inline-block;width:12px;height:10px;margin:0 3px 0 8px;vertical-align:-1px;border:1px solid #0003}
+        .swatch.landscape,rect.landscape{fill:#4e8ad6;background:#4e8ad6}.swatch.portrait,rect.portrait{fill:#e08a3c;background:#e08a3c}.swatch.square,rect.square{fill:#5bb36a;background:#5bb36a}
+        .key{margin-left:8px}.key.announced{color:#b00020}.key.firstNewBuffer{color:#222}.key.stop{color:#777;font-weight:bold}
+        figure.timeline{margin:0;background:#fff;border:1px solid #ddd;border-radius:6px;padding:4px}
+        #timeline{width:100%;height:auto;display:block}
+        rect.segment{stroke:#fff;stroke-width:1}rect.segment:hover,rect.segment.selected{stroke:#000;stroke-width:2}
+        text.label{font-size:11px;fill:#fff;pointer-events:none}text.tick-label{font-size:11px;fill:#333;text-anchor:middle}text.axis-title{font-size:11px;fill:#666;text-anchor:end}
+        line.axis,line.tick{stroke:#555}line.marker{stroke-width:1.5}line.marker.announced{stroke:#b00020;stroke-dasharray:4 2}line.marker.firstNewBuffer{stroke:#222}line.marker.stop{stroke:#777;stroke-width:3}
+        polygon.announced{fill:#b00020}polygon.firstNewBuffer{fill:#222}polygon.stop{fill:#777}
+        .filmstrip{display:flex;gap:6px;overflow-x:auto;padding:8px 0}.filmstrip img{height:72px;width:auto;border:1px solid #ccc;border-radius:3px;background:#000}
+        .segment-card{display:grid;grid-template-columns:auto 1fr;grid-template-rows:auto 1fr;gap:4px 16px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:10px;margin:8px 0}
+        .segment-card.selected{outline:2px solid #4e8ad6}
+        .segment-card h3{grid-column:1/3}.segment-card video{max-width:320px;max-height:320px;width:auto;height:auto;background:#000}
+        .segment-card dl{margin:0;align-self:start;display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;font-size:13px}.segment-card dt{color:#666}.segment-card dd{margin:0;font-variant-numeric:tabular-nums}
+        .unsupported{grid-column:1;color:#b00020;font-size:12px;margin:0}
+        #warnings li.warning{color:#8a5300}#drops li.drop{color:#b00020}li.none{color:#666}
+        footer{margin-top:24px;font-size:12px;color:#777}
+        """
+
+    static let script = """
+        (function () {
+          "use strict";
+          function select(index) {
+            document.querySelectorAll(".selected").forEach(function (e) { e.classList.remove("selected"); });
+            document.querySelectorAll('[data-index="' + index + '"]').forEach(function (e) {
+              if (e.matches("rect.segment, section.segment-card")) { e.classList.add("selected"); }
+            });
+          }
+          document.querySelectorAll("rect.segment").forEach(function (rect) {
+            rect.addEventListener("click", function () { select(rect.getAttribute("data-index")); });
+          });
+          document.querySelectorAll("section.segment-card video").forEach(function (video) {
+            var type = video.querySelector("source").getAttribute("type");
+            var note = video.parentNode.querySelector(".unsupported");
+            function unsupported() { video.setAttribute("data-playable", "no"); note.hidden = false; }
+            if (video.canPlayType(type) === "") { unsupported(); return; }
+            video.setAttribute("data-playable", "maybe");
+            video.querySelector("source").addEventListener("error", unsupported);
+            video.addEventListener("loadeddata", function () { video.setAttribute("data-playable", "yes"); });
+            video.addEventListener("play", function () { select(video.getAttribute("data-index")); });
+          });
+          if (location.hash.indexOf("#seg-") === 0) { select(location.hash.slice(5)); }
+        })();
+        """
+}

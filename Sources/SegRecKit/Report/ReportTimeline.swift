@@ -1,0 +1,95 @@
+/// The report's timeline laid out to scale: one bar per segment whose width is its
+/// duration, and markers at the change times, in SVG user units. Pure layout: exact times
+/// stay ``MediaTime``; only the pixel positions are `Double`.
+public struct ReportTimeline: Sendable {
+    /// One segment's bar.
+    public struct Bar: Sendable, Equatable {
+        /// Index in the manifest's `segments`.
+        public let index: Int
+        /// Left edge and width in user units.
+        public let x: Double, width: Double
+        /// Bar height in user units: taller for portrait frames (height / longer side).
+        public let height: Double
+    }
+
+    /// What a marker marks.
+    public enum MarkerKind: String, Sendable {
+        /// The session time of the device time `setDynamicAspectRatio` announced.
+        case announced
+        /// The first buffer with the new dimensions (the segment's `sessionStart`).
+        case firstNewBuffer
+        /// Where the recording stopped (`stopTime`).
+        case stop
+    }
+
+    /// A vertical line at an exact session time.
+    public struct Marker: Sendable, Equatable {
+        /// The segment it belongs to (the one the change opened), or nil for `stop`.
+        public let segment: Int?
+        public let kind: MarkerKind
+        /// Session time it stands for.
+        public let time: MediaTime
+        /// Position in user units.
+        public let x: Double
+    }
+
+    /// Total width of the drawing area and its left margin, in user units.
+    public let width: Double, margin: Double
+    /// First segment's `sessionStart` and the timeline's end (last `sessionEnd`, or a later
+    /// `stopTime`).
+    public let start: MediaTime, end: MediaTime
+    public let bars: [Bar]
+    public let markers: [Marker]
+
+    /// The tallest bar, in user units (a square or portrait frame).
+    public static let barHeight = 80.0
+
+    /// Lays out `manifest` over `width` user units (plus `margin` on both sides).
+    public init(manifest: RecordingManifest, width: Double = 1000, margin: Double = 12) {
+        self.width = width
+        self.margin = margin
+        let segments = manifest.segments
+        let start = segments.first?.sessionStart ?? .zero
+        var end = segments.last?.sessionEnd ?? .zero
+        if let stop = manifest.stopTime, stop > end { end = stop }
+        self.start = start
+        self.end = end
+        let total = (end - start).seconds
+        func x(_ t: MediaTime) -> Double { margin + (total > 0 ? (t - start).seconds / total * width : 0) }
+        bars = segments.enumerated().map { index, s in
+            let left = x(s.sessionStart)
+            let longer = Double(max(s.width, s.height, 1))
+            return Bar(index: index, x: left, width: max(0, x(s.sessionEnd) - left),
+                       height: Self.barHeight * Double(s.height) / longer)
+        }
+        var markers: [Marker] = []
+        for (index, s) in segments.enumerated() where index > 0 || s.change != nil {
+            if let change = s.change, change.announced {
+                markers.append(Marker(segment: index, kind: .announced, time: change.sessionTime, x: x(change.sessionTime)))
+            }
+            markers.append(Marker(segment: index, kind: .firstNewBuffer, time: s.sessionStart, x: x(s.sessionStart)))
+        }
+        if let stop = manifest.stopTime {
+            markers.append(Marker(segment: nil, kind: .stop, time: stop, x: x(stop)))
+        }
+        self.markers = markers
+    }
+
+    /// Axis ticks: a 1-2-5 step giving at most about 10 ticks, as (session seconds, x).
+    public var ticks: [(seconds: Double, x: Double)] {
+        let total = (end - start).seconds
+        guard total > 0 else { return [(start.seconds, margin)] }
+        var step = 1e-3
+        while total / step > 10 {
+            for factor in [2.0, 2.5, 2.0] where total / step > 10 { step *= factor }
+        }
+        var result: [(Double, Double)] = []
+        let first = (start.seconds / step).rounded(.up) * step
+        var t = first
+        while t <= end.seconds + step * 1e-9 {
+            result.append((t, margin + (t - start.seconds) / total * width))
+            t += step
+        }
+        return result
+    }
+}
