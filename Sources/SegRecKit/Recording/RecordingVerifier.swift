@@ -98,8 +98,16 @@ public enum RecordingVerifier {
                 report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
             }
             if let end = info.presentationEnd {
+                // The file's track ticks at its own timescale: it must hold the manifest's
+                // exact span rounded once to that tick (half away from zero), or one tick
+                // after its last frame when the span rounds to less (SegmentWriter's rule).
                 let fileDuration = MediaTime(value: end * Int64(info.timeBase.num), timescale: info.timeBase.den)
-                let expected = segment.sessionEnd - segment.sessionStart
+                let span = segment.sessionEnd - segment.sessionStart
+                var expected = (try? span.converted(toTimescale: info.timeBase.den)) ?? span
+                if info.timeBase.num == 1, let last = info.packets.last?.pts, expected.timescale == info.timeBase.den,
+                   expected.value <= last {
+                    expected = MediaTime(value: last + 1, timescale: info.timeBase.den)
+                }
                 if fileDuration != expected {
                     report.problems.append("file lasts \(fileDuration), manifest span is \(expected)")
                 }
