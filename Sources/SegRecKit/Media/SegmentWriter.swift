@@ -115,6 +115,8 @@ public final class SegmentWriter {
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
     ///   touched), ``SegmentWriterError/invalidTimescale(_:)``,
     ///   ``SegmentWriterError/invalidFragmentInterval(_:)``,
+    ///   ``SegmentWriterError/pictureTooSmall(path:dimensions:codec:)`` (below the codec's
+    ///   ``VideoCodec/minimumDimensions``),
     ///   ``SegmentWriterError/io(path:operation:errno:)`` (writing the header),
     ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
     ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
@@ -138,6 +140,9 @@ public final class SegmentWriter {
         precondition(dimensions.width > 0 && dimensions.height > 0
                      && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
                      "NV12 needs even, positive dimensions, got \(dimensions)")
+        guard settings.codec.accepts(dimensions) else {
+            throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
+        }
         guard !SafeFile.exists(path: url.path) else {
             throw SegmentWriterError.fileExists(path: url.path)
         }
@@ -260,8 +265,8 @@ public final class SegmentWriter {
         try check(av_opt_set(options, "crf", "\(settings.crf)", 0), "av_opt_set", context: "\(name) crf")
         try check(av_opt_set(options, "forced-idr", "1", 0), "av_opt_set", context: "\(name) forced-idr")
         if settings.codec == .hevc {
-            // x265 logs straight to stderr; keep only its errors, like av_log.
-            try check(av_opt_set(options, "x265-params", "log-level=error", 0), "av_opt_set",
+            // x265 logs straight to stderr: only its errors; no CU-tree on narrow pictures.
+            try check(av_opt_set(options, "x265-params", VideoCodec.x265Parameters(for: dimensions), 0), "av_opt_set",
                       context: "\(name) x265-params")
         }
     }
