@@ -9,7 +9,8 @@ public struct RecoveredSegment: Sendable, Hashable {
     public let frameCount: Int
     /// Packets the partial file held (complete or truncated) that were not kept.
     public let framesDropped: Int
-    /// Ticks per second of the stream's time base (`1/timescale`; 1e9 for segrec's files).
+    /// Ticks per second of the stream's time base (`1/timescale`; the frame rate's tick for
+    /// segrec's files, see ``TrackTiming``).
     public let timescale: Int32
     /// The first kept frame's presentation time (the segment's 0 for segrec's files).
     public let firstPresentationTime: MediaTime
