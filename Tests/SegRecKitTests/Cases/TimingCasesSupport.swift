@@ -86,9 +86,4 @@ enum TimingCases {
         let frames = try #require(json["frames"] as? [[String: Any]])
         return frames.map { ($0["pts"] as? Int ?? Int.min, $0["pict_type"] as? String ?? "", ($0["key_frame"] as? Int) == 1) }
     }
-
-    /// The `stts` sample durations of a finished segment, as MediaInfo and players read them:
-    /// libavformat's packet durations in decode order (the mov demuxer takes them from
-    /// `stts`; the last one from the track duration).
-    static func sampleDurations(_ file: URL) throws -> [Int] { try probePackets(file).map(\.duration) }
 }
