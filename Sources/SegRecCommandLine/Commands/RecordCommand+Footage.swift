@@ -78,7 +78,7 @@ extension RecordCommand {
             return (session, configuration)
         }
         let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
-        let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
+        let settings = try encoderSettings(parsed, frameRate: decoder.nominalFrameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
         try checkNotInterrupted()
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))

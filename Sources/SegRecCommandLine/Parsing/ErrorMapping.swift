@@ -26,6 +26,7 @@ enum ErrorMapping {
             switch error {
             case .fileExists, .notWritable, .partialFileExists: return CommandLineError(error.description, exitCode: .cannotCreate)
             case .renameFailed, .io: return CommandLineError(error.description, exitCode: .ioError)
+            case .pictureTooSmall: return CommandLineError(error.description, exitCode: .dataError)
             default: return CommandLineError(error.description, exitCode: .failure)
             }
         case let error as FFmpegError:

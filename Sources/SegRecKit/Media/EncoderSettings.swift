@@ -15,6 +15,46 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The allowed spellings for error messages: `h264, hevc`.
     public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// The smallest picture the encoder takes (segrec's pictures are NV12: even sizes only).
+    /// - `h264`: 2x2 (libx264 takes any size; 4:2:0 needs even dimensions).
+    /// - `hevc`: 16x16: libx265 refuses a smaller width or height ("Image size is too small",
+    ///   `avcodec_open2` then fails with EINVAL).
+    public var minimumDimensions: VideoDimensions {
+        switch self {
+        case .h264: VideoDimensions(width: 2, height: 2)
+        case .hevc: VideoDimensions(width: 16, height: 16)
+        }
+    }
+
+    /// Whether the encoder takes pictures of `dimensions` (both at least
+    /// ``minimumDimensions``).
+    public func accepts(_ dimensions: VideoDimensions) -> Bool {
+        dimensions.width >= minimumDimensions.width && dimensions.height >= minimumDimensions.height
+    }
+
+    /// A display name for messages: `H.264 (libx264)`, `HEVC (libx265)`.
+    public var displayName: String {
+        switch self {
+        case .h264: "H.264 (\(encoderName))"
+        case .hevc: "HEVC (\(encoderName))"
+        }
+    }
+
+    /// Pictures narrower than this are encoded by libx265 without its CU-tree rate control
+    /// (`cutree=0`): libx265 3.5's propagate-cost routine writes past its per-row buffers
+    /// when the half-resolution lookahead picture is under 4 blocks of 8 pixels wide
+    /// (width ≤ 48; heap corruption, an abort at 34x18, 36x20, 40x24). CU-tree only shifts
+    /// bits between blocks; at these sizes it changes next to nothing.
+    public static let x265CUTreeMinimumWidth = 50
+
+    /// The `x265-params` segrec passes for a picture of `dimensions`: only errors logged
+    /// (x265 prints straight to stderr), and `cutree=0` below ``x265CUTreeMinimumWidth``.
+    static func x265Parameters(for dimensions: VideoDimensions) -> String {
+        var parameters = ["log-level=error"]
+        if dimensions.width < x265CUTreeMinimumWidth { parameters.append("cutree=0") }
+        return parameters.joined(separator: ":")
+    }
 }
 
 /// How ``SegmentWriter`` encodes: codec, x264/x265 preset and CRF, GOP length, threads,

@@ -5,8 +5,9 @@ import Glibc
 
 /// Copies the video stream of an MP4 (fragmented or not) into a new ordinary MP4 whose
 /// `moov` precedes its `mdat` (`movflags=faststart`): a stream copy with libavformat, never
-/// a re-encode. pts and dts are kept; codec parameters, extradata, the codec tag (`hvc1`)
-/// and the stream's side data (the display matrix, i.e. rotation) are copied.
+/// a re-encode. pts are kept, decode times and sample durations are set as
+/// ``copy(from:scan:count:end:to:sizeLimit:)`` says; codec parameters, extradata, the codec
+/// tag (`hvc1`) and the stream's side data (the display matrix, i.e. rotation) are copied.
 ///
 /// Used twice: by ``SegmentWriter/finish(endTime:)`` (the whole partial file) and by
 /// ``SegmentRecovery`` (a gap-free prefix of a truncated one). Works in two passes over the
@@ -81,11 +82,20 @@ enum FaststartRemuxer {
     /// Pass 2: writes the first `count` packets (decode order) of `path` into a new file
     /// created exclusively at `output` (``FileAVIOContext/init(creating:sizeLimit:)``).
     ///
-    /// Durations: every packet gets its presentation duration (the next pts in presentation
-    /// order minus its pts; `end − pts` for the last presented one), so the track's
-    /// presentation (the edit list) ends exactly at `end`; the last packet in decode order
-    /// gets `dts = pts` and `duration = end − pts`, so the sample durations (`stts`) end at
-    /// `end` too (see ``SegmentWriter``'s tail rule).
+    /// Timing of the copy (`P` = the kept pts sorted, `p_k` = the pts of the k-th packet in
+    /// decode order, `S = max(0, max_k(P[k] − p_k))`, the encoder's reordering depth in time):
+    /// - decode time `dts_k = P[k] − S`: increasing, never after `p_k`, and spaced exactly
+    ///   like the presentation times, so the sample durations (`stts`) are the frames'
+    ///   presentation durations in presentation order: `P[k+1] − P[k]`, the last `end −
+    ///   P.last`. A constant-rate segment has one `stts` entry whether or not the encoder
+    ///   used B-frames; MediaInfo and ffprobe count every frame at the exact rate, and the
+    ///   sample durations sum to the presentation's length.
+    /// - composition offsets (`ctts`) `p_k − dts_k ≥ 0`; the mov muxer writes an edit list
+    ///   starting at the first frame (media time `S`), so the first pts reads back as 0;
+    /// - `duration` of every packet is its presentation duration (the next pts minus its
+    ///   pts; `end − pts` for the last presented one), so the presentation (the edit list)
+    ///   ends exactly at `end`; the last packet in decode order instead gets `end − P.last`,
+    ///   which the muxer takes for the last `stts` entry and which never ends it after `end`.
     ///
     /// - Parameters:
     ///   - scan: ``scan(path:)`` of the same file; `count` ≤ its packets, all complete.
@@ -110,6 +120,7 @@ enum FaststartRemuxer {
         for (i, pts) in presented.enumerated() {
             durations[pts] = (i + 1 < presented.count ? presented[i + 1] : end) - pts
         }
+        let reorderDepth = max(0, zip(presented, kept).map { $0 - $1.pts }.max() ?? 0)
 
         let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let inStream = try videoStream(of: input, path: path)
@@ -138,13 +149,13 @@ enum FaststartRemuxer {
                 try check(read, "av_read_frame", context: path)
                 defer { av_packet_unref(p) }
                 guard p.pointee.stream_index == inStream.pointee.index else { continue }
-                written += 1
-                if written == count {
-                    p.pointee.dts = p.pointee.pts
-                    p.pointee.duration = end - p.pointee.pts
-                } else {
-                    p.pointee.duration = durations[p.pointee.pts] ?? 0
+                guard p.pointee.pts == kept[written].pts else {
+                    throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
+                                      context: "\(path): packet \(written) changed between two reads")
                 }
+                p.pointee.dts = presented[written] - reorderDepth
+                written += 1
+                p.pointee.duration = written == count ? end - lastPresented : durations[p.pointee.pts] ?? 0
                 p.pointee.stream_index = outStream.pointee.index
                 p.pointee.pos = -1
                 try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)

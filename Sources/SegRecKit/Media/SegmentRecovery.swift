@@ -9,13 +9,27 @@ public struct RecoveredSegment: Sendable, Hashable {
     public let frameCount: Int
     /// Packets the partial file held (complete or truncated) that were not kept.
     public let framesDropped: Int
-    /// Ticks per second of the stream's time base (`1/timescale`; 1e9 for segrec's files).
+    /// Ticks per second of the stream's time base (`1/timescale`; the frame rate's tick for
+    /// segrec's files, see ``TrackTiming``).
     public let timescale: Int32
     /// The first kept frame's presentation time (the segment's 0 for segrec's files).
     public let firstPresentationTime: MediaTime
     /// Where the kept frames' presentation ends: the last presented frame's pts plus its
     /// stored duration.
     public let end: MediaTime
+    /// True when the caller's `knownEnd` was used (every frame of a closed segment kept):
+    /// ``end`` is then that end rounded to the track's tick, and the exact end is the
+    /// caller's.
+    public let endsAtKnownEnd: Bool
+
+    /// ``end`` on the session clock of a segment starting at `sessionStart`: `knownEnd`
+    /// itself when ``endsAtKnownEnd`` (exact), else `sessionStart + end` rounded to
+    /// `sessionStart`'s timescale (half away from zero).
+    /// - Throws: ``MediaTimeError`` on overflow.
+    public func sessionEnd(start sessionStart: MediaTime, knownEnd: MediaTime?) throws -> MediaTime {
+        if endsAtKnownEnd, let knownEnd { return try sessionStart.adding(knownEnd) }
+        return try sessionStart.adding(end.converted(toTimescale: sessionStart.timescale))
+    }
     /// Size of the finished file in bytes.
     public let byteCount: Int64
 }
@@ -54,14 +68,16 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
 public enum SegmentRecovery {
     /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`, created
     /// exclusively, then given the name `url` with `link(2)`), a `faststart` MP4 made by
-    /// stream copy: same pts, dts, codec tag, extradata and rotation; every frame lasts
+    /// stream copy: same pts, codec tag, extradata and rotation (decode times and sample
+    /// durations as ``FaststartRemuxer`` sets them); every frame lasts
     /// until the next presented one, the last presented one lasts until the first frame read
     /// but not kept (its exact successor), else keeps its stored duration.
     /// `partial` is left in place: the caller deletes it.
     ///
     /// - Parameter knownEnd: when the caller knows how many frames the segment had and where
     ///   it ends (relative to its start; a segment that was closed), and every one of them is
-    ///   kept, the last frame lasts until that end exactly.
+    ///   kept, the last frame lasts until that end (rounded to the track's tick, as
+    ///   ``SegmentWriter`` rounds it; ``RecoveredSegment/endsAtKnownEnd`` is then true).
     /// - Returns: frames kept and dropped, time base, first pts, end and size.
     /// - Throws: ``SegmentRecoveryError/noFrames(path:reason:)`` when nothing can be kept
     ///   (no file is written), ``SegmentRecoveryError/unsupportedTimeBase(path:numerator:denominator:)``,
@@ -107,7 +123,7 @@ public enum SegmentRecovery {
             }
             written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
         }
-        let (size, end, firstPTS) = written
+        let (size, end, firstPTS, usedKnownEnd) = written
         do {
             try SafeFile.moveNoReplace(from: temporary, to: url.path)
         } catch {
@@ -118,21 +134,25 @@ public enum SegmentRecovery {
         return RecoveredSegment(url: url, frameCount: count, framesDropped: scan.packets.count - count,
                                 timescale: timescale,
                                 firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale),
-                                end: MediaTime(value: end, timescale: timescale), byteCount: size)
+                                end: MediaTime(value: end, timescale: timescale), endsAtKnownEnd: usedKnownEnd,
+                                byteCount: size)
     }
 
     /// Copies the first `count` packets of `partial` into `temporary`; the last presented
     /// frame lasts until the known end, the next frame read, or one frame interval.
-    /// - Returns: the size written, the end and the first pts (time base ticks).
+    /// - Returns: the size written, the end and the first pts (time base ticks), and whether
+    ///   the known end was used.
     private static func copy(_ scan: FaststartRemuxer.Scan, count: Int, from partial: URL, to temporary: String,
-                             knownEnd: (frameCount: Int, end: MediaTime)?) throws -> (Int64, Int64, Int64) {
+                             knownEnd: (frameCount: Int, end: MediaTime)?) throws -> (Int64, Int64, Int64, Bool) {
         let presented = scan.packets.prefix(count).sorted { $0.pts < $1.pts }
         let last = presented[presented.count - 1]
         var lastDuration = last.duration
-        if let knownEnd, knownEnd.frameCount == count, let ticks = knownEnd.end.exactTicks(atTimescale: scan.timeBase.den),
-           ticks > last.pts {
-            // Every frame of a segment whose end the recorder knew (it had closed it): exact.
-            lastDuration = ticks - last.pts
+        var usedKnownEnd = false
+        if let knownEnd, knownEnd.frameCount == count,
+           let ticks = TrackTiming.ticks(knownEnd.end, atTimescale: scan.timeBase.den) {
+            // Every frame of a segment whose end the recorder knew (it had closed it).
+            lastDuration = max(ticks, last.pts + 1) - last.pts
+            usedKnownEnd = true
         } else if let next = scan.packets.dropFirst(count).map(\.pts).min(), next > last.pts {
             // The next presented frame was read (complete or truncated): the kept frames end
             // exactly where it starts, as they would have in the finished file.
@@ -144,7 +164,7 @@ public enum SegmentRecovery {
         }
         let end = last.pts + lastDuration
         let size = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary)
-        return (size, end, presented[0].pts)
+        return (size, end, presented[0].pts, usedKnownEnd)
     }
 
     /// How many frames of `file` decode before the first decoding error (all of them when

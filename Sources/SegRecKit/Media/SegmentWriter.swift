@@ -7,20 +7,24 @@ import Foundation
 /// Built on libavcodec (libx264 / libx265 encoders), libavformat (the `mp4` muxer) and,
 /// only when the encoder cannot take NV12 (libx265), libswscale.
 ///
-/// - Timestamps: encoder and stream use the time base `1/timescale`, so presentation
-///   times given at that timescale are stored exactly; the file's timeline starts at the
-///   first frame (pts 0).
+/// - Timestamps: encoder and stream use the time base `1/timescale` (the recorder takes
+///   ``TrackTiming/timescale(for:)``, the frame rate's own tick); a presentation time is
+///   rounded once to the nearest tick (exact when it is a whole number of ticks), and a
+///   frame that would share the previous one's tick gets the next one. The file's timeline
+///   starts at the first frame (pts 0).
 /// - Durations: each frame lasts until the next frame's pts; the last lasts until the
-///   `endTime` passed to ``finish(endTime:)``.
+///   `endTime` passed to ``finish(endTime:)``. The finished file's sample table lists
+///   exactly those durations in presentation order (see ``FaststartRemuxer``), with or
+///   without B-frames, so a constant-rate segment has one `stts` entry.
 /// - Files: writing goes to `<name>.partial` next to `url`. With a ``fragmentInterval``
 ///   (the default, 1 s) the partial file is a fragmented MP4 (`empty_moov`,
 ///   `default_base_moof`, `delay_moov`, `frag_duration`): a fragment is cut at least every
 ///   interval (even inside a long GOP) and handed to the kernel (`write(2)`) when it is
 ///   cut, so a `kill -9` loses at most the fragment being built; ``SegmentRecovery`` turns
-///   such a file into a finished one. ``finish(endTime:)`` remuxes it (stream copy, see
+///   such a file into a finished one. Without fragments the partial file is an ordinary
+///   MP4 (`moov` at the end). Either way ``finish(endTime:)`` remuxes it (stream copy, see
 ///   ``FaststartRemuxer``) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
-///   `mdat` (`faststart`), and gives that file the name `url`. Without fragments the
-///   partial file is written as an ordinary `faststart` MP4 and renamed by `finish`.
+///   `mdat` (`faststart`) and its final sample timing, and gives that file the name `url`.
 /// - Safe files: every file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and written
 ///   through our own `AVIOContext` (``SafeFile``, ``FileAVIOContext``); anything already at
 ///   the partial or temporary name (a file, a symbolic link) is an error, and the final
@@ -51,6 +55,9 @@ public final class SegmentWriter {
     public let dimensions: VideoDimensions
     /// Ticks per second of the encoder's and the stream's time base (`1/timescale`).
     public let timescale: Int32
+    /// The time base the muxer gave the stream (FFmpeg's mov muxer raises a timescale below
+    /// 10 000 by powers of 2); equal to `1/timescale` for the recorder's timescales.
+    private var fileTimeBase = AVRational(num: 0, den: 1)
     /// The validated encoder settings.
     public let settings: EncoderSettings
     /// Frames accepted by ``append(_:presentationTime:)`` so far.
@@ -70,6 +77,8 @@ public final class SegmentWriter {
     private let scaler: ScaleContext?
     private var state = State.open
     private var lastPTS: Int64?
+    /// The last presentation time given to ``append(_:presentationTime:)``, unrounded.
+    private var lastPresentationTime: MediaTime?
     /// pts → duration (encoder time base) of frames whose successor (or end) is known.
     private var durations: [Int64: Int64] = [:]
     /// Encoded packets, in decode order, waiting for their duration to be known.
@@ -90,8 +99,9 @@ public final class SegmentWriter {
     /// - Parameters:
     ///   - url: the final file; must not exist.
     ///   - dimensions: picture size in pixels (even, positive).
-    ///   - timescale: ticks per second of the presentation times (the recorder uses
-    ///     1_000_000_000, session nanoseconds); becomes the time base `1/timescale`.
+    ///   - timescale: ticks per second of the track (the recorder uses
+    ///     ``TrackTiming/timescale(for:)`` of the nominal frame rate); becomes the time base
+    ///     `1/timescale`. Presentation times are rounded to it.
     ///   - settings: codec, preset, CRF, GOP, threads, nominal rate; validated here.
     ///   - displayRotationDegrees: if given, stored as the stream's display matrix
     ///     (`AV_PKT_DATA_DISPLAYMATRIX` via `av_display_rotation_set`, written to the `tkhd`
@@ -105,6 +115,8 @@ public final class SegmentWriter {
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
     ///   touched), ``SegmentWriterError/invalidTimescale(_:)``,
     ///   ``SegmentWriterError/invalidFragmentInterval(_:)``,
+    ///   ``SegmentWriterError/pictureTooSmall(path:dimensions:codec:)`` (below the codec's
+    ///   ``VideoCodec/minimumDimensions``),
     ///   ``SegmentWriterError/io(path:operation:errno:)`` (writing the header),
     ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
     ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
@@ -128,6 +140,9 @@ public final class SegmentWriter {
         precondition(dimensions.width > 0 && dimensions.height > 0
                      && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
                      "NV12 needs even, positive dimensions, got \(dimensions)")
+        guard settings.codec.accepts(dimensions) else {
+            throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
+        }
         guard !SafeFile.exists(path: url.path) else {
             throw SegmentWriterError.fileExists(path: url.path)
         }
@@ -205,10 +220,9 @@ public final class SegmentWriter {
                 // fragment is a self-describing moof + mdat.
                 av_dict_set(&options, "movflags", "empty_moov+default_base_moof+delay_moov", 0)
                 av_dict_set(&options, "frag_duration", "\(fragmentMicroseconds)", 0)
-            } else {
-                av_dict_set(&options, "movflags", "faststart", 0)
             }
             try FaststartRemuxer.checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
+            fileTimeBase = stream.pointee.time_base
             if let failure = format.file?.flush() { throw failure }
             headerBytes = format.file?.bytesWritten ?? 0
         } catch {
@@ -251,8 +265,8 @@ public final class SegmentWriter {
         try check(av_opt_set(options, "crf", "\(settings.crf)", 0), "av_opt_set", context: "\(name) crf")
         try check(av_opt_set(options, "forced-idr", "1", 0), "av_opt_set", context: "\(name) forced-idr")
         if settings.codec == .hevc {
-            // x265 logs straight to stderr; keep only its errors, like av_log.
-            try check(av_opt_set(options, "x265-params", "log-level=error", 0), "av_opt_set",
+            // x265 logs straight to stderr: only its errors; no CU-tree on narrow pictures.
+            try check(av_opt_set(options, "x265-params", VideoCodec.x265Parameters(for: dimensions), 0), "av_opt_set",
                       context: "\(name) x265-params")
         }
     }
@@ -262,10 +276,12 @@ public final class SegmentWriter {
     /// - Parameters:
     ///   - buffer: NV12 picture of ``dimensions`` (any strides).
     ///   - presentationTime: relative to the segment's start (first frame normally 0), at any
-    ///     timescale; converted exactly to ``timescale``. The first frame is forced to be a
-    ///     keyframe (`AV_PICTURE_TYPE_I`, IDR).
+    ///     timescale; rounded to the nearest tick of ``timescale`` (half away from zero), or
+    ///     the tick after the previous frame's when it would not come after it. The first
+    ///     frame is forced to be a keyframe (`AV_PICTURE_TYPE_I`, IDR).
     /// - Throws: ``SegmentWriterError/dimensionsMismatch(expected:got:)``,
-    ///   ``SegmentWriterError/timeNotRepresentable(_:timescale:)``,
+    ///   ``SegmentWriterError/timeNotRepresentable(_:timescale:)`` (the tick count does not
+    ///   fit in Int64),
     ///   ``SegmentWriterError/nonIncreasingPresentationTime(previous:got:)`` (these leave the
     ///   writer usable), ``SegmentWriterError/io(path:operation:errno:)`` when writing the
     ///   partial file fails (e.g. ENOSPC while a fragment is cut), or ``FFmpegError`` from
@@ -277,15 +293,16 @@ public final class SegmentWriter {
         guard buffer.dimensions == dimensions else {
             throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: buffer.dimensions)
         }
-        guard let pts = presentationTime.exactTicks(atTimescale: timescale) else {
+        guard var pts = TrackTiming.ticks(presentationTime, atTimescale: timescale), pts < Int64.max else {
             throw SegmentWriterError.timeNotRepresentable(presentationTime, timescale: timescale)
         }
-        if let lastPTS {
-            guard pts > lastPTS else {
-                throw SegmentWriterError.nonIncreasingPresentationTime(
-                    previous: MediaTime(value: lastPTS, timescale: timescale), got: presentationTime)
+        if let lastPresentationTime, let lastPTS {
+            guard presentationTime > lastPresentationTime else {
+                throw SegmentWriterError.nonIncreasingPresentationTime(previous: lastPresentationTime,
+                                                                       got: presentationTime)
             }
-        } else if pts < 0 {
+            pts = max(pts, lastPTS + 1)
+        } else if presentationTime < .zero {
             throw SegmentWriterError.nonIncreasingPresentationTime(previous: nil, got: presentationTime)
         }
         do {
@@ -301,6 +318,7 @@ public final class SegmentWriter {
             frame.pointer.pointee.key_frame = isFirst ? 1 : 0
             if let lastPTS { durations[lastPTS] = pts - lastPTS }
             lastPTS = pts
+            lastPresentationTime = presentationTime
             frameCount += 1
             try check(avcodec_send_frame(encoder.pointer, frame.pointer), "avcodec_send_frame", context: partialURL.path)
             try drainEncoder()
@@ -316,8 +334,9 @@ public final class SegmentWriter {
     /// durations, codec tag, extradata and rotation) and deletes it once the final file is
     /// in place. The final file gets the name ``url`` with `link(2)` (never replacing).
     ///
-    /// - Parameter endTime: the segment's end relative to its start, at any timescale,
-    ///   exactly representable at ``timescale`` and after the last frame's presentation time.
+    /// - Parameter endTime: the segment's end relative to its start, at any timescale, after
+    ///   the last frame's presentation time; rounded like a presentation time (and at least
+    ///   one tick after the last frame's pts).
     /// - Returns: the summary. With no frames appended, no file is created (the partial file
     ///   is deleted) and the summary has `frameCount` 0, `byteCount` 0 and `url` nil.
     /// - Throws: ``SegmentWriterError`` for a bad `endTime` (the writer stays usable), or the
@@ -331,18 +350,19 @@ public final class SegmentWriter {
     ///   once its trailer is written) and after any I/O error.
     public func finish(endTime: MediaTime) throws -> SegmentWriterSummary {
         try ensureOpen()
-        guard let endTicks = endTime.exactTicks(atTimescale: timescale) else {
+        guard var endTicks = TrackTiming.ticks(endTime, atTimescale: timescale) else {
             throw SegmentWriterError.timeNotRepresentable(endTime, timescale: timescale)
         }
-        let duration = MediaTime(value: endTicks, timescale: timescale)
-        guard let lastPTS else {
+        guard let lastPTS, let lastPresentationTime else {
             discardPartialFile(reason: "finished with no frames")
-            return SegmentWriterSummary(frameCount: 0, byteCount: 0, url: nil, duration: duration)
+            return SegmentWriterSummary(frameCount: 0, byteCount: 0, url: nil,
+                                        duration: MediaTime(value: endTicks, timescale: timescale))
         }
-        guard endTicks > lastPTS else {
-            throw SegmentWriterError.endTimeNotAfterLastFrame(
-                lastFrame: MediaTime(value: lastPTS, timescale: timescale), endTime: endTime)
+        guard endTime > lastPresentationTime else {
+            throw SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: lastPresentationTime, endTime: endTime)
         }
+        endTicks = max(endTicks, lastPTS + 1)
+        let duration = MediaTime(value: endTicks, timescale: timescale)
         durations[lastPTS] = endTicks - lastPTS
         do {
             try check(avcodec_send_frame(encoder.pointer, nil), "avcodec_send_frame", context: "flush")
@@ -353,17 +373,10 @@ public final class SegmentWriter {
             }
             try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             if let failure = format.file?.flush() { throw failure }
-            let partialSize = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
             try format.closeFile()
             isRecoverable = true
             guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
-            let size: Int64
-            if fragmentMicroseconds != nil {
-                size = try finishFragmented(end: endTicks)
-            } else {
-                try SafeFile.moveNoReplace(from: partialURL.path, to: url.path)
-                size = partialSize
-            }
+            let size = try remuxPartialFile(end: endTicks)
             state = .closed(reason: "finished")
             return SegmentWriterSummary(frameCount: frameCount, byteCount: size, url: url, duration: duration)
         } catch {
@@ -418,19 +431,21 @@ public final class SegmentWriter {
         state = .closed(reason: reason)
     }
 
-    /// Remuxes the finished fragmented partial file into ``temporaryURL`` (faststart), names
-    /// it ``url`` and deletes the partial file. Returns the final file's size.
-    private func finishFragmented(end: Int64) throws -> Int64 {
+    /// Remuxes the finished partial file into ``temporaryURL`` (faststart, final sample
+    /// timing), names it ``url`` and deletes the partial file. `end` is in ``timescale``
+    /// ticks. Returns the final file's size.
+    private func remuxPartialFile(end: Int64) throws -> Int64 {
         let scan = try FaststartRemuxer.scan(path: partialURL.path)
         if let readError = scan.readError { throw readError }
         guard scan.packets.count == frameCount, scan.packets.allSatisfy(\.isComplete) else {
             throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: scan.packets.count)
         }
-        guard scan.timeBase.num == 1, scan.timeBase.den == timescale else {
+        guard scan.timeBase.num == fileTimeBase.num, scan.timeBase.den == fileTimeBase.den else {
             throw FFmpegError(call: "avformat_open_input", code: segrec_averror_invaliddata(),
-                              context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected 1/\(timescale)")
+                              context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
         }
-        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: end,
+        let fileEnd = av_rescale_q(end, AVRational(num: 1, den: timescale), fileTimeBase)
+        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: fileEnd,
                                              to: temporaryURL.path, sizeLimit: sizeLimit)
         do {
             try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path)
@@ -462,20 +477,11 @@ public final class SegmentWriter {
         }
     }
 
-    /// Writes the flushed tail of the stream. The very last packet in decode order gets
-    /// `dts = pts` and `duration = end − pts`: then both the track's sample durations
-    /// (`stts`, which sum to `last dts + last duration − first dts`) and its presentation
-    /// (`max(pts + duration)`, the edit list) end exactly at `end`, even when the encoder
-    /// reordered frames and that packet is not the last one presented. Raising the last
-    /// dts is valid: it stays after the previous dts (which is below the original dts ≤ pts)
-    /// and no later sample depends on it.
+    /// Writes the flushed tail of the stream into the partial file, each packet with its
+    /// presentation duration (the last presented one lasting until `end`). The finished
+    /// file's decode times and sample durations are chosen by ``FaststartRemuxer``.
     private func writeTail(end: Int64) throws {
         while let first = pending.first {
-            let p = first.pointer
-            if pending.count == 1 {
-                durations[p.pointee.pts] = end - p.pointee.pts
-                p.pointee.dts = p.pointee.pts
-            }
             try write(first)
             pending.removeFirst()
         }

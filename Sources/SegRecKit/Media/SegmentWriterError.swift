@@ -36,6 +36,9 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
     case io(path: String, operation: String, errno: Int32)
     /// The fragment interval must be ≥ 0 and at most `Int32.max` microseconds (~35 min).
     case invalidFragmentInterval(MediaTime)
+    /// The codec's encoder does not take pictures this small (``VideoCodec/minimumDimensions``);
+    /// nothing was written for `path`.
+    case pictureTooSmall(path: String, dimensions: VideoDimensions, codec: VideoCodec)
 
     /// Whether this is an ``io(path:operation:errno:)`` error with ENOSPC (disk full).
     public var isNoSpace: Bool {
@@ -76,6 +79,9 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
             "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .invalidFragmentInterval(let interval):
             "invalid fragment interval \(interval): must be ≥ 0 and at most 2147 s"
+        case .pictureTooSmall(let path, let dimensions, let codec):
+            "\(URL(fileURLWithPath: path).lastPathComponent): \(codec.displayName) needs pictures of at least \(codec.minimumDimensions.width)x\(codec.minimumDimensions.height); the pictures are \(dimensions.width)x\(dimensions.height)"
+                + (codec == .h264 ? "" : " (use --codec h264, which takes any even size from 2x2)")
         }
     }
 }

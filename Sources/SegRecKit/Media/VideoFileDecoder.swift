@@ -22,6 +22,9 @@ public final class VideoFileDecoder {
     public let timeBase: (num: Int32, den: Int32)
     /// The stream's frame rate (`avg_frame_rate`, else `r_frame_rate`, else the option), if known.
     public let frameRate: FrameRate?
+    /// The stream's `r_frame_rate` (the rate every timestamp is a multiple of), if known;
+    /// see ``nominalFrameRate``.
+    public let realFrameRate: FrameRate?
     /// Counter-clockwise display rotation from the stream's display matrix, or nil.
     public let rotationDegrees: Int?
     /// Codec short name, e.g. `h264`, `rawvideo`.
@@ -102,6 +105,7 @@ public final class VideoFileDecoder {
         }
         func rate(_ r: AVRational) -> FrameRate? { try? FrameRate(Int64(r.num), Int64(r.den)) }
         frameRate = rate(video.pointee.avg_frame_rate) ?? rate(video.pointee.r_frame_rate) ?? options.frameRate
+        realFrameRate = rate(video.pointee.r_frame_rate)
         rotationDegrees = MediaFileReader.rotation(of: video)
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil

@@ -86,7 +86,7 @@ public enum RecordingRecovery {
                 let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
                 let result = try SegmentRecovery.recover(partial: partial, to: final,
                                                          knownEnd: closedEnd.map { (segment.frameCount, $0) })
-                let end = try segment.sessionStart.adding(result.end)
+                let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
                 lost(max(0, segment.frameCount - result.frameCount))
                 segment.frameCount = result.frameCount
                 segment.sessionEnd = end

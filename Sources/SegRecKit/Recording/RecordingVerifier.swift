@@ -110,14 +110,25 @@ public enum RecordingVerifier {
                 report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
             }
             if let last = info.packets.last {
-                // Numbers read from the file: checked, never trapping.
+                // Numbers read from the file: checked, never trapping. The file's track ticks
+                // at its own timescale: it must hold the manifest's exact span rounded once to
+                // that tick (half away from zero), or one tick after its last frame when the
+                // span rounds to less (SegmentWriter's rule).
                 let (end, o1) = last.pts.addingReportingOverflow(last.duration)
                 let (ticks, o2) = end.multipliedReportingOverflow(by: Int64(info.timeBase.num))
-                let expected = try? segment.sessionEnd.subtracting(segment.sessionStart)
-                if o1 || o2 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
+                let (afterLast, o3) = last.pts.addingReportingOverflow(1)
+                let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
+                if o1 || o2 || o3 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
                     report.problems.append("file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))")
-                } else if let expected, MediaTime(value: ticks, timescale: info.timeBase.den) != expected {
-                    report.problems.append("file lasts \(MediaTime(value: ticks, timescale: info.timeBase.den)), manifest span is \(expected)")
+                } else if let span {
+                    let fileDuration = MediaTime(value: ticks, timescale: info.timeBase.den)
+                    var expected = (try? span.converted(toTimescale: info.timeBase.den)) ?? span
+                    if info.timeBase.num == 1, expected.timescale == info.timeBase.den, expected.value <= last.pts {
+                        expected = MediaTime(value: afterLast, timescale: info.timeBase.den)
+                    }
+                    if fileDuration != expected {
+                        report.problems.append("file lasts \(fileDuration), manifest span is \(expected)")
+                    }
                 }
             }
             var decoded = 0

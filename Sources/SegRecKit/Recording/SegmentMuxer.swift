@@ -15,9 +15,17 @@ import Glibc
 /// (its last frame lasts until then, so `segments[k].sessionEnd == segments[k+1].sessionStart`
 /// in exact rational time) and the next one opens with it; with
 /// ``SplitPolicy/stopOnFirstChange`` the recording stops there (the frame and every later
-/// one are dropped, `recordingStopped`). A frame more than ``maximumFrameDuration`` after
-/// the previous one ends the segment after its last frame and opens the next
-/// (`startReason: timestampGap`). A frame whose session time does not come after the
+/// one are dropped, `recordingStopped`). A still period (no new frame) is one long sample:
+/// the previous frame lasts until the next one. Only a frame more than
+/// ``maximumFrameDuration`` after the previous one (≈ 4.8 h at 30 fps, at least 1 h at any
+/// rate; see ``TrackTiming``) ends the segment after its last frame and opens the next
+/// (`startReason: timestampGap`).
+///
+/// ## File time
+/// Each segment file's track ticks at ``fileTimescale`` (``TrackTiming/timescale(for:)`` of
+/// the nominal frame rate, e.g. 15 360 at 30 fps); a frame's file time is its session time
+/// minus the segment's `sessionStart`, rounded once to that tick. The manifest keeps the
+/// exact session times. A frame whose session time does not come after the
 /// previous one is dropped (`nonMonotonicTimestamp`). Completions are matched to segments
 /// by ``ChangeAnnouncementMatcher``.
 ///
@@ -90,9 +98,17 @@ public actor SegmentMuxer {
         }
     }
 
-    /// The longest one frame can last in a segment file: 2³¹ − 1 ticks of the files' 1 ns
-    /// time base (≈ 2.147 s), the MP4 muxer's limit on one sample's duration.
-    public static let maximumFrameDuration = MediaTime(value: Int64(Int32.max), timescale: MediaClock.host.timescale)
+    /// Ticks per second of every segment file's track: ``TrackTiming/timescale(for:)`` of
+    /// the encoder's nominal frame rate.
+    public nonisolated var fileTimescale: Int32 { TrackTiming.timescale(for: configuration.settings.frameRate) }
+
+    /// The longest one frame can last in a segment file (``TrackTiming/longestSample(atTimescale:)``
+    /// at ``fileTimescale``, in session nanoseconds rounded down): a longer pause without
+    /// frames ends the file (`timestampGap`).
+    public nonisolated var maximumFrameDuration: MediaTime {
+        let longest = TrackTiming.longestSample(atTimescale: fileTimescale)
+        return (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest
+    }
 
     /// Pictures queued to writers and not yet encoded, across segments, at most.
     public static let framesInFlight = 6
@@ -274,9 +290,9 @@ public actor SegmentMuxer {
             return
         }
         let gap = try frame.sessionTime.subtracting(segment.lastSessionTime)
-        if gap > Self.maximumFrameDuration {
-            announce(.warning("no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(Self.maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)"))
-            try await closeOpenSegment(at: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(Self.maximumFrameDuration)))
+        if gap > maximumFrameDuration {
+            announce(.warning("no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)"))
+            try await closeOpenSegment(at: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(maximumFrameDuration)))
             try await openSegment(with: frame, reason: .timestampGap)
             return
         }
@@ -320,7 +336,7 @@ public actor SegmentMuxer {
         let generation = journal.submit(builder.manifest)
         let writer = SegmentWriterActor.start(
             SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
-                                          timescale: MediaClock.host.timescale, settings: configuration.settings,
+                                          timescale: fileTimescale, settings: configuration.settings,
                                           displayRotationDegrees: configuration.rotationDegrees,
                                           fragmentInterval: configuration.fragmentInterval,
                                           firstFrameIndex: frame.index, closeDuration: lastCloseDuration,
@@ -374,7 +390,7 @@ public actor SegmentMuxer {
         defer { if state == .endingFile { state = resumeState } }
         open = nil
         var end = requestedEnd
-        if let longest = try? segment.lastSessionTime.adding(Self.maximumFrameDuration), requestedEnd > longest {
+        if let longest = try? segment.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
             end = longest
             announce(.warning("the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
         }
@@ -385,9 +401,6 @@ public actor SegmentMuxer {
         let fileEnd: MediaTime
         do {
             fileEnd = try end.subtracting(segment.sessionStart)
-            guard fileEnd.exactTicks(atTimescale: segment.writer.timescale) != nil else {
-                throw SegmentWriterError.timeNotRepresentable(fileEnd, timescale: segment.writer.timescale)
-            }
         } catch {
             discard(segment, because: "\(error)")
             throw error
@@ -441,11 +454,12 @@ public actor SegmentMuxer {
             return
         }
         do {
-            let recovered = try SegmentRecovery.recover(partial: partial, to: url,
-                                                        knownEnd: (segment.frames, try segment.end.subtracting(segment.start)))
+            let knownEnd = try segment.end.subtracting(segment.start)
+            let recovered = try SegmentRecovery.recover(partial: partial, to: url, knownEnd: (segment.frames, knownEnd))
             unlink(partial.path)
             announce(.segmentSalvaged(file: segment.file, frames: recovered.frameCount,
-                                      end: try segment.start.adding(recovered.end), bytes: recovered.byteCount,
+                                      end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
+                                      bytes: recovered.byteCount,
                                       reason: "writing failed (\(error))"))
         } catch let recoveryError {
             var exists = stat()

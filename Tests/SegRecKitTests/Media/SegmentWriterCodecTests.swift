@@ -88,28 +88,36 @@ struct MediaSegmentWriterCodecTests {
         #expect(sideData?.first?["rotation"] as? Int == 90)
     }
 
-    /// Presentation times at another timescale are converted exactly, or rejected.
-    @Test func presentationTimesConvertExactlyToTheWriterTimescale() throws {
+    /// Presentation times at another timescale are converted to the writer's tick: exactly
+    /// when they fall on one, else rounded once (half away from zero); a time that rounds onto
+    /// the previous frame's tick gets the next tick; a time not after the previous one is
+    /// rejected.
+    @Test func presentationTimesRoundToTheWriterTimescale() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("ts90k.mp4")
         let writer = try SegmentWriter(url: url, dimensions: VideoDimensions(width: 320, height: 240),
                                        timescale: 90_000, settings: EncoderSettings())
-        for i in 0..<3 {
-            try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240),
-                              presentationTime: MediaTime(value: Int64(i), timescale: 30))
+        let times = [MediaTime(value: 0, timescale: 30), MediaTime(value: 1, timescale: 30),
+                     MediaTime(value: 2, timescale: 30),
+                     // 0.1 s + 5 µs = 9 000.45 ticks → 9 000; + 1 ns more → still 9 000 → 9 001.
+                     MediaTime(value: 100_005_000, timescale: 1_000_000_000),
+                     MediaTime(value: 100_005_001, timescale: 1_000_000_000),
+                     // 35 999 / 180 000 s = 17 999.5 ticks → 18 000 (half away from zero).
+                     MediaTime(value: 35_999, timescale: 180_000)]
+        for (i, time) in times.enumerated() {
+            try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), presentationTime: time)
         }
-        #expect(throws: SegmentWriterError.timeNotRepresentable(MediaTime(value: 1, timescale: 1_000_000_000),
-                                                                 timescale: 90_000)) {
-            try writer.append(MediaTestSupport.stampedFrame(index: 3, width: 320, height: 240),
-                              presentationTime: MediaTime(value: 1, timescale: 1_000_000_000))
+        #expect(throws: SegmentWriterError.nonIncreasingPresentationTime(previous: times[5], got: times[5])) {
+            try writer.append(MediaTestSupport.stampedFrame(index: 6, width: 320, height: 240), presentationTime: times[5])
         }
-        let summary = try writer.finish(endTime: MediaTime(value: 1, timescale: 10))
-        #expect(summary.frameCount == 3)
-        #expect(summary.duration == MediaTime(value: 9_000, timescale: 90_000))
+        let summary = try writer.finish(endTime: MediaTime(value: 7, timescale: 30))
+        #expect(summary.frameCount == 6)
+        #expect(summary.duration == MediaTime(value: 21_000, timescale: 90_000))
         let info = try MediaFileReader(url: url).streamInfo()
         #expect(info.timeBase == (1, 90_000))
-        #expect(info.packets.map(\.pts) == [0, 3_000, 6_000])
-        #expect(info.packets.map(\.duration) == [3_000, 3_000, 3_000])
+        #expect(info.packets.map(\.pts) == [0, 3_000, 6_000, 9_000, 9_001, 18_000])
+        #expect(info.packets.map(\.duration) == [3_000, 3_000, 3_000, 1, 8_999, 3_000])
+        #expect(try RecorderTestSupport.stampedIndices(url) == [0, 1, 2, 3, 4, 5])
     }
 }

@@ -21,7 +21,9 @@ struct MovieFileRecorderTests {
         #expect(manifest.frames == FrameCounts(received: 20, written: 7, dropped: 13, droppedReasons: ["recordingStopped": 13]))
         let url = dir.appendingPathComponent(segment.file)
         #expect(try RecorderTestSupport.stampedIndices(url) == Array(0...6))
-        #expect(try MediaFileReader(url: url).streamInfo().presentationEnd == (script.sessionTime(7) - script.sessionTime(0)).value)
+        // The file's end at its track tick (1/15360 s for 30 fps), rounded once.
+        #expect(try MediaFileReader(url: url).streamInfo().presentationEnd
+                == (try (script.sessionTime(7) - script.sessionTime(0)).converted(toTimescale: 15_360)).value)
         if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == 180 && h == 320 && n == 7) }
         #expect(try RecordingVerifier.verify(dir).passed)
     }

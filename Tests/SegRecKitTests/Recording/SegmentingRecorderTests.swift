@@ -43,9 +43,11 @@ struct SegmentingRecorderTests {
             let info = try MediaFileReader(url: url).streamInfo()
             #expect(info.packets.first?.isKeyframe == true)
             #expect(info.width == segment.width && info.height == segment.height)
-            // The file's own timeline: 0 to sessionEnd − sessionStart, in ns.
+            // The file's own timeline: 0 to sessionEnd − sessionStart, at the track's tick
+            // (the 30 fps rate's 1/15360 s), rounded once.
+            #expect(info.timeBase == (1, 15_360))
             #expect(info.packets.first?.pts == 0)
-            #expect(info.presentationEnd == (segment.sessionEnd - segment.sessionStart).value)
+            #expect(info.presentationEnd == (try (segment.sessionEnd - segment.sessionStart).converted(toTimescale: 15_360)).value)
             if let (w, h, n) = try RecorderTestSupport.probe(url) {
                 #expect(w == segment.width && h == segment.height && n == segment.frameCount)
             }
@@ -210,18 +212,51 @@ struct LongFrameTests {
                           duration: MediaTime(value: durationNs, timescale: 1_000_000_000)))
     }
 
-    /// No frame for 3 s (past the 2.147 s one MP4 sample can last at 1 ns): the first file
-    /// ends after its last frame, the next starts at the late frame (`timestampGap`), no
-    /// frame is lost, and every file plays (ffprobe) and verifies.
+    /// The longest a frame lasts in these files: 2²⁸ − 2 ticks of the 30 fps track
+    /// timescale (15 360), rounded down to session nanoseconds: ≈ 4 h 51 min.
+    static let longest = MediaTime(value: 17_476_266_536_458, timescale: 1_000_000_000)
+
+    @Test func longestFrameIsWhatTheTrackHolds() throws {
+        #expect(TrackTiming.timescale(for: RecorderTestSupport.settings.frameRate) == 15_360)
+        #expect(try TrackTiming.longestSample(atTimescale: 15_360)
+            .converted(toTimescale: 1_000_000_000, rounding: .roundTowardZero) == Self.longest)
+    }
+
+    /// A 70 s still period (no frame, as a screen capture sends nothing while nothing
+    /// changes) is one long sample: one file, no hole, the still frame lasting until the next
+    /// one, every frame decodes and the file's sample durations are the session intervals.
+    @Test(arguments: [RecordingMode.segment, .stopOnChange])
+    func stillPeriodStaysInOneFile(mode: RecordingMode) async throws {
+        let times: [Int64] = [1_000_000_000, 1_033_333_333, 71_033_333_333, 71_066_666_666]
+        let events = times.enumerated().map { frame(Int64($0.offset), at: $0.element) }
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: mode)
+        #expect(manifest.segments.count == 1)
+        #expect(manifest.segments.map(\.startReason) == [.recordingStarted])
+        #expect(manifest.segments[0].sessionEnd == MediaTime(value: 71_099_999_999, timescale: 1_000_000_000))
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        let url = dir.appendingPathComponent(manifest.segments[0].file)
+        #expect(try RecorderTestSupport.stampedIndices(url) == [0, 1, 2, 3])
+        let info = try MediaFileReader(url: url).streamInfo()
+        // 33 333 333 ns = 511.99 ticks → 512; 70 s = 1 075 200 ticks.
+        #expect(info.packets.map(\.pts) == [0, 512, 1_075_712, 1_076_224])
+        #expect(info.packets.map(\.duration) == [512, 1_075_200, 512, 512])
+        if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == 320 && h == 180 && n == 4) }
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// No frame for longer than a file can hold one (5 h): the first file ends after its
+    /// last frame, the next starts at the late frame (`timestampGap`), no frame is lost,
+    /// and every file plays (ffprobe) and verifies.
     @Test(arguments: [RecordingMode.segment, .stopOnChange])
     func gapSplitsTheRecording(mode: RecordingMode) async throws {
+        let late: Int64 = 1_033_333_333 + 5 * 3_600_000_000_000
         let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333),
-                      frame(2, at: 4_033_333_333), frame(3, at: 4_066_666_666)]
+                      frame(2, at: late), frame(3, at: late + 33_333_333)]
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: mode)
         #expect(manifest.segments.map(\.frameCount) == [2, 2])
         #expect(manifest.segments.map(\.startReason) == [.recordingStarted, .timestampGap])
         #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_066_666_666, timescale: 1_000_000_000))
-        #expect(manifest.segments[1].sessionStart == MediaTime(value: 4_033_333_333, timescale: 1_000_000_000))
+        #expect(manifest.segments[1].sessionStart == MediaTime(value: late, timescale: 1_000_000_000))
         #expect(manifest.frames.written == 4 && manifest.frames.dropped == 0)
         #expect(manifest.warnings.count == 1)
         for (segment, indices) in zip(manifest.segments, [[Int64(0), 1], [2, 3]]) {
@@ -232,12 +267,24 @@ struct LongFrameTests {
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 
-    /// A last frame claiming 5 s is capped at the longest a file holds, with a warning.
+    /// A gap just below the limit stays in the file (no split).
+    @Test func gapJustBelowTheLimitStays() async throws {
+        let late = 1_033_333_333 + Self.longest.value
+        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333), frame(2, at: late)]
+        let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
+        #expect(manifest.segments.map(\.frameCount) == [3])
+        #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
+        let info = try MediaFileReader(url: dir.appendingPathComponent("segment-000.mp4")).streamInfo()
+        #expect(info.packets.map(\.duration) == [512, TrackTiming.longestSampleTicks, 512])
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
+    /// A last frame claiming 5 h is capped at the longest a file holds, with a warning.
     @Test func longLastFrameIsCapped() async throws {
-        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333, lasting: 5_000_000_000)]
+        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333, lasting: 5 * 3_600_000_000_000)]
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.segments.count == 1)
-        #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_033_333_333 + Int64(Int32.max), timescale: 1_000_000_000))
+        #expect(manifest.segments[0].sessionEnd == MediaTime(value: 1_033_333_333 + Self.longest.value, timescale: 1_000_000_000))
         #expect(manifest.warnings.count == 1)
         #expect(try RecordingVerifier.verify(dir).passed)
     }
