@@ -6,7 +6,8 @@
 /// time is `convertTime(pts, input → host)` like any device clock's. A missing pts is
 /// derived from the last known one and the frame rate (a warning says how many). Frames
 /// whose time goes backwards or repeats are passed on as they are: the recorder drops and
-/// counts them. A change of decoded size is a change of buffer size, which the recorder
+/// counts them. Damage the decoder went past is reported in-band too: ``CaptureOutputEvent/inputDamaged(packets:)``
+/// and a ``CaptureOutputEvent/frameDropped(_:)`` (`corrupt`) per picture lost. A change of decoded size is a change of buffer size, which the recorder
 /// turns into a new segment or a stop. Errors of the decoder come after every frame
 /// decoded before the damage. What the source notices about its input (ignored streams,
 /// rotation, derived timestamps, crops) is delivered in-band as
@@ -32,6 +33,8 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private var framesSinceAnchor: Int64 = 0
     private var derivedCount = 0
     private var firstDerivedIndex: Int64?
+    private var reportedCorruptPackets = 0
+    private var reportedDroppedPictures = 0
 
     /// - Parameters:
     ///   - decoder: the opened input.
@@ -52,6 +55,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             remarks.append(.note("input display rotation \(rotation)° kept on every segment"))
         }
         decoder.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
+        decoder.noteHandler = { [weak self] in self?.remarks.append(.note($0)) }
     }
 
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
@@ -97,6 +101,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                 pendingError = error
                 picture = nil
             }
+            collectDamage()
             guard let picture else {
                 ended = true
                 reportDerived()
@@ -195,6 +200,20 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
         }
         return value
+    }
+
+    /// Damage the decoder met since the last call, as in-band events (before the frames
+    /// that follow it): the packets for `frames.corruptPackets`, and each lost picture as a
+    /// frame dropped `corrupt`.
+    private func collectDamage() {
+        if decoder.corruptPackets > reportedCorruptPackets {
+            remarks.append(.inputDamaged(packets: decoder.corruptPackets - reportedCorruptPackets))
+            reportedCorruptPackets = decoder.corruptPackets
+        }
+        while reportedDroppedPictures < decoder.droppedPictures {
+            remarks.append(.frameDropped(DroppedFrame(index: nil, reason: .corrupt)))
+            reportedDroppedPictures += 1
+        }
     }
 
     private func reportDerived() {

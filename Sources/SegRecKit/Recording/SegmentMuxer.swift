@@ -189,6 +189,8 @@ public actor SegmentMuxer {
             announce(.note(note))
         case .warning(let warning):
             announce(.warning(warning))
+        case .inputDamaged(let packets):
+            announce(.inputDamaged(packets: packets))
         }
     }
 
