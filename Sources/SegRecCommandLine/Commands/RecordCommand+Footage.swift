@@ -59,7 +59,7 @@ extension RecordCommand {
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
             let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-",
                                                pixelBufferPool: pool) {
-                try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
+                try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
             }
             let session = try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp,
                                              pixelBufferPool: pool)
@@ -75,7 +75,7 @@ extension RecordCommand {
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
             return (session, configuration)
         }
-        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
+        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
         let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))

@@ -80,7 +80,7 @@ enum RecordCommand {
         if printedPath && !json { print("recording into \(output.path)") }
         let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
         var pipeline = pipeline
-        let stopRequest = RecordingStopRequest()
+        let stopRequest = RecordingStopRequest.process
         pipeline.stopRequest = stopRequest
         let interrupts = InterruptHandler(stopRequest: stopRequest)
         defer { withExtendedLifetime(interrupts) {} }

@@ -1,16 +1,25 @@
 import Synchronization
 
-/// A request, from any thread (a signal handler's queue, a UI), that a running
+/// A request, from any thread (a signal handler, a UI), that a running
 /// ``RecordingPipeline`` stop: it stops pulling frames, closes the open segment at the end
 /// of its last frame and writes the manifest with `stopReason: requested` — the analog of
 /// calling `AVCaptureMovieFileOutput.stopRecording()`.
+///
+/// ``isRequested`` is one lock-free atomic load, so anything that waits can poll it
+/// synchronously: the pipeline between events, a demuxer's `AVIOInterruptCB` while a read
+/// blocks on a pipe. ``request()`` is one atomic store, safe inside a POSIX signal handler.
 public final class RecordingStopRequest: Sendable {
     private let requested = Atomic<Bool>(false)
+
+    /// The request the `segrec` command's SIGINT/SIGTERM handler makes: the first signal
+    /// sets it (and a recording ends cleanly); a blocking reader inside the process polls
+    /// `RecordingStopRequest.process.isRequested` to give up its read.
+    public static let process = RecordingStopRequest()
 
     /// A request not yet made.
     public init() {}
 
-    /// Asks the pipeline to stop after the frame it is processing.
+    /// Asks the pipeline to stop after the frame it is processing. Async-signal-safe.
     public func request() { requested.store(true, ordering: .releasing) }
 
     /// Whether a stop has been requested.
