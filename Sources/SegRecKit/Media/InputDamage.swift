@@ -14,6 +14,9 @@ struct InputDamage {
     private(set) var droppedPictures = 0
     /// Pictures the decoder output with concealed errors.
     private(set) var concealedPictures = 0
+    /// Pictures the decoder put out of order after damage, given libavcodec's best-effort
+    /// timestamp (as `ffmpeg` does) instead of a pts that does not advance.
+    private(set) var retimedPictures = 0
     /// Runs of damage met so far.
     private(set) var runs = 0
 
@@ -23,7 +26,7 @@ struct InputDamage {
     private struct Run {
         var firstPacket: Int64, lastPacket: Int64
         var firstSeconds: Double?
-        var corrupt = 0, dropped = 0, concealed = 0
+        var corrupt = 0, dropped = 0, concealed = 0, retimed = 0
         var causes: [String] = []
     }
     private var run: Run?
@@ -56,6 +59,15 @@ struct InputDamage {
         let ended = extend(at: index, seconds: seconds)
         run!.concealed += 1
         return ended
+    }
+
+    /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
+    var isRunOpen: Bool { run != nil }
+
+    /// A picture of the open run retimed to libavcodec's best-effort timestamp.
+    mutating func pictureRetimed() {
+        retimedPictures += 1
+        if run != nil { run!.retimed += 1 }
     }
 
     /// Packet `index` was demuxed without damage: returns the warning of a run that ended
@@ -91,6 +103,9 @@ struct InputDamage {
         var parts = [count(open.corrupt, "corrupt packet")]
         parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
         parts.append(count(open.dropped, "picture") + " lost (dropped: corrupt)")
+        if open.retimed > 0 {
+            parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")
+        }
         let causes = open.causes.isEmpty ? "" : "; " + open.causes.joined(separator: "; ")
         return "input damaged at \(packets)\(time): \(parts.joined(separator: ", ")); recording went on\(causes)"
     }

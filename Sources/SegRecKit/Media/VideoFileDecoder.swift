@@ -92,6 +92,7 @@ public final class VideoFileDecoder {
     private var consecutiveReadErrors = 0
     private var rejectedSincePicture = 0
     private var lastPictureEnd: Int64?
+    private var lastPTS: Int64?
     private var lastPacketSeconds: Double?
 
     /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
@@ -257,7 +258,15 @@ public final class VideoFileDecoder {
         let buffer = try converter!.convert(frame.pointer, index: picturesDecoded, path: path)
         // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).
         let nopts = segrec_av_nopts_value()
-        let pts = f.pts != nopts ? f.pts : (f.best_effort_timestamp != nopts ? f.best_effort_timestamp : nil)
+        var pts = f.pts != nopts ? f.pts : (f.best_effort_timestamp != nopts ? f.best_effort_timestamp : nil)
+        // After damage a picture can come out late, behind pictures shown after it: like
+        // ffmpeg, give it libavcodec's best-effort timestamp when that one advances.
+        if let p = pts, let last = lastPTS, p <= last, damage.isRunOpen,
+           f.best_effort_timestamp != nopts, f.best_effort_timestamp > last {
+            pts = f.best_effort_timestamp
+            damage.pictureRetimed()
+        }
+        if let pts { lastPTS = pts }
         let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
                                      decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
                                      index: picturesDecoded)
