@@ -49,7 +49,9 @@ extension PixelBuffer {
                 }
             }
         }
-        return PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
-                           chromaPlane: chroma, chromaBytesPerRow: w)
+        var buffer = PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
+                                 chromaPlane: chroma, chromaBytesPerRow: w)
+        buffer.clearPadding()
+        return buffer
     }
 }

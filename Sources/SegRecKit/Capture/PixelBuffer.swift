@@ -65,6 +65,18 @@ public struct PixelBuffer: Sendable {
         bytesPerRow * (height / 2) + planePadding
     }
 
+    /// Zeroes every byte after the last row of each plane (the padding), so that two
+    /// pictures with the same pixels compare equal whatever FFmpeg left there.
+    public mutating func clearPadding() {
+        let lumaEnd = lumaBytesPerRow * height, chromaEnd = chromaBytesPerRow * (height / 2)
+        if lumaPlane.count > lumaEnd {
+            lumaPlane.withUnsafeMutableBufferPointer { $0[lumaEnd...].update(repeating: 0) }
+        }
+        if chromaPlane.count > chromaEnd {
+            chromaPlane.withUnsafeMutableBufferPointer { $0[chromaEnd...].update(repeating: 0) }
+        }
+    }
+
     /// Whether both planes hold at least ``planePadding`` bytes after their last row, so
     /// they may be handed to libswscale as they are.
     public var hasPlanePadding: Bool {

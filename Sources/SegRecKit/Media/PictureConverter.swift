@@ -100,8 +100,10 @@ final class PictureConverter {
             av_image_copy_plane(plane.baseAddress, Int32(w), frame.pointee.data.1, frame.pointee.linesize.1,
                                 Int32(w), Int32(h / 2))
         }
-        return PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
-                           chromaPlane: chroma, chromaBytesPerRow: w)
+        var buffer = PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
+                                 chromaPlane: chroma, chromaBytesPerRow: w)
+        buffer.clearPadding()
+        return buffer
     }
 
     /// `av_get_pix_fmt_name`, or the number.
