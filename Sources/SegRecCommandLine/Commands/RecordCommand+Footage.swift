@@ -76,8 +76,9 @@ extension RecordCommand {
             return (session, configuration)
         }
         let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
-        let settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
-        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
+        var settings = try encoderSettings(parsed, frameRate: decoder.frameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
+        settings.fieldOrder = decoder.fieldOrder
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, codec: settings.codec)
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
         let configuration = SegmentMuxer.Configuration(
             output: output, settings: settings, policy: SplitPolicy(mode), devices: [passThrough.deviceClock],

@@ -39,8 +39,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// - Parameters:
     ///   - decoder: the opened input.
     ///   - stampFrameIndex: stamp each frame's index into rows 0–15.
+    ///   - codec: the codec the frames are encoded with, for the note on interlaced input
+    ///     (H.264 keeps the field order: ``EncoderSettings/fieldOrder``).
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false) throws(CaptureError) {
+    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
         self.decoder = decoder
         self.stampFrameIndex = stampFrameIndex
         deviceClock = try Self.deviceClock(for: decoder)
@@ -51,6 +53,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             remarks.append(.warning("the input states no frame rate: 25 fps (FFmpeg's default) is used for missing timestamps and the last frame's duration"))
         }
         for note in decoder.notes { remarks.append(.note(note)) }
+        if decoder.fieldOrder.isInterlaced {
+            remarks.append(.note(codec == .h264
+                ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
+                : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"))
+        }
         if let rotation = decoder.rotationDegrees, rotation != 0 {
             remarks.append(.note("input display rotation \(rotation)° kept on every segment"))
         }

@@ -59,15 +59,30 @@ struct CasesInputConversionTests {
         #expect(m.notes.contains { $0.contains("attached picture") && $0.contains("ignored") }, "\(m.notes)")
     }
 
-    @Test("p10: interlaced input is recognised and the manifest says so")
-    func interlacedNote() async throws {
+    @Test("p10: interlaced input is encoded interlaced with its field order, and the manifest says so")
+    func interlacedKept() async throws {
         let decoder = try VideoFileDecoder(path: C.file("p10_interlaced_tff_720x480.ts").path)
         #expect(decoder.fieldOrder == .topFieldFirst)
-        let (code, _, manifest) = try await T.record(["--source", C.file("p10_interlaced_tff_720x480.ts").path])
+        let (code, out, manifest) = try await T.record(["--source", C.file("p10_interlaced_tff_720x480.ts").path])
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(C.shapes(m) == [[720, 480, 30]])
-        #expect(m.notes.contains { $0.contains("interlaced (top field first)") }, "\(m.notes)")
+        #expect(m.notes.contains { $0.contains("encoded interlaced (x264 MBAFF), field order top field first kept") }, "\(m.notes)")
+        let json = try #require(try MediaTestSupport.ffprobeJSON(["-show_entries", "stream=field_order"],
+                                                                  file: out.appendingPathComponent("segment-000.mp4")))
+        let stream = try #require((json["streams"] as? [[String: Any]])?.first)
+        #expect(stream["field_order"] as? String == "tt")
+    }
+
+    @Test("progressive input stays progressive")
+    func progressiveStaysProgressive() async throws {
+        let (code, out, manifest) = try await T.record(["--source", C.file("p01_ts_3_packets_lost.ts").path])
+        #expect(code == 0)
+        #expect(manifest?.notes.contains { $0.contains("interlaced") } == false)
+        let json = try #require(try MediaTestSupport.ffprobeJSON(["-show_entries", "stream=field_order"],
+                                                                  file: out.appendingPathComponent("segment-000.mp4")))
+        let stream = try #require((json["streams"] as? [[String: Any]])?.first)
+        #expect(stream["field_order"] as? String == "progressive")
     }
 
     @Test("case04: yuv420p → yuv444p → yuv420p10le: one segment, every conversion named")
