@@ -25,6 +25,7 @@ final class PictureConverter {
     private let warning: (String) -> Void
     private var scaler: (format: AVPixelFormat, dimensions: VideoDimensions, context: ScaleContext)?
     private var lastFormat: AVPixelFormat?
+    private var announcedFormat: AVPixelFormat?
     private var croppedSizes: Set<VideoDimensions> = []
 
     /// - Parameters:
@@ -53,13 +54,14 @@ final class PictureConverter {
         }
         let format = AVPixelFormat(rawValue: frame.pointee.format)
         if format != lastFormat {
-            let name = Self.name(of: format)
             if let previous = lastFormat {
-                note("input pixel format changed from \(Self.name(of: previous)) to \(name) at picture \(index)")
+                note("input pixel format changed from \(Self.name(of: previous)) to \(Self.name(of: format)) at picture \(index)")
+                note(Self.conversionNote(for: format) + " (from picture \(index))")
+            } else if format != announcedFormat {
+                note(Self.conversionNote(for: format))
             }
-            note(Self.conversionNote(for: format) + (lastFormat == nil ? "" : " (from picture \(index))"))
             if Self.hasAlpha(format) {
-                warning("input pictures \(lastFormat == nil ? "" : "from \(index) ")have an alpha channel (\(name)): composited over black; transparency is not kept")
+                warning("input pictures \(lastFormat == nil ? "" : "from \(index) ")have an alpha channel (\(Self.name(of: format))): composited over black; transparency is not kept")
             }
             lastFormat = format
         }
@@ -85,6 +87,15 @@ final class PictureConverter {
         } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
+    }
+
+    /// Names the conversion of the stream's stated pixel format before any picture is
+    /// decoded (so that it is among the decoder's opening notes); the first picture then
+    /// notes only a different format.
+    func announce(_ format: AVPixelFormat) {
+        guard format != AV_PIX_FMT_NONE, announcedFormat == nil else { return }
+        announcedFormat = format
+        note(Self.conversionNote(for: format))
     }
 
     /// An NV12 frame's top-left `dimensions` copied into padded pool planes.

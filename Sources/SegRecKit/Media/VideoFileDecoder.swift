@@ -203,6 +203,7 @@ public final class VideoFileDecoder {
         converter = PictureConverter(pixelBufferPool: pixelBufferPool,
                                      note: { [unowned self] in self.remark($0) },
                                      warning: { [unowned self] in self.warningHandler?($0) })
+        converter!.announce(AVPixelFormat(rawValue: parameters.pointee.format))
     }
 
     /// The next picture in presentation order, or nil at the end of the stream (or after
