@@ -59,7 +59,7 @@ extension RecordCommand {
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
             let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-",
                                                pixelBufferPool: pool) {
-                try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
+                try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
             }
             let session = try scenarioSession(scenario, file: scenarioPath) {
                 try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp, pixelBufferPool: pool)
@@ -77,9 +77,10 @@ extension RecordCommand {
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
             return (session, configuration)
         }
-        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool)
-        let settings = try encoderSettings(parsed, frameRate: decoder.nominalFrameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
-        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp)
+        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
+        var settings = try encoderSettings(parsed, frameRate: decoder.nominalFrameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
+        settings.fieldOrder = decoder.fieldOrder
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, codec: settings.codec)
         try checkNotInterrupted()
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
         let configuration = SegmentMuxer.Configuration(

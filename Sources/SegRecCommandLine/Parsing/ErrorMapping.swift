@@ -21,6 +21,7 @@ enum ErrorMapping {
             switch error {
             case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
             case .badInput: return CommandLineError(error.description, exitCode: .dataError)
+            case .interrupted: return CommandLineError(error.description, exitCode: .failure)
             }
         case let error as SegmentWriterError:
             switch error {

@@ -21,6 +21,10 @@ public enum CaptureOutputEvent: Sendable {
     case note(String)
     /// Something the source adjusted or distrusts, for the manifest's `warnings`.
     case warning(String)
+    /// The input had `packets` more damaged packets (flagged corrupt by the demuxer or
+    /// rejected by the decoder), for the manifest's `frames.corruptPackets`. Pictures they
+    /// cost come as ``frameDropped(_:)`` with reason `corrupt`.
+    case inputDamaged(packets: Int)
 }
 
 /// A `setDynamicAspectRatio` request that completed with the error `superseded`.

@@ -12,6 +12,9 @@ public enum DropReason: String, Sendable, Codable, CaseIterable {
     case late
     /// The writer failed on it.
     case writeFailed
+    /// The input's packet for it was damaged beyond decoding: the decoder rejected it
+    /// (real footage; counted with the input's `corruptPackets`).
+    case corrupt
     /// It had been handed to the writer when the recording process died, and no complete
     /// fragment on disk holds it (counted by `segrec recover`).
     case interrupted

@@ -17,7 +17,8 @@ extension PixelBuffer {
         return cropped(x: x0, y: y0, dimensions: dimensions, pixelBufferPool: pixelBufferPool)
     }
 
-    /// The region at (`x`, `y`) (both even) of size `dimensions`, as a new packed buffer.
+    /// The region at (`x`, `y`) (both even) of size `dimensions`, as a new packed buffer
+    /// whose planes carry ``PixelBuffer/planePadding``.
     /// - Parameters:
     ///   - x: left edge in pixels (even).
     ///   - y: top edge in pixels (even).
@@ -28,9 +29,10 @@ extension PixelBuffer {
                         pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         let w = dimensions.width, h = dimensions.height
         precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)
-        // Pooled planes (recycled after encoding); every byte is written below.
-        var luma = pixelBufferPool.makePlane(byteCount: w * h)
-        var chroma = pixelBufferPool.makePlane(byteCount: w * (h / 2))
+        // Pooled planes (recycled after encoding); every row is written below. The padding
+        // after the last row is for libswscale, which may scale this crop next.
+        var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: w, height: h))
+        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: w, height: h))
         lumaPlane.withUnsafeBufferPointer { source in
             luma.withUnsafeMutableBufferPointer { plane in
                 for row in 0..<h {
@@ -47,7 +49,9 @@ extension PixelBuffer {
                 }
             }
         }
-        return PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
-                           chromaPlane: chroma, chromaBytesPerRow: w)
+        var buffer = PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
+                                 chromaPlane: chroma, chromaBytesPerRow: w)
+        buffer.clearPadding()
+        return buffer
     }
 }

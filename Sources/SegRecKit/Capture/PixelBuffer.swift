@@ -5,8 +5,10 @@
 /// - Plane 1 (chroma, interleaved Cb Cr): `height / 2` rows of `chromaBytesPerRow` bytes;
 ///   each pair of bytes covers 2x2 luma pixels. FFmpeg calls this layout `AV_PIX_FMT_NV12`.
 ///
-/// Width and height are even (4:2:0 subsampling). Planes are tightly packed
-/// (`bytesPerRow == width`) unless a producer says otherwise.
+/// Width and height are even (4:2:0 subsampling). Rows are tightly packed
+/// (`bytesPerRow == width`) unless a producer says otherwise. A plane may be longer than
+/// its rows: producers whose planes go to FFmpeg add ``planePadding`` bytes after the last
+/// row (``hasPlanePadding``), as FFmpeg's own buffers have.
 public struct PixelBuffer: Sendable {
     /// Width in pixels (even).
     public let width: Int
@@ -46,4 +48,39 @@ public struct PixelBuffer: Sendable {
 
     /// The picture's dimensions.
     public var dimensions: VideoDimensions { VideoDimensions(width: width, height: height) }
+
+    /// Bytes after the last row of a plane that libswscale and libavcodec may read or
+    /// write (their SIMD loops run up to 16 pixels past a row's end: a 2-pixel-wide
+    /// picture's last row overruns by 12 bytes): FFmpeg's `AV_INPUT_BUFFER_PADDING_SIZE`
+    /// (64), the padding `av_frame_get_buffer` and `av_image_alloc` add.
+    public static let planePadding = 64
+
+    /// Luma plane length for `height` rows of `bytesPerRow` bytes plus ``planePadding``.
+    public static func paddedLumaByteCount(bytesPerRow: Int, height: Int) -> Int {
+        bytesPerRow * height + planePadding
+    }
+
+    /// Chroma plane length for `height / 2` rows of `bytesPerRow` bytes plus ``planePadding``.
+    public static func paddedChromaByteCount(bytesPerRow: Int, height: Int) -> Int {
+        bytesPerRow * (height / 2) + planePadding
+    }
+
+    /// Zeroes every byte after the last row of each plane (the padding), so that two
+    /// pictures with the same pixels compare equal whatever FFmpeg left there.
+    public mutating func clearPadding() {
+        let lumaEnd = lumaBytesPerRow * height, chromaEnd = chromaBytesPerRow * (height / 2)
+        if lumaPlane.count > lumaEnd {
+            lumaPlane.withUnsafeMutableBufferPointer { $0[lumaEnd...].update(repeating: 0) }
+        }
+        if chromaPlane.count > chromaEnd {
+            chromaPlane.withUnsafeMutableBufferPointer { $0[chromaEnd...].update(repeating: 0) }
+        }
+    }
+
+    /// Whether both planes hold at least ``planePadding`` bytes after their last row, so
+    /// they may be handed to libswscale as they are.
+    public var hasPlanePadding: Bool {
+        lumaPlane.count >= Self.paddedLumaByteCount(bytesPerRow: lumaBytesPerRow, height: height)
+            && chromaPlane.count >= Self.paddedChromaByteCount(bytesPerRow: chromaBytesPerRow, height: height)
+    }
 }

@@ -35,14 +35,26 @@ public final class PixelBufferPool: Sendable {
     }
 
     /// A plane of exactly `byteCount` bytes whose contents are unspecified: the caller
-    /// overwrites all of them. Reuses a recycled plane of that size when there is one.
+    /// overwrites all of them. Reuses a recycled plane of that size, or one up to
+    /// ``PixelBuffer/planePadding`` bytes longer or shorter (the same picture size with or
+    /// without FFmpeg's padding), trimmed or extended to `byteCount`.
     public func makePlane(byteCount: Int) -> [UInt8] {
+        let slack = PixelBuffer.planePadding
         let reused: [UInt8]? = storage.withLock { storage in
-            guard let index = storage.planes.lastIndex(where: { $0.count == byteCount }) else { return nil }
-            storage.pooledBytes -= byteCount
+            let index = storage.planes.lastIndex(where: { $0.count == byteCount })
+                ?? storage.planes.lastIndex(where: { abs($0.count - byteCount) <= slack })
+            guard let index else { return nil }
+            storage.pooledBytes -= storage.planes[index].count
             return storage.planes.remove(at: index)
         }
-        if let reused { return reused }
+        if var reused {
+            if reused.count > byteCount {
+                reused.removeLast(reused.count - byteCount)
+            } else if reused.count < byteCount {
+                reused.append(contentsOf: repeatElement(0, count: byteCount - reused.count))
+            }
+            return reused
+        }
         // UInt8 is a trivial type: leaving the new bytes uninitialized is defined behaviour,
         // and the caller writes every one of them.
         return [UInt8](unsafeUninitializedCapacity: byteCount) { _, count in count = byteCount }

@@ -6,7 +6,8 @@
 /// time is `convertTime(pts, input → host)` like any device clock's. A missing pts is
 /// derived from the last known one and the frame rate (a warning says how many). Frames
 /// whose time goes backwards or repeats are passed on as they are: the recorder drops and
-/// counts them. A change of decoded size is a change of buffer size, which the recorder
+/// counts them. Damage the decoder went past is reported in-band too: ``CaptureOutputEvent/inputDamaged(packets:)``
+/// and a ``CaptureOutputEvent/frameDropped(_:)`` (`corrupt`) per picture lost. A change of decoded size is a change of buffer size, which the recorder
 /// turns into a new segment or a stop. Errors of the decoder come after every frame
 /// decoded before the damage. What the source notices about its input (ignored streams,
 /// rotation, derived timestamps, crops) is delivered in-band as
@@ -32,12 +33,16 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private var framesSinceAnchor: Int64 = 0
     private var derivedCount = 0
     private var firstDerivedIndex: Int64?
+    private var reportedCorruptPackets = 0
+    private var reportedDroppedPictures = 0
 
     /// - Parameters:
     ///   - decoder: the opened input.
     ///   - stampFrameIndex: stamp each frame's index into rows 0–15.
+    ///   - codec: the codec the frames are encoded with, for the note on interlaced input
+    ///     (H.264 keeps the field order: ``EncoderSettings/fieldOrder``).
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false) throws(CaptureError) {
+    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
         self.decoder = decoder
         self.stampFrameIndex = stampFrameIndex
         deviceClock = try Self.deviceClock(for: decoder)
@@ -48,10 +53,16 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             remarks.append(.warning("the input states no frame rate: 25 fps (FFmpeg's default) is used for missing timestamps and the last frame's duration"))
         }
         for note in decoder.notes { remarks.append(.note(note)) }
+        if decoder.fieldOrder.isInterlaced {
+            remarks.append(.note(codec == .h264
+                ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
+                : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"))
+        }
         if let rotation = decoder.rotationDegrees, rotation != 0 {
             remarks.append(.note("input display rotation \(rotation)° kept on every segment"))
         }
         decoder.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
+        decoder.noteHandler = { [weak self] in self?.remarks.append(.note($0)) }
     }
 
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
@@ -97,6 +108,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                 pendingError = error
                 picture = nil
             }
+            collectDamage()
             guard let picture else {
                 ended = true
                 reportDerived()
@@ -195,6 +207,20 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
         }
         return value
+    }
+
+    /// Damage the decoder met since the last call, as in-band events (before the frames
+    /// that follow it): the packets for `frames.corruptPackets`, and each lost picture as a
+    /// frame dropped `corrupt`.
+    private func collectDamage() {
+        if decoder.corruptPackets > reportedCorruptPackets {
+            remarks.append(.inputDamaged(packets: decoder.corruptPackets - reportedCorruptPackets))
+            reportedCorruptPackets = decoder.corruptPackets
+        }
+        while reportedDroppedPictures < decoder.droppedPictures {
+            remarks.append(.frameDropped(DroppedFrame(index: nil, reason: .corrupt)))
+            reportedDroppedPictures += 1
+        }
     }
 
     private func reportDerived() {

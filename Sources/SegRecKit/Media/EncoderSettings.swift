@@ -79,6 +79,10 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// Nominal frame rate (`AVCodecContext.framerate`): lets x264/x265 choose rate control
     /// and a level that fits. Frame timestamps stay exact whatever it is; default 30.
     public var frameRate: FrameRate
+    /// Interlaced input's field order, to encode interlaced keeping it (H.264 only:
+    /// `AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME`, x264 MBAFF, like
+    /// `ffmpeg -flags +ildct+ilme -top 1`); nil or progressive: progressive encoding.
+    public var fieldOrder: VideoFieldOrder?
 
     /// The presets both x264 and x265 know, fastest first.
     public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast",

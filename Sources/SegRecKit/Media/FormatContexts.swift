@@ -61,19 +61,32 @@ final class InputFormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     /// The file read through a custom `AVIOContext`, kept alive as long as the context.
     private let file: FileAVIOContext?
+    /// The pipe read through a custom `AVIOContext`, kept alive as long as the context.
+    let pipe: InputPipe?
+    /// What the `AVIOInterruptCB` asks, kept alive as long as the context.
+    private let interrupt: InterruptCheck?
 
-    /// Opens `path` and reads its header.
+    /// Opens the file at `path` and reads its header. The path goes to libavformat as
+    /// `file:` + `path`, so any file name works, also one with a colon (`cam1:x.mp4`),
+    /// which libavformat would otherwise take for a protocol.
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` when
     ///   the file is missing).
     convenience init(path: String) throws(FFmpegError) {
-        try self.init(url: path, formatName: nil, options: [:])
+        try self.init(url: "file:" + path, formatName: nil, options: [:])
     }
 
-    /// Opens `url` (a path, or `"pipe:0"` for standard input) with an explicit demuxer
-    /// (`av_find_input_format`, e.g. `"rawvideo"`, `"yuv4mpegpipe"`; nil to probe) and
-    /// demuxer options (`video_size`, `pixel_format`, `framerate`, …) passed as an
-    /// `AVDictionary`. Options the demuxer does not take are an error (EINVAL).
-    init(url: String, formatName: String?, options: [String: String]) throws(FFmpegError) {
+    /// Opens `url` (`file:` + a path, or any URL libavformat takes), or `pipe` when given
+    /// (read through its polling `AVIOContext`, `AVFMT_FLAG_CUSTOM_IO`; `url` then only
+    /// names it), with an explicit demuxer (`av_find_input_format`, e.g. `"rawvideo"`,
+    /// `"yuv4mpegpipe"`; nil to probe) and demuxer options (`video_size`, `pixel_format`,
+    /// `framerate`, …) passed as an `AVDictionary`. Options the demuxer does not take are an
+    /// error (EINVAL).
+    ///
+    /// `shouldStop`, when given, becomes the context's `interrupt_callback`
+    /// (`AVIOInterruptCB`): libavformat asks it while it waits for data and gives up with
+    /// `AVERROR_EXIT` once it returns true.
+    init(url: String, formatName: String?, options: [String: String], pipe: InputPipe? = nil,
+         shouldStop: (@Sendable () -> Bool)? = nil) throws(FFmpegError) {
         var format: UnsafePointer<AVInputFormat>?
         if let formatName {
             guard let found = av_find_input_format(formatName) else {
@@ -86,7 +99,23 @@ final class InputFormatContext {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             try check(av_dict_set(&dictionary, key, value, 0), "av_dict_set", context: key)
         }
-        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard let allocated = avformat_alloc_context() else {
+            throw FFmpegError(call: "avformat_alloc_context", code: segrec_averror_enomem(), context: url)
+        }
+        let interrupt = shouldStop.map(InterruptCheck.init)
+        if let interrupt {
+            allocated.pointee.interrupt_callback = AVIOInterruptCB(
+                callback: { opaque in
+                    Unmanaged<InterruptCheck>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() ? 1 : 0
+                },
+                opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        }
+        if let pipe {
+            allocated.pointee.pb = pipe.pointer
+            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context (not a custom pb).
         try check(avformat_open_input(&context, url, format, &dictionary), "avformat_open_input", context: url)
         guard let context else {
             throw FFmpegError(call: "avformat_open_input", code: segrec_averror_enomem(), context: url)
@@ -100,6 +129,8 @@ final class InputFormatContext {
         }
         self.pointer = context
         self.file = nil
+        self.pipe = pipe
+        self.interrupt = interrupt
     }
 
     /// Opens a file segrec opened itself (read through `file`, `AVFMT_FLAG_CUSTOM_IO`) and
@@ -121,6 +152,8 @@ final class InputFormatContext {
         try check(avformat_open_input(&context, file.path, nil, nil), "avformat_open_input", context: file.path)
         self.pointer = context!
         self.file = file
+        self.pipe = nil
+        self.interrupt = nil
     }
 
     deinit {
@@ -132,4 +165,11 @@ final class InputFormatContext {
     var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }
+}
+
+/// The question an `AVIOInterruptCB` asks (its opaque pointer, unretained: the
+/// ``InputFormatContext`` keeps it alive).
+final class InterruptCheck {
+    let shouldStop: @Sendable () -> Bool
+    init(_ shouldStop: @escaping @Sendable () -> Bool) { self.shouldStop = shouldStop }
 }

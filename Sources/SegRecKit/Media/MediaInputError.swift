@@ -4,13 +4,16 @@
 /// The messages are the same text the recording layer's ``RecordingError`` uses for the
 /// same problems, so what a user reads does not depend on which layer noticed; the command
 /// line maps ``inputNotFound(path:)`` to exit code 66 (`EX_NOINPUT`) and
-/// ``badInput(path:field:detail:)`` to 65 (`EX_DATAERR`).
+/// ``badInput(path:field:detail:)`` to 65 (`EX_DATAERR`) and ``interrupted(path:)`` to 1.
 public enum MediaInputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input file does not exist.
     case inputNotFound(path: String)
     /// The input's data is malformed or unusable: `field` names what is wrong (e.g.
     /// `container`, `video stream`, `data`), `detail` says how.
     case badInput(path: String, field: String, detail: String)
+    /// A stop was requested (SIGINT, SIGTERM) while the input's header was still awaited
+    /// (an idle pipe or standard input): nothing was read.
+    case interrupted(path: String)
 
     /// One line naming the path: `"<path>: no such file"` or `"<path>: <field>: <detail>"`.
     public var description: String {
@@ -19,6 +22,8 @@ public enum MediaInputError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(path): no such file"
         case .badInput(let path, let field, let detail):
             return "\(path): \(field): \(detail)"
+        case .interrupted(let path):
+            return "\(path): interrupted before any data arrived: nothing recorded"
         }
     }
 }

@@ -21,7 +21,8 @@ public final class PictureScaler {
         self.pixelBufferPool = pixelBufferPool
     }
 
-    /// `picture` resized to `destination` (bicubic) as a new, tightly packed NV12 buffer;
+    /// `picture` resized to `destination` (bicubic) as a new NV12 buffer with packed rows
+    /// and padded planes (``PixelBuffer/planePadding``);
     /// `picture` itself when it already has that size. New planes come from
     /// ``pixelBufferPool``.
     /// - Parameters:
@@ -35,12 +36,8 @@ public final class PictureScaler {
                      "NV12 needs even, positive dimensions, got \(destination)")
         if picture.dimensions == destination { return picture }
         let scaler = try context(from: picture.dimensions, to: destination)
-        let strides: [Int32] = [Int32(picture.lumaBytesPerRow), Int32(picture.chromaBytesPerRow), 0, 0]
-        return try picture.lumaPlane.withUnsafeBufferPointer { (luma) throws(FFmpegError) -> PixelBuffer in
-            try picture.chromaPlane.withUnsafeBufferPointer { (chroma) throws(FFmpegError) -> PixelBuffer in
-                try scaler.scaleToNV12(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
-                                       sourceStrides: strides, pixelBufferPool: pixelBufferPool)
-            }
+        return try picture.withPaddedPlanes { (planes, strides) throws(FFmpegError) in
+            try scaler.scaleToNV12(sourcePlanes: planes, sourceStrides: strides, pixelBufferPool: pixelBufferPool)
         }
     }
 

@@ -21,20 +21,11 @@ extension Frame {
 
 extension ScaleContext {
     /// Converts an NV12 ``PixelBuffer`` into `frame` (allocated in the context's
-    /// destination format, same size) with `sws_scale`.
+    /// destination format, same size) with `sws_scale`, reading planes that carry FFmpeg's
+    /// padding (``PixelBuffer/withPaddedPlanes(_:)``).
     func convertNV12(_ buffer: PixelBuffer, into frame: Frame) throws(FFmpegError) {
-        let result: Result<Void, FFmpegError> = buffer.lumaPlane.withUnsafeBufferPointer { luma in
-            buffer.chromaPlane.withUnsafeBufferPointer { chroma in
-                do throws(FFmpegError) {
-                    try convert(sourcePlanes: [luma.baseAddress, chroma.baseAddress, nil, nil],
-                                sourceStrides: [Int32(buffer.lumaBytesPerRow), Int32(buffer.chromaBytesPerRow), 0, 0],
-                                into: frame)
-                    return .success(())
-                } catch {
-                    return .failure(error)
-                }
-            }
+        try buffer.withPaddedPlanes { (planes, strides) throws(FFmpegError) in
+            try convert(sourcePlanes: planes, sourceStrides: strides, into: frame)
         }
-        try result.get()
     }
 }

@@ -37,6 +37,40 @@ final class ScaleContext {
         self.destinationHeight = destinationHeight
     }
 
+    /// A context made with `sws_alloc_context` and AVOptions (`srcw`, `srch`, `src_format`,
+    /// `dstw`, `dsth`, `dst_format`, `sws_flags`) plus `alphablend`, then
+    /// `sws_init_context`: with `compositeAlphaOverBlack`, a source with an alpha channel is
+    /// blended over black (`alphablend=uniform_color`, FFmpeg 5.1) instead of having its
+    /// alpha dropped, which would show whatever colour the transparent pixels hold.
+    /// - Throws: ``FFmpegError`` (EINVAL) when libswscale cannot convert these formats or sizes.
+    init(sourceWidth: Int, sourceHeight: Int, source: AVPixelFormat,
+         destinationWidth: Int, destinationHeight: Int, destination: AVPixelFormat,
+         flags: Int32, compositeAlphaOverBlack: Bool) throws(FFmpegError) {
+        let described = "\(sourceWidth)x\(sourceHeight) → \(destinationWidth)x\(destinationHeight)"
+        guard let context = sws_alloc_context() else {
+            throw FFmpegError(call: "sws_alloc_context", code: segrec_averror_enomem(), context: described)
+        }
+        let raw = UnsafeMutableRawPointer(context)
+        var result: Int32 = 0
+        for (key, value) in [("srcw", sourceWidth), ("srch", sourceHeight), ("dstw", destinationWidth),
+                             ("dsth", destinationHeight), ("sws_flags", Int(flags))] where result >= 0 {
+            result = av_opt_set_int(raw, key, Int64(value), 0)
+        }
+        if result >= 0 { result = av_opt_set_pixel_fmt(raw, "src_format", source, 0) }
+        if result >= 0 { result = av_opt_set_pixel_fmt(raw, "dst_format", destination, 0) }
+        if result >= 0, compositeAlphaOverBlack { result = av_opt_set(raw, "alphablend", "uniform_color", 0) }
+        if result >= 0 { result = sws_init_context(context, nil, nil) }
+        guard result >= 0 else {
+            sws_freeContext(context)
+            throw FFmpegError(call: "sws_init_context", code: result < 0 ? result : segrec_averror_einval(), context: described)
+        }
+        self.pointer = context
+        self.width = sourceWidth
+        self.height = sourceHeight
+        self.destinationWidth = destinationWidth
+        self.destinationHeight = destinationHeight
+    }
+
     /// `sws_scale` of a whole picture from `sourcePlanes`/`sourceStrides` into `frame`.
     func convert(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32], into frame: Frame) throws(FFmpegError) {
         let f = frame.pointer

@@ -196,6 +196,11 @@ public final class SegmentWriter {
 
         let frame = try Frame()
         try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
+        if settings.codec == .h264, let order = settings.fieldOrder, order.isInterlaced {
+            // Kept by av_frame_make_writable; x264 takes its field order from each frame.
+            frame.pointer.pointee.interlaced_frame = 1
+            frame.pointer.pointee.top_field_first = order.isTopFieldDisplayedFirst ? 1 : 0
+        }
         self.scaler = pixelFormat == AV_PIX_FMT_NV12 ? nil
             : try ScaleContext(width: dimensions.width, height: dimensions.height,
                                source: AV_PIX_FMT_NV12, destination: pixelFormat)
@@ -258,6 +263,10 @@ public final class SegmentWriter {
         context.pointee.gop_size = Int32(settings.keyframeInterval)
         context.pointee.thread_count = Int32(settings.threads)
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if settings.codec == .h264, let order = settings.fieldOrder, order.isInterlaced {
+            context.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
+            context.pointee.field_order = order.isTopFieldDisplayedFirst ? AV_FIELD_TT : AV_FIELD_BB
+        }
 
         let options = context.pointee.priv_data
         let name = encoder.codecName

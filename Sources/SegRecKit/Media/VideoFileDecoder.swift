@@ -2,13 +2,28 @@ import CFFmpeg
 import Foundation
 
 /// Opens anything libavformat demuxes and libavcodec decodes (MP4/MOV, Matroska/WebM, IVF,
-/// Annex B H.264, YUV4MPEG2, raw video, standard input) and hands out the pictures of its
-/// first video stream in presentation order, converted to NV12 with libswscale.
+/// MPEG-TS, HLS playlists, Annex B H.264, YUV4MPEG2, raw video, standard input, named
+/// pipes) and hands out the pictures of its first video stream in presentation order,
+/// converted to NV12 (``PictureConverter``).
 ///
-/// Other streams (audio, data) are ignored and listed in ``notes``. A truncated or corrupt
-/// input yields every picture decoded before the damage, then throws
-/// ``MediaInputError/badInput(path:field:detail:)``; a missing file throws
-/// ``MediaInputError/inputNotFound(path:)``; no video stream or no decoder throws `badInput`.
+/// - Names: a path goes to libavformat as `file:` + path, so any existing file name works
+///   (also `cam1:2024-05-01.ivf`); a `file:` prefix is accepted too.
+/// - Streams: the first video stream that is not an attached picture
+///   (`AV_DISPOSITION_ATTACHED_PIC`, e.g. an MP3's cover) is decoded; the others are
+///   ignored (`AVDISCARD_ALL`) and listed in ``notes``.
+/// - Damage is gone past, as `ffmpeg` does (see ``InputDamage``): corrupt packets are
+///   decoded (the decoder conceals what it can), rejected packets lose their picture, and
+///   ``corruptPackets``, ``droppedPictures`` and ``concealedPictures`` count them; one
+///   warning per run of damage goes to ``warningHandler``. Reading stops with an error
+///   only when the input cannot be read any further: a demuxing error that repeats, a
+///   decoder that rejects every packet, a file cut short of the frames its container
+///   declares, or YUV4MPEG2 / raw video that ends inside a frame (the bytes left over are
+///   named); that error (``MediaInputError/badInput(path:field:detail:)``) comes after
+///   every picture decoded before it.
+/// - Interruption: with a ``RecordingStopRequest``, a read that waits on standard input or
+///   a pipe (``InputPipe``), or any libavformat wait (`AVIOInterruptCB`), ends once a stop
+///   is requested; ``nextPicture()`` then returns the pictures still in the decoder and
+///   nil, and ``wasInterrupted`` is true.
 ///
 /// Not thread-safe: one consumer pulls pictures with ``nextPicture()``.
 public final class VideoFileDecoder {
@@ -36,58 +51,119 @@ public final class VideoFileDecoder {
     /// Where the stream's presentation ends (`start_time + duration`, time-base ticks),
     /// when the container says: the last frame lasts until then.
     public let presentationEnd: Int64?
-    /// What was noticed on opening: ignored streams, the stream chosen.
+    /// The stream's field order as the container or codec states it (`codecpar.field_order`).
+    public let fieldOrder: VideoFieldOrder
+    /// What was noticed on opening (ignored streams, the stream chosen), and later notes
+    /// while no ``noteHandler`` is set.
     public private(set) var notes: [String] = []
-    /// Called with each adjustment worth a manifest warning (crop to even), once per size.
+    /// Called with each adjustment worth a manifest warning (crop to even, alpha, damage).
     public var warningHandler: ((String) -> Void)?
+    /// Called with each remark worth a manifest note after opening (pixel-format
+    /// conversions); while nil, they are appended to ``notes``.
+    public var noteHandler: ((String) -> Void)?
 
     /// Pictures handed out so far.
     public private(set) var picturesDecoded: Int64 = 0
     /// Packets of the video stream demuxed so far.
     public private(set) var packetsDemuxed: Int64 = 0
+    /// Packets flagged corrupt by the demuxer or rejected by the decoder so far.
+    public var corruptPackets: Int { damage.corruptPackets }
+    /// Pictures lost to packets the decoder rejected so far.
+    public var droppedPictures: Int { damage.droppedPictures }
+    /// Pictures the decoder output with concealed errors so far.
+    public var concealedPictures: Int { damage.concealedPictures }
+    /// Pictures decoded as interlaced (`AVFrame.interlaced_frame`) so far.
+    public private(set) var interlacedPictures: Int64 = 0
+    /// Whether reading ended because a stop was requested.
+    public private(set) var wasInterrupted = false
 
     private let input: InputFormatContext
     private let stream: UnsafeMutablePointer<AVStream>
     private let decoder: CodecContext
     private let packet: Packet
     private let frame: Frame
+    private let stopRequest: RecordingStopRequest?
+    /// YUV4MPEG2 or raw video: a stream of whole pictures, where a short last one is truncation.
+    private let isPictureStream: Bool
+    private var converter: PictureConverter?
+    private var damage = InputDamage()
     private var draining = false
     private var finished = false
+    private var packetPending = false
+    private var pendingPacketCorrupt = false
     private var pendingError: MediaInputError?
-    private var scaler: (key: String, context: ScaleContext)?
-    private var croppedSizes: Set<VideoDimensions> = []
+    private var consecutiveReadErrors = 0
+    private var rejectedSincePicture = 0
+    private var lastPictureEnd: Int64?
+    private var lastPTS: Int64?
+    private var lastPacketSeconds: Double?
+
+    /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
+    static let maximumConsecutiveReadErrors = 8
+    /// Packets rejected in a row, with no picture between, after which decoding stops.
+    static let maximumConsecutiveRejections = 100
 
     /// Opens `path` (or `-` for standard input) and its first video stream's decoder.
     /// - Parameters:
-    ///   - path: a file path, or `-` for standard input.
+    ///   - path: a file path (any name; a `file:` prefix is accepted), or `-` for standard
+    ///     input.
     ///   - options: how to open inputs without a header (raw video).
     ///   - pixelBufferPool: where the planes of decoded pictures come from; default
     ///     a pool of its own; pass the recording's pool, which the muxer's writers
     ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
-    /// - Throws: ``MediaInputError/inputNotFound(path:)``, ``MediaInputError/badInput(path:field:detail:)``.
+    ///   - stopRequest: when given, waits for input (standard input, pipes, libavformat's
+    ///     own waits) end once it is requested.
+    /// - Throws: ``MediaInputError/inputNotFound(path:)``,
+    ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
+    ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
+    ///   when a stop came before the header could be read.
     public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
-                pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(MediaInputError) {
+                pixelBufferPool: PixelBufferPool = PixelBufferPool(),
+                stopRequest: RecordingStopRequest? = nil) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
         self.options = options
         self.pixelBufferPool = pixelBufferPool
-        if path != VideoSourceOptions.standardInput && !FileManager.default.fileExists(atPath: path) {
-            throw .inputNotFound(path: path)
-        }
-        let (url, format, demuxerOptions) = try options.demuxer(for: path)
-        do {
-            input = try InputFormatContext(url: url, formatName: format, options: demuxerOptions)
+        self.stopRequest = stopRequest
+        let (url, fileSystemPath, isPipe, format, demuxerOptions) = try options.demuxer(for: path)
+        let shouldStop: @Sendable () -> Bool = { [stopRequest] in stopRequest?.isRequested == true }
+        do throws(FFmpegError) {
+            var pipe: InputPipe?
+            if isPipe {
+                if let fileSystemPath {
+                    pipe = try InputPipe(opening: fileSystemPath, stoppingWhen: shouldStop)
+                } else {
+                    pipe = try InputPipe(standardInputStoppingWhen: shouldStop)
+                }
+            }
+            input = try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe,
+                                           shouldStop: stopRequest == nil ? nil : shouldStop)
         } catch {
+            if error.code == InputPipe.averrorExit { throw .interrupted(path: path) }
             if error.isNotFound { throw .inputNotFound(path: path) }
             throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)")
         }
         let found = avformat_find_stream_info(input.pointer, nil)
+        if found == InputPipe.averrorExit { throw .interrupted(path: path) }
         if found < 0 {
             throw .badInput(path: path, field: "container",
                             detail: "libavformat cannot read its streams: \(FFmpegError.errorString(found))")
         }
         let streams = input.streams
-        guard let video = streams.first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) else {
+        func isVideo(_ s: UnsafeMutablePointer<AVStream>) -> Bool { s.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
+        func isAttachedPicture(_ s: UnsafeMutablePointer<AVStream>) -> Bool {
+            (s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
+        }
+        func describe(_ s: UnsafeMutablePointer<AVStream>) -> String {
+            let type = av_get_media_type_string(s.pointee.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
+            let codec = String(cString: avcodec_get_name(s.pointee.codecpar.pointee.codec_id))
+            return "stream #\(s.pointee.index) (\(isAttachedPicture(s) ? "attached picture" : type), \(codec))"
+        }
+        guard let video = streams.first(where: { isVideo($0) && !isAttachedPicture($0) }) else {
+            if let cover = streams.first(where: isAttachedPicture) {
+                throw .badInput(path: path, field: "video stream",
+                                detail: "the input has no video stream: \(describe(cover)) is an attached picture (cover art), not video")
+            }
             throw .badInput(path: path, field: "video stream",
                             detail: "the input has no video stream (\(streams.count) other stream\(streams.count == 1 ? "" : "s"))")
         }
@@ -95,9 +171,9 @@ public final class VideoFileDecoder {
         let parameters = video.pointee.codecpar!
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         for other in streams where other != video {
-            let type = av_get_media_type_string(other.pointee.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
-            let codec = String(cString: avcodec_get_name(other.pointee.codecpar.pointee.codec_id))
-            notes.append("input stream #\(other.pointee.index) (\(type), \(codec)) ignored: only the first video stream is recorded")
+            other.pointee.discard = AVDISCARD_ALL
+            notes.append("input \(describe(other)) ignored: "
+                         + (isAttachedPicture(other) ? "an attached picture is not video" : "only the first video stream is recorded"))
         }
         timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
         guard timeBase.num > 0, timeBase.den > 0 else {
@@ -109,9 +185,12 @@ public final class VideoFileDecoder {
         rotationDegrees = MediaFileReader.rotation(of: video)
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
+        fieldOrder = VideoFieldOrder(parameters.pointee.field_order)
         let nopts = segrec_av_nopts_value()
         presentationEnd = video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
             ? video.pointee.start_time + video.pointee.duration : nil
+        let demuxerName = String(cString: input.pointer.pointee.iformat.pointee.name)
+        isPictureStream = demuxerName == "rawvideo" || demuxerName == "yuv4mpegpipe"
 
         do {
             decoder = try CodecContext.openDecoder(for: video, context: path)
@@ -123,25 +202,41 @@ public final class VideoFileDecoder {
             throw .badInput(path: path, field: "codec", detail: "cannot open the \(codecName) decoder: \(error)")
         }
         notes.insert("input \(path == "-" ? "standard input" : path): \(codecName) \(streamDimensions), time base \(timeBase.num)/\(timeBase.den)"
-                     + (frameRate.map { ", \($0) fps" } ?? "") + (rotationDegrees.map { ", rotation \($0)°" } ?? ""), at: 0)
+                     + (frameRate.map { ", \($0) fps" } ?? "") + (rotationDegrees.map { ", rotation \($0)°" } ?? "")
+                     + (fieldOrder.isInterlaced ? ", interlaced (\(fieldOrder.description))" : ""), at: 0)
+        converter = PictureConverter(pixelBufferPool: pixelBufferPool,
+                                     note: { [unowned self] in self.remark($0) },
+                                     warning: { [unowned self] in self.warningHandler?($0) })
+        converter!.announce(AVPixelFormat(rawValue: parameters.pointee.format))
     }
 
-    /// The next picture in presentation order, or nil at the end of the stream.
+    /// The next picture in presentation order, or nil at the end of the stream (or after
+    /// a stop request, once the decoder is drained).
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` after the last picture
-    ///   decoded before damage (truncation, corrupt packet, demuxing or decoding error).
+    ///   decoded, when the input could not be read to its end (see the type's description).
     public func nextPicture() throws(MediaInputError) -> DecodedPicture? {
         while true {
             if finished {
+                if let warning = damage.finish() { warningHandler?(warning) }
                 if let error = pendingError { pendingError = nil; throw error }
                 return nil
             }
             if let picture = try receivePicture() { return picture }
             if finished || draining { continue }
-            try feedPacket()
+            feedPacket()
         }
     }
 
-    /// One `avcodec_receive_frame`; nil when the decoder wants input (or is done).
+    private func remark(_ text: String) {
+        if let noteHandler { noteHandler(text) } else { notes.append(text) }
+    }
+
+    private func report(_ warning: String?) {
+        if let warning { warningHandler?(warning) }
+    }
+
+    /// One `avcodec_receive_frame`; nil when the decoder wants input, is done, or failed
+    /// on one picture (counted as damage).
     private func receivePicture() throws(MediaInputError) -> DecodedPicture? {
         let received = avcodec_receive_frame(decoder.pointer, frame.pointer)
         if received == segrec_averror_eagain() {
@@ -150,97 +245,155 @@ public final class VideoFileDecoder {
         }
         if received == segrec_averror_eof() { finished = true; return nil }
         if received < 0 {
-            fail(field: "decoding", detail: "libavcodec (\(codecName)) failed: \(FFmpegError.errorString(received))")
-            finished = true
+            if received == segrec_averror_enomem() {
+                fail(field: "decoding", detail: "libavcodec (\(codecName)) failed: \(FFmpegError.errorString(received))")
+                finished = true
+            } else {
+                reject(reason: FFmpegError.errorString(received), flaggedCorrupt: false)
+            }
             return nil
         }
         defer { av_frame_unref(frame.pointer) }
-        return try convertFrame()
+        let f = frame.pointer.pointee
+        if f.decode_error_flags != 0 || (f.flags & AV_FRAME_FLAG_CORRUPT) != 0 {
+            report(damage.pictureConcealed(atPacket: max(0, packetsDemuxed - 1), seconds: lastPacketSeconds))
+        }
+        if f.interlaced_frame != 0 { interlacedPictures += 1 }
+        rejectedSincePicture = 0
+        let buffer = try converter!.convert(frame.pointer, index: picturesDecoded, path: path)
+        // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).
+        let nopts = segrec_av_nopts_value()
+        var pts = f.pts != nopts ? f.pts : (f.best_effort_timestamp != nopts ? f.best_effort_timestamp : nil)
+        // After damage a picture can come out late, behind pictures shown after it: like
+        // ffmpeg, give it libavcodec's best-effort timestamp when that one advances.
+        if let p = pts, let last = lastPTS, p <= last, damage.isRunOpen,
+           f.best_effort_timestamp != nopts, f.best_effort_timestamp > last {
+            pts = f.best_effort_timestamp
+            damage.pictureRetimed()
+        }
+        if let pts { lastPTS = pts }
+        let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
+                                     decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
+                                     index: picturesDecoded)
+        picturesDecoded += 1
+        return picture
     }
 
-    /// Reads the next packet of the stream and sends it to the decoder; at the end (or on
-    /// damage) sends the flush packet.
-    private func feedPacket() throws(MediaInputError) {
+    /// A packet (or picture) the decoder refused: its picture is lost; too many in a row
+    /// end decoding.
+    private func reject(reason: String, flaggedCorrupt: Bool) {
+        report(damage.packetRejected(index: max(0, packetsDemuxed - 1), seconds: lastPacketSeconds,
+                                     reason: reason, alreadyCounted: flaggedCorrupt))
+        rejectedSincePicture += 1
+        if rejectedSincePicture >= Self.maximumConsecutiveRejections {
+            fail(field: "decoding", detail: "libavcodec (\(codecName)) rejected \(rejectedSincePicture) packets in a row (\(reason)); the stream cannot be decoded past packet \(packetsDemuxed)")
+            flush()
+        }
+    }
+
+    /// Reads the next packet of the stream (unless one is still waiting) and sends it to
+    /// the decoder; at the end, on a stop or when the input cannot be read, sends the flush
+    /// packet.
+    private func feedPacket() {
+        if !packetPending {
+            guard readPacket() else { return }
+        }
+        let sent = avcodec_send_packet(decoder.pointer, packet.pointer)
+        if sent == segrec_averror_eagain() {
+            packetPending = true  // the decoder wants its output read first
+            return
+        }
+        packetPending = false
+        av_packet_unref(packet.pointer)
+        if sent == segrec_averror_enomem() {
+            fail(field: "decoding", detail: "libavcodec (\(codecName)) failed: \(FFmpegError.errorString(sent))")
+            flush()
+        } else if sent < 0 {
+            reject(reason: FFmpegError.errorString(sent), flaggedCorrupt: pendingPacketCorrupt)
+        }
+    }
+
+    /// `av_read_frame` until a packet of the video stream; false (after flushing) at the
+    /// end, on a stop, or when reading failed for good.
+    private func readPacket() -> Bool {
         while true {
             let read = av_read_frame(input.pointer, packet.pointer)
+            if read == segrec_averror_eagain() { continue }
+            if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
+                wasInterrupted = true
+                flush()
+                return false
+            }
             if read == segrec_averror_eof() {
-                if let declared = declaredFrameCount, packetsDemuxed < declared {
+                if isPictureStream {
+                    checkWholePictures()
+                } else if let declared = declaredFrameCount, packetsDemuxed < declared {
                     fail(field: "data", detail: "truncated: the file ends after \(packetsDemuxed) of its \(declared) frames")
                 }
                 flush()
-                return
+                return false
             }
             if read < 0 {
-                fail(field: "data", detail: "demuxing failed after \(packetsDemuxed) frames: \(FFmpegError.errorString(read))")
-                flush()
-                return
+                consecutiveReadErrors += 1
+                let atEnd = input.pointer.pointee.pb.map { avio_feof($0) != 0 } ?? false
+                if atEnd || consecutiveReadErrors >= Self.maximumConsecutiveReadErrors {
+                    fail(field: "data", detail: "the input cannot be read past packet \(packetsDemuxed): \(FFmpegError.errorString(read))")
+                    flush()
+                    return false
+                }
+                continue
             }
-            defer { av_packet_unref(packet.pointer) }
-            guard packet.pointer.pointee.stream_index == stream.pointee.index else { continue }
-            if (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0 {
-                fail(field: "data", detail: "frame \(packetsDemuxed) is truncated or corrupt; \(packetsDemuxed) frames before it were read")
-                flush()
-                return
+            consecutiveReadErrors = 0
+            guard packet.pointer.pointee.stream_index == stream.pointee.index else {
+                av_packet_unref(packet.pointer)
+                continue
             }
+            let corrupt = (packet.pointer.pointee.flags & AV_PKT_FLAG_CORRUPT) != 0
+            if corrupt && isPictureStream {
+                // A short last picture of raw video / YUV4MPEG2: truncation.
+                av_packet_unref(packet.pointer)
+                checkWholePictures()
+                flush()
+                return false
+            }
+            let p = packet.pointer.pointee
+            if p.pos >= 0 { lastPictureEnd = p.pos + Int64(p.size) }
+            let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
+            lastPacketSeconds = time == segrec_av_nopts_value() ? nil
+                : Double(time - (stream.pointee.start_time == segrec_av_nopts_value() ? 0 : stream.pointee.start_time))
+                    * Double(timeBase.num) / Double(timeBase.den)
             packetsDemuxed += 1
-            let sent = avcodec_send_packet(decoder.pointer, packet.pointer)
-            if sent < 0 && sent != segrec_averror_eagain() {
-                fail(field: "decoding", detail: "libavcodec (\(codecName)) rejected frame \(packetsDemuxed - 1): \(FFmpegError.errorString(sent))")
-                flush()
+            pendingPacketCorrupt = corrupt
+            report(corrupt ? damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)
+                           : damage.packetClean(index: packetsDemuxed - 1))
+            return true
+        }
+    }
+
+    /// At the end of raw video or YUV4MPEG2: bytes read after the last whole picture are
+    /// a truncated picture (an error naming how many bytes were left over).
+    private func checkWholePictures() {
+        guard let pb = input.pointer.pointee.pb else { return }
+        let end = avio_tell(pb)
+        guard let last = lastPictureEnd else {
+            if end > 0, packetsDemuxed == 0 {
+                fail(field: "data", detail: "truncated: the input ends inside its first frame (no whole frame)")
             }
             return
         }
+        let leftover = end - last
+        guard leftover > 0 else { return }
+        fail(field: "data", detail: "truncated: \(leftover) byte\(leftover == 1 ? "" : "s") left over after the last whole frame (frame \(packetsDemuxed - 1)); \(packetsDemuxed) whole frame\(packetsDemuxed == 1 ? "" : "s") kept")
     }
 
     private func flush() {
         draining = true
+        packetPending = false
+        av_packet_unref(packet.pointer)
         if avcodec_send_packet(decoder.pointer, nil) < 0 { finished = true }
     }
 
     private func fail(field: String, detail: String) {
         if pendingError == nil { pendingError = .badInput(path: path, field: field, detail: detail) }
-    }
-
-    /// The current `AVFrame` as an even-sized NV12 picture.
-    private func convertFrame() throws(MediaInputError) -> DecodedPicture {
-        let f = frame.pointer
-        let width = Int(f.pointee.width), height = Int(f.pointee.height)
-        let decoded = VideoDimensions(width: width, height: height)
-        guard width >= 2, height >= 2 else {
-            throw .badInput(path: path, field: "picture size", detail: "\(decoded) is too small (at least 2x2)")
-        }
-        let even = VideoDimensions(width: width & ~1, height: height & ~1)
-        if even != decoded, croppedSizes.insert(decoded).inserted {
-            warningHandler?("input pictures are \(decoded): cropped to \(even) (x264 needs an even width and height in 4:2:0)")
-        }
-        let format = AVPixelFormat(rawValue: f.pointee.format)
-        let key = "\(format.rawValue):\(even)"
-        if scaler?.key != key {
-            do {
-                scaler = (key, try ScaleContext(sourceWidth: even.width, sourceHeight: even.height, source: format,
-                                                destinationWidth: even.width, destinationHeight: even.height,
-                                                destination: AV_PIX_FMT_NV12, flags: SWS_POINT))
-            } catch {
-                let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "\(format.rawValue)"
-                throw .badInput(path: path, field: "pixel format", detail: "libswscale cannot convert \(name) to nv12: \(error)")
-            }
-        }
-        let planes: [UnsafePointer<UInt8>?] = [UnsafePointer(f.pointee.data.0), UnsafePointer(f.pointee.data.1),
-                                               UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)]
-        let strides: [Int32] = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
-        let buffer: PixelBuffer
-        do {
-            buffer = try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides,
-                                                     pixelBufferPool: pixelBufferPool)
-        } catch {
-            throw .badInput(path: path, field: "pixel format", detail: "\(error)")
-        }
-        // The frame's pts, else libavcodec's best-effort timestamp (streams with only dts).
-        let nopts = segrec_av_nopts_value()
-        let pts = f.pointee.pts != nopts ? f.pointee.pts
-            : (f.pointee.best_effort_timestamp != nopts ? f.pointee.best_effort_timestamp : nil)
-        let picture = DecodedPicture(pixelBuffer: buffer, pts: pts, decodedDimensions: decoded, index: picturesDecoded)
-        picturesDecoded += 1
-        return picture
     }
 }

@@ -42,13 +42,36 @@ public struct VideoSourceOptions: Sendable, Hashable {
         videoSize != nil || (path != Self.standardInput && URL(fileURLWithPath: path).pathExtension.lowercased() == "yuv")
     }
 
-    /// The URL, demuxer name (nil: probe) and demuxer options for `path`.
-    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` for raw input without a
-    ///   size, or an unknown pixel format.
-    func demuxer(for path: String) throws(MediaInputError) -> (url: String, format: String?, options: [String: String]) {
-        let url = path == Self.standardInput ? "pipe:0" : path
-        guard isRawVideo(path) else {
-            return (url, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:])
+    /// The file behind `path`: `path` itself when it exists, else `path` without a
+    /// leading `file:` (the prefix FFmpeg suggests for names with a colon) when that
+    /// exists; nil when neither does. Standard input (`-`) has none.
+    public static func fileSystemPath(of path: String) -> String? {
+        guard path != standardInput else { return nil }
+        if FileManager.default.fileExists(atPath: path) { return path }
+        if path.hasPrefix("file:") {
+            let stripped = String(path.dropFirst("file:".count))
+            if !stripped.isEmpty, FileManager.default.fileExists(atPath: stripped) { return stripped }
+        }
+        return nil
+    }
+
+    /// How libavformat opens `path`: its URL (`file:` + the file's path, so that any name
+    /// works, or `pipe:0`), whether it is read as a pipe (standard input, a named pipe, a
+    /// device: see ``InputPipe``), the demuxer (nil: probe) and the demuxer options.
+    /// - Throws: ``MediaInputError/inputNotFound(path:)`` for a missing file;
+    ///   ``MediaInputError/badInput(path:field:detail:)`` for raw input without a size, or
+    ///   an unknown pixel format.
+    func demuxer(for path: String) throws(MediaInputError)
+        -> (url: String, fileSystemPath: String?, isPipe: Bool, format: String?, options: [String: String]) {
+        let url: String, file: String?, isPipe: Bool
+        if path == Self.standardInput {
+            (url, file, isPipe) = ("pipe:0", nil, true)
+        } else {
+            guard let found = Self.fileSystemPath(of: path) else { throw .inputNotFound(path: path) }
+            (url, file, isPipe) = ("file:" + found, found, InputPipe.isPipeLike(path: found))
+        }
+        guard isRawVideo(file ?? path) else {
+            return (url, file, isPipe, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:])
         }
         guard let size = videoSize else {
             throw .badInput(path: path, field: "--video-size",
@@ -61,6 +84,6 @@ public struct VideoSourceOptions: Sendable, Hashable {
         }
         var options = ["video_size": "\(size.width)x\(size.height)", "pixel_format": format]
         if let frameRate { options["framerate"] = frameRate.description }
-        return (url, "rawvideo", options)
+        return (url, file, isPipe, "rawvideo", options)
     }
 }

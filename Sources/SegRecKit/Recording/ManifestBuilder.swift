@@ -64,6 +64,8 @@ public struct ManifestBuilder: Sendable {
             manifest.notes.append(note)
         case .warning(let warning):
             manifest.warnings.append(warning)
+        case .inputDamaged(let packets):
+            manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

@@ -262,6 +262,10 @@ public struct FrameCounts: Codable, Sendable, Equatable {
     public var dropped: Int = 0
     /// Reason → count, e.g. `{"recordingStopped": 120}`.
     public var droppedReasons: [String: Int] = [:]
+    /// Packets of a footage input that were damaged (flagged corrupt by the demuxer or
+    /// rejected by the decoder); absent when there were none. Pictures decoded from them
+    /// with concealed errors are written; pictures lost are dropped `corrupt`.
+    public var corruptPackets: Int?
 
     mutating func drop(_ reason: DropReason) {
         dropped += 1

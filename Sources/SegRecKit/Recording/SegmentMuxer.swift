@@ -206,6 +206,8 @@ public actor SegmentMuxer {
             announce(.note(note))
         case .warning(let warning):
             announce(.warning(warning))
+        case .inputDamaged(let packets):
+            announce(.inputDamaged(packets: packets))
         }
     }
 

@@ -26,6 +26,8 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     case note(String)
     /// A warning for the manifest's `warnings`.
     case warning(String)
+    /// The input had `packets` more damaged packets (manifest `frames.corruptPackets`).
+    case inputDamaged(packets: Int)
     /// The recording stopped taking frames (stop-on-change) at session time `at`.
     case stopped(StopReason, at: MediaTime)
     /// The recording ended; `error` is the failure's message for `stopReason: error`.

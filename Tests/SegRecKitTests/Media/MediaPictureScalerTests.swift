@@ -54,6 +54,6 @@ extension MediaPictureScalerTests {
         #expect(scaler.pixelBufferPool === pool)
         let out = try scaler.scaled(flat(64, 64, luma: 90, chroma: (128, 128)), to: VideoDimensions(width: 32, height: 32))
         #expect(pool.pooledByteCount == 0, "both planes came from the pool")
-        #expect(out.lumaPlane.allSatisfy { abs(Int($0) - 90) <= 1 })
+        #expect(out.lumaPlane.prefix(32 * 32).allSatisfy { abs(Int($0) - 90) <= 1 })
     }
 }

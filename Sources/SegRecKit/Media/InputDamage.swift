@@ -1,0 +1,112 @@
+/// What a decoder met of damaged input, and one warning per run of damage.
+///
+/// Damage is what libavformat and libavcodec report and get past, as `ffmpeg` does: a
+/// packet the demuxer flags `AV_PKT_FLAG_CORRUPT` (lost transport packets) is still
+/// decoded; a packet the decoder rejects (`avcodec_send_packet` or
+/// `avcodec_receive_frame` fail with e.g. `AVERROR_INVALIDDATA`) gives no picture, which
+/// counts as a dropped picture; a picture the decoder repaired (`decode_error_flags`, or
+/// `AV_FRAME_FLAG_CORRUPT`) is kept and counted as concealed. Damage events no more than
+/// ``runGap`` packets apart form one run, reported by one warning.
+struct InputDamage {
+    /// Packets flagged corrupt by the demuxer or rejected by the decoder.
+    private(set) var corruptPackets = 0
+    /// Packets the decoder rejected: pictures lost.
+    private(set) var droppedPictures = 0
+    /// Pictures the decoder output with concealed errors.
+    private(set) var concealedPictures = 0
+    /// Pictures the decoder put out of order after damage, given libavcodec's best-effort
+    /// timestamp (as `ffmpeg` does) instead of a pts that does not advance.
+    private(set) var retimedPictures = 0
+    /// Runs of damage met so far.
+    private(set) var runs = 0
+
+    /// Packets without damage that end a run.
+    static let runGap: Int64 = 30
+
+    private struct Run {
+        var firstPacket: Int64, lastPacket: Int64
+        var firstSeconds: Double?
+        var corrupt = 0, dropped = 0, concealed = 0, retimed = 0
+        var causes: [String] = []
+    }
+    private var run: Run?
+
+    /// A packet (`index` in demuxing order, `seconds` its input time) flagged corrupt by
+    /// the demuxer; it is still decoded. Returns the warning of a run this one ends.
+    mutating func packetFlaggedCorrupt(index: Int64, seconds: Double?) -> String? {
+        corruptPackets += 1
+        let ended = extend(at: index, seconds: seconds)
+        run!.corrupt += 1
+        note("packets flagged corrupt by the demuxer")
+        return ended
+    }
+
+    /// A packet the decoder rejected with `reason`; counted corrupt unless it was already
+    /// flagged (`alreadyCounted`), and its picture is lost.
+    mutating func packetRejected(index: Int64, seconds: Double?, reason: String, alreadyCounted: Bool) -> String? {
+        if !alreadyCounted { corruptPackets += 1 }
+        droppedPictures += 1
+        let ended = extend(at: index, seconds: seconds)
+        if !alreadyCounted { run!.corrupt += 1 }
+        run!.dropped += 1
+        note("decoder: \(reason)")
+        return ended
+    }
+
+    /// A picture decoded with concealed errors while packet `index` was the latest demuxed.
+    mutating func pictureConcealed(atPacket index: Int64, seconds: Double?) -> String? {
+        concealedPictures += 1
+        let ended = extend(at: index, seconds: seconds)
+        run!.concealed += 1
+        return ended
+    }
+
+    /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
+    var isRunOpen: Bool { run != nil }
+
+    /// A picture of the open run retimed to libavcodec's best-effort timestamp.
+    mutating func pictureRetimed() {
+        retimedPictures += 1
+        if run != nil { run!.retimed += 1 }
+    }
+
+    /// Packet `index` was demuxed without damage: returns the warning of a run that ended
+    /// ``runGap`` packets ago.
+    mutating func packetClean(index: Int64) -> String? {
+        guard let open = run, index - open.lastPacket > Self.runGap else { return nil }
+        return closeRun()
+    }
+
+    /// The warning of the run still open at the end of the input, if any.
+    mutating func finish() -> String? { run == nil ? nil : closeRun() }
+
+    private mutating func extend(at index: Int64, seconds: Double?) -> String? {
+        var ended: String?
+        if let open = run, index - open.lastPacket > Self.runGap { ended = closeRun() }
+        if run == nil { run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds) }
+        run!.lastPacket = max(run!.lastPacket, index)
+        return ended
+    }
+
+    private mutating func note(_ cause: String) {
+        if let open = run, !open.causes.contains(cause), open.causes.count < 3 { run!.causes.append(cause) }
+    }
+
+    private mutating func closeRun() -> String? {
+        guard let open = run else { return nil }
+        run = nil
+        runs += 1
+        let packets = open.firstPacket == open.lastPacket ? "packet \(open.firstPacket)"
+            : "packets \(open.firstPacket)-\(open.lastPacket)"
+        let time = open.firstSeconds.map { String(format: " (input time %.3f s)", $0) } ?? ""
+        func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
+        var parts = [count(open.corrupt, "corrupt packet")]
+        parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
+        parts.append(count(open.dropped, "picture") + " lost (dropped: corrupt)")
+        if open.retimed > 0 {
+            parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")
+        }
+        let causes = open.causes.isEmpty ? "" : "; " + open.causes.joined(separator: "; ")
+        return "input damaged at \(packets)\(time): \(parts.joined(separator: ", ")); recording went on\(causes)"
+    }
+}
