@@ -21,7 +21,10 @@ enum ErrorMapping {
             switch error {
             case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
             case .badInput: return CommandLineError(error.description, exitCode: .dataError)
-            case .interrupted: return CommandLineError(error.description, exitCode: .failure)
+            case .interrupted:
+                // Stopped by a signal before any frame arrived: 128 + the signal, as a shell reports it.
+                let code = SignalHandling.stopSignal.flatMap { ExitCode(rawValue: SignalHandling.exitCode(for: $0)) }
+                return CommandLineError(error.description, exitCode: code ?? .failure)
             }
         case let error as SegmentWriterError:
             switch error {

@@ -125,6 +125,12 @@ public final class CaptureSession {
         } catch { throw .time(error) }
     }
 
+    /// Stops the session: events already produced are still delivered by ``next()``, then
+    /// nil (mirrors `AVCaptureSession.stopRunning()`).
+    public func stopRunning() {
+        finished = true
+    }
+
     /// The next output event, or `nil` at the end of the stream.
     /// - Throws: ``CaptureError`` or the frame source's errors.
     public func next() throws -> CaptureOutputEvent? {

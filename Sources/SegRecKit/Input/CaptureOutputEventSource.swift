@@ -11,6 +11,11 @@ public protocol CaptureOutputEventSource: AnyObject {
     /// - Throws: source errors (e.g. a corrupt file), after every event before the damage;
     ///   `CancellationError` when the pulling task is cancelled while a source waits.
     func next() async throws -> CaptureOutputEvent?
+
+    /// Stops capturing (`AVCaptureSession.stopRunning()`): ``next()`` then delivers only
+    /// what was already captured or received (a decoder's buffered pictures, a session's
+    /// queued events), without waiting for more input, and returns nil after it.
+    func stopRunning()
 }
 
 extension CaptureSession: CaptureOutputEventSource {}

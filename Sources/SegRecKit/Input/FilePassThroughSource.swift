@@ -74,6 +74,12 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         } catch { throw .time(error) }
     }
 
+    /// Stops reading the file: the pictures the decoder already holds are still delivered,
+    /// then nil (see ``VideoFileDecoder/stopReading()``).
+    public func stopRunning() {
+        decoder.stopReading()
+    }
+
     public func next() throws -> CaptureOutputEvent? {
         if let remark = takeRemark() { return remark }
         if let error = deferredError {

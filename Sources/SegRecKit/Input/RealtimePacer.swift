@@ -39,14 +39,28 @@ public final class RealtimePacer: CaptureOutputEventSource {
     public private(set) var droppedFrameCount = 0
 
     /// - Parameter source: the events to pace (frames carry session times).
+    /// True after ``stopRunning()``.
+    private var isStopped = false
+
     public init(wrapping source: any CaptureOutputEventSource) {
         self.source = source
+    }
+
+    /// Stops the wrapped source; what it still delivers is passed on at once, unpaced
+    /// (those frames were captured already).
+    public func stopRunning() {
+        source.stopRunning()
+        isStopped = true
     }
 
     public func next() async throws -> CaptureOutputEvent? {
         let now = clock.now
         guard let event = try await source.next() else { return nil }
         guard case .frame(var frame) = event else { return event }
+        if isStopped {
+            frame.deliveredAt = now
+            return .frame(frame)
+        }
         let captured = try captureInstant(of: frame, now: now)
         if let lastTake, captured <= lastTake {
             droppedFrameCount += 1

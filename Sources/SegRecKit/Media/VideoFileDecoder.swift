@@ -88,6 +88,8 @@ public final class VideoFileDecoder {
     private var converter: PictureConverter?
     private var damage = InputDamage()
     private var draining = false
+    /// Set by ``stopReading()``: no packet is read after it.
+    private var readingStopped = false
     private var finished = false
     private var packetPending = false
     private var pendingPacketCorrupt = false
@@ -210,6 +212,13 @@ public final class VideoFileDecoder {
         converter!.announce(AVPixelFormat(rawValue: parameters.pointee.format))
     }
 
+    /// Reads no further packet: the pictures the decoder already holds are drained (a
+    /// stop request does the same); ``nextPicture()`` then returns nil and
+    /// ``wasInterrupted`` is true.
+    public func stopReading() {
+        readingStopped = true
+    }
+
     /// The next picture in presentation order, or nil at the end of the stream (or after
     /// a stop request, once the decoder is drained).
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` after the last picture
@@ -317,6 +326,11 @@ public final class VideoFileDecoder {
     /// end, on a stop, or when reading failed for good.
     private func readPacket() -> Bool {
         while true {
+            if readingStopped || stopRequest?.isRequested == true {
+                wasInterrupted = true
+                flush()
+                return false
+            }
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eagain() { continue }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {

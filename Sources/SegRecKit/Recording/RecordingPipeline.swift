@@ -41,8 +41,10 @@ public struct RecordingPipeline {
     /// Where ``run(progress:)`` writes the muxer's statistics as JSON lines when it ends
     /// (also after a failure), or nil.
     public var statisticsURL: URL?
-    /// Checked before each event: once requested, the recording ends with
-    /// `stopReason: requested` (e.g. on SIGINT), keeping every frame already received.
+    /// Checked before each event: once requested, the source is stopped
+    /// (``CaptureOutputEventSource/stopRunning()``), the frames it already captured or
+    /// received are still recorded, and the recording ends with `stopReason: requested`
+    /// (e.g. on SIGINT).
     public var stopRequest: RecordingStopRequest?
 
     /// A pipeline from `source` to `muxer`, without statistics file or stop request.
@@ -69,7 +71,15 @@ public struct RecordingPipeline {
         var first: MediaTime?
         let manifest: RecordingManifest
         do {
-            while stopRequest?.isRequested != true, var event = try await source.next() {
+            var stopping = false
+            while true {
+                if !stopping, stopRequest?.isRequested == true {
+                    // Like stopRunning on a capture session: what was captured or received
+                    // already is still recorded, nothing more is waited for.
+                    stopping = true
+                    source.stopRunning()
+                }
+                guard var event = try await source.next() else { break }
                 if case .frame(var frame) = event {
                     if frame.deliveredAt == nil {
                         frame.deliveredAt = .now

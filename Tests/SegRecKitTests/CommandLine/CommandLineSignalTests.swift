@@ -29,6 +29,78 @@ struct CommandLineSignalTests {
                 || stderr.contains("segrec: interrupted; exiting at once"), "\(stderr)")
     }
 
+    @Test("SIGINT while standard input is idle: every frame received is recorded, exit 0, stopReason requested")
+    func sigintOnIdleStandardInput() throws {
+        let folder = try P.temporaryFolder("stdin")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out")
+        let input = Pipe()
+        let process = Process()
+        process.executableURL = P.binary
+        process.arguments = ["record", "--source", "-", "--output", out.path, "--quiet", "--preset", "ultrafast"]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Three 64x48 4:2:0 frames (64·48·3/2 = 4608 bytes each), then the pipe stays open,
+        // as a stalled camera would leave it.
+        var y4m = Data("YUV4MPEG2 W64 H48 F30:1 Ip A1:1 C420jpeg\n".utf8)
+        for i in 0..<3 {
+            y4m.append(Data("FRAME\n".utf8))
+            y4m.append(Data(repeating: UInt8(40 + 60 * i), count: 4608))
+        }
+        input.fileHandleForWriting.write(y4m)
+        #expect(P.waitUntilCatching(SIGINT, pid: process.processIdentifier))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path) { usleep(5_000) }
+        usleep(300_000)  // the reader is now waiting for a fourth frame
+        kill(process.processIdentifier, SIGINT)
+        #expect(P.wait(process, seconds: 30))
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let manifest = try ManifestWriter.read(from: out)
+        #expect(manifest.stopReason == .requested)
+        #expect(manifest.frames.received == 3 && manifest.frames.written == 3 && manifest.frames.dropped == 0)
+        #expect(manifest.segments.map(\.frameCount) == [3])
+        let report = try RecordingVerifier.verify(out)
+        #expect(report.passed, "\(report.problems) \(report.segments.map(\.problems))")
+        try? input.fileHandleForWriting.close()
+    }
+
+    @Test("SIGINT while a named pipe is idle: the pictures the H.264 decoder still holds (B-frames) are recorded too")
+    func sigintOnIdleNamedPipe() throws {
+        let folder = try P.temporaryFolder("fifo")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Ten 128x96 frames with up to 3 B-frames: the decoder holds pictures back for
+        // reordering, so a stop that stops pulling loses them (6 of 10 were kept before).
+        let clip = folder.appendingPathComponent("ten.mkv")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        make.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=30", "-frames:v", "10",
+                          "-c:v", "libx264", "-preset", "medium", "-bf", "3", clip.path]
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0, "ffmpeg could not make the clip")
+        let fifo = folder.appendingPathComponent("camera.fifo")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let out = folder.appendingPathComponent("out")
+        let process = try P.start(["record", "--source", fifo.path, "--output", out.path, "--quiet", "--preset", "ultrafast"],
+                                  in: folder)
+        let writer = try FileHandle(forWritingTo: fifo)  // opens once segrec opens the pipe
+        writer.write(try Data(contentsOf: clip))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path) { usleep(5_000) }
+        usleep(500_000)  // everything written is read; the reader waits for more
+        kill(process.processIdentifier, SIGINT)
+        #expect(P.wait(process, seconds: 30))
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let manifest = try ManifestWriter.read(from: out)
+        #expect(manifest.stopReason == .requested)
+        #expect(manifest.frames.received == 10 && manifest.frames.written == 10)
+        let report = try RecordingVerifier.verify(out)
+        #expect(report.passed, "\(report.problems) \(report.segments.map(\.problems))")
+        try? writer.close()
+    }
+
     @Test("SIGTERM mid-recording: exit 0, stopReason requested, every kept file verifies; a second signal exits 143 at once")
     func sigtermMidRecording() throws {
         let folder = try P.temporaryFolder("mid")

@@ -97,6 +97,7 @@ struct RecordingStopRequestTests {
             if delivered == stopAfter { stop.request() }
             return try inner.next()
         }
+        func stopRunning() { inner.stopRunning() }
     }
 
     /// Stopping after frame 9 of 20 (a change at 7): two files, frames 0–9 kept, the last

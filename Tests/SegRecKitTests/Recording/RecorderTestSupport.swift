@@ -53,6 +53,8 @@ final class ScriptedSource: CaptureOutputEventSource {
     private var events: [CaptureOutputEvent]
     init(_ events: [CaptureOutputEvent]) { self.events = events.reversed() }
     func next() throws -> CaptureOutputEvent? { events.popLast() }
+    /// A camera stopped captures nothing more: the rest of the script is never delivered.
+    func stopRunning() { events.removeAll() }
 }
 
 enum RecorderTestSupport {
