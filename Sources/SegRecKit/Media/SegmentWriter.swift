@@ -490,9 +490,42 @@ public final class SegmentWriter {
     /// presentation duration (the last presented one lasting until `end`). The finished
     /// file's decode times and sample durations are chosen by ``FaststartRemuxer``.
     private func writeTail(end: Int64) throws {
+        if packetsWritten == 0 { repairDecodeTimes(of: pending) }
         while let first = pending.first {
             try write(first)
             pending.removeFirst()
+        }
+    }
+
+    /// Gives a segment whose every packet comes out at the flush valid decode times when
+    /// the encoder's are not: libx265 3.5 leaves a packet's dts uninitialized (garbage,
+    /// e.g. 803859814218082527) when a segment has fewer frames than its B-frame delay,
+    /// which the mov muxer refuses ("pts (0) < dts (…)"). The k-th packet in decode order
+    /// then gets the k-th presentation time minus the span of all of them, so decode times
+    /// increase strictly and none is after its own pts. Left alone when the encoder's
+    /// decode times already increase, none is after its pts and none is before it by more
+    /// than twice the frames' span.
+    private func repairDecodeTimes(of packets: [Packet]) {
+        guard !packets.isEmpty else { return }
+        let presentation = packets.map(\.pointer.pointee.pts).sorted()
+        let span = presentation[presentation.count - 1] - presentation[0]
+        var previous = Int64.min
+        var valid = true
+        for packet in packets {
+            let p = packet.pointer.pointee
+            // A real reordering delay never exceeds the span of the frames it reorders
+            // (twice, for the delay before the first and the last packet).
+            if p.dts == segrec_av_nopts_value() || p.dts > p.pts || p.dts <= previous
+                || p.pts.subtractingReportingOverflow(p.dts).partialValue > 2 * span + 1
+                || p.pts.subtractingReportingOverflow(p.dts).overflow {
+                valid = false
+                break
+            }
+            previous = p.dts
+        }
+        guard !valid else { return }
+        for (k, packet) in packets.enumerated() {
+            packet.pointer.pointee.dts = presentation[k] - span
         }
     }
 
