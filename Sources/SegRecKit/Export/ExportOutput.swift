@@ -11,7 +11,18 @@ struct ExportOutput {
     /// - Throws: ``RecordingError/outputExists(path:)`` for the first existing path without
     ///   `force`; ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder cannot
     ///   be made, is a file, or an existing path cannot be removed with `force`.
-    init(folder: URL, paths: [String], force: Bool) throws(RecordingError) {
+    init(folder: URL, paths: [String], force: Bool, protecting source: ExportSource? = nil) throws(RecordingError) {
+        if let source {
+            // Never the recording itself, even with --force: its manifest, segments, partial
+            // files and lock (compared after resolving symbolic links and "..").
+            var own = [ManifestWriter.fileName, "recording.lock"]
+            for segment in source.manifest.segments { own += [segment.file, segment.file + ".partial"] }
+            let recording = Set(own.map { Self.resolved(source.directory.appendingPathComponent($0).path) })
+            if let clash = paths.first(where: { recording.contains(Self.resolved($0)) }) {
+                throw .cannotCreateOutput(path: clash, detail: "is part of the recording being exported (\(source.directory.path)); "
+                                          + "choose an output outside its files (--force never replaces them)")
+            }
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
@@ -42,6 +53,14 @@ struct ExportOutput {
         } catch {
             throw .io(path: path, underlying: reason(error))
         }
+    }
+
+    /// `path` with its folder's symbolic links and `.`/`..` resolved (the file itself may
+    /// not exist yet).
+    static func resolved(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let folder = url.deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL
+        return folder.appendingPathComponent(url.lastPathComponent).path
     }
 
     /// The POSIX text of a Foundation error when it has one.

@@ -85,7 +85,7 @@ public enum RecordingExporter {
             planned.append(layout.folder.appendingPathComponent(layout.initName(for: segment)).path)
             planned.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment)).path)
         }
-        _ = try ExportOutput(folder: layout.folder, paths: planned, force: force)
+        _ = try ExportOutput(folder: layout.folder, paths: planned, force: force, protecting: source)
 
         // Offsets on the playlist timeline: the exact durations before each file.
         var starts: [MediaTime] = []
@@ -167,10 +167,10 @@ public enum RecordingExporter {
         let segments = source.manifest.segments
         let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
         let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
-        _ = try ExportOutput(folder: folder, paths: [list.path], force: force)
+        _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source)
         if needsCopy.contains(true) {
             _ = try ExportOutput(folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path },
-                                 force: force)
+                                 force: force, protecting: source)
         }
         let recordingPrefix = relativePath(from: folder, to: directory)
         let copiesPrefix = relativePath(from: folder, to: copies)

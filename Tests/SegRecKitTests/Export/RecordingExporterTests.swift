@@ -59,6 +59,28 @@ struct RecordingExporterTests {
         #expect(throws: RecordingError.outputExists(path: list.path)) { try RecordingExporter.exportConcat(from: dir, to: list) }
     }
 
+    /// `--force` replaces earlier exports only: the recording's own manifest and segment
+    /// files are never written, whichever spelling of the path names them.
+    @Test func neverOverwritesTheRecordingItself() async throws {
+        guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
+        let (dir, manifest) = try await ExportTestSupport.record(preset: "ultrafast")
+        let manifestBytes = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
+        let segmentBytes = try Data(contentsOf: dir.appendingPathComponent(manifest.segments[0].file))
+        let aliases = [dir.appendingPathComponent("manifest.json"),
+                       dir.appendingPathComponent("x/../" + manifest.segments[0].file),
+                       dir.appendingPathComponent(manifest.segments[0].file)]
+        for list in aliases {
+            #expect(throws: RecordingError.self) { try RecordingExporter.exportConcat(from: dir, to: list, force: true) }
+        }
+        // An HLS playlist named like the manifest beside it would write manifest.json.
+        #expect(throws: RecordingError.self) {
+            try RecordingExporter.exportHLS(from: dir, to: dir.appendingPathComponent("manifest.json"), force: true)
+        }
+        #expect(try Data(contentsOf: dir.appendingPathComponent("manifest.json")) == manifestBytes)
+        #expect(try Data(contentsOf: dir.appendingPathComponent(manifest.segments[0].file)) == segmentBytes)
+        #expect(try RecordingVerifier.verify(dir).passed)
+    }
+
     @Test func refusesUnfinishedOrIncompleteRecordings() async throws {
         guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
         let (dir, manifest) = try await ExportTestSupport.record(preset: "ultrafast")
