@@ -35,6 +35,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private var firstDerivedIndex: Int64?
     private var reportedCorruptPackets = 0
     private var reportedDroppedPictures = 0
+    /// Device ticks added to the input's timestamps since its last discontinuity.
+    private var discontinuityOffset: Int64 = 0
+    /// The last timestamp handed out (device ticks, offset included).
+    private var lastTicks: Int64?
 
     /// - Parameters:
     ///   - decoder: the opened input.
@@ -192,11 +196,14 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private func deviceTicks(of picture: DecodedPicture) throws -> Int64 {
         let num = Int64(decoder.timeBase.num)
         if let pts = picture.pts {
-            let (ticks, overflow) = pts.multipliedReportingOverflow(by: num)
-            guard !overflow else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
-            anchorTicks = ticks
+            let (raw, overflow) = pts.multipliedReportingOverflow(by: num)
+            let (ticks, overflow2) = raw.addingReportingOverflow(discontinuityOffset)
+            guard !overflow, !overflow2 else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
+            let continued = try continuingAfterDiscontinuity(ticks, picture: picture)
+            anchorTicks = continued
             framesSinceAnchor = 0
-            return ticks
+            lastTicks = continued
+            return continued
         }
         derivedCount += 1
         if firstDerivedIndex == nil { firstDerivedIndex = picture.index }
@@ -213,6 +220,32 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
         }
         return value
+    }
+
+    /// `ticks`, or — when the container allows timestamp discontinuities (MPEG-TS, HLS) and
+    /// the input's time jumps back by more than 0.1 s or ahead by more than 10 s, as when
+    /// an encoder restarts or captures are concatenated — the time one frame period after
+    /// the last frame, the offset kept for the frames that follow (the thresholds of
+    /// ffmpeg's `-dts_delta_threshold` handling), with one warning per jump. Elsewhere a
+    /// backwards time stays a per-frame fault (dropped `nonMonotonicTimestamp`).
+    private func continuingAfterDiscontinuity(_ ticks: Int64, picture: DecodedPicture) throws -> Int64 {
+        guard decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return ticks }
+        let timescale = Int64(deviceClock.timescale)
+        let back = timescale / 10, ahead = 10 * timescale
+        let (delta, overflow) = ticks.subtractingReportingOverflow(last)
+        guard overflow || delta < -back || delta > ahead else { return ticks }
+        let period = framePeriod()
+        guard let step = ExactArithmetic.multiplyDivide(Int128(period.value) * Int128(timescale), 1, Int128(period.timescale),
+                                                        rounding: .roundHalfAwayFromZero),
+              let stepTicks = Int64(exactly: step), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
+              let offset = Int64(exactly: Int128(discontinuityOffset) + Int128(continued) - Int128(ticks)) else {
+            throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)"))
+        }
+        discontinuityOffset = offset
+        let seconds = { (t: Int64) in String(format: "%.6f", Double(t) / Double(timescale)) }
+        remarks.append(.warning("input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
+                                + "(a discontinuity, allowed in this container): the frames that follow continue one frame period after the last"))
+        return continued
     }
 
     /// Damage the decoder met since the last call, as in-band events (before the frames

@@ -53,6 +53,9 @@ public final class VideoFileDecoder {
     public let presentationEnd: Int64?
     /// The stream's field order as the container or codec states it (`codecpar.field_order`).
     public let fieldOrder: VideoFieldOrder
+    /// Whether the container's timestamps may jump (`AVFMT_TS_DISCONT`: MPEG-TS, HLS, …):
+    /// a restarted encoder or concatenated captures start again from another time.
+    public let allowsTimestampDiscontinuities: Bool
     /// What was noticed on opening (ignored streams, the stream chosen), and later notes
     /// while no ``noteHandler`` is set.
     public private(set) var notes: [String] = []
@@ -193,6 +196,7 @@ public final class VideoFileDecoder {
             ? video.pointee.start_time + video.pointee.duration : nil
         let demuxerName = String(cString: input.pointer.pointee.iformat.pointee.name)
         isPictureStream = demuxerName == "rawvideo" || demuxerName == "yuv4mpegpipe"
+        allowsTimestampDiscontinuities = input.pointer.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0
 
         do {
             decoder = try CodecContext.openDecoder(for: video, context: path)

@@ -22,7 +22,9 @@ struct CasesInputDamageTests {
         #expect(m.frames.corruptPackets == 1)
         let damage = m.warnings.filter { $0.contains("input damaged") }
         #expect(damage.count == 1, "\(m.warnings)")
-        #expect(damage.first?.contains("packets 51") == true, "\(damage)")
+        // The run starts at packet 51; whether libavcodec's frame threads flag the next
+        // picture as concealed (extending the run to "packets 51-56") varies between runs.
+        #expect(damage.first.map { $0.contains("at packet 51 ") || $0.contains("at packets 51-") } == true, "\(damage)")
         #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == 150)
     }
 
@@ -39,6 +41,41 @@ struct CasesInputDamageTests {
             let shape: [Int] = [probed.width, probed.height, probed.frames]
             #expect(shape == [segment.width, segment.height, 60])
         }
+    }
+
+    /// The kind p15 belongs to, with timestamps that start again: two (or three) encoder
+    /// sessions of different sizes, each from time 0, concatenated as MPEG-TS (a
+    /// container that allows discontinuities). Every frame is kept: the frames after each
+    /// reset continue one frame period after the last, one warning per reset, a segment
+    /// per size. (Before: 60 of 120 kept, 60 dropped `nonMonotonicTimestamp`, exit 0.)
+    @Test("MPEG-TS sessions that restart from time 0 keep every frame, a segment per size",
+          arguments: [["320x180", "240x136"], ["320x180", "240x136", "426x240"], ["320x240", "320x240"]])
+    func timestampResets(sizes: [String]) async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        var joined = Data()
+        for (k, size) in sizes.enumerated() {
+            let part = dir.appendingPathComponent("part\(k).ts")
+            try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-frames:v", "45",
+                          "-c:v", "libx264", "-g", "15", "-f", "mpegts", part.path])
+            joined.append(try Data(contentsOf: part))
+        }
+        let url = dir.appendingPathComponent("restarts.ts")
+        try joined.write(to: url)
+        let (code, out, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.written == 45 * sizes.count && m.frames.dropped == 0, "\(m.frames)")
+        // Runs of equal sizes merge into one segment.
+        var runs: [[Int]] = []
+        for size in sizes {
+            let wh = size.split(separator: "x").map { Int($0)! }
+            if let last = runs.last, last[0] == wh[0], last[1] == wh[1] { runs[runs.count - 1][2] += 45 } else { runs.append(wh + [45]) }
+        }
+        #expect(C.shapes(m) == runs)
+        #expect(m.warnings.filter { $0.contains("input timestamps jump") }.count == sizes.count - 1, "\(m.warnings)")
+        // One timeline: each segment ends where the next starts, the frames one period apart.
+        for (a, b) in zip(m.segments, m.segments.dropFirst()) { #expect(a.sessionEnd == b.sessionStart) }
+        #expect(try RecordingVerifier.verify(out).passed)
     }
 
     /// p01 with 4 TS packets zeroed or removed at `fraction` of the file.
