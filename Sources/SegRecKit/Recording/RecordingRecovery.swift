@@ -39,12 +39,15 @@ public enum RecordingRecovery {
     /// Recovers `directory`.
     /// - Throws: ``RecordingError/locked(path:pid:)`` while the recording runs;
     ///   ``RecordingError/inputNotFound(path:)`` / ``RecordingError/badInput(path:field:detail:)``
-    ///   for a missing or unreadable manifest; ``RecordingError/io(path:underlying:)`` when
+    ///   for a missing or unreadable manifest, or one with a number out of range (the field
+    ///   named, as `verify` does); ``RecordingError/io(path:underlying:)`` when
     ///   the manifest cannot be written.
     public static func recover(_ directory: URL) throws(RecordingError) -> Report {
         let lock = try RecordingLock(folder: directory)
         defer { lock.release() }
         var manifest = try ManifestWriter.read(from: directory)
+        // The same range checks as verify: never arithmetic on a damaged or edited number.
+        try RecordingVerifier.checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
         let partials = partialFiles(in: directory)
         guard manifest.stopReason == nil || !partials.isEmpty else {
             return Report(manifest: manifest, changed: false)

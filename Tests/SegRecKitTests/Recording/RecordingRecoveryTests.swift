@@ -68,6 +68,26 @@ struct RecordingRecoveryTests {
     /// Killed right after a segment's file was created (no fragment yet): the empty partial
     /// holds nothing and goes; the frames the journal counted for it are dropped
     /// (`interrupted`), so received == written + dropped still holds.
+    /// A hand-edited journal (a negative frame count) is refused with the field named, as
+    /// `verify` does, and the folder is left as it was (before: exit 0, "-1" frames kept).
+    @Test func refusesAManifestWithANumberOutOfRange() async throws {
+        let events = script.events(count: 12, initial: .ratio9x16, changes: [], completionDelay: 0)
+        let (dir, _) = try await RecorderTestSupport.record(events)
+        let url = dir.appendingPathComponent("manifest.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var segments = try #require(json["segments"] as? [[String: Any]])
+        segments[0]["frameCount"] = -1
+        json["segments"] = segments
+        json["stopReason"] = NSNull()
+        let edited = try JSONSerialization.data(withJSONObject: json)
+        try edited.write(to: url)
+        #expect(throws: RecordingError.badInput(path: url.path, field: "segments[0].frameCount",
+                                                detail: "-1 is out of range; allowed 0...2147483647")) {
+            try RecordingRecovery.recover(dir)
+        }
+        #expect(try Data(contentsOf: url) == edited)
+    }
+
     @Test func emptyPartialIsRemovedAndItsFramesCounted() async throws {
         let (dir, finished) = try await RecorderTestSupport.record(
             script.events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0))
