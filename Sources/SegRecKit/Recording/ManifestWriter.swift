@@ -58,10 +58,39 @@ public enum ManifestWriter {
         do {
             return try JSONDecoder().decode(RecordingManifest.self, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+               let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+                // Well-formed JSON whose number does not fit its field (e.g. 1e30 as a count):
+                // Foundation's decoder names no key here, so find the number ourselves.
+                let field = oversizedNumber(in: object, path: "") ?? "manifest"
+                throw .badInput(path: url.path, field: field,
+                                detail: "a number does not fit its field; allowed: integers within ±2^63 and finite numbers")
+            }
             throw .badInput(path: url.path, field: "manifest", detail: describe(error))
         } catch {
             throw .badInput(path: url.path, field: "manifest", detail: "\(error)")
         }
+    }
+
+    /// The key path (`segments[0].frameCount`) of the first number in `object` that no
+    /// manifest field can hold (beyond ±2^63, or not finite), if any.
+    private static func oversizedNumber(in object: Any, path: String) -> String? {
+        switch object {
+        case let dictionary as [String: Any]:
+            for key in dictionary.keys.sorted() {
+                if let found = oversizedNumber(in: dictionary[key]!, path: path.isEmpty ? key : path + "." + key) { return found }
+            }
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let found = oversizedNumber(in: element, path: path + "[\(index)]") { return found }
+            }
+        case let number as NSNumber:
+            let value = number.doubleValue
+            if !value.isFinite || abs(value) >= 9.2e18 { return path.isEmpty ? "manifest" : path }
+        default:
+            break
+        }
+        return nil
     }
 
     /// One line for a decoding error: where in the file, and what is wrong.

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+/// `ManifestWriter.read` on hand-edited manifests: a number no field can hold is named by
+/// its key path (Foundation's decoder names none for it) instead of "not valid JSON".
+@Suite("Manifest reading")
+struct ManifestReadingTests {
+    @Test(arguments: [("segments[0].frameCount", "1e30"), ("frames.written", "-1e300"), ("segments[0].width", "1e308")])
+    func oversizedNumberIsNamed(field: String, value: String) async throws {
+        let events = EventScript().events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0)
+        let (dir, _) = try await RecorderTestSupport.record(events)
+        let url = dir.appendingPathComponent("manifest.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let marker = 123_456_789_012
+        if field.hasPrefix("segments") {
+            var segments = try #require(json["segments"] as? [[String: Any]])
+            segments[0][String(field.split(separator: ".")[1])] = marker
+            json["segments"] = segments
+        } else {
+            var frames = try #require(json["frames"] as? [String: Any])
+            frames["written"] = marker
+            json["frames"] = frames
+        }
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+            .replacingOccurrences(of: "\(marker)", with: value)
+        try Data(text.utf8).write(to: url)
+        #expect(throws: RecordingError.badInput(path: url.path, field: field,
+                                                detail: "a number does not fit its field; allowed: integers within ±2^63 and finite numbers")) {
+            try ManifestWriter.read(from: dir)
+        }
+    }
+}
