@@ -61,6 +61,15 @@ struct InputDamage {
         return ended
     }
 
+    /// `count` pictures the damage swallowed whole: the demuxer never delivered them, seen
+    /// as a gap in the timestamps of the open run. Counted as lost pictures.
+    mutating func picturesMissing(_ count: Int) {
+        guard count > 0, run != nil else { return }
+        droppedPictures += count
+        run!.dropped += count
+        note("\(count) picture\(count == 1 ? "" : "s") never delivered (a gap in the timestamps)")
+    }
+
     /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
     var isRunOpen: Bool { run != nil }
 

@@ -284,12 +284,28 @@ public final class VideoFileDecoder {
             pts = f.best_effort_timestamp
             damage.pictureRetimed()
         }
+        if let p = pts, let last = lastPTS, damage.isRunOpen { damage.picturesMissing(missingPictures(from: last, to: p)) }
         if let pts { lastPTS = pts }
         let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
                                      decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
                                      index: picturesDecoded)
         picturesDecoded += 1
         return picture
+    }
+
+    /// Pictures missing between two presented at `last` and `next` (time-base ticks) at the
+    /// stream's nominal rate: a gap over 1.5 frame periods, rounded to whole periods, less
+    /// the picture at `next`. Only asked inside a run of damage (a still period of a
+    /// variable-rate stream is not a loss); at most 10 s of pictures.
+    private func missingPictures(from last: Int64, to next: Int64) -> Int {
+        guard let rate = nominalFrameRate ?? frameRate, rate.numerator > 0, timeBase.num > 0, next > last else { return 0 }
+        // gap / period = (next − last) · num · rate.num / (den · rate.den)
+        let gap = Int128(next - last) * Int128(timeBase.num) * Int128(rate.numerator)
+        let period = Int128(timeBase.den) * Int128(rate.denominator)
+        guard gap * 2 > period * 3 else { return 0 }
+        let periods = (gap * 2 + period) / (period * 2)  // rounded half up
+        let cap = Int128(10) * Int128(rate.numerator) / max(1, Int128(rate.denominator))
+        return Int(min(periods - 1, max(cap, 1)))
     }
 
     /// A packet (or picture) the decoder refused: its picture is lost; too many in a row

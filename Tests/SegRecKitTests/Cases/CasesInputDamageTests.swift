@@ -78,6 +78,30 @@ struct CasesInputDamageTests {
         #expect(try RecordingVerifier.verify(out).passed)
     }
 
+    /// 20 000 bytes zeroed in the middle of a 150-frame constant-rate clip swallow whole
+    /// pictures the demuxer never delivers: they are counted as lost (`corrupt`) from the
+    /// gap in the timestamps, so the manifest accounts for all 150 frames the source had.
+    @Test("pictures the damage swallowed whole are counted: received = the source's 150",
+          arguments: ["mpegts", "matroska"])
+    func swallowedPicturesAreCounted(container: String) async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let clip = dir.appendingPathComponent("clip." + (container == "mpegts" ? "ts" : "mkv"))
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
+                      "-g", "30", "-f", container, clip.path])
+        var data = try Data(contentsOf: clip)
+        let at = data.count / 2 / 188 * 188
+        data.replaceSubrange(at..<(at + 20_000), with: Data(count: 20_000))
+        let url = dir.appendingPathComponent("zeroed." + clip.pathExtension)
+        try data.write(to: url)
+        let reference = try T.decodedFrameCount(url)
+        let (code, _, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.written == reference, "ffprobe decodes \(reference)")
+        #expect(m.frames.received == 150, "\(m.frames)")
+        #expect(m.frames.dropped == 150 - reference && m.frames.droppedReasons["corrupt"] == 150 - reference, "\(m.frames)")
+    }
+
     /// p01 with 4 TS packets zeroed or removed at `fraction` of the file.
     @Test("the TS damaged elsewhere keeps every frame ffprobe decodes",
           arguments: [(0.2, true), (0.45, false), (0.7, true), (0.9, false)])
