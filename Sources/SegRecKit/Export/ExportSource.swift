@@ -21,7 +21,7 @@ public struct ExportSource: Sendable {
                             detail: "null: the recording is still running or was interrupted; allowed: an ended recording (run 'segrec recover' first)")
         }
         guard !manifest.segments.isEmpty else {
-            throw .badInput(path: manifestPath, field: "segments", detail: "empty: there is nothing to export")
+            throw .badInput(path: manifestPath, field: "segments", detail: "empty: the recording kept no segment (stopReason \(manifest.stopReason.map { "\($0)" } ?? "null")); allowed: a recording with at least one segment")
         }
         for (index, segment) in manifest.segments.enumerated() {
             guard !segment.file.isEmpty, !segment.file.contains("/"), !segment.file.contains("\n") else {

@@ -4,7 +4,9 @@ import Foundation
 /// specifies, with a few extra fields (byte counts, exact clock parameters, drop reasons).
 public struct RecordingManifest: Codable, Sendable, Equatable {
     /// Always 1 for this layout.
-    public var formatVersion: Int = 1
+    public var formatVersion: Int = RecordingManifest.currentFormatVersion
+    /// The manifest format this segrec writes and reads (DESIGN.md "Files").
+    public static let currentFormatVersion = 1
     /// `segment` or `stop-on-change`.
     public var mode: RecordingMode
     /// The session's synchronization clock (host nanoseconds).

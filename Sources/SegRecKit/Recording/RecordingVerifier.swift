@@ -197,6 +197,10 @@ public enum RecordingVerifier {
             }
         }
         try count(Int64(manifest.frames.received), "frames.received")
+        guard manifest.formatVersion == RecordingManifest.currentFormatVersion else {
+            throw .badInput(path: path, field: "formatVersion",
+                            detail: "\(manifest.formatVersion) is not a version this segrec reads; allowed: \(RecordingManifest.currentFormatVersion)")
+        }
         try count(Int64(manifest.frames.written), "frames.written")
         try count(Int64(manifest.frames.dropped), "frames.dropped")
         for (reason, n) in manifest.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {

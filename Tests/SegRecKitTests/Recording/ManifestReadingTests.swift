@@ -30,4 +30,18 @@ struct ManifestReadingTests {
             try ManifestWriter.read(from: dir)
         }
     }
+
+    /// A manifest of another format version is refused by verify and recover, naming it.
+    @Test func unknownFormatVersionIsRefused() async throws {
+        let events = EventScript().events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0)
+        let (dir, _) = try await RecorderTestSupport.record(events)
+        let url = dir.appendingPathComponent("manifest.json")
+        let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 99")
+        #expect(text.contains("\"formatVersion\" : 99"))
+        try Data(text.utf8).write(to: url)
+        let refusal = RecordingError.badInput(path: url.path, field: "formatVersion",
+                                              detail: "99 is not a version this segrec reads; allowed: 1")
+        #expect(throws: refusal) { try RecordingVerifier.verify(dir) }
+        #expect(throws: refusal) { try RecordingRecovery.recover(dir) }
+    }
 }
