@@ -172,6 +172,12 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         return try convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
     }
 
+    /// `count` frame periods in device ticks (rounded half away from zero), nil on overflow.
+    private func periodTicks(_ count: Int64) -> Int64? {
+        ExactArithmetic.multiplyDivide(Int128(count) * Int128(deviceClock.timescale), Int128(frameRate.denominator),
+                                       Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero).flatMap { Int64(exactly: $0) }
+    }
+
     /// One frame period on the input clock, as an exact rational time.
     private func framePeriod() -> MediaTime {
         MediaTime(value: frameRate.denominator, timescale: Int32(clamping: frameRate.numerator))
@@ -213,10 +219,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             return 0
         }
         framesSinceAnchor += 1
-        let den = Int128(deviceClock.timescale)
-        guard let offset = ExactArithmetic.multiplyDivide(Int128(framesSinceAnchor) * den, Int128(frameRate.denominator),
-                                                          Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero),
-              let value = Int64(exactly: Int128(anchor) + offset) else {
+        guard let offset = periodTicks(framesSinceAnchor), let value = Int64(exactly: Int128(anchor) + Int128(offset)) else {
             throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
         }
         return value
@@ -234,10 +237,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let back = timescale / 10, ahead = 10 * timescale
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
         guard overflow || delta < -back || delta > ahead else { return ticks }
-        let period = framePeriod()
-        guard let step = ExactArithmetic.multiplyDivide(Int128(period.value) * Int128(timescale), 1, Int128(period.timescale),
-                                                        rounding: .roundHalfAwayFromZero),
-              let stepTicks = Int64(exactly: step), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
+        guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
               let offset = Int64(exactly: Int128(discontinuityOffset) + Int128(continued) - Int128(ticks)) else {
             throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)"))
         }

@@ -47,7 +47,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
             text = text[text.index(after: close)...].drop { $0 == " " }
         }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.count > 200 ? String(trimmed.prefix(200)) + "…" : trimmed
+        return Excerpt.of(trimmed, limit: 200)
     }
 
     /// `AVERROR(ENOSPC)`: the disk is full.

@@ -201,7 +201,9 @@ public actor SegmentMuxer {
             break  // never took effect: nothing to record
         case .frameDropped(let dropped):
             announce(.frameDropped(dropped.reason))
-            try journalDrops()
+            // Journaled at once (the journal keeps only the newest snapshot), so a recording
+            // killed after a late drop under --realtime still counts it.
+            try writeJournal()
         case .note(let note):
             announce(.note(note))
         case .warning(let warning):
@@ -284,7 +286,7 @@ public actor SegmentMuxer {
         if let last = lastSessionTime, frame.sessionTime <= last {
             announce(.frameDropped(.nonMonotonicTimestamp))
             announce(.warning("frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)"))
-            try journalDrops()
+            try writeJournal()
             return
         }
         guard let segment = open else {
@@ -474,15 +476,6 @@ public actor SegmentMuxer {
             }
             announce(.warning("\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"))
         }
-    }
-
-    /// Journals a drop in the middle of a segment (late frames under `--realtime`, a
-    /// timestamp going back) so that a recording killed afterwards still counts it. The
-    /// journal keeps only the newest snapshot, so a burst of drops costs the capture path a
-    /// copy of the manifest per drop and the journal one write per drop it can keep up with.
-    /// - Throws: the error of an earlier journal write, at once.
-    private func journalDrops() throws {
-        try writeJournal()
     }
 
     /// Queues the manifest as it stands, `stopReason` still `null`, to be rewritten
