@@ -143,3 +143,5 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
         Int128(a.numerator) * Int128(b.denominator) == Int128(b.numerator) * Int128(a.denominator)
     }
 }
+
+extension ActiveFormatSelection: Sendable where Format: Sendable {}

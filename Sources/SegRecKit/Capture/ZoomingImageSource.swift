@@ -2,7 +2,7 @@
 /// the centre `1/zoom` of its base source's picture and scales it back to the requested
 /// size (bicubic, the media layer's ``PictureScaler``), so a zoom change is visible in the
 /// recording while the frame dimensions stay those of the aspect ratio (zoom never starts
-/// a segment). Used for `videoZoomFactor` events, smart framing's zoom and active Center
+/// a segment). Meant for `videoZoomFactor` events, smart framing's zoom and active Center
 /// Stage's framing.
 ///
 /// ## The frame-index stamp
