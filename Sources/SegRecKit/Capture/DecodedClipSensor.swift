@@ -2,8 +2,8 @@
 ///
 /// Each decoded picture is turned upright first when asked (``appliedRotation``: the
 /// clip's own display rotation, e.g. a phone's portrait recording stored as 1920x1080 with
-/// a 90° display matrix becomes a 1080x1920 picture), then centre-cropped to a square, scaled to the active format's side
-/// (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
+/// a 90° display matrix becomes a 1080x1920 picture), then centre-cropped to a square,
+/// scaled to the active format's side (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
 /// of the aspect ratio in effect (the centre of the square), exactly as the synthetic
 /// sensor's pictures are. The input's timestamps are ignored: the camera's device clock
 /// stamps the frames. Frame `i` of the session shows the next picture of the clip; a clip
