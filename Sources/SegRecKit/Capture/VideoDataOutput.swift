@@ -32,19 +32,39 @@ public final class VideoDataOutput {
     ///   when the source returns a picture of the wrong size.
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime,
                sessionTime: MediaTime, nextSessionTime: MediaTime) throws -> VideoFrame {
-        var buffer = try frameSource.pixelBuffer(forFrame: index, dimensions: dimensions)
+        try frame(index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime,
+                  nextSessionTime: nextSessionTime, source: &frameSource, camera: nil)
+    }
+
+    /// Builds frame `index` from `source` for `camera` (several-camera sessions): the
+    /// picture is mirrored first when `camera.isMirrored`, then stamped (rows 0–15 the
+    /// index, rows 16–31 the producing camera's position), so the stamp reads as usual.
+    /// - Throws: as ``frame(index:dimensions:deviceTime:sessionTime:nextSessionTime:)``.
+    func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
+               nextSessionTime: MediaTime, source: inout any SensorImageSource,
+               camera: FrameCamera?) throws -> VideoFrame {
+        var buffer = try source.pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
             throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
                                                 value: buffer.dimensions.description,
                                                 allowed: dimensions.description)
         }
-        if stampFrameIndex && !frameSource.stampsFrameIndex {
+        if camera?.isMirrored == true { buffer.mirrorHorizontally() }
+        let stamped = source.stampsFrameIndex || stampFrameIndex
+        if stampFrameIndex && !source.stampsFrameIndex || (camera?.isMirrored == true && stamped) {
             FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
+        if let camera, stamped {
+            FrameIndexStamp.write(UInt32(camera.producerPosition), intoLuma: &buffer.lumaPlane,
+                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow,
+                                  firstRow: FrameIndexStamp.cameraRow)
+        }
         let duration: MediaTime
         do { duration = try nextSessionTime.subtracting(sessionTime) } catch { throw CaptureError.time(error) }
-        return VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
-                          sessionTime: sessionTime, duration: duration)
+        var frame = VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
+                               sessionTime: sessionTime, duration: duration)
+        frame.camera = camera
+        return frame
     }
 }
