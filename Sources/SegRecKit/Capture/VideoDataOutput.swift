@@ -11,6 +11,9 @@ public final class VideoDataOutput {
     /// Whether to write the frame-index stamp into sources that do not stamp themselves.
     /// Synthetic frames are always stamped.
     public var stampFrameIndex: Bool
+    /// `AVCaptureConnection.isVideoMirrored`: flip every buffer left-right before the stamp
+    /// is drawn (one-camera sessions; a several-camera session decides per frame).
+    public var isVideoMirrored = false
 
     /// Creates an output. - Parameters: `frameSource` (default ``SyntheticSensor``);
     /// `stampFrameIndex` to stamp sources that do not stamp (default `false`).
@@ -33,7 +36,7 @@ public final class VideoDataOutput {
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime,
                sessionTime: MediaTime, nextSessionTime: MediaTime) throws -> VideoFrame {
         try frame(index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime,
-                  nextSessionTime: nextSessionTime, source: &frameSource, camera: nil)
+                  nextSessionTime: nextSessionTime, source: &frameSource, camera: nil, mirrored: isVideoMirrored)
     }
 
     /// Builds frame `index` from `source` for `camera` (several-camera sessions): the
@@ -42,16 +45,17 @@ public final class VideoDataOutput {
     /// - Throws: as ``frame(index:dimensions:deviceTime:sessionTime:nextSessionTime:)``.
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
                nextSessionTime: MediaTime, source: inout any SensorImageSource,
-               camera: FrameCamera?) throws -> VideoFrame {
+               camera: FrameCamera?, mirrored: Bool? = nil) throws -> VideoFrame {
+        let mirrored = mirrored ?? camera?.isMirrored ?? false
         var buffer = try source.pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
             throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
                                                 value: buffer.dimensions.description,
                                                 allowed: dimensions.description)
         }
-        if camera?.isMirrored == true { buffer.mirrorHorizontally() }
+        if mirrored { buffer.mirrorHorizontally() }
         let stamped = source.stampsFrameIndex || stampFrameIndex
-        if stampFrameIndex && !source.stampsFrameIndex || (camera?.isMirrored == true && stamped) {
+        if stampFrameIndex && !source.stampsFrameIndex || (mirrored && stamped) {
             FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
