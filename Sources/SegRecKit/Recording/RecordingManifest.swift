@@ -259,6 +259,9 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var camera: String? = nil
     /// Where that camera faced at the segment's first frame; absent with `camera`.
     public var facing: CameraFacing? = nil
+    /// For a `virtualFront` segment: the constituent camera that made its first frame
+    /// (later swaps are in the manifest's `events`); absent otherwise.
+    public var constituent: String? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -278,6 +281,7 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encode(rotationDegrees, forKey: .rotationDegrees)
         try c.encodeIfPresent(camera, forKey: .camera)
         try c.encodeIfPresent(facing, forKey: .facing)
+        try c.encodeIfPresent(constituent, forKey: .constituent)
     }
 }
 

@@ -374,7 +374,8 @@ public actor SegmentMuxer {
             sessionStart: start, sessionStartSeconds: start.seconds,
             sessionEnd: start, sessionEndSeconds: start.seconds,
             startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees,
-            camera: frame.camera?.id, facing: frame.camera?.facing)))
+            camera: frame.camera?.id, facing: frame.camera?.facing,
+            constituent: frame.camera.flatMap { $0.producer != $0.id ? $0.producer : nil })))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }
