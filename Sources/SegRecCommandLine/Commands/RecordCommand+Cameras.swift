@@ -43,6 +43,10 @@ extension RecordCommand {
             }
             clips[id] = path
         }
+        let stdinReaders = cameras.filter { (clips[$0.id] ?? source) == "-" }.map(\.id)
+        if stdinReaders.count > 1 {
+            throw CommandLineError("record: standard input can feed one camera only, but cameras \(stdinReaders.joined(separator: ", ")) would read it; give the others a clip with --camera-source ID=PATH", exitCode: .usage)
+        }
         let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
         var sources: [any SensorImageSource] = []
         var notes: [String] = []
@@ -58,11 +62,15 @@ extension RecordCommand {
             })
             notes.append("camera \(camera.id): sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames")
         }
+        let mirror = mirrorMode(parsed)
+        if mirror != .off {
+            notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
+        }
         let stamp = parsed.flag("stamp-frame-index") || sources.contains { $0.stampsFrameIndex }
         let session: CameraSwitchingSession
         do {
             session = try CameraSwitchingSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
-                                                 mirrorMode: mirrorMode(parsed), pixelBufferPool: pool)
+                                                 mirrorMode: mirror, pixelBufferPool: pool)
         } catch {
             throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
                                 allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import SegRecCommandLine
+@testable import SegRecKit
+
+@Suite("Cameras: command line and verify")
+struct CameraCommandLineTests {
+    typealias F = DuoFixtures
+
+    @Test("formats --camera lists a camera's formats; bad id, missing format, virtual above the limits exit 65")
+    func formatsExitCodes() async {
+        #expect(await SegRecCommand.main(["formats", "--camera", "outer"]) == 0)
+        #expect(await SegRecCommand.main(["formats", "--camera", "back", "--format", "3840x2160", "--fps", "60"]) == 0)
+        #expect(await SegRecCommand.main(["formats", "--camera", "sideways"]) == 65)
+        #expect(await SegRecCommand.main(["formats", "--camera", "inner", "--format", "3840"]) == 65)
+        #expect(await SegRecCommand.main(["formats", "--camera", "virtualFront", "--format", "3840"]) == 65)
+        #expect(await SegRecCommand.main(["formats", "--camera", "virtualFront", "--format", "1920", "--fps", "120"]) == 65)
+        #expect(await SegRecCommand.main(["formats", "--format", "1920"]) == 64)
+    }
+
+    @Test("record: a virtual format above the limits exits 65 and creates nothing; a bad --camera-source id exits 64")
+    func recordErrors() async throws {
+        let folder = try CommandLineProcess.temporaryFolder("duo-errors")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = F.individual(start: "1.0", events: "")
+        let bad = folder.appendingPathComponent("virtual.json")
+        try json.replacingOccurrences(of: "\"frontCamera\": \"individual\"",
+                                      with: "\"frontCamera\": \"virtual\", \"virtual\": {\"format\": 3840, \"fps\": 30}")
+            .write(to: bad, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        #expect(await SegRecCommand.main(["record", "--scenario", bad.path, "--output", out.path]) == 65)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let good = folder.appendingPathComponent("good.json")
+        try json.write(to: good, atomically: true, encoding: .utf8)
+        #expect(await SegRecCommand.main(["record", "--scenario", good.path, "--camera-source", "side=x.mp4",
+                                          "--output", out.path]) == 64)
+        #expect(await SegRecCommand.main(["record", "--camera-source", "inner=x.mp4", "--output", out.path]) == 64)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test("verify fails when a file's frames come from another camera than the manifest says")
+    func verifyCatchesWrongCamera() async throws {
+        let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
+        let (dir, manifest) = try await CameraRecordingTests.record(json)
+        #expect(manifest.segments.map(\.camera) == ["outer", "inner"])
+        #expect(try RecordingVerifier.verify(dir).passed)
+        var tampered = manifest
+        tampered.segments[1].camera = "outer"
+        try ManifestWriter.write(tampered, to: dir)
+        let report = try RecordingVerifier.verify(dir)
+        #expect(!report.passed)
+        #expect(report.segments[1].problems.contains { $0.contains("made by camera inner") && $0.contains("the manifest says outer") })
+    }
+}
