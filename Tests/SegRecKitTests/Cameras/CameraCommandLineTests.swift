@@ -52,3 +52,36 @@ struct CameraCommandLineTests {
         #expect(report.segments[1].problems.contains { $0.contains("made by camera inner") && $0.contains("the manifest says outer") })
     }
 }
+
+@Suite("Cameras: manifest fields")
+struct CameraManifestFieldTests {
+    @Test("one-camera manifests keep their keys (no camera, facing, events); camera manifests add them")
+    func additiveFields() async throws {
+        let script = EventScript()
+        let (oneDir, _) = try await RecorderTestSupport.record(
+            script.events(count: 12, initial: .ratio9x16, changes: [(6, .ratio16x9)], completionDelay: 0))
+        let one = try JSONSerialization.jsonObject(with: Data(contentsOf: oneDir.appendingPathComponent("manifest.json"))) as? [String: Any]
+        #expect(one?["events"] == nil)
+        let oneSegments = one?["segments"] as? [[String: Any]] ?? []
+        #expect(oneSegments.count == 2 && oneSegments.allSatisfy { $0["camera"] == nil && $0["facing"] == nil })
+        #expect((oneSegments.last?["change"] as? [String: Any])?.keys.sorted() == ["announced", "aspectRatio", "deviceTime", "sessionTime"])
+
+        let json = DuoFixtures.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
+        let (dir, _) = try await CameraRecordingTests.record(json)
+        let data = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
+        let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let segments = manifest?["segments"] as? [[String: Any]] ?? []
+        #expect(segments.map { $0["camera"] as? String } == ["outer", "inner"])
+        #expect(segments.map { $0["facing"] as? String } == ["user", "user"])
+        let change = segments.last?["change"] as? [String: Any]
+        #expect(change?["camera"] as? String == "inner" && change?["previousCamera"] as? String == "outer")
+        let events = manifest?["events"] as? [[String: Any]] ?? []
+        #expect(events.map { $0["kind"] as? String } == ["postureChanged", "facingChanged", "facingChanged", "cameraSwitched"])
+        #expect(events.last?["deviceClock"] as? String == "inner" && events.last?["frameIndex"] as? Int == 49)
+        // Decodes back, and a manifest without the new keys still decodes.
+        let decoded = try JSONDecoder().decode(RecordingManifest.self, from: data)
+        #expect(decoded.events?.count == 4 && decoded.segments.last?.change?.previousCamera == "outer")
+        let old = try JSONDecoder().decode(RecordingManifest.self, from: Data(contentsOf: oneDir.appendingPathComponent("manifest.json")))
+        #expect(old.events == nil && old.segments.allSatisfy { $0.camera == nil })
+    }
+}
