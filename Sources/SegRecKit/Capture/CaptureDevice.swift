@@ -1,6 +1,8 @@
-/// The front Center Stage camera (`AVCaptureDevice`, device type `.builtInUltraWideCamera`,
-/// position `.front`): a square sensor cropped to a dynamic aspect ratio, with its own
-/// device clock (DESIGN.md, "Time and clocks" and "Dynamic aspect ratio").
+/// A camera (`AVCaptureDevice`): by default the front Center Stage camera (device type
+/// `.builtInUltraWideCamera`, position `.front`), a square sensor cropped to a dynamic
+/// aspect ratio, with its own device clock (DESIGN.md, "Time and clocks" and "Dynamic
+/// aspect ratio"); also the iPhone Duo cameras (``DeviceType``), including the back
+/// camera's fixed 16:9 formats, built from a ``CaptureDeviceDescriptor``.
 ///
 /// ## Timing model
 /// Frame `i` is captured at `D(i)` (``FrameTiming``). A request made at host time `s`
