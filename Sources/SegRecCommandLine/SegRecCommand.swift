@@ -17,7 +17,7 @@ public enum SegRecCommand {
           record    Record a source into MP4 segments and a manifest.
           verify    Check a recording folder with libavformat: sizes, frames, keyframes, tiling, stamps.
           recover   Complete an interrupted recording from its .partial files and manifest journal.
-          formats   List the fake Center Stage camera's formats and aspect ratios.
+          formats   List the fake Center Stage camera's formats and aspect ratios (--camera ID: an iPhone Duo camera's).
           export    Export a recording as an HLS playlist (fMP4) or an ffconcat list.
           report    Write DIR/report.html: timeline, posters, players, warnings.
 

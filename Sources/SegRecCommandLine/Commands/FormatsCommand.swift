@@ -1,29 +1,89 @@
+import Foundation
 import SegRecKit
 
-/// `segrec formats`: the fake Center Stage front camera's formats and their aspect ratios.
+/// `segrec formats`: the fake Center Stage front camera's formats and their aspect ratios;
+/// with `--camera ID`, one camera's formats (the iPhone Duo cameras, the Virtual Front
+/// Camera, or a camera of `--scenario FILE`).
 enum FormatsCommand {
-    static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
+    static let options: [OptionSpec] = [
+        .option("camera", "ID", help: "List this camera's formats: front, outer, inner, back, virtualFront, or a camera id of --scenario."),
+        .option("scenario", "FILE", help: "A scenario with cameras whose ids --camera names."),
+        .option("format", "F", help: "With --camera: check that the camera has this format (1920, or WxH for the back camera) and list only it."),
+        .option("fps", "RATE", help: "With --format: check that the format delivers this rate (e.g. 120 or 30000/1001)."),
+        .flag("help", help: "Show help."),
+    ]
+
+    /// The cameras `--camera` knows without a scenario.
+    static let builtInCameras: [(id: String, type: CaptureDevice.DeviceType)] = [
+        ("front", .builtInUltraWideCamera), ("outer", .builtInOuterUltraWideCamera),
+        ("inner", .builtInInnerUltraWideCamera), ("back", .builtInDualWideCamera),
+        (Scenario.virtualFrontID, .builtInVirtualFrontCamera),
+    ]
 
     static func run(_ arguments: [String]) throws {
         let parsed = try ArgumentParser.parse(arguments, command: "formats", options: options)
         if parsed.flag("help") {
-            print(ArgumentParser.helpText(usage: "segrec formats", abstract: "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios.", options: options))
+            print(ArgumentParser.helpText(usage: "segrec formats [--camera ID [--scenario FILE] [--format F [--fps RATE]]]", abstract: "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios; with --camera, one iPhone Duo camera's.", options: options))
             return
         }
         guard parsed.positionals.isEmpty else {
             throw CommandLineError("formats: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
         }
-        print(table())
+        guard let id = parsed.value("camera") else {
+            for name in ["scenario", "format", "fps"] where parsed.value(name) != nil {
+                throw CommandLineError("formats: --\(name) needs --camera ID", exitCode: .usage)
+            }
+            print(table())
+            return
+        }
+        let cameras = try knownCameras(parsed)
+        guard let type = cameras.first(where: { $0.id == id })?.type else {
+            throw CommandLineError("formats: --camera: no camera '\(Excerpt.of(id))'; allowed: \(cameras.map(\.id).joined(separator: ", "))", exitCode: .dataError)
+        }
+        var formats = type.formats
+        if let name = parsed.value("format") {
+            let virtualLimit = "; the Virtual Front Camera offers only what the outer and inner cameras share (1280, 1920 at up to 60 fps): use individual cameras (\"frontCamera\": \"individual\") for more"
+            guard let format = formats.first(where: { $0.name == name }) else {
+                let note = type == .builtInVirtualFrontCamera ? virtualLimit : ""
+                throw CommandLineError("formats: --format: camera \(id) (\(type.rawValue)) has no format '\(Excerpt.of(name))'; allowed: \(formats.map(\.name).joined(separator: ", "))\(note)", exitCode: .dataError)
+            }
+            if let text = parsed.value("fps") {
+                let rate: FrameRate
+                do { rate = try FrameRate(parsing: text) } catch {
+                    throw CommandLineError("formats: --fps: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
+                }
+                guard format.supports(frameRate: rate) else {
+                    let note = type == .builtInVirtualFrontCamera ? virtualLimit : ""
+                    throw CommandLineError("formats: --fps: format \(name) of camera \(id) delivers at most \(format.maxFrameRate) fps, not \(rate); allowed: 1...\(format.maxFrameRate)\(note)", exitCode: .dataError)
+                }
+            }
+            formats = [format]
+        } else if parsed.value("fps") != nil {
+            throw CommandLineError("formats: --fps needs --format", exitCode: .usage)
+        }
+        print("camera \(id): \(type.rawValue), position \(type.position.rawValue)")
+        print(table(formats))
     }
 
-    static func table() -> String {
+    /// The cameras of `--scenario` (plus `virtualFront` in virtual mode), else the built-in list.
+    static func knownCameras(_ parsed: ParsedArguments) throws -> [(id: String, type: CaptureDevice.DeviceType)] {
+        guard let path = parsed.value("scenario") else { return builtInCameras }
+        let scenario = try RecordCommand.loadScenario(path)
+        guard let cameras = scenario.cameras else {
+            return [("front", .builtInUltraWideCamera)]
+        }
+        return cameras.map { ($0.id, $0.type) } + (scenario.frontCamera == .virtual ? [(Scenario.virtualFrontID, .builtInVirtualFrontCamera)] : [])
+    }
+
+    static func table(_ formats: [CaptureDevice.Format] = CaptureDevice.Format.frontCenterStageFormats) -> String {
         var rows = [["format", "max fps", "smart framing", "aspect ratios (dimensions)"]]
-        for format in CaptureDevice.Format.frontCenterStageFormats {
-            let ratios = format.supportedDynamicAspectRatios.map { ratio in
-                "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))"
-            }.joined(separator: ", ")
-            rows.append(["\(format.squareSide)x\(format.squareSide)", "\(format.maxFrameRate)",
-                         format.isSmartFramingSupported ? "yes" : "no", ratios])
+        for format in formats {
+            let ratios = format.fixedDimensions.map { "fixed \($0) (no dynamic aspect ratio)" }
+                ?? format.supportedDynamicAspectRatios.map { ratio in
+                    "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))"
+                }.joined(separator: ", ")
+            rows.append([format.fixedDimensions == nil ? "\(format.squareSide)x\(format.squareSide)" : format.name,
+                         "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no", ratios])
         }
         return TextTable.render(rows)
     }

@@ -64,6 +64,7 @@ extension RecordCommand {
             let session = try scenarioSession(scenario, file: scenarioPath) {
                 try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp, pixelBufferPool: pool)
             }
+            session.output.isVideoMirrored = mirrorMode(parsed) != .off
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             let decoder = sensor.currentDecoder

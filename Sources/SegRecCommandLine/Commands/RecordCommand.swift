@@ -24,7 +24,7 @@ enum RecordCommand {
         .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
         .flag("json", help: "Print the manifest as JSON instead of the summary table."),
         .flag("help", help: "Show help."),
-    ] + benchmarkOptions
+    ] + cameraOptions + benchmarkOptions
 
     static func run(_ arguments: [String]) async throws {
         // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
@@ -32,7 +32,7 @@ enum RecordCommand {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--stats FILE] [--realtime]",
+                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--camera-source ID=PATH ...] [--stats FILE] [--realtime]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
                 options: options))
             return
@@ -55,13 +55,19 @@ enum RecordCommand {
         let source: any CaptureOutputEventSource
         let configuration: SegmentMuxer.Configuration
         var expectedFrames = 0
-        if sourceName == "synthetic" {
+        if let scenario = try camerasScenario(parsed) {
+            (source, configuration) = try camerasSource(parsed, scenario: scenario, source: sourceName, mode: mode,
+                                                        outputURL: outputURL, pool: pool)
+        } else if sourceName == "synthetic" {
+            try checkOneCameraOptions(parsed)
             _ = try sourceOptions(parsed, source: sourceName)
             let scenario = try loadScenario(parsed.value("scenario"))
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
             let session = try scenarioSession(scenario, file: parsed.value("scenario")) {
                 try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
             }
+            // The single Center Stage camera always faces the user: auto mirrors like on.
+            session.output.isVideoMirrored = mirrorMode(parsed) != .off
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             configuration = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
@@ -70,6 +76,7 @@ enum RecordCommand {
             expectedFrames = Int((try? session.frameCount()) ?? 0)
             source = session
         } else {
+            try checkOneCameraOptions(parsed)
             (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL, pool: pool)
         }
         var configured = configuration
@@ -83,6 +90,17 @@ enum RecordCommand {
         pipeline.statisticsURL = statisticsURL
         try await record(pipeline, output: outputURL, printedPath: parsed.value("output") == nil,
                          quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+    }
+
+    /// `--camera-source` needs a cameras scenario; `--mirror` needs the camera model (a scenario).
+    static func checkOneCameraOptions(_ parsed: ParsedArguments) throws {
+        if !parsed.values("camera-source").isEmpty {
+            throw CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo-individual-open-close.json)", exitCode: .usage)
+        }
+        if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil,
+           let mirror = parsed.value("mirror"), mirror != "off" {
+            throw CommandLineError("record: --mirror \(mirror) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+        }
     }
 
     /// Runs the pipeline with a live progress line on a terminal, then prints the summary.

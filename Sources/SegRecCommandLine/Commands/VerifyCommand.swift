@@ -15,11 +15,14 @@ enum VerifyCommand {
         }
         let directory = try parsed.existingFolder(command: "verify")
         let report = try RecordingVerifier.verify(directory)
-        var rows = [["file", "size", "frames", "bytes", "stamped indices", "result"]]
+        // Several-camera recordings get a column naming the camera(s) read from rows 16–31.
+        let cameras = report.segments.contains { !$0.producers.isEmpty }
+        var rows = [["file", "size", "frames", "bytes", "stamped indices"] + (cameras ? ["cameras"] : []) + ["result"]]
         for s in report.segments {
             rows.append([s.file, s.dimensions, "\(s.frames)", "\(s.byteCount)",
-                         s.stampRange.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "-",
-                         s.problems.isEmpty ? "ok" : "FAIL: " + s.problems.joined(separator: "; ")])
+                         s.stampRange.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "-"]
+                        + (cameras ? [s.producers.isEmpty ? "-" : s.producers.joined(separator: "→")] : [])
+                        + [s.problems.isEmpty ? "ok" : "FAIL: " + s.problems.joined(separator: "; ")])
         }
         print(TextTable.render(rows))
         for problem in report.problems { print("FAIL: \(problem)") }

@@ -11,6 +11,10 @@ public struct ParsedArguments: Sendable {
 
     /// The value of `--name`, if given.
     public func value(_ name: String) -> String? { values[name] }
+    /// Every value given to a repeatable option, in order (`--camera-source a=x --camera-source b=y`).
+    public var repeatedValues: [String: [String]] = [:]
+    /// The values of a repeatable option, in the order given (empty when absent).
+    public func values(_ name: String) -> [String] { repeatedValues[name] ?? [] }
 
     /// Whether `--name` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
@@ -69,6 +73,7 @@ public enum ArgumentParser {
                 throw usage("\(command): --\(name): '\(Excerpt.of(value))' is not allowed; allowed: \(allowed.joined(separator: ", "))")
             }
             parsed.values[name] = value
+            parsed.repeatedValues[name, default: []].append(value)
         }
         return parsed
     }

@@ -4,11 +4,15 @@ import SegRecKit
 /// The table `record` prints at the end: one row per segment, then the totals.
 enum Summary {
     static func render(_ manifest: RecordingManifest, folder: URL) -> String {
-        var rows = [["file", "size", "bytes", "frames", "session start (s)", "session end (s)", "reason"]]
+        // Several-camera recordings add the streaming camera and its facing.
+        let cameras = manifest.segments.contains { $0.camera != nil }
+        var rows = [["file", "size", "bytes", "frames", "session start (s)", "session end (s)", "reason"]
+                    + (cameras ? ["camera"] : [])]
         for s in manifest.segments {
             rows.append([s.file, "\(s.width)x\(s.height)", "\(s.byteCount)", "\(s.frameCount)",
                          String(format: "%.9f", s.sessionStartSeconds), String(format: "%.9f", s.sessionEndSeconds),
-                         s.startReason.rawValue])
+                         s.startReason.rawValue]
+                        + (cameras ? ["\(s.camera ?? "-") (\(s.facing?.rawValue ?? "-"))"] : []))
         }
         let f = manifest.frames
         let plural = manifest.segments.count == 1 ? "" : "s"

@@ -1,6 +1,8 @@
-/// The front Center Stage camera (`AVCaptureDevice`, device type `.builtInUltraWideCamera`,
-/// position `.front`): a square sensor cropped to a dynamic aspect ratio, with its own
-/// device clock (DESIGN.md, "Time and clocks" and "Dynamic aspect ratio").
+/// A camera (`AVCaptureDevice`): by default the front Center Stage camera (device type
+/// `.builtInUltraWideCamera`, position `.front`), a square sensor cropped to a dynamic
+/// aspect ratio, with its own device clock (DESIGN.md, "Time and clocks" and "Dynamic
+/// aspect ratio"); also the iPhone Duo cameras (``DeviceType``), including the back
+/// camera's fixed 16:9 formats, built from a ``CaptureDeviceDescriptor``.
 ///
 /// ## Timing model
 /// Frame `i` is captured at `D(i)` (``FrameTiming``). A request made at host time `s`
@@ -17,21 +19,51 @@
 /// executor, so calling it never sends the device to another isolation domain. Everything
 /// is deterministic: the device's "now" is the host time the session has reached.
 public final class CaptureDevice {
-    /// `AVCaptureDevice.DeviceType`.
-    public enum DeviceType: String, Sendable {
+    /// `AVCaptureDevice.DeviceType`: the single Center Stage front camera and the iPhone Duo
+    /// cameras of DESIGN.md's "Cameras" table.
+    public enum DeviceType: String, Sendable, CaseIterable {
         /// The ultra-wide camera; on the front, the Center Stage square sensor.
         case builtInUltraWideCamera
+        /// iPhone Duo's outer front camera (square sensor, up to 3840 at 120 fps).
+        case builtInOuterUltraWideCamera
+        /// iPhone Duo's inner, under-display front camera (square sensor, up to 1920 at 60 fps).
+        case builtInInnerUltraWideCamera
+        /// The back camera (16:9 landscape sensor, no dynamic aspect ratio).
+        case builtInDualWideCamera
+        /// The Virtual Front Camera: swaps between the outer and inner cameras by posture,
+        /// limited to the formats they share.
+        case builtInVirtualFrontCamera
+
+        /// The formats a camera of this type offers (DESIGN.md table), smallest first.
+        public var formats: [Format] {
+            switch self {
+            case .builtInUltraWideCamera: Format.frontCenterStageFormats
+            case .builtInOuterUltraWideCamera: Format.outerUltraWideFormats
+            case .builtInInnerUltraWideCamera: Format.innerUltraWideFormats
+            case .builtInDualWideCamera: Format.dualWideFormats
+            case .builtInVirtualFrontCamera: Format.virtualFrontFormats
+            }
+        }
+
+        /// The fixed `AVCaptureDevice.Position` of the type: `.back` for the dual wide
+        /// camera, `.front` for every other (both Duo front cameras report `.front`).
+        public var position: Position { self == .builtInDualWideCamera ? .back : .front }
     }
-    /// `AVCaptureDevice.Position`.
-    public enum Position: String, Sendable {
-        /// Facing the user.
+    /// `AVCaptureDevice.Position`: where the camera is mounted (not where it faces: see
+    /// ``DirectionCoordinator``).
+    public enum Position: String, Sendable, CaseIterable {
+        /// On the display side.
         case front
+        /// On the back.
+        case back
     }
 
-    /// Always `.builtInUltraWideCamera`.
-    public let deviceType: DeviceType = .builtInUltraWideCamera
-    /// Always `.front`.
-    public let position: Position = .front
+    /// The camera's type (`.builtInUltraWideCamera` for the single front camera).
+    public let deviceType: DeviceType
+    /// Where the camera is mounted.
+    public var position: Position { deviceType.position }
+    /// `AVCaptureDevice.uniqueID`: the scenario's camera `id` (`front` for the single camera).
+    public var uniqueID: String { clock.identifier }
     /// The formats the camera offers (``Format/frontCenterStageFormats``).
     public let formats: [Format]
     /// The format frames are captured in.
@@ -80,14 +112,18 @@ public final class CaptureDevice {
     ///   - clock: the device clock (timescale, offset, drift).
     ///   - initialAspectRatio: the ratio of frame 0; must be supported by `format`.
     ///   - changeLatencyFrames: ≥ 0 (default 2). - completionDelayFrames: any (default 0).
+    ///   - formats: the camera's format list; - deviceType: its type (default the single
+    ///     Center Stage front camera). A fixed-size format (the back camera) ignores
+    ///     `initialAspectRatio`.
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``,
     ///   ``CaptureError/unsupportedFrameRate(_:formatSide:maximum:)`` or
     ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative latency.
     public init(format: Format, frameRate: FrameRate, clock: MediaClock,
                 initialAspectRatio: DynamicAspectRatio, changeLatencyFrames: Int64 = 2,
                 completionDelayFrames: Int64 = 0,
-                formats: [Format] = Format.frontCenterStageFormats) throws(CaptureError) {
-        try format.validate(initialAspectRatio)
+                formats: [Format] = Format.frontCenterStageFormats,
+                deviceType: DeviceType = .builtInUltraWideCamera) throws(CaptureError) {
+        if format.fixedDimensions == nil { try format.validate(initialAspectRatio) }
         guard format.supports(frameRate: frameRate) else {
             throw .unsupportedFrameRate(frameRate, formatSide: format.squareSide, maximum: format.maxFrameRate)
         }
@@ -95,6 +131,7 @@ public final class CaptureDevice {
             throw .invalidParameter(name: "changeLatencyFrames", value: "\(changeLatencyFrames)", allowed: "≥ 0")
         }
         self.formats = formats
+        self.deviceType = deviceType
         self.activeFormat = format
         self.frameRate = frameRate
         self.clock = clock
@@ -128,7 +165,8 @@ public final class CaptureDevice {
 
     /// Dimensions of frame `index` given the requests so far.
     public func dimensions(atFrame index: Int64) -> VideoDimensions {
-        schedule.ratio(atFrame: index).dimensions(squareSide: activeFormat.squareSide)
+        if let fixed = activeFormat.fixedDimensions { return fixed }
+        return schedule.ratio(atFrame: index).dimensions(squareSide: activeFormat.squareSide)
     }
 
     /// Asks for `ratio` at host time `sessionTime`: the synchronous core of
@@ -141,10 +179,14 @@ public final class CaptureDevice {
     ///   when the ratio is already in effect).
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` (no fallback),
     ///   ``CaptureError/notCapturing``, ``CaptureError/requestOutOfOrder(requested:current:)``,
-    ///   ``CaptureError/time(_:)``.
+    ///   ``CaptureError/time(_:)``; ``CaptureError/dynamicAspectRatioUnsupported(camera:deviceType:)``
+    ///   on a camera without dynamic aspect ratio (the back camera).
     @discardableResult
     public func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio,
                                          atSessionTime sessionTime: MediaTime) throws(CaptureError) -> DynamicAspectRatioRequest {
+        guard activeFormat.fixedDimensions == nil else {
+            throw .dynamicAspectRatioUnsupported(camera: uniqueID, deviceType: deviceType.rawValue)
+        }
         let dimensions = try activeFormat.dimensions(for: ratio)
         guard let timing = frameTiming else { throw .notCapturing }
         guard sessionTime >= currentHostTime else {
@@ -207,6 +249,14 @@ public final class CaptureDevice {
         guard factor.isFinite, range.contains(factor) else {
             throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound)
         }
+    }
+
+    /// Makes `ratio` the ratio from frame `index` on (the app's ratio carried over to a
+    /// camera the session switches to); no request, no completion. Ignored on a fixed-size
+    /// format or a format that does not list `ratio` (the camera keeps its own dimensions).
+    func carryOver(_ ratio: DynamicAspectRatio, fromFrame index: Int64) {
+        guard activeFormat.fixedDimensions == nil, activeFormat.supportedDynamicAspectRatios.contains(ratio) else { return }
+        schedule.apply(ratio, fromFrame: index)
     }
 
     /// Records that frames before `index` have been captured; moves the current time to

@@ -18,6 +18,10 @@ extension CaptureDevice {
         public let supportedDynamicAspectRatios: [DynamicAspectRatio]
         /// Whether the ``SmartFramingMonitor`` gives recommendations on this format.
         public let isSmartFramingSupported: Bool
+        /// The sensor's fixed frame size for a camera without dynamic aspect ratio (the back
+        /// camera's 16:9 landscape formats), else `nil` (a square sensor of ``squareSide``).
+        /// For a fixed format ``squareSide`` is its width.
+        public let fixedDimensions: VideoDimensions?
 
         /// Creates a format. Use ``frontCenterStageFormats`` for the modelled camera.
         public init(squareSide: Int, maxFrameRate: FrameRate,
@@ -26,6 +30,44 @@ extension CaptureDevice {
             self.maxFrameRate = maxFrameRate
             self.supportedDynamicAspectRatios = supportedDynamicAspectRatios
             self.isSmartFramingSupported = isSmartFramingSupported
+            self.fixedDimensions = nil
+        }
+
+        /// A fixed-size (non-square) format: `dimensions` at up to `maxFrameRate`, no dynamic
+        /// aspect ratio, no smart framing (the back camera's).
+        public init(fixed dimensions: VideoDimensions, maxFrameRate: FrameRate) {
+            self.squareSide = dimensions.width
+            self.maxFrameRate = maxFrameRate
+            self.supportedDynamicAspectRatios = []
+            self.isSmartFramingSupported = false
+            self.fixedDimensions = dimensions
+        }
+
+        /// The scenario spelling: `1920` for a square format, `1920x1080` for a fixed one.
+        public var name: String { fixedDimensions.map { "\($0.width)x\($0.height)" } ?? "\(squareSide)" }
+
+        /// iPhone Duo's outer front camera: square 1280, 1920, 3840, each up to 120 fps, all five ratios.
+        public static let outerUltraWideFormats: [Format] = squareFormats([1280, 1920, 3840], maxFPS: 120)
+        /// iPhone Duo's inner front camera: square 1280, 1920, up to 60 fps, all five ratios.
+        public static let innerUltraWideFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
+        /// The Virtual Front Camera: what inner and outer share, square 1280 and 1920 up to 60 fps.
+        public static let virtualFrontFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
+        /// The back camera: 16:9 landscape 1920x1080 and 3840x2160, up to 60 fps, fixed size.
+        public static let dualWideFormats: [Format] = [
+            Format(fixed: VideoDimensions(width: 1920, height: 1080), maxFrameRate: rate(60)),
+            Format(fixed: VideoDimensions(width: 3840, height: 2160), maxFrameRate: rate(60)),
+        ]
+
+        private static func rate(_ fps: Int64) -> FrameRate {
+            do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") }
+        }
+
+        private static func squareFormats(_ sides: [Int], maxFPS: Int64) -> [Format] {
+            let all: [DynamicAspectRatio] = [.ratio3x4, .ratio4x3, .ratio9x16, .ratio16x9, .ratio1x1]
+            return sides.map {
+                Format(squareSide: $0, maxFrameRate: rate(maxFPS), supportedDynamicAspectRatios: all,
+                       isSmartFramingSupported: false)
+            }
         }
 
         /// The front Center Stage camera's formats, smallest first (table above).
@@ -73,9 +115,10 @@ extension CaptureDevice {
                 <= Int128(maxFrameRate.numerator) * Int128(rate.denominator)
         }
 
-        /// `"1920 (≤60 fps; 3x4, 4x3, 9x16, 16x9, 1x1)"`.
+        /// `"1920 (≤60 fps; 3x4, 4x3, 9x16, 16x9, 1x1)"`; `"1920x1080 (≤60 fps; fixed size)"`.
         public var description: String {
-            "\(squareSide) (≤\(maxFrameRate) fps; \(supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", "))"
+            if fixedDimensions != nil { return "\(name) (≤\(maxFrameRate) fps; fixed size)" }
+            return "\(squareSide) (≤\(maxFrameRate) fps; \(supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", "))"
                 + (isSmartFramingSupported ? "; smart framing)" : ")")
         }
     }

@@ -21,6 +21,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidParameter(name: String, value: String, allowed: String)
     /// Exact time arithmetic overflowed.
     case time(MediaTimeError)
+    /// `setDynamicAspectRatio` on a camera whose sensor has no dynamic aspect ratio (the
+    /// back camera): the request fails `unsupported`.
+    case dynamicAspectRatioUnsupported(camera: String, deviceType: String)
 
     /// The message: the offending value and what is allowed.
     public var description: String {
@@ -44,6 +47,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(name) \(value) is invalid; allowed: \(allowed)"
         case .time(let error):
             return error.description
+        case .dynamicAspectRatioUnsupported(let camera, let type):
+            return "unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; only the square front cameras crop to 3x4, 4x3, 9x16, 16x9, 1x1"
         }
     }
 }

@@ -94,6 +94,9 @@ public final class CaptureSession {
                 guard count >= 0 else {
                     throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0")
                 }
+            case .posture(let posture):
+                throw .invalidParameter(name: "events[\(i)].posture", value: posture.rawValue,
+                                        allowed: "posture events only with several cameras (scenario key cameras)")
             }
         }
         self.device = device
@@ -220,6 +223,9 @@ public final class CaptureSession {
                 try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: event.hostTime)
                 try device.setVideoZoomFactor(framing.zoomFactor)
             }
+        case .posture(let posture):
+            throw .invalidParameter(name: "posture", value: posture.rawValue,
+                                    allowed: "posture events only with several cameras (scenario key cameras)")
         }
     }
 }

@@ -8,6 +8,9 @@ extension CaptureSession {
         /// Feeds the smart framing monitor a people count; a new recommendation is applied
         /// at once as a `setDynamicAspectRatio` followed by a zoom.
         case peopleInFrame(Int)
+        /// The device posture changes (several-camera sessions only:
+        /// ``CameraSwitchingSession``); a one-camera session rejects it.
+        case posture(DevicePosture)
 
         /// The action's key in a scenario file.
         public var key: String {
@@ -15,6 +18,7 @@ extension CaptureSession {
             case .setDynamicAspectRatio: "setDynamicAspectRatio"
             case .videoZoomFactor: "videoZoomFactor"
             case .peopleInFrame: "peopleInFrame"
+            case .posture: "posture"
             }
         }
     }

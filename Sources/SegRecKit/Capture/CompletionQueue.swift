@@ -57,4 +57,24 @@ struct CompletionQueue {
         }
         return .dynamicAspectRatioChangeCompleted(request.change)
     }
+
+    /// Removes every queued request that has not taken effect by frame `index` (its
+    /// effective frame is at or after it) and returns their `superseded` completions, in
+    /// request order: what a camera switch does to the requests pending on the old camera.
+    mutating func supersede(effectiveAtOrAfter index: Int64) -> [CaptureOutputEvent] {
+        var kept: [(position: Int64, request: DynamicAspectRatioRequest)] = []
+        var events: [CaptureOutputEvent] = []
+        for entry in pending[head...] {
+            if entry.request.effectiveFrameIndex >= index {
+                events.append(.dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(
+                    aspectRatio: entry.request.aspectRatio, requestTime: entry.request.requestTime,
+                    effectiveFrameIndex: entry.request.effectiveFrameIndex)))
+            } else {
+                kept.append(entry)
+            }
+        }
+        pending = kept
+        head = 0
+        return events
+    }
 }

@@ -18,6 +18,11 @@ public final class SyntheticSensor: SensorImageSource {
     public var stampsFrameIndex: Bool { true }
     /// Where the planes of its pictures come from.
     public let pixelBufferPool: PixelBufferPool
+    /// Which camera's look (0 for the single camera): each iPhone Duo camera gets its own
+    /// (``pattern(forCameraPosition:)``), so pictures from different cameras differ visibly:
+    /// pattern `p > 0` tints the chroma (``tint(of:)``) and moves the texture the other way
+    /// along x when `p` is odd.
+    public let pattern: Int
 
     private var textureRowLength = 0
     private var lumaTexture: [UInt8] = []    // period rows × textureRowLength bytes
@@ -29,9 +34,12 @@ public final class SyntheticSensor: SensorImageSource {
     ///   - pixelBufferPool: where the planes of its pictures come from; default
     ///     a pool of its own; pass the recording's pool, which the muxer's writers
     ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
-    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = PixelBufferPool()) {
+    ///   - pattern: the camera look, ≥ 0 (default 0: the single camera's).
+    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = PixelBufferPool(), pattern: Int = 0) {
         precondition(period >= 16 && period % 4 == 0, "period must be a multiple of 4, ≥ 16")
+        precondition(pattern >= 0, "pattern must be ≥ 0")
         self.period = period
+        self.pattern = pattern
         self.pixelBufferPool = pixelBufferPool
     }
 
@@ -44,7 +52,8 @@ public final class SyntheticSensor: SensorImageSource {
         ensureTexture(width: width)
         let p = Int64(period), half = Int64(period / 2)
         let frame = index.magnitude
-        let lumaX = Int(frame % UInt64(p) * 5 % UInt64(p)), lumaY = Int(frame % UInt64(p) * 3 % UInt64(p))
+        let forwardX = Int(frame % UInt64(p) * 5 % UInt64(p))
+        let lumaX = pattern % 2 == 1 ? (period - forwardX) % period : forwardX, lumaY = Int(frame % UInt64(p) * 3 % UInt64(p))
         let chromaX = 2 * Int(frame % UInt64(half) * 2 % UInt64(half)), chromaY = Int(frame % UInt64(half))
         let rowLength = textureRowLength, periodRows = period, chromaPeriodRows = period / 2
         let stampRows = FrameIndexStamp.rows
@@ -94,7 +103,12 @@ public final class SyntheticSensor: SensorImageSource {
         var chromaTile = [UInt8](repeating: 0, count: half * p)
         for y in 0..<half {
             for u in 0..<half {
-                let (cb, cr) = Self.chromaSample(u: u, v: y, period: half)
+                var (cb, cr) = Self.chromaSample(u: u, v: y, period: half)
+                if pattern > 0 {
+                    let (dcb, dcr) = Self.tint(of: pattern)
+                    cb = UInt8(min(240, max(16, Int(cb) + dcb)))
+                    cr = UInt8(min(240, max(16, Int(cr) + dcr)))
+                }
                 chromaTile[y * p + 2 * u] = cb
                 chromaTile[y * p + 2 * u + 1] = cr
             }
@@ -128,6 +142,16 @@ public final class SyntheticSensor: SensorImageSource {
         h = (h ^ (h >> 13)) &* 0x5bd1_e995
         v += Double(Int(h >> 28) - 8)  // ±8
         return UInt8(min(235, max(16, v.rounded())))
+    }
+
+    /// The chroma offsets (Cb, Cr) of camera look `pattern` (> 0): red, blue, green, then
+    /// repeating.
+    public static func tint(of pattern: Int) -> (Int, Int) {
+        switch (pattern - 1) % 3 {
+        case 0: (-30, 45)
+        case 1: (45, -25)
+        default: (-35, -35)
+        }
     }
 
     /// (Cb, Cr) of the periodic chroma texture at pair (u, v) in `0..<period`.

@@ -11,6 +11,9 @@ public final class VideoDataOutput {
     /// Whether to write the frame-index stamp into sources that do not stamp themselves.
     /// Synthetic frames are always stamped.
     public var stampFrameIndex: Bool
+    /// `AVCaptureConnection.isVideoMirrored`: flip every buffer left-right before the stamp
+    /// is drawn (one-camera sessions; a several-camera session decides per frame).
+    public var isVideoMirrored = false
 
     /// Creates an output. - Parameters: `frameSource` (default ``SyntheticSensor``);
     /// `stampFrameIndex` to stamp sources that do not stamp (default `false`).
@@ -32,19 +35,40 @@ public final class VideoDataOutput {
     ///   when the source returns a picture of the wrong size.
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime,
                sessionTime: MediaTime, nextSessionTime: MediaTime) throws -> VideoFrame {
-        var buffer = try frameSource.pixelBuffer(forFrame: index, dimensions: dimensions)
+        try frame(index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime,
+                  nextSessionTime: nextSessionTime, source: &frameSource, camera: nil, mirrored: isVideoMirrored)
+    }
+
+    /// Builds frame `index` from `source` for `camera` (several-camera sessions): the
+    /// picture is mirrored first when `camera.isMirrored`, then stamped (rows 0–15 the
+    /// index, rows 16–31 the producing camera's position), so the stamp reads as usual.
+    /// - Throws: as ``frame(index:dimensions:deviceTime:sessionTime:nextSessionTime:)``.
+    func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
+               nextSessionTime: MediaTime, source: inout any SensorImageSource,
+               camera: FrameCamera?, mirrored: Bool? = nil) throws -> VideoFrame {
+        let mirrored = mirrored ?? camera?.isMirrored ?? false
+        var buffer = try source.pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
             throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
                                                 value: buffer.dimensions.description,
                                                 allowed: dimensions.description)
         }
-        if stampFrameIndex && !frameSource.stampsFrameIndex {
+        if mirrored { buffer.mirrorHorizontally() }
+        let stamped = source.stampsFrameIndex || stampFrameIndex
+        if stampFrameIndex && !source.stampsFrameIndex || (mirrored && stamped) {
             FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
+        if let camera, stamped {
+            FrameIndexStamp.write(UInt32(camera.producerPosition), intoLuma: &buffer.lumaPlane,
+                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow,
+                                  firstRow: FrameIndexStamp.cameraRow)
+        }
         let duration: MediaTime
         do { duration = try nextSessionTime.subtracting(sessionTime) } catch { throw CaptureError.time(error) }
-        return VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
-                          sessionTime: sessionTime, duration: duration)
+        var frame = VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
+                               sessionTime: sessionTime, duration: duration)
+        frame.camera = camera
+        return frame
     }
 }

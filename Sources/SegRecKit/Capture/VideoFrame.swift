@@ -18,6 +18,9 @@ public struct VideoFrame: Sendable {
     /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
     /// for `--stats` timings.
     public var deliveredAt: ContinuousClock.Instant? = nil
+    /// The camera that delivered the frame in a several-camera session (DESIGN.md,
+    /// "Cameras"), or `nil` for the single camera and for footage passed through.
+    public var camera: FrameCamera? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
@@ -31,6 +34,34 @@ public struct VideoFrame: Sendable {
 
     /// The picture's dimensions.
     public var dimensions: VideoDimensions { pixelBuffer.dimensions }
+}
+
+/// Which camera delivered a frame (several-camera sessions).
+public struct FrameCamera: Sendable, Hashable {
+    /// The streaming device's id: a camera of `cameras`, or `virtualFront`.
+    public let id: String
+    /// The streaming device's type.
+    public let deviceType: CaptureDevice.DeviceType
+    /// Where it faced when the frame was captured.
+    public let facing: CameraFacing
+    /// The physical camera that made the picture (the Virtual Front Camera's constituent;
+    /// else `id`).
+    public let producer: String
+    /// `producer`'s 0-based position in `cameras`: what the stamp's rows 16–31 carry.
+    public let producerPosition: Int
+    /// Whether the buffer was mirrored (flipped left-right, `isVideoMirrored`).
+    public let isMirrored: Bool
+
+    /// A camera record; see the properties.
+    public init(id: String, deviceType: CaptureDevice.DeviceType, facing: CameraFacing, producer: String,
+                producerPosition: Int, isMirrored: Bool) {
+        self.id = id
+        self.deviceType = deviceType
+        self.facing = facing
+        self.producer = producer
+        self.producerPosition = producerPosition
+        self.isMirrored = isMirrored
+    }
 }
 
 /// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.

@@ -68,19 +68,21 @@ struct ChangeAnnouncementMatcher: Sendable {
     /// previous segment's) the announced change it realizes is looked up and returned as
     /// the segment's change record; without one yet it waits for its completion.
     /// - Returns: the change record (or nil) and what to warn about.
+    /// A segment opened by a camera switch (`cameraSwitched`) carries its own change
+    /// record: like the first segment, it realizes no pending request.
     mutating func segmentOpened(file: String, firstFrame frame: VideoFrame,
-                                newDimensions: Bool) -> (ChangeRecord?, [Decision]) {
+                                newDimensions: Bool, cameraSwitched: Bool = false) -> (ChangeRecord?, [Decision]) {
         let times = VideoFrameTimes(frame)
         var decisions: [Decision] = []
         var change: ChangeRecord?
-        if segments.isEmpty {
+        if segments.isEmpty || cameraSwitched {
             // Changes realized by the very first frame are no change.
             pending.removeAll { $0.sessionTime <= frame.sessionTime && $0.dimensions == frame.dimensions }
         } else if newDimensions {
             (change, decisions) = takePending(for: times)
         }
         segments.append(Segment(file: file, dimensions: frame.dimensions, sessionStart: frame.sessionTime,
-                                firstFrame: times, awaitingChange: newDimensions && change == nil))
+                                firstFrame: times, awaitingChange: newDimensions && change == nil && !cameraSwitched))
         return (change, decisions)
     }
 

@@ -13,10 +13,14 @@ public struct ManifestBuilder: Sendable {
     ///   - devices: the device clocks frames were captured on.
     ///   - encoder: the settings every segment uses.
     ///   - frameIndexStamp: whether every frame carries the frame-index stamp.
-    public init(mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool) {
+    ///   - recordsSessionEvents: whether the manifest has an `events` list (several-camera
+    ///     recordings; default false, leaving it out).
+    public init(mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool,
+                recordsSessionEvents: Bool = false) {
         manifest = RecordingManifest(mode: mode, devices: devices.map(DeviceInfo.init(clock:)),
                                      encoder: EncoderInfo(encoder))
         manifest.frameIndexStamp = frameIndexStamp
+        if recordsSessionEvents { manifest.events = [] }
     }
 
     /// Applies one event.
@@ -64,6 +68,8 @@ public struct ManifestBuilder: Sendable {
             manifest.notes.append(note)
         case .warning(let warning):
             manifest.warnings.append(warning)
+        case .sessionEvent(let record):
+            manifest.events = (manifest.events ?? []) + [record]
         case .inputDamaged(let packets):
             manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .stopped(let reason, let time):
@@ -86,7 +92,7 @@ public struct ManifestBuilder: Sendable {
 
 extension StopReason {
     /// Whether the recording stopped on a change of the stream (stop-on-change mode).
-    var isChange: Bool { self == .dimensionsChanged }
+    var isChange: Bool { self == .dimensionsChanged || self == .cameraSwitched }
 }
 
 extension EncoderInfo {

@@ -36,6 +36,10 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// True when every frame carries the frame-index stamp of DESIGN.md in rows 0–15, so
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp: Bool
+    /// What the capture session did, in session order (posture changes, camera switches,
+    /// constituent swaps, facing and mirroring changes, …): several-camera recordings only;
+    /// absent (`nil`) for one camera and for footage, and in manifests written before it.
+    public var events: [SessionEventRecord]?
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).
     public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
@@ -71,6 +75,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         try c.encode(notes, forKey: .notes)
         try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
         try c.encodeIfPresent(recovery, forKey: .recovery)
+        try c.encodeIfPresent(events, forKey: .events)
     }
 }
 
@@ -86,6 +91,8 @@ public enum RecordingMode: String, Codable, Sendable, CaseIterable {
 public enum SegmentStartReason: String, Codable, Sendable {
     case recordingStarted
     case dimensionsChanged
+    /// The session switched to another camera (several-camera recordings): the segment's
+    /// `change` names `camera` and `previousCamera`.
     case cameraSwitched
     /// The source delivered no frame for longer than a file can hold one frame
     /// (``SegmentMuxer/maximumFrameDuration``): the previous segment ended after its
@@ -97,6 +104,8 @@ public enum SegmentStartReason: String, Codable, Sendable {
 public enum StopReason: String, Codable, Sendable {
     case endOfStream
     case dimensionsChanged
+    /// Stop-on-change mode: the session switched cameras.
+    case cameraSwitched
     case requested
     case error
     /// The recording process died (kill, crash, power loss); written by `segrec recover`.
@@ -178,13 +187,22 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     /// False when no `setDynamicAspectRatio` completion announced the change before the
     /// recording ended (or the source announces none, as pass-through footage).
     public var announced: Bool
+    /// For a `cameraSwitched` segment: the camera switched to (`deviceTime` is on its
+    /// clock); absent otherwise.
+    public var camera: String?
+    /// For a `cameraSwitched` segment: the camera switched from; absent otherwise.
+    public var previousCamera: String?
 
-    /// A change record; `announced` defaults to true (a completion's answer).
-    public init(deviceTime: MediaTime, sessionTime: MediaTime, aspectRatio: String?, announced: Bool = true) {
+    /// A change record; `announced` defaults to true (a completion's answer); `camera` and
+    /// `previousCamera` only for a camera switch.
+    public init(deviceTime: MediaTime, sessionTime: MediaTime, aspectRatio: String?, announced: Bool = true,
+                camera: String? = nil, previousCamera: String? = nil) {
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
         self.aspectRatio = aspectRatio
         self.announced = announced
+        self.camera = camera
+        self.previousCamera = previousCamera
     }
 
     /// The answer of a completed `setDynamicAspectRatio`.
@@ -200,6 +218,8 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
         sessionTime = try c.decode(MediaTime.self, forKey: .sessionTime)
         aspectRatio = try c.decodeIfPresent(String.self, forKey: .aspectRatio)
         announced = try c.decodeIfPresent(Bool.self, forKey: .announced) ?? true
+        camera = try c.decodeIfPresent(String.self, forKey: .camera)
+        previousCamera = try c.decodeIfPresent(String.self, forKey: .previousCamera)
     }
 }
 
@@ -234,6 +254,14 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var byteCount: Int64
     /// Display rotation kept from the input, in degrees, or `null`.
     public var rotationDegrees: Int?
+    /// The streaming camera's id (several-camera recordings; `virtualFront` for the
+    /// Virtual Front Camera); absent for one camera and for footage.
+    public var camera: String? = nil
+    /// Where that camera faced at the segment's first frame; absent with `camera`.
+    public var facing: CameraFacing? = nil
+    /// For a `virtualFront` segment: the constituent camera that made its first frame
+    /// (later swaps are in the manifest's `events`); absent otherwise.
+    public var constituent: String? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -251,6 +279,9 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encode(change, forKey: .change)
         try c.encode(byteCount, forKey: .byteCount)
         try c.encode(rotationDegrees, forKey: .rotationDegrees)
+        try c.encodeIfPresent(camera, forKey: .camera)
+        try c.encodeIfPresent(facing, forKey: .facing)
+        try c.encodeIfPresent(constituent, forKey: .constituent)
     }
 }
 

@@ -22,6 +22,12 @@ public enum RecordingVerifier {
         public var byteCount: Int64
         /// First and last stamped index read back, when stamped.
         public var stampRange: ClosedRange<Int64>?
+        /// Several-camera recordings: the cameras that made the file's frames, as read back
+        /// from the stamp's rows 16–31, in the order they first appear (empty otherwise).
+        public var producers: [String] = []
+        /// Stamped index and camera code (rows 16–31) of every decoded frame of a
+        /// several-camera recording.
+        var cameraCodes: [(index: Int64, code: UInt32?)] = []
         /// What failed; empty when the file is good.
         public var problems: [String]
     }
@@ -56,10 +62,16 @@ public enum RecordingVerifier {
         }
         var previousLastIndex: Int64?
         var stampedTotal = 0
+        let cameras = CameraExpectation(manifest)
         for segment in manifest.segments {
-            let (segmentReport, lastIndex) = verifySegment(segment, in: directory, stamped: manifest.frameIndexStamp,
+            var (segmentReport, lastIndex) = verifySegment(segment, in: directory, stamped: manifest.frameIndexStamp,
                                                            previousLastIndex: previousLastIndex,
                                                            expectContiguous: manifest.frames.dropped == 0)
+            if manifest.frameIndexStamp, segment.camera != nil {
+                let (producers, problems) = cameras.check(segment, codes: segmentReport.cameraCodes)
+                segmentReport.producers = producers
+                segmentReport.problems += problems
+            }
             report.segments.append(segmentReport)
             if let lastIndex { previousLastIndex = lastIndex }
             stampedTotal += segmentReport.frames
@@ -142,6 +154,11 @@ public enum RecordingVerifier {
                 if stamped, let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width,
                                                               height: frame.height, bytesPerRow: frame.lumaBytesPerRow) {
                     indices.append(Int64(index))
+                    if segment.camera != nil {
+                        report.cameraCodes.append((Int64(index), FrameIndexStamp.read(
+                            luma: frame.luma, width: frame.width, height: frame.height,
+                            bytesPerRow: frame.lumaBytesPerRow, firstRow: FrameIndexStamp.cameraRow)))
+                    }
                 }
             }
             if decoded != segment.frameCount { report.problems.append("decoded \(decoded) frames, manifest says \(segment.frameCount)") }

@@ -79,6 +79,11 @@ public actor SegmentMuxer {
         /// about this much; nil writes each file as one MP4 at the end (a crash loses the
         /// open segment). Default 1 s.
         public var fragmentInterval: MediaTime?
+        /// Several-camera recordings (DESIGN.md, "Cameras"): each camera id's capture rate.
+        /// A segment from a listed camera is encoded at that nominal rate (and its track
+        /// ticks at ``TrackTiming/timescale(for:)`` of it); a non-empty map also gives the
+        /// manifest its `events` list. Empty (default) for one camera or footage.
+        public var cameraFrameRates: [String: FrameRate] = [:]
 
         /// A configuration; see the properties.
         public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
@@ -125,6 +130,8 @@ public actor SegmentMuxer {
         let file: String
         let writer: SegmentWriterActor.Handle
         let dimensions: VideoDimensions
+        /// The streaming camera's id (several-camera sessions), else nil.
+        let camera: String?
         let sessionStart: MediaTime
         var lastSessionTime: MediaTime
         var lastFrameEnd: MediaTime
@@ -167,7 +174,8 @@ public actor SegmentMuxer {
         self.configuration = configuration
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
-                                  encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp)
+                                  encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
+                                  recordsSessionEvents: !configuration.cameraFrameRates.isEmpty)
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
@@ -210,6 +218,8 @@ public actor SegmentMuxer {
             announce(.warning(warning))
         case .inputDamaged(let packets):
             announce(.inputDamaged(packets: packets))
+        case .sessionEvent(let record):
+            announce(.sessionEvent(record))
         }
     }
 
@@ -300,6 +310,22 @@ public actor SegmentMuxer {
             try await openSegment(with: frame, reason: .timestampGap)
             return
         }
+        // ── camera switch (DESIGN.md "Cameras"): the old segment's last frame lasts until
+        //    the new camera's first frame, which opens the next segment (or stops).
+        if let camera = frame.camera?.id, let previous = segment.camera, camera != previous {
+            try await closeOpenSegment(at: frame.sessionTime)
+            switch configuration.policy {
+            case .split:
+                try await openSegment(with: frame, reason: .cameraSwitched, previousCamera: previous)
+            case .stopOnFirstChange:
+                state = .stopped
+                announce(.frameDropped(.recordingStopped))
+                announce(.stopped(.cameraSwitched, at: frame.sessionTime))
+                announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from camera \(camera), the movie file from \(previous)"))
+            }
+            return
+        }
+        // ── end of camera switch
         if frame.dimensions == segment.dimensions {
             try await append(frame)
             return
@@ -317,7 +343,8 @@ public actor SegmentMuxer {
     }
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
-    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason) async throws {
+    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason,
+                             previousCamera: String? = nil) async throws {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
@@ -325,7 +352,20 @@ public actor SegmentMuxer {
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
-        let (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions)
+        var (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions,
+                                                        cameraSwitched: reason == .cameraSwitched)
+        if reason == .cameraSwitched, let camera = frame.camera {
+            // The new camera's first frame, on its own clock, converted by the session.
+            change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
+                                  aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
+                                  camera: camera.id, previousCamera: previousCamera)
+        }
+        var settings = configuration.settings
+        var timescale = fileTimescale
+        if let camera = frame.camera, let rate = configuration.cameraFrameRates[camera.id] {
+            settings.frameRate = rate
+            timescale = TrackTiming.timescale(for: rate)
+        }
         let start = frame.sessionTime
         announce(.segmentOpened(SegmentRecord(
             file: file, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -333,14 +373,16 @@ public actor SegmentMuxer {
             frameCount: 0, firstFrameIndex: frame.index,
             sessionStart: start, sessionStartSeconds: start.seconds,
             sessionEnd: start, sessionEndSeconds: start.seconds,
-            startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees)))
+            startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees,
+            camera: frame.camera?.id, facing: frame.camera?.facing,
+            constituent: frame.camera.flatMap { $0.producer != $0.id ? $0.producer : nil })))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }
         let generation = journal.submit(builder.manifest)
         let writer = SegmentWriterActor.start(
             SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
-                                          timescale: fileTimescale, settings: configuration.settings,
+                                          timescale: timescale, settings: settings,
                                           displayRotationDegrees: configuration.rotationDegrees,
                                           fragmentInterval: configuration.fragmentInterval,
                                           firstFrameIndex: frame.index, closeDuration: lastCloseDuration,
@@ -348,7 +390,7 @@ public actor SegmentMuxer {
             slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
-                           sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
+                           camera: frame.camera?.id, sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
         try await append(frame)
     }
 

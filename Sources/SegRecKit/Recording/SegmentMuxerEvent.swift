@@ -30,6 +30,8 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     case inputDamaged(packets: Int)
     /// The recording stopped taking frames (stop-on-change) at session time `at`.
     case stopped(StopReason, at: MediaTime)
+    /// The capture session did something the manifest's `events` list records.
+    case sessionEvent(SessionEventRecord)
     /// The recording ended; `error` is the failure's message for `stopReason: error`.
     case finished(StopReason, error: String?)
 }

@@ -11,6 +11,7 @@ extension CaptureError {
         case .requestOutOfOrder: "events[].atSeconds"
         case .invalidParameter(let name, _, _): name
         case .notCapturing, .time: "device.clock, device.fps or sessionStartSeconds"
+        case .dynamicAspectRatioUnsupported: "events[].setDynamicAspectRatio"
         }
     }
 }

@@ -91,6 +91,18 @@ public struct Scenario: Sendable, Hashable {
     public var durationSeconds: Double
     /// Events in time order.
     public var events: [Event]
+    /// Several cameras (iPhone Duo, DESIGN.md "Cameras"), or `nil` for the one camera of
+    /// ``device``. With cameras, ``device`` holds only the top-level `initialAspectRatio`,
+    /// `changeLatencyFrames` and `completionDelayFrames`.
+    public var cameras: [Camera]? = nil
+    /// With cameras: individual cameras (default) or the Virtual Front Camera.
+    public var frontCamera: FrontCameraStrategy = .individual
+    /// With cameras: the posture at session start (default `closed`).
+    public var initialPosture: DevicePosture = .closed
+    /// With cameras: the reconfiguration gap of a camera switch, seconds (default 0.25).
+    public var switchGapSeconds: Double = 0.25
+    /// With `"frontCamera": "virtual"`: the Virtual Front Camera's format, rate and clock.
+    public var virtual: VirtualCamera? = nil
 
     /// Creates a scenario (not validated: call ``validate(file:)``).
     public init(name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0,

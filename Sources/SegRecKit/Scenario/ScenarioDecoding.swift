@@ -51,7 +51,7 @@ extension Scenario {
 }
 
 /// Walks the decoded JSON, checking keys and types (ranges are checked by `validate`).
-private struct ScenarioReader {
+struct ScenarioReader {
     let file: String
 
     func error(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
@@ -59,6 +59,7 @@ private struct ScenarioReader {
     }
 
     func scenario(from root: JSONValue) throws(ScenarioError) -> Scenario {
+        if case .object(let fields) = root, fields["cameras"] != nil { return try camerasScenario(from: root) }
         let top = try object(root, at: "", allowed: Scenario.topLevelKeys)
         var scenario = Scenario(name: file, durationSeconds: 0)
         if let value = top["description"] { scenario.summary = try string(value, at: "description", allowed: "a string") }
@@ -87,24 +88,7 @@ private struct ScenarioReader {
         if let v = fields["format"] {
             device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
         }
-        if let v = fields["fps"] {
-            let allowed = "a number or an exact rational string such as \"30000/1001\", > 0 and at most the format's maximum"
-            let text: String
-            switch v {
-            case .integer(let n): text = "\(n)"
-            case .number(let x): text = "\(x)"
-            case .string(let s): text = s
-            default: throw error("\(path).fps", "expected a number or a string, got \(v.rendered)", allowed)
-            }
-            do { device.fps = try FrameRate(parsing: text) } catch {
-                // FrameRateError's own words, with the value cut to an excerpt.
-                let shown: FrameRateError = switch error {
-                case .notPositive(let value): .notPositive(Excerpt.of(value))
-                case .malformed(let value): .malformed(Excerpt.of(value))
-                }
-                throw self.error("\(path).fps", shown.description, allowed)
-            }
-        }
+        if let v = fields["fps"] { device.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["initialAspectRatio"] {
             device.initialAspectRatio = try ratio(v, at: "\(path).initialAspectRatio")
         } else if let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format),
@@ -152,15 +136,16 @@ private struct ScenarioReader {
         return clock
     }
 
-    func event(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Event {
-        let fields = try object(value, at: path, allowed: ["atSeconds"] + Scenario.actionKeys)
+    func event(_ value: JSONValue, at path: String,
+               actionKeys: [String] = Scenario.actionKeys) throws(ScenarioError) -> Scenario.Event {
+        let fields = try object(value, at: path, allowed: ["atSeconds"] + actionKeys)
         guard let at = fields["atSeconds"] else {
             throw error("\(path).atSeconds", "is missing", "seconds from session start, 0 ≤ atSeconds < durationSeconds")
         }
         let atSeconds = try number(at, at: "\(path).atSeconds",
                                    allowed: "seconds from session start, 0 ≤ atSeconds < durationSeconds")
-        let present = Scenario.actionKeys.filter { fields[$0] != nil }
-        let allowedActions = "exactly one of " + Scenario.actionKeys.joined(separator: ", ")
+        let present = actionKeys.filter { fields[$0] != nil }
+        let allowedActions = "exactly one of " + actionKeys.joined(separator: ", ")
         guard present.count == 1, let key = present.first, let actionValue = fields[key] else {
             let problem = present.isEmpty ? "has no action" : "has \(present.count) actions (\(present.joined(separator: ", ")))"
             throw error(path, problem, allowedActions)
@@ -168,6 +153,12 @@ private struct ScenarioReader {
         let action: Scenario.Action
         switch key {
         case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
+        case "posture":
+            let text = try string(actionValue, at: "\(path).\(key)", allowed: DevicePosture.allowedValues)
+            guard let posture = DevicePosture(rawValue: text) else {
+                throw error("\(path).\(key)", "\"\(Excerpt.of(text))\" is not a posture", DevicePosture.allowedValues)
+            }
+            action = .posture(posture)
         case "videoZoomFactor":
             action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
         default:
@@ -181,6 +172,25 @@ private struct ScenarioReader {
     }
 
     // MARK: typed accessors
+
+    func frameRate(_ v: JSONValue, at path: String) throws(ScenarioError) -> FrameRate {
+        let allowed = "a number or an exact rational string such as \"30000/1001\", > 0 and at most the format's maximum"
+        let text: String
+        switch v {
+        case .integer(let n): text = "\(n)"
+        case .number(let x): text = "\(x)"
+        case .string(let s): text = s
+        default: throw error(path, "expected a number or a string, got \(v.rendered)", allowed)
+        }
+        do { return try FrameRate(parsing: text) } catch {
+            // FrameRateError's own words, with the value cut to an excerpt.
+            let shown: FrameRateError = switch error {
+            case .notPositive(let value): .notPositive(Excerpt.of(value))
+            case .malformed(let value): .malformed(Excerpt.of(value))
+            }
+            throw self.error(path, shown.description, allowed)
+        }
+    }
 
     func object(_ value: JSONValue, at path: String, allowed keys: [String]) throws(ScenarioError) -> [String: JSONValue] {
         guard case .object(let fields) = value else {

@@ -39,6 +39,7 @@ extension Scenario {
     ///   the end, zoom factors out of range, people counts without
     ///   smart framing.
     public func validate(file: String) throws(ScenarioError) {
+        if cameras != nil { return try validateCameras(file: file) }
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
             ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
         }
@@ -121,6 +122,9 @@ extension Scenario {
                 guard ScenarioLimits.peopleRange.contains(count) else {
                     throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
                 }
+            case .posture:
+                throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
+                           "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
             }
         }
     }

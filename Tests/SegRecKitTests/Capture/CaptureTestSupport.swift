@@ -42,7 +42,7 @@ enum CaptureTestSupport {
                 changes.append(change)
             case .dynamicAspectRatioChangeSuperseded(let superseded):
                 tokens.append("S\(superseded.aspectRatio.rawValue)")
-            case .frameDropped, .note, .warning, .inputDamaged:
+            case .frameDropped, .note, .warning, .inputDamaged, .sessionEvent:
                 Issue.record("a capture session delivered \(event)")
             }
         }

@@ -1,0 +1,57 @@
+/// A `Sendable` stand-in for a camera, from which a session builds the ``CaptureDevice``:
+/// the analog of AVKit's `AVCaptureDeviceDescriptor`, which a direction coordinator hands
+/// to the app's change handler instead of a device (DESIGN.md, "Cameras").
+///
+/// It holds everything needed to make the device (type, active format, frame rate, device
+/// clock, latencies) plus the camera's position in the scenario's `cameras` list, which the
+/// frame stamp's rows 16–31 carry.
+public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertible {
+    /// `AVCaptureDevice.uniqueID`: the scenario's camera `id` (also the clock's identifier).
+    public let uniqueID: String
+    /// The camera type.
+    public let deviceType: CaptureDevice.DeviceType
+    /// The active format (one of the type's ``CaptureDevice/DeviceType/formats``).
+    public let format: CaptureDevice.Format
+    /// Capture rate, frames per second, at most the format's maximum.
+    public let frameRate: FrameRate
+    /// The camera's own device clock.
+    public let clock: MediaClock
+    /// 0-based position in the scenario's `cameras` (what the stamp's rows 16–31 carry);
+    /// for the Virtual Front Camera, the number of physical cameras (one past the last).
+    public let stampPosition: Int
+    /// Frame periods from a request to its first new-size frame (≥ 0).
+    public let changeLatencyFrames: Int64
+    /// Frames from the first new-size frame to the completion.
+    public let completionDelayFrames: Int64
+
+    /// A descriptor; see the properties.
+    public init(uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format,
+                frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
+                changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0) {
+        self.uniqueID = uniqueID
+        self.deviceType = deviceType
+        self.format = format
+        self.frameRate = frameRate
+        self.clock = clock
+        self.stampPosition = stampPosition
+        self.changeLatencyFrames = changeLatencyFrames
+        self.completionDelayFrames = completionDelayFrames
+    }
+
+    /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
+    public var position: CaptureDevice.Position { deviceType.position }
+
+    /// Builds the device with `initialAspectRatio` (ignored by a fixed-size format; a square
+    /// format that lacks it starts at its first listed ratio).
+    /// - Throws: ``CaptureError`` as ``CaptureDevice/init(format:frameRate:clock:initialAspectRatio:changeLatencyFrames:completionDelayFrames:formats:deviceType:)``.
+    public func makeDevice(initialAspectRatio: DynamicAspectRatio) throws(CaptureError) -> CaptureDevice {
+        let ratios = format.supportedDynamicAspectRatios
+        let ratio = ratios.isEmpty || ratios.contains(initialAspectRatio) ? initialAspectRatio : ratios[0]
+        return try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio,
+                                 changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
+                                 formats: deviceType.formats, deviceType: deviceType)
+    }
+
+    /// `outer (builtInOuterUltraWideCamera, 3840 at 120 fps)`.
+    public var description: String { "\(uniqueID) (\(deviceType.rawValue), \(format.name) at \(frameRate) fps)" }
+}

@@ -1,0 +1,68 @@
+/// One entry of the manifest's top-level `events` list: something the capture session did,
+/// in session order (DESIGN.md, "Cameras: iPhone Duo and switching", "Manifest").
+///
+/// Generic on purpose: a ``Kind`` plus optional fields, so later kinds (rotation, active
+/// format, smart framing, …) join the same list. JSON:
+/// `{"kind": "cameraSwitched", "sessionTime": {…}, "sessionTimeSeconds": 3.27,
+///   "deviceTime": {…}, "deviceClock": "inner", "camera": "inner", "from": "outer", "to": "inner",
+///   "frameIndex": 140}`; absent fields are left out.
+public struct SessionEventRecord: Codable, Sendable, Equatable {
+    /// What happened.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// The device posture changed (`from`/`to`: `closed`, `open`, `openOuterDisplay`);
+        /// `sessionTime` is the event's host time.
+        case postureChanged
+        /// The session switched cameras (individual cameras): `camera` (= `to`) delivers
+        /// from `sessionTime`, its first frame, captured at `deviceTime` on its own clock;
+        /// `from` is the previous camera.
+        case cameraSwitched
+        /// The Virtual Front Camera swapped its constituent (`from` → `to`) from its frame
+        /// at `deviceTime` (the virtual device's clock); no new segment.
+        case constituentSwapped
+        /// `camera`'s facing changed (`from`/`to`: `user`, `away`).
+        case facingChanged
+        /// Buffer mirroring changed (`from`/`to`: `off`, `on`) under `--mirror auto`.
+        case mirroringChanged
+        /// A `setDynamicAspectRatio` reached a camera without dynamic aspect ratio (the back
+        /// camera) and failed `unsupported` (`to`: the ratio asked for); recording goes on.
+        case aspectRatioRequestFailed
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// When, on the session clock (host nanoseconds).
+    public var sessionTime: MediaTime
+    /// `sessionTime` in seconds, for display only.
+    public var sessionTimeSeconds: Double
+    /// The device-clock time a camera reported for it (a switched-to camera's first frame),
+    /// at that clock's timescale, when known.
+    public var deviceTime: MediaTime?
+    /// The id of the clock `deviceTime` is on.
+    public var deviceClock: String?
+    /// The camera the event concerns, when one does.
+    public var camera: String?
+    /// The value before (a posture, camera id, facing, mirroring).
+    public var from: String?
+    /// The value after.
+    public var to: String?
+    /// Delivery sequence number of the first frame the event affects, when it affects frames.
+    public var frameIndex: Int64?
+    /// A sentence for people (e.g. the error of a failed request).
+    public var message: String?
+
+    /// An event at `sessionTime` (host clock); the other fields are optional.
+    public init(kind: Kind, sessionTime: MediaTime, deviceTime: MediaTime? = nil, deviceClock: String? = nil,
+                camera: String? = nil, from: String? = nil, to: String? = nil, frameIndex: Int64? = nil,
+                message: String? = nil) {
+        self.kind = kind
+        self.sessionTime = sessionTime
+        self.sessionTimeSeconds = sessionTime.seconds
+        self.deviceTime = deviceTime
+        self.deviceClock = deviceClock
+        self.camera = camera
+        self.from = from
+        self.to = to
+        self.frameIndex = frameIndex
+        self.message = message
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+@testable import SegRecKit
+
+/// Scenarios and helpers for the iPhone Duo tests. Expected values are worked out
+/// independently with Python `fractions` (the arithmetic is in each test's comment), from
+/// DESIGN.md's formulas:
+///   to_dev(h_ns)  = round_half_away(((h_ns/1e9) + off_ns/1e9) · (1 + ppb/1e9) · ts)
+///   to_host(t)    = round_half_away(((t/ts) / (1 + ppb/1e9) − off_ns/1e9) · 1e9)
+///   D(i)          = to_dev(start) + round_half_away(i · ts / fps),  T(i) = to_host(D(i))
+/// Clocks: outer ts 24_000_000, offset 12.5 s, +50 ppm, 120 fps; inner ts 90_000,
+/// offset −3.25 s, −20 ppm, 60 fps (two timescales, offsets of both signs, drifts of both signs).
+enum DuoFixtures {
+    static let ns: Int32 = 1_000_000_000
+
+    /// outer 1280 @ 120 + inner 1280 @ 60, closed → open at +0.4 s (gap 0.25 s), latency 3,
+    /// completions 12 frames late; `extraEvents` go before the posture event in file order.
+    static func individual(start: String, events: String, duration: String = "0.8",
+                           delay: Int = 12) -> String {
+        """
+        {"cameras": [
+          {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280, "fps": 120,
+           "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": 50}},
+          {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1280, "fps": 60,
+           "clock": {"timescale": 90000, "offsetSeconds": -3.25, "driftPPM": -20}},
+          {"id": "back", "type": "builtInDualWideCamera", "format": "1920x1080", "fps": 30,
+           "clock": {"timescale": 1000000000, "offsetSeconds": 0.5, "driftPPM": 0}}],
+         "frontCamera": "individual", "initialPosture": "closed", "initialAspectRatio": "9x16",
+         "changeLatencyFrames": 3, "completionDelayFrames": \(delay), "switchGapSeconds": 0.25,
+         "sessionStartSeconds": \(start), "durationSeconds": \(duration),
+         "events": [\(events)]}
+        """
+    }
+
+    static func scenario(_ json: String, file: String = "duo-test.json") throws(ScenarioError) -> Scenario {
+        try Scenario.decode(Data(json.utf8), file: file)
+    }
+
+    /// Every event the session delivers.
+    static func run(_ session: CameraSwitchingSession) throws -> [CaptureOutputEvent] {
+        var out: [CaptureOutputEvent] = []
+        while let event = try session.next() { out.append(event) }
+        return out
+    }
+
+    static func frames(_ events: [CaptureOutputEvent]) -> [VideoFrame] {
+        events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
+    }
+
+    static func records(_ events: [CaptureOutputEvent], _ kind: SessionEventRecord.Kind) -> [SessionEventRecord] {
+        events.compactMap { if case .sessionEvent(let r) = $0, r.kind == kind { r } else { nil } }
+    }
+
+    /// Position in `events` of the frame with delivery index `index`.
+    static func position(ofFrame index: Int64, in events: [CaptureOutputEvent]) -> Int? {
+        events.firstIndex { if case .frame(let f) = $0 { f.index == index } else { false } }
+    }
+
+    static func t(_ value: Int64, _ timescale: Int32 = ns) -> MediaTime { MediaTime(value: value, timescale: timescale) }
+}
