@@ -17,8 +17,10 @@ struct CaptureSyntheticSensorTests {
         for index in Self.indices {
             let buffer = sensor.pixelBuffer(forFrame: index, dimensions: size)
             #expect(buffer.dimensions == size)
-            #expect(buffer.lumaPlane.count == size.width * size.height)
-            #expect(buffer.chromaPlane.count == size.width * size.height / 2)
+            // Packed rows plus FFmpeg's padding (the encoder references the planes as they are).
+            #expect(buffer.lumaPlane.count == size.width * size.height + PixelBuffer.planePadding)
+            #expect(buffer.chromaPlane.count == size.width * size.height / 2 + PixelBuffer.planePadding)
+            #expect(buffer.hasPlanePadding && buffer.lumaBytesPerRow == size.width)
             #expect(FrameIndexStamp.read(buffer) == UInt32(index))
         }
     }
