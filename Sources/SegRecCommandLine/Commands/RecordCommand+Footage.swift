@@ -77,7 +77,9 @@ extension RecordCommand {
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
             return (session, configuration)
         }
-        // Passed through: yuv420p pictures reach the encoder as decoded (no NV12 pass).
+        // Passed through: a demuxed packet per frame, reused from the heap instead of a fresh
+        // mmap each (AllocatorTuning); yuv420p pictures reach the encoder as decoded.
+        AllocatorTuning.keepLargeBlocksForReuse()
         let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process,
                                            keepsYUV420P: true)
         var settings = try encoderSettings(parsed, frameRate: decoder.nominalFrameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
