@@ -126,6 +126,9 @@ public final class SegmentWriter {
     ///   - fragmentInterval: the longest time between fragment cuts of the partial file
     ///     (`frag_duration`, rounded down to whole microseconds, at least 1 µs); nil or zero
     ///     writes an unfragmented partial file.
+    ///   - pixelFormat: the layout of the pictures to come (default NV12): the encoder is
+    ///     opened in it when it takes it, so those pictures need no conversion; pictures of
+    ///     another layout are still accepted (converted by libswscale).
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` (`url` exists),
     ///   ``SegmentWriterError/partialFileExists(path:)`` (anything, even a symbolic link, at
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
@@ -137,9 +140,6 @@ public final class SegmentWriter {
     ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
     ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
     ///   On a throw no file of ours is left.
-    ///   - pixelFormat: the layout of the pictures to come (default NV12): the encoder is
-    ///     opened in it when it takes it, so those pictures need no conversion; pictures of
-    ///     another layout are still accepted (converted by libswscale).
     public convenience init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
                             displayRotationDegrees: Int? = nil,
                             fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1),
