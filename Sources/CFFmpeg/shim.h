@@ -54,6 +54,9 @@ static inline unsigned int segrec_mktag(char a, char b, char c, char d) { return
 /// Fixes glibc's mmap threshold at `bytes` (mallopt(M_MMAP_THRESHOLD)); setting it also
 /// turns off glibc's dynamic raising of the threshold. Returns mallopt's result (1 = ok).
 static inline int segrec_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+/// Sets glibc's trim threshold (mallopt(M_TRIM_THRESHOLD)): free memory at the top of a heap
+/// is returned to the kernel only beyond `bytes`. Returns mallopt's result (1 = ok).
+static inline int segrec_set_trim_threshold(int bytes) { return mallopt(M_TRIM_THRESHOLD, bytes); }
 
 // --- segrec CLI helper: av_log callback support ---
 /// AVERROR_EXIT: "immediate exit requested" (an AVIOInterruptCB returned non-zero).

@@ -21,6 +21,8 @@ extension RecordCommand {
         throws -> (any CaptureOutputEventSource, SegmentMuxer.Configuration, URL?) {
         let paced: any CaptureOutputEventSource = parsed.flag("realtime") ? RealtimePacer(wrapping: source) : source
         var configuration = configuration
+        // Real time never waits for the encoder: a frame that finds the writer queue full is dropped late.
+        configuration.dropsFramesWhenBehind = parsed.flag("realtime")
         var statisticsURL: URL?
         if let path = parsed.value("stats") {
             let url = URL(fileURLWithPath: path)

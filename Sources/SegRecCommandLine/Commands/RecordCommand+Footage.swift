@@ -78,7 +78,11 @@ extension RecordCommand {
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
             return (session, configuration)
         }
-        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
+        // Passed through: a demuxed packet per frame, reused from the heap instead of a fresh
+        // mmap each (AllocatorTuning); yuv420p pictures reach the encoder as decoded.
+        AllocatorTuning.keepLargeBlocksForReuse()
+        let decoder = try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process,
+                                           keepsYUV420P: true)
         var settings = try encoderSettings(parsed, frameRate: decoder.nominalFrameRate ?? options.frameRate ?? EncoderSettings.defaultFrameRate)
         settings.fieldOrder = decoder.fieldOrder
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: stamp, codec: settings.codec)

@@ -58,9 +58,10 @@ public final class SyntheticSensor: SensorImageSource {
         let rowLength = textureRowLength, periodRows = period, chromaPeriodRows = period / 2
         let stampRows = FrameIndexStamp.rows
 
-        // Planes from the pool (recycled after encoding); every byte is written below.
-        var luma = pixelBufferPool.makePlane(byteCount: width * height)
-        var chroma = pixelBufferPool.makePlane(byteCount: width * (height / 2))
+        // Planes from the pool (recycled after encoding); every row is written below. With
+        // FFmpeg's padding after the last row, the encoder takes them as they are (no copy).
+        var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: width, height: height))
+        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: width, height: height))
         lumaTexture.withUnsafeBufferPointer { texture in
             luma.withUnsafeMutableBufferPointer { plane in
                 let base = plane.baseAddress!, source = texture.baseAddress!
@@ -83,8 +84,10 @@ public final class SyntheticSensor: SensorImageSource {
             }
         }
         FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &luma, width: width, bytesPerRow: width)
-        return PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
-                           chromaPlane: chroma, chromaBytesPerRow: width)
+        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
+                                 chromaPlane: chroma, chromaBytesPerRow: width)
+        buffer.clearPadding()
+        return buffer
     }
 
     /// Builds the periodic textures once, wide enough for pictures `width` pixels wide.

@@ -20,10 +20,12 @@ import Dispatch
 ///   blocks no thread; the wake-up is a Dispatch timer that resumes the task on its own
 ///   executor, so a busy cooperative pool cannot delay it) and delivers that frame.
 ///
-/// "Busy" is the muxer's time per frame: queueing the picture to the segment's writer
-/// (``SegmentMuxer/framesInFlight`` pictures deep), so frames are dropped when the encoder
-/// falls that far behind, as `AVAssetWriterInput.isReadyForMoreMediaData` going false
-/// makes an app drop frames. Delivered frames carry their capture instant in
+/// "Busy" is the muxer's time per frame: queueing the picture to the segment's writer.
+/// With ``SegmentMuxer/Configuration/dropsFramesWhenBehind`` (as `segrec record --realtime`
+/// sets it) that never waits for the encoder: when ``SegmentMuxer/framesInFlight`` pictures
+/// are already queued the muxer drops the frame itself (`late`), as an app drops a frame
+/// while `AVAssetWriterInput.isReadyForMoreMediaData` is false; frames dropped here are
+/// those the capture path itself was too slow for. Delivered frames carry their capture instant in
 /// ``VideoFrame/deliveredAt`` (time spent waiting in the slot counts as latency).
 /// Completions, notes and warnings pass through unpaced, in order. Deterministic given the
 /// recorder's timings; the pictures of frames that end up dropped are still rendered, which

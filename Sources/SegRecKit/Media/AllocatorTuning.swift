@@ -14,4 +14,23 @@ public enum AllocatorTuning {
     public static func fixMmapThreshold(bytes: Int32 = 128 * 1024) -> Bool {
         segrec_fix_mmap_threshold(bytes) == 1
     }
+
+    /// For reading a file (`record --source FILE` passed through): serves blocks up to
+    /// 32 MiB from the heap (`M_MMAP_THRESHOLD`) and keeps up to 256 MiB of freed memory
+    /// there (`M_TRIM_THRESHOLD`), both fixed.
+    ///
+    /// The demuxer allocates a fresh packet per frame (`av_get_packet`; 3 MiB at 1080p
+    /// yuv420p) and frees it once decoded. With the 128 KiB threshold each packet was a new
+    /// `mmap`, faulted in and zeroed page by page by `read(2)` and unmapped again: ~880 page
+    /// faults per 1080p frame, about 10 % of the CPU time (measured 264 000 faults for 300
+    /// frames against ffmpeg's 7 600). From the heap, each packet reuses the block the
+    /// previous one freed (26 000 faults). The cost is the fragmentation the mmap threshold
+    /// otherwise avoids when encoders of different sizes come and go: a file switches size
+    /// rarely (the synthetic source, which switches every second in the benchmark, keeps
+    /// ``fixMmapThreshold(bytes:)``'s setting). Call before the first packet is read.
+    /// - Returns: true when glibc accepted both settings.
+    @discardableResult
+    public static func keepLargeBlocksForReuse() -> Bool {
+        segrec_fix_mmap_threshold(32 << 20) == 1 && segrec_set_trim_threshold(256 << 20) == 1
+    }
 }

@@ -1,7 +1,8 @@
-/// One picture of a footage source, converted to NV12: a Swift value (its pixels are a
+/// One picture of a footage source, converted to NV12 (or kept yuv420p, see
+/// ``VideoFileDecoder/init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:)``): a Swift value (its pixels are a
 /// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
 public struct DecodedPicture: Sendable {
-    /// The picture in NV12 with even dimensions (an odd width or height loses its last
+    /// The picture in NV12 (or yuv420p) with even dimensions (an odd width or height loses its last
     /// column or row: x264 cannot encode odd sizes in 4:2:0).
     public var pixelBuffer: PixelBuffer
     /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input

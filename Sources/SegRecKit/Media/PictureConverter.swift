@@ -1,10 +1,13 @@
 import CFFmpeg
 
 /// Turns decoded `AVFrame`s of any pixel format FFmpeg decodes into even-sized NV12
-/// ``PixelBuffer``s, and says what it did.
+/// ``PixelBuffer``s (or, with ``keepsYUV420P``, yuv420p ones for yuv420p input), and says
+/// what it did.
 ///
 /// - NV12 input is copied plane by plane (`av_image_copy_plane`): libswscale leaves the
 ///   chroma plane of a same-size NV12 → NV12 conversion unwritten (FFmpeg 5.1).
+/// - With ``keepsYUV420P``, yuv420p input (most video files) is copied plane by plane too
+///   and stays yuv420p: the encoder takes it as it is (no interleaving pass).
 /// - Anything else goes through libswscale with `SWS_BICUBIC | SWS_ACCURATE_RND |
 ///   SWS_FULL_CHR_H_INP`: chroma that must be subsampled (4:4:4, 4:2:2, RGB) is filtered,
 ///   not point-sampled; deeper samples are reduced to 8 bits; RGB becomes BT.601 video
@@ -21,6 +24,8 @@ final class PictureConverter {
     static let scaleFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP
 
     private let pixelBufferPool: PixelBufferPool
+    /// Whether yuv420p pictures stay yuv420p (copied) instead of becoming NV12.
+    let keepsYUV420P: Bool
     private let note: (String) -> Void
     private let warning: (String) -> Void
     private var scaler: (format: AVPixelFormat, dimensions: VideoDimensions, context: ScaleContext)?
@@ -32,8 +37,11 @@ final class PictureConverter {
     ///   - pixelBufferPool: where output planes come from.
     ///   - note: called with each conversion worth a manifest note.
     ///   - warning: called with each adjustment worth a manifest warning.
-    init(pixelBufferPool: PixelBufferPool, note: @escaping (String) -> Void, warning: @escaping (String) -> Void) {
+    ///   - keepsYUV420P: keep yuv420p pictures in their layout (default false: everything becomes NV12).
+    init(pixelBufferPool: PixelBufferPool, keepsYUV420P: Bool = false,
+         note: @escaping (String) -> Void, warning: @escaping (String) -> Void) {
         self.pixelBufferPool = pixelBufferPool
+        self.keepsYUV420P = keepsYUV420P
         self.note = note
         self.warning = warning
     }
@@ -56,16 +64,17 @@ final class PictureConverter {
         if format != lastFormat {
             if let previous = lastFormat {
                 note("input pixel format changed from \(Self.name(of: previous)) to \(Self.name(of: format)) at picture \(index)")
-                note(Self.conversionNote(for: format) + " (from picture \(index))")
+                note(conversionNote(for: format) + " (from picture \(index))")
             } else if format != announcedFormat {
-                note(Self.conversionNote(for: format))
+                note(conversionNote(for: format))
             }
             if Self.hasAlpha(format) {
                 warning("input pictures \(lastFormat == nil ? "" : "from \(index) ")have an alpha channel (\(Self.name(of: format))): composited over black; transparency is not kept")
             }
             lastFormat = format
         }
-        if format == AV_PIX_FMT_NV12 { return copyNV12(frame, dimensions: even) }
+        if format == AV_PIX_FMT_NV12 { return copyPlanes(frame, dimensions: even, layout: .nv12) }
+        if format == AV_PIX_FMT_YUV420P, keepsYUV420P { return copyPlanes(frame, dimensions: even, layout: .yuv420p) }
         if scaler?.format != format || scaler?.dimensions != even {
             do {
                 scaler = (format, even, try ScaleContext(
@@ -95,24 +104,39 @@ final class PictureConverter {
     func announce(_ format: AVPixelFormat) {
         guard format != AV_PIX_FMT_NONE, announcedFormat == nil else { return }
         announcedFormat = format
-        note(Self.conversionNote(for: format))
+        note(conversionNote(for: format))
     }
 
-    /// An NV12 frame's top-left `dimensions` copied into padded pool planes.
-    private func copyNV12(_ frame: UnsafeMutablePointer<AVFrame>, dimensions: VideoDimensions) -> PixelBuffer {
+    /// ``conversionNote(for:)``, or, for yuv420p kept as it is, the sentence saying so.
+    private func conversionNote(for format: AVPixelFormat) -> String {
+        format == AV_PIX_FMT_YUV420P && keepsYUV420P
+            ? "input pixel format yuv420p (8-bit YUV 4:2:0): recorded as decoded, no conversion"
+            : Self.conversionNote(for: format)
+    }
+
+    /// An NV12 or yuv420p frame's top-left `dimensions` copied into padded pool planes
+    /// (packed rows; for yuv420p the Cb rows, then the Cr rows, in one plane).
+    private func copyPlanes(_ frame: UnsafeMutablePointer<AVFrame>, dimensions: VideoDimensions,
+                            layout: PixelBuffer.PixelFormat) -> PixelBuffer {
         let w = dimensions.width, h = dimensions.height
+        let chromaStride = PixelBuffer.minimumChromaBytesPerRow(width: w, pixelFormat: layout)
         var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: w, height: h))
-        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: w, height: h))
+        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(
+            bytesPerRow: chromaStride, height: h, pixelFormat: layout))
+        let f = frame.pointee
         luma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(w), frame.pointee.data.0, frame.pointee.linesize.0,
-                                Int32(w), Int32(h))
+            av_image_copy_plane(plane.baseAddress, Int32(w), f.data.0, f.linesize.0, Int32(w), Int32(h))
         }
         chroma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(w), frame.pointee.data.1, frame.pointee.linesize.1,
-                                Int32(w), Int32(h / 2))
+            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), f.data.1, f.linesize.1,
+                                Int32(chromaStride), Int32(h / 2))
+            if layout == .yuv420p {
+                av_image_copy_plane(plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), f.data.2,
+                                    f.linesize.2, Int32(chromaStride), Int32(h / 2))
+            }
         }
         var buffer = PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
-                                 chromaPlane: chroma, chromaBytesPerRow: w)
+                                 chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
         buffer.clearPadding()
         return buffer
     }

@@ -1,11 +1,19 @@
 import CFFmpeg
 import Foundation
 
-/// Writes one MP4 file holding one video stream, encoded from timestamped NV12 pictures:
-/// segrec's analog of an `AVAssetWriter` with one `AVAssetWriterInput`.
+/// Writes one MP4 file holding one video stream, encoded from timestamped 4:2:0 pictures
+/// (NV12 or yuv420p ``PixelBuffer``s): segrec's analog of an `AVAssetWriter` with one
+/// `AVAssetWriterInput`.
 ///
 /// Built on libavcodec (libx264 / libx265 encoders), libavformat (the `mp4` muxer) and,
-/// only when the encoder cannot take NV12 (libx265), libswscale.
+/// only when the encoder cannot take the pictures' layout (NV12 into libx265), libswscale.
+///
+/// - Zero copy: the encoder is opened in the pictures' own layout when it takes it (x264
+///   takes NV12 and yuv420p, x265 yuv420p), and a picture whose planes carry FFmpeg's
+///   padding is handed to it as an `AVFrame` over those planes (``Frame/reference(_:recyclingInto:)``),
+///   not copied; the planes go back to the ``PixelBufferPool`` once the encoder releases
+///   them (libx264 and libx265 copy the picture into their own frames during
+///   `avcodec_send_frame`).
 ///
 /// - Timestamps: encoder and stream use the time base `1/timescale` (the recorder takes
 ///   ``TrackTiming/timescale(for:)``, the frame rate's own tick); a presentation time is
@@ -72,9 +80,17 @@ public final class SegmentWriter {
     private let format: OutputFormatContext
     private let encoder: CodecContext
     private let stream: UnsafeMutablePointer<AVStream>
+    /// The frame pictures are copied or converted into when they cannot be referenced.
     private let frame: Frame
+    /// The frame that references a picture's own planes (holds no buffers between appends).
+    private let referenceFrame: Frame
     private let packet: Packet
-    private let scaler: ScaleContext?
+    /// The encoder's pixel format.
+    private let encoderPixelFormat: AVPixelFormat
+    /// libswscale contexts from a picture layout the encoder does not take, made on first use.
+    private var scalers: [AVPixelFormat: ScaleContext] = [:]
+    /// Field flags every frame carries (interlaced H.264), as (interlaced, top field first).
+    private let fieldFlags: (Int32, Int32)
     private var state = State.open
     private var lastPTS: Int64?
     /// The last presentation time given to ``append(_:presentationTime:)``, unrounded.
@@ -110,6 +126,9 @@ public final class SegmentWriter {
     ///   - fragmentInterval: the longest time between fragment cuts of the partial file
     ///     (`frag_duration`, rounded down to whole microseconds, at least 1 µs); nil or zero
     ///     writes an unfragmented partial file.
+    ///   - pixelFormat: the layout of the pictures to come (default NV12): the encoder is
+    ///     opened in it when it takes it, so those pictures need no conversion; pictures of
+    ///     another layout are still accepted (converted by libswscale).
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` (`url` exists),
     ///   ``SegmentWriterError/partialFileExists(path:)`` (anything, even a symbolic link, at
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
@@ -123,16 +142,18 @@ public final class SegmentWriter {
     ///   On a throw no file of ours is left.
     public convenience init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
                             displayRotationDegrees: Int? = nil,
-                            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)) throws {
+                            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1),
+                            pixelFormat: PixelBuffer.PixelFormat = .nv12) throws {
         try self.init(url: url, dimensions: dimensions, timescale: timescale, settings: settings,
                       displayRotationDegrees: displayRotationDegrees, fragmentInterval: fragmentInterval,
-                      sizeLimit: nil)
+                      sizeLimit: nil, pixelFormat: pixelFormat)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
     /// creates fail with ENOSPC past that many bytes, like a full disk.
     init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
-         displayRotationDegrees: Int?, fragmentInterval: MediaTime?, sizeLimit: Int64?) throws {
+         displayRotationDegrees: Int?, fragmentInterval: MediaTime?, sizeLimit: Int64?,
+         pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12) throws {
         FFmpegLog.silence()
         try settings.validate()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
@@ -162,7 +183,8 @@ public final class SegmentWriter {
                               context: encoderName)
         }
         let encoder = try CodecContext(codec: codec)
-        let pixelFormat = encoder.supports(pixelFormat: AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P
+        let pixelFormat = [inputFormat.avPixelFormat, AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P]
+            .first { encoder.supports(pixelFormat: $0) } ?? AV_PIX_FMT_YUV420P
         let format = try OutputFormatContext(formatName: "mp4", path: partialURL.path)
         try Self.configure(encoder, settings: settings, dimensions: dimensions, timescale: timescale,
                            pixelFormat: pixelFormat, globalHeader: format.wantsGlobalHeader)
@@ -197,13 +219,13 @@ public final class SegmentWriter {
         let frame = try Frame()
         try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
         if settings.codec == .h264, let order = settings.fieldOrder, order.isInterlaced {
-            // Kept by av_frame_make_writable; x264 takes its field order from each frame.
-            frame.pointer.pointee.interlaced_frame = 1
-            frame.pointer.pointee.top_field_first = order.isTopFieldDisplayedFirst ? 1 : 0
+            // x264 takes its field order from each frame.
+            fieldFlags = (1, order.isTopFieldDisplayedFirst ? 1 : 0)
+        } else {
+            fieldFlags = (0, 0)
         }
-        self.scaler = pixelFormat == AV_PIX_FMT_NV12 ? nil
-            : try ScaleContext(width: dimensions.width, height: dimensions.height,
-                               source: AV_PIX_FMT_NV12, destination: pixelFormat)
+        self.encoderPixelFormat = pixelFormat
+        self.referenceFrame = try Frame()
         self.packet = try Packet()
         self.frame = frame
         self.encoder = encoder
@@ -283,7 +305,10 @@ public final class SegmentWriter {
     /// Encodes one picture.
     ///
     /// - Parameters:
-    ///   - buffer: NV12 picture of ``dimensions`` (any strides).
+    ///   - buffer: NV12 or yuv420p picture of ``dimensions`` (any strides).
+    ///   - pool: where the picture's planes go once the encoder is done with them (at once
+    ///     when they were copied; when the encoder releases them when they were referenced);
+    ///     nil: they are simply released.
     ///   - presentationTime: relative to the segment's start (first frame normally 0), at any
     ///     timescale; rounded to the nearest tick of ``timescale`` (half away from zero), or
     ///     the tick after the previous frame's when it would not come after it. The first
@@ -297,7 +322,7 @@ public final class SegmentWriter {
     ///   `avcodec_send_frame` / `avcodec_receive_packet` / `av_write_frame`. After those the
     ///   writer has failed (``finish(endTime:)`` rethrows the error) and its partial file is
     ///   kept or deleted as the type's documentation says.
-    public func append(_ buffer: PixelBuffer, presentationTime: MediaTime) throws {
+    public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try ensureOpen()
         guard buffer.dimensions == dimensions else {
             throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: buffer.dimensions)
@@ -315,21 +340,20 @@ public final class SegmentWriter {
             throw SegmentWriterError.nonIncreasingPresentationTime(previous: nil, got: presentationTime)
         }
         do {
-            try frame.makeWritable()
-            if let scaler {
-                try scaler.convertNV12(buffer, into: frame)
-            } else {
-                frame.copyNV12(from: buffer)
-            }
+            let input = try encoderFrame(for: buffer, recyclingInto: pool)
+            defer { if input === referenceFrame { av_frame_unref(input.pointer) } }
             let isFirst = lastPTS == nil
-            frame.pointer.pointee.pts = pts
-            frame.pointer.pointee.pict_type = isFirst ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
-            frame.pointer.pointee.key_frame = isFirst ? 1 : 0
+            let f = input.pointer
+            f.pointee.pts = pts
+            f.pointee.pict_type = isFirst ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+            f.pointee.key_frame = isFirst ? 1 : 0
+            f.pointee.interlaced_frame = fieldFlags.0
+            f.pointee.top_field_first = fieldFlags.1
             if let lastPTS { durations[lastPTS] = pts - lastPTS }
             lastPTS = pts
             lastPresentationTime = presentationTime
             frameCount += 1
-            try check(avcodec_send_frame(encoder.pointer, frame.pointer), "avcodec_send_frame", context: partialURL.path)
+            try check(avcodec_send_frame(encoder.pointer, f), "avcodec_send_frame", context: partialURL.path)
             try drainEncoder()
         } catch {
             fail(error)
@@ -407,6 +431,29 @@ public final class SegmentWriter {
     }
 
     // MARK: - Internals
+
+    /// The frame that carries `buffer` to the encoder: ``referenceFrame`` over the picture's
+    /// own planes when the encoder takes its layout and the planes carry FFmpeg's padding
+    /// (the planes go to `pool` when released); else ``frame`` with the pixels copied or
+    /// converted into it (the planes go to `pool` at once).
+    private func encoderFrame(for buffer: PixelBuffer, recyclingInto pool: PixelBufferPool?) throws -> Frame {
+        let format = buffer.pixelFormat.avPixelFormat
+        if format == encoderPixelFormat, buffer.hasPlanePadding {
+            try referenceFrame.reference(buffer, recyclingInto: pool)
+            return referenceFrame
+        }
+        try frame.makeWritable()
+        if format == encoderPixelFormat {
+            frame.copyPlanes(from: buffer)
+        } else {
+            let scaler = try scalers[format] ?? ScaleContext(width: dimensions.width, height: dimensions.height,
+                                                             source: format, destination: encoderPixelFormat)
+            scalers[format] = scaler
+            try scaler.convert(buffer, into: frame)
+        }
+        pool?.recycle(buffer)
+        return frame
+    }
 
     private func ensureOpen() throws {
         switch state {

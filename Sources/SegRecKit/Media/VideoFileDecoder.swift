@@ -118,13 +118,16 @@ public final class VideoFileDecoder {
     ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
     ///   - stopRequest: when given, waits for input (standard input, pipes, libavformat's
     ///     own waits) end once it is requested.
+    ///   - keepsYUV420P: hand out yuv420p pictures (most video files) in their own layout
+    ///     instead of converting them to NV12, so the encoder takes them without a
+    ///     conversion pass (``PictureConverter/keepsYUV420P``); default false.
     /// - Throws: ``MediaInputError/inputNotFound(path:)``,
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
     ///   when a stop came before the header could be read.
     public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
                 pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-                stopRequest: RecordingStopRequest? = nil) throws(MediaInputError) {
+                stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
         self.options = options
@@ -210,7 +213,7 @@ public final class VideoFileDecoder {
         notes.insert("input \(path == "-" ? "standard input" : path): \(codecName) \(streamDimensions), time base \(timeBase.num)/\(timeBase.den)"
                      + (frameRate.map { ", \($0) fps" } ?? "") + (rotationDegrees.map { ", rotation \($0)°" } ?? "")
                      + (fieldOrder.isInterlaced ? ", interlaced (\(fieldOrder.description))" : ""), at: 0)
-        converter = PictureConverter(pixelBufferPool: pixelBufferPool,
+        converter = PictureConverter(pixelBufferPool: pixelBufferPool, keepsYUV420P: keepsYUV420P,
                                      note: { [unowned self] in self.remark($0) },
                                      warning: { [unowned self] in self.warningHandler?($0) })
         converter!.announce(AVPixelFormat(rawValue: parameters.pointee.format))

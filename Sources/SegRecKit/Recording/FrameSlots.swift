@@ -6,6 +6,12 @@ import Synchronization
 /// once it has consumed a picture. The analog of `AVAssetWriterInput.isReadyForMoreMediaData`
 /// turning false, as an `async` wait.
 ///
+/// Under `--realtime` the muxer never waits: ``tryAcquire()`` answers at once (false: the
+/// frame is dropped `late`, as an app drops a sample buffer while
+/// `isReadyForMoreMediaData` is false), and ``acquireBeyondCapacity()`` lets a segment's
+/// first frame in even when the queue is full (a file never opens without its first frame),
+/// so the bound is then `capacity + 1`.
+///
 /// Waiters are resumed in FIFO order. Thread-safe (one `Mutex`).
 final class FrameSlots: Sendable {
     private struct State {
@@ -45,16 +51,33 @@ final class FrameSlots: Sendable {
         }
     }
 
+    /// Takes a slot if one is free now; never waits.
+    /// - Returns: false when all slots are taken (nothing changes then).
+    func tryAcquire() -> Bool {
+        state.withLock { state -> Bool in
+            guard state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }
+    }
+
+    /// Takes a slot without waiting, even when none is free (the count of free slots goes
+    /// below zero until enough are released); for a segment's first frame in real time.
+    func acquireBeyondCapacity() {
+        state.withLock { $0.available -= 1 }
+    }
+
     /// Gives a slot back; hands it straight to the oldest waiter if there is one.
     func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if !state.waiters.isEmpty { return state.waiters.removeFirst() }
+            if state.available >= 0, !state.waiters.isEmpty { return state.waiters.removeFirst() }
             state.available += 1
             return nil
         }
         waiter?.resume()
     }
 
-    /// Slots free now (for tests and diagnostics).
+    /// Slots free now, negative while a first frame was let in beyond capacity (for tests
+    /// and diagnostics).
     var available: Int { state.withLock { $0.available } }
 }

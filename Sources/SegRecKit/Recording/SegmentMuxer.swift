@@ -84,6 +84,18 @@ public actor SegmentMuxer {
         /// ticks at ``TrackTiming/timescale(for:)`` of it); a non-empty map also gives the
         /// manifest its `events` list. Empty (default) for one camera or footage.
         public var cameraFrameRates: [String: FrameRate] = [:]
+        // --- back-pressure (issue 15) ---
+        /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
+        /// ``SegmentMuxer/framesInFlight``).
+        public var framesInFlight = SegmentMuxer.framesInFlight
+        /// Real time (`--realtime`): a frame that arrives while ``framesInFlight`` pictures
+        /// are queued is dropped (`droppedReasons.late`) instead of waiting, as an app drops a
+        /// sample buffer while `AVAssetWriterInput.isReadyForMoreMediaData` is false, so the
+        /// capture path never waits for the encoder. A segment's first frame is always taken
+        /// (the queue may then hold one more). False (the default): the muxer awaits a free
+        /// slot and drops nothing.
+        public var dropsFramesWhenBehind = false
+        // --- end back-pressure ---
 
         /// A configuration; see the properties.
         public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
@@ -160,7 +172,7 @@ public actor SegmentMuxer {
     private var matcher = ChangeAnnouncementMatcher()
     private var open: OpenSegment?
     private var finishing: [FinishingSegment] = []
-    private let slots = FrameSlots(capacity: SegmentMuxer.framesInFlight)
+    private let slots: FrameSlots
     private let journal: ManifestJournal
     private var nextSegmentIndex = 0
     private var previousDimensions: VideoDimensions?
@@ -171,6 +183,12 @@ public actor SegmentMuxer {
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
     public init(_ configuration: Configuration) {
+        self.init(configuration, slots: FrameSlots(capacity: max(1, configuration.framesInFlight)))
+    }
+
+    /// A muxer whose writers share `slots` (tests hold some to model an encoder that is behind).
+    init(_ configuration: Configuration, slots: FrameSlots) {
+        self.slots = slots
         self.configuration = configuration
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
@@ -395,13 +413,22 @@ public actor SegmentMuxer {
     }
 
     /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after
-    /// waiting for a free slot (back-pressure).
+    /// waiting for a free slot (back-pressure); with ``Configuration/dropsFramesWhenBehind``
+    /// a frame that finds no free slot is dropped `late` instead (never its segment's first).
     private func append(_ frame: VideoFrame) async throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
         if let failure = segment.writer.failure { throw failure }
         let fileTime = try frame.sessionTime.subtracting(segment.sessionStart)
         let frameEnd = try frame.sessionTime.adding(frame.duration)
-        await slots.acquire()
+        if !configuration.dropsFramesWhenBehind {
+            await slots.acquire()
+        } else if segment.frameCount == 0 {
+            slots.acquireBeyondCapacity()
+        } else if !slots.tryAcquire() {
+            announce(.frameDropped(.late))
+            try writeJournal()
+            return
+        }
         segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
                               delivered: frame.deliveredAt ?? .now)
         segment.lastSessionTime = frame.sessionTime

@@ -103,7 +103,9 @@ actor SegmentWriterActor {
         self.firstError = firstError
     }
 
-    /// Starts a writer for one segment: it opens its file on its own executor at once.
+    /// Starts a writer for one segment: it opens its file on its own executor as soon as the
+    /// segment's first picture is queued (the muxer queues it with the start), with the
+    /// encoder in that picture's layout.
     /// - Parameters:
     ///   - slots: released once per appended picture.
     ///   - pool: where encoded pictures' planes go back (``PixelBufferPool``).
@@ -122,22 +124,19 @@ actor SegmentWriterActor {
     /// Opens the writer, then carries out every command in order until the stream ends.
     private func run(_ commands: AsyncStream<Command>) async -> Result<SegmentWriterSummary, any Error> {
         if let journal = parameters.journal { await journal.waitUntilWritten(parameters.journalGeneration) }
-        open()
-        for await command in commands {
-            switch command {
-            case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
-                append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
-                       delivered: delivered, queued: queued)
-                slots.release()
-            case .finish(let endTime, let handedOff):
-                let result = finish(endTime: endTime)
-                statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
-                return result
-            case .cancel:
-                writer?.cancel()
-                writer = nil
-                return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was cancelled"))
-            }
+        var iterator = commands.makeAsyncIterator()
+        // The muxer queues the segment's first picture with the writer's start: the encoder
+        // opens in that picture's layout (no conversion pass when it takes it).
+        let first = await iterator.next()
+        if case .append(let buffer, _, _, _, _) = first {
+            open(pixelFormat: buffer.pixelFormat)
+        } else {
+            open(pixelFormat: .nv12)
+        }
+        var next = first
+        while let command = next {
+            if let outcome = carryOut(command) { return outcome }
+            next = await iterator.next()
         }
         // The stream ended without a finish (the muxer went away): abandon the file.
         writer?.cancel()
@@ -145,13 +144,35 @@ actor SegmentWriterActor {
         return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was never finished"))
     }
 
-    private func open() {
+    /// Carries out one command; returns the outcome when it ends the segment.
+    private func carryOut(_ command: Command) -> Result<SegmentWriterSummary, any Error>? {
+        switch command {
+        case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
+            append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
+                   delivered: delivered, queued: queued)
+            slots.release()
+            return nil
+        case .finish(let endTime, let handedOff):
+            let result = finish(endTime: endTime)
+            statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
+            return result
+        case .cancel:
+            writer?.cancel()
+            writer = nil
+            return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was cancelled"))
+        }
+    }
+
+    /// Opens the writer with its encoder in `pixelFormat` (the first picture's layout) when
+    /// the encoder takes it.
+    private func open(pixelFormat: PixelBuffer.PixelFormat) {
         let start = ContinuousClock.now
         do {
             writer = try SegmentWriter(url: parameters.url, dimensions: parameters.dimensions,
                                        timescale: parameters.timescale, settings: parameters.settings,
                                        displayRotationDegrees: parameters.displayRotationDegrees,
-                                       fragmentInterval: parameters.fragmentInterval)
+                                       fragmentInterval: parameters.fragmentInterval,
+                                       pixelFormat: pixelFormat)
         } catch {
             fail(error)
         }
@@ -163,8 +184,8 @@ actor SegmentWriterActor {
                         delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant) {
         guard let writer, error == nil else { return }
         do {
-            try writer.append(buffer, presentationTime: presentationTime)
-            pool.recycle(buffer)  // its pixels are in the encoder's frame now
+            // The planes go back to the pool once the encoder has let go of them.
+            try writer.append(buffer, presentationTime: presentationTime, recyclingInto: pool)
             statistics?.frameAccepted(index: frameIndex, segment: parameters.segment, delivered: delivered,
                                       queued: queued, accepted: .now)
         } catch {

@@ -17,8 +17,10 @@ struct CaptureSyntheticSensorTests {
         for index in Self.indices {
             let buffer = sensor.pixelBuffer(forFrame: index, dimensions: size)
             #expect(buffer.dimensions == size)
-            #expect(buffer.lumaPlane.count == size.width * size.height)
-            #expect(buffer.chromaPlane.count == size.width * size.height / 2)
+            // Packed rows plus FFmpeg's padding (the encoder references the planes as they are).
+            #expect(buffer.lumaPlane.count == size.width * size.height + PixelBuffer.planePadding)
+            #expect(buffer.chromaPlane.count == size.width * size.height / 2 + PixelBuffer.planePadding)
+            #expect(buffer.hasPlanePadding && buffer.lumaBytesPerRow == size.width)
             #expect(FrameIndexStamp.read(buffer) == UInt32(index))
         }
     }
@@ -39,14 +41,15 @@ struct CaptureSyntheticSensorTests {
         var previous: PixelBuffer?
         for index in Int64(0)..<8 {
             let buffer = sensor.pixelBuffer(forFrame: index, dimensions: size)
-            let picture = buffer.lumaPlane[(16 * 1920)...]
+            // The rows only: the planes end with FFmpeg's (zeroed) padding.
+            let picture = buffer.lumaPlane[(16 * 1920)..<(1920 * 1080)]
             #expect(Set(stride(from: picture.startIndex, to: picture.endIndex, by: 97).map { picture[$0] }).count > 100, "luma is textured")
             #expect(picture.allSatisfy { (16...235).contains($0) }, "video range")
-            let chroma = buffer.chromaPlane[(8 * 1920)...]
+            let chroma = buffer.chromaPlane[(8 * 1920)..<(1920 * 540)]
             #expect(Set(stride(from: chroma.startIndex, to: chroma.endIndex, by: 31).map { chroma[$0] }).count > 40, "chroma is textured")
             if let previous {
-                #expect(previous.lumaPlane[(16 * 1920)...] != picture, "luma moves")
-                #expect(previous.chromaPlane[(8 * 1920)...] != chroma, "chroma moves")
+                #expect(previous.lumaPlane[(16 * 1920)..<(1920 * 1080)] != picture, "luma moves")
+                #expect(previous.chromaPlane[(8 * 1920)..<(1920 * 540)] != chroma, "chroma moves")
             }
             previous = buffer
         }
