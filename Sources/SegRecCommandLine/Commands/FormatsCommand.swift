@@ -8,7 +8,7 @@ enum FormatsCommand {
     static let options: [OptionSpec] = [
         .option("camera", "ID", help: "List this camera's formats: front, outer, inner, back, virtualFront, or a camera id of --scenario."),
         .option("scenario", "FILE", help: "A scenario with cameras whose ids --camera names."),
-        .option("format", "F", help: "With --camera: check that the camera has this format (1920, or WxH for the back camera) and list only it."),
+        .option("format", "F", help: "With --camera: check that the camera has this format (1920 or 1920x1920 for a square format, WxH for the back camera's fixed formats) and list only it."),
         .option("fps", "RATE", help: "With --format: check that the format delivers this rate (e.g. 120 or 30000/1001)."),
         .flag("help", help: "Show help."),
     ]
@@ -43,7 +43,7 @@ enum FormatsCommand {
         var formats = type.formats
         if let name = parsed.value("format") {
             let virtualLimit = "; the Virtual Front Camera offers only what the outer and inner cameras share (1280, 1920 at up to 60 fps): use individual cameras (\"frontCamera\": \"individual\") for more"
-            guard let format = formats.first(where: { $0.name == name }) else {
+            guard let format = formats.first(where: { $0.name == name || squareName(of: $0) == name }) else {
                 let note = type == .builtInVirtualFrontCamera ? virtualLimit : ""
                 throw CommandLineError("formats: --format: camera \(id) (\(type.rawValue)) has no format '\(Excerpt.of(name))'; allowed: \(formats.map(\.name).joined(separator: ", "))\(note)", exitCode: .dataError)
             }
@@ -75,6 +75,12 @@ enum FormatsCommand {
         return cameras.map { ($0.id, $0.type) } + (scenario.frontCamera == .virtual ? [(Scenario.virtualFrontID, .builtInVirtualFrontCamera)] : [])
     }
 
+    /// `1280x1280` for a square format (no fixed dimensions), the form the table prints;
+    /// `--format` accepts it as well as the side alone (`1280`). Nil for a fixed-size format.
+    static func squareName(of format: CaptureDevice.Format) -> String? {
+        format.fixedDimensions == nil ? "\(format.squareSide)x\(format.squareSide)" : nil
+    }
+
     static func table(_ formats: [CaptureDevice.Format] = CaptureDevice.Format.frontCenterStageFormats) -> String {
         var rows = [["format", "max fps", "smart framing", "aspect ratios (dimensions)"]]
         for format in formats {
@@ -82,7 +88,7 @@ enum FormatsCommand {
                 ?? format.supportedDynamicAspectRatios.map { ratio in
                     "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))"
                 }.joined(separator: ", ")
-            rows.append([format.fixedDimensions == nil ? "\(format.squareSide)x\(format.squareSide)" : format.name,
+            rows.append([squareName(of: format) ?? format.name,
                          "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no", ratios])
         }
         return TextTable.render(rows)

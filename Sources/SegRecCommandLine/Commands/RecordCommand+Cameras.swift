@@ -26,7 +26,7 @@ extension RecordCommand {
 
     /// The session and muxer configuration for a cameras scenario.
     /// - Throws: usage errors (64) for a `--camera-source` without `=`, for an unknown camera
-    ///   id (naming the ids), or for raw-video options; scenario errors (65); footage errors.
+    ///   id (naming the ids), for a camera id given twice, or for raw-video options; scenario errors (65); footage errors.
     static func camerasSource(_ parsed: ParsedArguments, scenario: Scenario, source: String, mode: RecordingMode,
                               outputURL: URL, pool: PixelBufferPool) throws -> (CameraSwitchingSession, SegmentMuxer.Configuration) {
         let file = parsed.value("scenario") ?? scenario.name
@@ -40,6 +40,9 @@ extension RecordCommand {
             let id = String(item[..<equals]), path = String(item[item.index(after: equals)...])
             guard cameras.contains(where: { $0.id == id }) else {
                 throw CommandLineError("record: --camera-source: \(file) has no camera '\(Excerpt.of(id))'; allowed: \(cameras.map(\.id).joined(separator: ", "))", exitCode: .usage)
+            }
+            guard clips[id] == nil else {
+                throw CommandLineError("record: --camera-source: camera '\(Excerpt.of(id))' is given twice; give each camera id once", exitCode: .usage)
             }
             clips[id] = path
         }

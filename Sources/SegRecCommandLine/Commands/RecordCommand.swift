@@ -95,7 +95,7 @@ enum RecordCommand {
     /// `--camera-source` needs a cameras scenario; `--mirror` needs the camera model (a scenario).
     static func checkOneCameraOptions(_ parsed: ParsedArguments) throws {
         if !parsed.values("camera-source").isEmpty {
-            throw CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo-individual-open-close.json)", exitCode: .usage)
+            throw CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo/individual-open-close.json)", exitCode: .usage)
         }
         if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil,
            let mirror = parsed.value("mirror"), mirror != "off" {

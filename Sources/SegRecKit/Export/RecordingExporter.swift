@@ -62,7 +62,11 @@ public enum RecordingExporter {
     /// starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`; `EXTINF` is the exact
     /// `sessionEnd − sessionStart`. Timestamps continue across segments: each file's pts are
     /// shifted by the sum of the exact durations before it, so the media timeline is the
-    /// playlist's; decode times increase across files (see ``FragmentedRemuxer``).
+    /// playlist's; decode times increase across files (see ``FragmentedRemuxer``). Every
+    /// file gets one common time base (``FragmentedRemuxer/commonTimeBase(of:)``: the least
+    /// common multiple of the files' timescales, ≥ 90 kHz, so every timestamp stays exact;
+    /// `1/90000` with rounding when that does not fit in 32 bits), because FFmpeg's `hls`
+    /// demuxer reads every file's ticks in the first initialization section's time base.
     ///
     /// - Parameters:
     ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
@@ -95,6 +99,9 @@ public enum RecordingExporter {
             cumulative = cumulative + ExportSource.duration(of: segment)
         }
 
+        // One time base for every file: FFmpeg's hls demuxer reads all of them in the first
+        // initialization section's time base.
+        let timeBase = try FragmentedRemuxer.commonTimeBase(of: segments.map { try FragmentedRemuxer.timeBase(path: source.path(of: $0)) }).timeBase
         var written: [String] = []
         var entries: [HLSPlaylist.Entry] = []
         var frames = 0
@@ -109,7 +116,7 @@ public enum RecordingExporter {
                 let duration = ExportSource.duration(of: segment)
                 let result = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: initPath,
                                                          mediaOutput: mediaPath, offset: starts[index], end: duration,
-                                                         decodeFloor: decodeFloor)
+                                                         decodeFloor: decodeFloor, timeBase: timeBase)
                 written += [initPath, mediaPath]
                 decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {

@@ -56,13 +56,21 @@ enum FragmentedRemuxer {
     ///   ``FileAVIOContext/init(creating:sizeLimit:)`` throws when an output exists. On a
     ///   throw (including a dts that cannot be raised without passing its pts),
     ///   files created here are deleted.
+    ///   - timeBase: the output time base (`1/den`); nil: the input's, refined to ≥ 90 kHz
+    ///     (``refined(_:context:)``). HLS export passes one common time base for every file
+    ///     (``commonTimeBase(of:)``), because FFmpeg's `hls` demuxer reads every file's
+    ///     ticks in the first initialization section's time base. Input ticks are rescaled
+    ///     once (`av_rescale_q`-like, half away from zero): exact when `den` is a multiple
+    ///     of the input's.
     static func remux(input: String, initOutput: String, mediaOutput: String?,
-                      offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?) throws -> Result {
+                      offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
+                      timeBase commonTimeBase: AVRational? = nil) throws -> Result {
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let inStream = try FaststartRemuxer.videoStream(of: source, path: input)
         let inputTimeBase = inStream.pointee.time_base
-        let (timeBase, factor) = try refined(inputTimeBase, context: input)
+        let timeBase = try commonTimeBase ?? refined(inputTimeBase, context: input).0
+        let rescale = Rescale(from: inputTimeBase, to: timeBase)
         let offsetTicks = try ticks(offset, in: timeBase, context: input)
         let endTicks = try ticks(end, in: timeBase, context: input)
         let floorTicks = try decodeFloor.map { t throws(FFmpegError) in try ticks(t, in: timeBase, context: input, rounding: .roundTowardNegativeInfinity) } ?? -1
@@ -114,7 +122,7 @@ enum FragmentedRemuxer {
                 created.append(mediaOutput)
             }
             let (packets, lastDTS) = try copyPackets(from: source, stream: inStream, filter: filter, to: format,
-                                                     outStream: outStream, timing: Timing(factor: factor, offset: offsetTicks, end: endTicks, floor: floorTicks),
+                                                     outStream: outStream, timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks),
                                                      path: input)
             try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             if let failure = format.file?.flush() { throw failure }
@@ -130,10 +138,54 @@ enum FragmentedRemuxer {
         }
     }
 
-    /// How input timestamps become output ones: `ts · factor + offset` (refined time base),
+    /// How input timestamps become output ones: `rescale(ts) + offset` (output time base),
     /// the file's end on its own timeline, and the decode floor (exclusive), all in output ticks.
     struct Timing {
-        let factor: Int64, offset: Int64, end: Int64, floor: Int64
+        let rescale: Rescale, offset: Int64, end: Int64, floor: Int64
+    }
+
+    /// Input ticks to output ticks: `ts · num / den` rounded half away from zero (exact
+    /// when `den` divides `ts · num`), the same value `av_rescale_q(ts, from, to)` gives.
+    struct Rescale {
+        let num: Int128, den: Int128
+
+        init(from input: AVRational, to output: AVRational) {
+            num = Int128(input.num) * Int128(output.den)
+            den = Int128(input.den) * Int128(output.num)
+        }
+
+        func callAsFunction(_ ticks: Int64) -> Int64? {
+            ExactArithmetic.multiplyDivide(Int128(ticks), num, den, rounding: .default).flatMap { Int64(exactly: $0) }
+        }
+    }
+
+    /// The time base of `path`'s first video stream.
+    /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream.
+    static func timeBase(path: String) throws(FFmpegError) -> AVRational {
+        FFmpegLog.silence()
+        let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
+        return try FaststartRemuxer.videoStream(of: source, path: path).pointee.time_base
+    }
+
+    /// One output time base `1/den` for files with time bases `timeBases`, so that every
+    /// file's ticks stay exact: `den` is the least common multiple of their reduced
+    /// denominators, raised by the smallest integer factor to ≥ 90 kHz. When that does not
+    /// fit in `Int32`, the fallback is `1/90000` (each timestamp rounded once, half away
+    /// from zero; decode times are then kept increasing by the decode floor, and a file
+    /// whose frames are closer than one tick is refused with `AVERROR_INVALIDDATA`).
+    /// Returns the time base and whether it is exact for every file.
+    static func commonTimeBase(of timeBases: [AVRational]) -> (timeBase: AVRational, exact: Bool) {
+        let fallback = (AVRational(num: 1, den: 90000), false)
+        var lcm: Int128 = 1
+        for t in timeBases {
+            guard t.num > 0, t.den > 0 else { return fallback }
+            let den = Int128(t.den) / ExactArithmetic.gcd(Int128(t.num), Int128(t.den))
+            lcm = lcm / ExactArithmetic.gcd(lcm, den) * den
+            guard lcm <= Int128(Int32.max) else { return fallback }
+        }
+        let raised = lcm >= 90000 ? lcm : lcm * ((90000 + lcm - 1) / lcm)
+        guard let den = Int32(exactly: raised) else { return fallback }
+        return (AVRational(num: 1, den: den), true)
     }
 
     /// Reads, filters and writes every packet of `stream`, holding one back so that each
@@ -147,11 +199,20 @@ enum FragmentedRemuxer {
         var holding = false
         var written = 0
         var lastDTS = timing.floor
+        var presented = Set<Int64>()
         func emit(_ next: UnsafeMutablePointer<AVPacket>?) throws {
             if let next {
                 // Output timing: refine, shift, then keep decode times increasing.
-                next.pointee.pts = next.pointee.pts * timing.factor + timing.offset
-                next.pointee.dts = next.pointee.dts * timing.factor + timing.offset
+                guard let pts = timing.rescale(next.pointee.pts), let dts = timing.rescale(next.pointee.dts) else {
+                    throw FFmpegError(call: "av_rescale_q", code: segrec_averror_einval(),
+                                      context: "\(path): packet \(written) overflows the output time base")
+                }
+                next.pointee.pts = pts + timing.offset
+                next.pointee.dts = dts + timing.offset
+                guard presented.insert(next.pointee.pts).inserted else {
+                    throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
+                                      context: "\(path): packet \(written + (holding ? 1 : 0)) has the same presentation time as an earlier one in the output time base")
+                }
                 let raised = max(next.pointee.dts, lastDTS + 1)
                 guard raised <= next.pointee.pts else {
                     throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),

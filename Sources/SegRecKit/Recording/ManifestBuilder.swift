@@ -6,6 +6,9 @@
 public struct ManifestBuilder: Sendable {
     /// The manifest as it stands.
     public private(set) var manifest: RecordingManifest
+    /// Session events that arrived after the recording stopped taking frames
+    /// (stop-on-change): left out of `events`, counted in a note when the recording finishes.
+    public private(set) var ignoredSessionEvents = 0
 
     /// Starts an empty manifest (`stopReason: null` until the recording ends, no segment).
     /// - Parameters:
@@ -69,6 +72,12 @@ public struct ManifestBuilder: Sendable {
         case .warning(let warning):
             manifest.warnings.append(warning)
         case .sessionEvent(let record):
+            // After a stop-on-change stop no frame is taken, so nothing the session does
+            // later belongs to this recording.
+            guard manifest.stopReason?.isChange != true else {
+                ignoredSessionEvents += 1
+                return
+            }
             manifest.events = (manifest.events ?? []) + [record]
         case .inputDamaged(let packets):
             manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
@@ -79,6 +88,9 @@ public struct ManifestBuilder: Sendable {
             // A recording that stopped on a change keeps that reason unless it failed later.
             if !(manifest.stopReason?.isChange == true && reason != .error) { manifest.stopReason = reason }
             manifest.error = error
+            if ignoredSessionEvents > 0 {
+                manifest.notes.append("\(ignoredSessionEvents) session event\(ignoredSessionEvents == 1 ? "" : "s") after the recording stopped taking frames \(ignoredSessionEvents == 1 ? "is" : "are") not in events")
+            }
         }
     }
 

@@ -80,6 +80,7 @@ public enum RecordingVerifier {
             && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")
         }
+        report.problems += changeProblems(manifest)
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in present.sorted() where OutputDirectory.isRecordingFile(name) && name.hasSuffix(".mp4")

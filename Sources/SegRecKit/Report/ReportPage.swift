@@ -14,6 +14,10 @@ enum ReportPage {
     static func render(source: ExportSource, media: [SegmentMedia], title: String) -> String {
         let m = source.manifest
         let camera = source.cameraName
+        // Several-camera recordings: every camera that made a segment, in order of appearance.
+        var used: [String] = []
+        for id in m.segments.compactMap(\.camera) where !used.contains(id) { used.append(id) }
+        let cameras = used.isEmpty ? camera : used.joined(separator: ", ")
         let timeline = ReportTimeline(manifest: m)
         let total = (timeline.end - timeline.start)
         var html: [String] = []
@@ -34,7 +38,7 @@ enum ReportPage {
             <p class="summary" id="summary">\(m.segments.count) segment\(m.segments.count == 1 ? "" : "s"), \(DecimalSeconds.text(total, digits: 3)) s,
             \(m.frames.written) of \(m.frames.received) frames written, \(m.frames.dropped) dropped; mode <b>\(m.mode.rawValue)</b>,
             stopped: <b>\(HTMLText.escape(m.stopReason?.rawValue ?? "still recording"))</b>\(m.encoder.map { "; \(HTMLText.escape($0.encoder)) \(HTMLText.escape($0.preset)) crf \($0.crf)" } ?? "");
-            camera <b>\(HTMLText.escape(camera))</b>.</p>
+            camera\(used.count > 1 ? "s" : "") <b>\(HTMLText.escape(cameras))</b>.</p>
             </header>
             <main>
             <h2>Timeline</h2>
@@ -63,13 +67,14 @@ enum ReportPage {
                 ("session", "\(DecimalSeconds.text(s.sessionStart)) s → \(DecimalSeconds.text(s.sessionEnd)) s"),
                 ("duration", "\(DecimalSeconds.text(duration)) s"),
                 ("started", s.startReason.rawValue),
-                ("camera", camera),
+                ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)),
                 ("codec", media.codecs),
                 ("bytes", "\(s.byteCount)"),
             ]
             if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)°")) }
             if let change = s.change {
-                rows.append(("change", "\(change.aspectRatio ?? "?"): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"))
+                let what = change.camera.map { "camera \(change.previousCamera ?? "?") → \($0) (device time on \($0)'s clock)" } ?? (change.aspectRatio ?? "?")
+                rows.append(("change", "\(what): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"))
             }
             html.append("""
                 <section class="segment-card" id="seg-\(index)" data-index="\(index)">

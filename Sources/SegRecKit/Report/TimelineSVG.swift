@@ -15,12 +15,13 @@ enum TimelineSVG {
             let s = segments[bar.index]
             let duration = s.sessionEnd - s.sessionStart
             let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
+            let camera = cameraLabel(of: s, fallback: camera)
             let title = "\(s.file): \(s.width)x\(s.height) (\(ratio)), \(s.frameCount) frames, camera \(camera)\n"
                 + "session \(DecimalSeconds.text(s.sessionStart)) s to \(DecimalSeconds.text(s.sessionEnd)) s (\(DecimalSeconds.text(duration)) s)\n"
                 + "started: \(s.startReason.rawValue)"
             let y = barBase - bar.height
             svg.append("<a href=\"#seg-\(bar.index)\">")
-            svg.append("<rect class=\"segment \(AspectText.cssClass(width: s.width, height: s.height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(camera))\"><title>\(HTMLText.escape(title))</title></rect>")
+            svg.append("<rect class=\"segment \(AspectText.cssClass(width: s.width, height: s.height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>")
             let lines = ["\(s.width)x\(s.height)", ratio, "\(s.frameCount) fr", camera]
             if bar.width >= 64 {
                 for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
@@ -48,6 +49,13 @@ enum TimelineSVG {
         return svg.joined(separator: "\n")
     }
 
+    /// The camera a segment came from: its own `camera` and `facing` (`inner (user)`) in
+    /// several-camera recordings, else `fallback` (the recording-wide name).
+    static func cameraLabel(of segment: SegmentRecord, fallback: String) -> String {
+        guard let camera = segment.camera else { return fallback }
+        return segment.facing.map { "\(camera) (\($0.rawValue))" } ?? camera
+    }
+
     /// Hover text of a marker with its exact times.
     static func markerTitle(_ marker: ReportTimeline.Marker, manifest: RecordingManifest) -> String {
         switch marker.kind {
@@ -56,14 +64,20 @@ enum TimelineSVG {
         case .announced:
             let s = manifest.segments[marker.segment ?? 0]
             let change = s.change!
+            if let camera = change.camera {
+                return "\(s.file): camera switched from \(change.previousCamera ?? "?") to \(camera), first frame at device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on \(camera)'s device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
+            }
             return "\(s.file): setDynamicAspectRatio(\(change.aspectRatio ?? "?")) announced device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on the device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
         case .firstNewBuffer:
             let s = manifest.segments[marker.segment ?? 0]
-            var text = "\(s.file): first buffer of \(s.width)x\(s.height) at session \(DecimalSeconds.text(s.sessionStart)) s = \(s.sessionStart.value)/\(s.sessionStart.timescale) (\(s.startReason.rawValue))"
+            var text = "\(s.file): first buffer of \(s.width)x\(s.height)\(s.camera.map { " from camera \($0)" } ?? "") at session \(DecimalSeconds.text(s.sessionStart)) s = \(s.sessionStart.value)/\(s.sessionStart.timescale) (\(s.startReason.rawValue))"
             if let change = s.change, change.sessionTime != s.sessionStart {
                 text += "; announced session \(DecimalSeconds.text(change.sessionTime)) s differs: the buffers win"
             } else if let change = s.change, !change.announced {
                 text += "; no announcement arrived (device time \(change.deviceTime.value)/\(change.deviceTime.timescale) from the buffer)"
+            }
+            if let change = s.change, let camera = change.camera {
+                text += "; camera switched from \(change.previousCamera ?? "?") to \(camera), device time \(change.deviceTime.value)/\(change.deviceTime.timescale) on \(camera)'s device clock"
             }
             return text
         }

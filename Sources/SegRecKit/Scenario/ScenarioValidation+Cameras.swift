@@ -8,7 +8,7 @@ extension ScenarioLimits {
 extension Scenario {
     /// ``validate(file:)`` for a scenario with `cameras`.
     /// - Throws: ``ScenarioError`` naming `file`, the key path (`cameras[1].format`,
-    ///   `virtual.fps`, `events[2].posture`, …) and what is allowed: unknown or duplicate ids,
+    ///   `virtual.fps`, `events[2].posture`, …) and what is allowed: unknown or duplicate ids, a type used twice,
     ///   a type or format a camera lacks, an fps above the format's maximum, cameras without
     ///   an outer and an inner camera, a virtual format above the shared limits, a ratio the
     ///   square cameras lack, out-of-range clocks, latencies, gap or times, people counts.
@@ -20,6 +20,7 @@ extension Scenario {
             throw fail("cameras", "is empty", "an array of camera objects with an outer and an inner camera")
         }
         var ids: Set<String> = []
+        var seenTypes: Set<CaptureDevice.DeviceType> = []
         for (i, camera) in cameras.enumerated() {
             let path = "cameras[\(i)]"
             guard !camera.id.isEmpty, camera.id != Self.virtualFrontID, ids.insert(camera.id).inserted else {
@@ -29,6 +30,10 @@ extension Scenario {
             guard Self.cameraTypes.contains(camera.type) else {
                 throw fail("\(path).type", "\(camera.type.rawValue) is not an iPhone Duo camera",
                            Self.cameraTypes.map(\.rawValue).joined(separator: ", "))
+            }
+            guard seenTypes.insert(camera.type).inserted else {
+                throw fail("\(path).type", "\(camera.type.rawValue) is used twice",
+                           "each camera type once (one device per type on iPhone Duo)")
             }
             let names = camera.type.formats.map(\.name).joined(separator: ", ")
             guard let format = camera.activeFormat else {
