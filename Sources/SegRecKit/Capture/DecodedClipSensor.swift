@@ -1,7 +1,9 @@
 /// Real footage as the fake camera's square sensor image (``SensorImageSource``).
 ///
-/// Each decoded picture is centre-cropped to a square, scaled to the active format's side
-/// (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
+/// Each decoded picture is turned upright first when asked (``appliedRotation``: the
+/// clip's own display rotation, e.g. a phone's portrait recording stored as 1920x1080 with
+/// a 90° display matrix becomes a 1080x1920 picture), then centre-cropped to a square,
+/// scaled to the active format's side (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
 /// of the aspect ratio in effect (the centre of the square), exactly as the synthetic
 /// sensor's pictures are. The input's timestamps are ignored: the camera's device clock
 /// stamps the frames. Frame `i` of the session shows the next picture of the clip; a clip
@@ -14,6 +16,15 @@ public final class DecodedClipSensor: SensorImageSource {
     public let squareSide: Int
     /// Real footage carries no stamp; the output adds one when asked.
     public var stampsFrameIndex: Bool { false }
+    /// The clockwise turn applied to every decoded picture before cropping: the clip's
+    /// display rotation (``VideoRotationAngle/init(displayMatrixRotation:)`` of
+    /// ``VideoFileDecoder/rotationDegrees``) when the sensor was made with
+    /// `appliesDisplayRotation`, else `.degrees0`. A rotation that is not a quarter turn is
+    /// not applied (``clipRotationDegrees`` tells it).
+    public let appliedRotation: VideoRotationAngle
+    /// The clip's display rotation as FFmpeg reports it (counter-clockwise degrees, e.g.
+    /// −90 for the phone sample), or nil without a display matrix; for notes.
+    public let clipRotationDegrees: Int?
     /// Times the clip started over.
     public private(set) var loopCount = 0
     /// Pictures the clip holds, known after its first pass.
@@ -43,9 +54,12 @@ public final class DecodedClipSensor: SensorImageSource {
     ///   - pixelBufferPool: where the planes of crops and scaled squares come from;
     ///     default: a pool of its own; pass the recording's pool, which the muxer's writers
     ///     recycle encoded pictures into.
+    ///   - appliesDisplayRotation: turn each picture upright by the clip's display rotation
+    ///     before cropping (``appliedRotation``); default false (the pictures as stored).
     ///   - open: opens the input (again, to loop).
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
     public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
+                appliesDisplayRotation: Bool = false,
                 open: @escaping () throws -> VideoFileDecoder) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide
@@ -53,7 +67,12 @@ public final class DecodedClipSensor: SensorImageSource {
         self.pixelBufferPool = pixelBufferPool
         self.scaler = PictureScaler(pixelBufferPool: pixelBufferPool)
         self.open = open
-        self.decoder = try open()
+        let decoder = try open()
+        self.decoder = decoder
+        self.clipRotationDegrees = decoder.rotationDegrees
+        self.appliedRotation = appliesDisplayRotation
+            ? decoder.rotationDegrees.flatMap(VideoRotationAngle.init(displayMatrixRotation:)) ?? .degrees0
+            : .degrees0
     }
 
     /// The decoder of the current pass (for its notes and rotation).
@@ -115,12 +134,22 @@ public final class DecodedClipSensor: SensorImageSource {
         }
     }
 
-    /// Centre square of `picture`, scaled to ``squareSide`` (bicubic).
+    /// Centre square of `picture` turned by ``appliedRotation``, scaled to ``squareSide``
+    /// (bicubic). Only the square is turned (``PixelBuffer/rotatedRegion(_:x:y:dimensions:pixelBufferPool:)``),
+    /// pixel for pixel what turning the whole picture and cropping its centre gives.
     /// - Throws: ``FFmpegError`` when libswscale cannot scale it.
     func sensorImage(_ picture: PixelBuffer) throws(FFmpegError) -> PixelBuffer {
         let side = min(picture.width, picture.height) & ~1
-        let crop = picture.centreCropped(to: VideoDimensions(width: side, height: side),
+        let square = VideoDimensions(width: side, height: side)
+        let crop: PixelBuffer
+        if appliedRotation == .degrees0 {
+            crop = picture.centreCropped(to: square, pixelBufferPool: pixelBufferPool)
+        } else {
+            let upright = appliedRotation.rotated(picture.dimensions)
+            crop = picture.rotatedRegion(appliedRotation, x: ((upright.width - side) / 2) & ~1,
+                                         y: ((upright.height - side) / 2) & ~1, dimensions: square,
                                          pixelBufferPool: pixelBufferPool)
+        }
         return try scaler.scaled(crop, to: VideoDimensions(width: squareSide, height: squareSide))
     }
 }

@@ -45,11 +45,57 @@ public final class SmartFramingMonitor {
         enabledFramings = framings
     }
 
+    /// Limits recommendations to the framings spelled `names` (``CaptureFraming/name``:
+    /// `wide3x4`, `narrow3x4`, `wide4x3`, `narrow4x3`), as a scenario's `enabledFramings`
+    /// gives them; an empty list (the default) means no recommendations.
+    /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for a name that is
+    ///   no framing, ``CameraControlError/unsupportedFraming(_:supported:)`` for one this
+    ///   format does not support; both name the supported framings. Nothing changes then.
+    public func setEnabledFramings(named names: [String]) throws(CameraControlError) {
+        let supportedNames = supportedFramings.map(\.name)
+        var framings: [CaptureFraming] = []
+        for name in names {
+            let framing = try CaptureFraming(named: name, allowed: supportedNames)
+            guard supportedFramings.contains(framing) else {
+                throw .unsupportedFraming(framing, supported: supportedFramings)
+            }
+            if !framings.contains(framing) { framings.append(framing) }
+        }
+        enabledFramings = framings
+    }
+
     /// Starts producing recommendations (may be called while the session runs).
     public func startMonitoring() { isMonitoring = true }
 
     /// Stops producing recommendations; the last one stays in ``recommendedFraming``.
     public func stopMonitoring() { isMonitoring = false }
+
+    /// A scenario's `{"smartFraming": "start" | "stop"}` event.
+    public enum Action: String, Sendable, Hashable, CaseIterable {
+        /// ``startMonitoring()``.
+        case start
+        /// ``stopMonitoring()``.
+        case stop
+
+        /// The action spelled `name`.
+        /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `start, stop`.
+        public init(named name: String) throws(CameraControlError) {
+            guard let action = Action(rawValue: name) else {
+                throw .unknownValue(name: "smartFraming", value: name,
+                                    allowed: Action.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            self = action
+        }
+    }
+
+    /// Starts or stops monitoring mid-session.
+    /// - Returns: whether ``isMonitoring`` changed (starting a running monitor does nothing).
+    @discardableResult
+    public func perform(_ action: Action) -> Bool {
+        let wanted = action == .start
+        defer { isMonitoring = wanted }
+        return wanted != isMonitoring
+    }
 
     /// The model's framing for `count` people (table above); `nil` for 0.
     public static func framing(forPeopleInFrame count: Int) -> CaptureFraming? {

@@ -1,0 +1,41 @@
+/// What the issue-13 camera controls need to know about a camera, keyed by its
+/// `AVCaptureDevice.DeviceType` spelling (the scenario's `type`, e.g.
+/// `"builtInOuterUltraWideCamera"`), so they do not depend on how the capture model spells
+/// its device-type enum: pass that enum's `rawValue`.
+///
+/// | device type | Center Stage front camera | sensor mounting | `lowLatency` |
+/// |---|---|---|---|
+/// | `builtInUltraWideCamera` (front) | yes | portrait (square) | yes |
+/// | `builtInOuterUltraWideCamera` | yes | portrait (square) | yes |
+/// | `builtInInnerUltraWideCamera` | yes | portrait (square) | yes |
+/// | `builtInDualWideCamera` (back) | no | landscape (16:9) | no |
+public struct CameraTypeTraits: Sendable, Hashable {
+    /// The device type spelling.
+    public let deviceType: String
+    /// Whether it is one of the square Center Stage front cameras.
+    public let isCenterStageFrontCamera: Bool
+    /// How its sensor is mounted in the phone.
+    public let sensorMounting: RotationCoordinator.SensorMounting
+
+    /// The device types DESIGN.md models, in table order.
+    public static let knownDeviceTypes = ["builtInUltraWideCamera", "builtInOuterUltraWideCamera",
+                                          "builtInInnerUltraWideCamera", "builtInDualWideCamera"]
+
+    /// The traits of `deviceType`.
+    /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming
+    ///   ``knownDeviceTypes``.
+    public init(deviceType: String) throws(CameraControlError) {
+        switch deviceType {
+        case "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera":
+            isCenterStageFrontCamera = true
+            sensorMounting = .portrait
+        case "builtInDualWideCamera":
+            isCenterStageFrontCamera = false
+            sensorMounting = .landscape
+        default:
+            throw .unknownValue(name: "device type", value: deviceType,
+                                allowed: Self.knownDeviceTypes.joined(separator: ", "))
+        }
+        self.deviceType = deviceType
+    }
+}
