@@ -83,6 +83,7 @@ extension Scenario {
             throw fail("device.completionDelayFrames", "\(device.completionDelayFrames) is out of range",
                        ScenarioLimits.completionDelayAllowed)
         }
+        try validateDeviceControls(format: format, file: file)
         if device.smartFraming && !format.isSmartFramingSupported {
             throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing",
                        "true only with format 4032; false otherwise")
@@ -116,7 +117,7 @@ extension Scenario {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
             case .peopleInFrame(let count):
-                guard device.smartFraming else {
+                guard device.smartFraming || events.contains(where: { $0.action == .smartFraming(.start) }) || centerStageMayBeEnabled else {
                     throw fail(key, "needs smart framing, which is off", ScenarioLimits.peopleAllowed)
                 }
                 guard ScenarioLimits.peopleRange.contains(count) else {
@@ -125,6 +126,8 @@ extension Scenario {
             case .posture:
                 throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
                            "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
+            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
+                try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
     }
