@@ -40,14 +40,16 @@ public struct CameraControlState: Sendable {
     /// 0.25 s, the session's default reconfiguration gap.
     public static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
 
-    /// The capture angle for a camera of `deviceType` facing `facing`
-    /// (``RotationCoordinator``'s `videoRotationAngleForHorizonLevelCapture`): square
-    /// sensors (every front camera, the Virtual Front Camera) are portrait-mounted, the back
-    /// camera's 16:9 sensor landscape-mounted.
-    public func rotationAngle(deviceType: CaptureDevice.DeviceType, facing: CameraFacing) -> VideoRotationAngle {
-        RotationCoordinator.videoRotationAngle(
-            mounting: deviceType == .builtInDualWideCamera ? .landscape : .portrait,
-            facing: facing == .user ? .user : .away, deviceOrientation: deviceOrientation)
+    /// The capture angle for a camera of `deviceType` now (``RotationCoordinator``'s
+    /// `videoRotationAngleForHorizonLevelCapture`), as DESIGN.md's table gives it per sensor:
+    /// square sensors (every front camera, the Virtual Front Camera) are portrait-mounted
+    /// and user-facing (0, 90, 180, 270 for portrait, landscapeLeft, portraitUpsideDown,
+    /// landscapeRight); the back camera's 16:9 sensor is landscape-mounted and away-facing
+    /// (90, 0, 270, 180). The iPhone Duo posture does not change a camera's table.
+    public func rotationAngle(deviceType: CaptureDevice.DeviceType) -> VideoRotationAngle {
+        let back = deviceType == .builtInDualWideCamera
+        return RotationCoordinator.videoRotationAngle(mounting: back ? .landscape : .portrait, facing: back ? .away : .user,
+                                                      deviceOrientation: deviceOrientation)
     }
 
     /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format

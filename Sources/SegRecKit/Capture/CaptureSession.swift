@@ -238,7 +238,7 @@ public final class CaptureSession {
                                      deviceTime: deviceTime, sessionTime: sessionTime,
                                      nextSessionTime: nextSessionTime)
         } catch let error as MediaTimeError { throw CaptureError.time(error) }
-        let angle = controls.rotationAngle(deviceType: device.deviceType, facing: .user)
+        let angle = controls.rotationAngle(deviceType: device.deviceType)
         frame.rotationAngle = angle
         frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name,
                                                frameRate: device.frameRate, generation: formatGeneration)

@@ -286,7 +286,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         var frame = try output.frame(index: index, dimensions: device.dimensions(atFrame: grid), deviceTime: deviceTime,
                                      sessionTime: sessionTime, nextSessionTime: nextSessionTime,
                                      source: &sources[producer], camera: camera)
-        let angle = controls.rotationAngle(deviceType: device.deviceType, facing: facing)
+        let angle = controls.rotationAngle(deviceType: device.deviceType)
         frame.rotationAngle = angle
         frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name, frameRate: device.frameRate,
                                                generation: virtualDevice == nil ? formatGenerations[active] : 0)
