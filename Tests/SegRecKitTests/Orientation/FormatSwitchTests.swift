@@ -107,3 +107,25 @@ struct FormatSwitchTests {
         #expect(Set(frames.compactMap { $0.captureFormat?.generation }) == [0, 1])
     }
 }
+
+@Suite("Orientation: SampleStreams/orientation")
+struct OrientationSampleStreamsTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleStreams/orientation")
+
+    @Test("every file decodes and runs; the apply scenario switches format twice, the group selfie turns once")
+    func sampleStreams() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files == ["apply-format-switch.json", "call-low-latency-center-stage.json", "rotated-group-selfie.json"])
+        var kinds: [String: [SessionEventRecord.Kind]] = [:]
+        for file in files {
+            let scenario = try Scenario.load(contentsOf: Self.folder.appendingPathComponent(file))
+            let events = try OrientationFixtures.run(try CaptureSession(scenario: scenario))
+            kinds[scenario.name] = events.compactMap { if case .sessionEvent(let r) = $0 { r.kind } else { nil } }
+        }
+        #expect(kinds["apply-format-switch"]?.filter { $0 == .activeFormatChanged }.count == 2)
+        #expect(kinds["rotated-group-selfie"]?.filter { $0 == .rotationChanged }.count == 2)
+        #expect(kinds["rotated-group-selfie"]?.contains(.smartFramingRecommended) == true)
+        #expect(kinds["call-low-latency-center-stage"]?.filter { $0 == .centerStageEnabledChanged }.count == 2)
+    }
+}

@@ -107,7 +107,7 @@ struct StabilizationAndFramingTests {
         // people 1 → zoom 1.5, 2 → 1.2, off → 1.0, on → 1.2; one ratio change (16x9).
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("SampleStreams/call-low-latency-center-stage.json")
+            .appendingPathComponent("SampleStreams/orientation/call-low-latency-center-stage.json")
         let scenario = try Scenario.load(contentsOf: url)
         let (dir, m) = try await F.record(scenario)
         #expect(m.segments.count == 2)  // only the 16x9 request starts a segment
