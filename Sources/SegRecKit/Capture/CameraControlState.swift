@@ -158,8 +158,10 @@ extension CaptureDevice {
     /// carry over; a new smart framing monitor (4032) takes the old one's enabled framings
     /// and running state.
     /// - Throws: ``CaptureError`` for a rate or ratio `format` rejects, or on overflow.
+    /// Requests may be made from the switch time `switchedAt` on (during the gap they take
+    /// effect from the first frame they can).
     func reconfigured(format: Format, frameRate: FrameRate, aspectRatio: DynamicAspectRatio,
-                      capturingFrom start: MediaTime) throws(CaptureError) -> CaptureDevice {
+                      capturingFrom start: MediaTime, switchedAt s: MediaTime) throws(CaptureError) -> CaptureDevice {
         let device = try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio,
                                        changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
                                        formats: formats, deviceType: deviceType)
@@ -170,7 +172,7 @@ extension CaptureDevice {
         }
         let d0: MediaTime
         do { d0 = try convertTime(start, from: .host, to: clock, rounding: .roundTowardPositiveInfinity) } catch { throw .time(error) }
-        try device.startCapture(firstFrameDeviceTicks: d0.value, at: start)
+        try device.startCapture(firstFrameDeviceTicks: d0.value, at: s)
         return device
     }
 }

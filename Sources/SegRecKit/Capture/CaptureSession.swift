@@ -97,6 +97,7 @@ public final class CaptureSession {
             throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0")
         }
         var previous = sessionStart
+        var format = device.activeFormat  // follows apply / activeFormat switches
         for (i, event) in events.enumerated() {
             guard event.hostTime >= previous, event.hostTime < sessionEnd else {
                 throw .invalidParameter(name: "events[\(i)] host time", value: "\(event.hostTime)",
@@ -104,7 +105,7 @@ public final class CaptureSession {
             }
             previous = event.hostTime
             switch event.action {
-            case .setDynamicAspectRatio(let ratio): try device.activeFormat.validate(ratio)
+            case .setDynamicAspectRatio(let ratio): try format.validate(ratio)
             case .videoZoomFactor(let factor):
                 try CaptureDevice.validateVideoZoomFactor(factor)
             case .peopleInFrame(let count):
@@ -123,11 +124,16 @@ public final class CaptureSession {
             case .deviceOrientation, .centerStageEnabled:
                 break
             case .apply(let ratio):
+                if !format.supportedDynamicAspectRatios.contains(ratio),
+                   let first = device.formats.first(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) {
+                    format = first
+                }
                 guard device.formats.contains(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) else {
                     throw .invalidParameter(name: "events[\(i)].apply", value: ratio.rawValue,
                                             allowed: Set(device.formats.flatMap(\.supportedDynamicAspectRatios)).map(\.rawValue).sorted().joined(separator: ", "))
                 }
             case .activeFormat(let name):
+                format = device.formats.first { $0.name == name } ?? format
                 guard device.formats.contains(where: { $0.name == name }) else {
                     throw .invalidParameter(name: "events[\(i)].activeFormat", value: name,
                                             allowed: device.formats.map(\.name).joined(separator: ", "))
@@ -361,7 +367,7 @@ public final class CaptureSession {
         do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
         let old = device
         let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
-                                       aspectRatio: selection.aspectRatio, capturingFrom: start)
+                                       aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
         device = new
         timing = new.frameTiming
         gridBase = nextFrame

@@ -106,6 +106,27 @@ extension Scenario {
         }
     }
 
+    /// The front camera's format in effect when each event (by position in `events`)
+    /// happens, following `apply` (the first format listing the ratio when the active one
+    /// does not) and `activeFormat` in time order (file order among equal times).
+    func activeFormatsByEvent(initial: CaptureDevice.Format) -> [Int: CaptureDevice.Format] {
+        let formats = CaptureDevice.Format.frontCenterStageFormats
+        var current = initial
+        var result: [Int: CaptureDevice.Format] = [:]
+        for (i, event) in events.enumerated().sorted(by: { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }) {
+            result[i] = current
+            switch event.action {
+            case .apply(let ratio) where !current.supportedDynamicAspectRatios.contains(ratio):
+                current = formats.first { $0.supportedDynamicAspectRatios.contains(ratio) } ?? current
+            case .activeFormat(let name):
+                current = formats.first { $0.name == name } ?? current
+            default:
+                break
+            }
+        }
+        return result
+    }
+
     /// The ratio last asked for before `event` (file order among equal times), or nil after
     /// a people count (smart framing decides then).
     private func ratioRequested(before event: Event) -> DynamicAspectRatio? {

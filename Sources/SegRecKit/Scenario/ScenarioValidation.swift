@@ -96,6 +96,7 @@ extension Scenario {
               duration > .zero else {
             throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
         }
+        let activeFormats = activeFormatsByEvent(initial: format)
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
             let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds))"
@@ -108,9 +109,12 @@ extension Scenario {
             let key = "\(path).\(event.action.key)"
             switch event.action {
             case .setDynamicAspectRatio(let ratio):
-                guard format.supportedDynamicAspectRatios.contains(ratio) else {
-                    throw fail(key, "\(ratio.rawValue) is not supported by format \(format.squareSide)",
-                               "\(ratios) for format \(format.squareSide)")
+                // The format in effect then (an earlier apply or activeFormat may have switched it).
+                let active = activeFormats[i] ?? format
+                guard active.supportedDynamicAspectRatios.contains(ratio) else {
+                    let listed = active.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
+                    throw fail(key, "\(ratio.rawValue) is not supported by format \(active.squareSide)",
+                               "\(listed) for format \(active.squareSide)")
                 }
             case .videoZoomFactor(let factor):
                 do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {

@@ -108,6 +108,29 @@ struct FormatSwitchTests {
     }
 }
 
+extension FormatSwitchTests {
+    @Test("a request made during the reconfiguration gap takes effect on the new format's first frame")
+    func requestDuringTheGap() async throws {
+        // As applyChoosesTheFirstFormat: the gap runs 1.5 s → 1.75 s (first new frame T = 1750000278).
+        // 1x1 at 1.6 s: to_dev(1.6e9) + 2 periods lies before D0', so frame 0 of the new grid has it.
+        let json = """
+            {"device": {"format": 4032, "fps": 30, "initialAspectRatio": "4x3",
+                        "clock": {"timescale": 90000, "offsetSeconds": -2.5, "driftPPM": 30}},
+             "sessionStartSeconds": 1.0, "durationSeconds": 1.0,
+             "events": [{"atSeconds": 0.5, "apply": "16x9"}, {"atSeconds": 0.6, "setDynamicAspectRatio": "1x1"}]}
+            """
+        let events = try F.run(try CaptureSession(scenario: try F.scenario(json)))
+        let frames = F.frames(events)
+        #expect(frames[16].sessionTime == F.ns(1_750_000_278))
+        #expect(frames[16].dimensions == VideoDimensions(width: 1280, height: 1280))
+        let completions = events.compactMap { if case .dynamicAspectRatioChangeCompleted(let c) = $0 { c } else { nil } }
+        #expect(completions.map(\.sessionTime) == [F.ns(1_750_000_278)])
+        let (_, m) = try await F.record(try F.scenario(json))
+        #expect(m.segments.map(\.startReason) == [.recordingStarted, .formatChanged])
+        #expect(m.segments[1].width == 1280 && m.segments[1].height == 1280 && m.warnings.isEmpty)
+    }
+}
+
 @Suite("Orientation: SampleStreams/orientation")
 struct OrientationSampleStreamsTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -127,5 +150,28 @@ struct OrientationSampleStreamsTests {
         #expect(kinds["rotated-group-selfie"]?.filter { $0 == .rotationChanged }.count == 2)
         #expect(kinds["rotated-group-selfie"]?.contains(.smartFramingRecommended) == true)
         #expect(kinds["call-low-latency-center-stage"]?.filter { $0 == .centerStageEnabledChanged }.count == 2)
+    }
+}
+
+@Suite("Orientation: format switching on iPhone Duo cameras")
+struct DuoFormatSwitchTests {
+    @Test("activeFormat on the streaming outer camera: gap, new grid at the gap end, same camera, new size")
+    func outerCameraSwitch() throws {
+        // Outer: ts 24e6, off 12.5 s, +50 ppm, 120 fps, start 1.0 s; activeFormat 1920 at +0.1 s.
+        // Python fractions: T(12) = 1099995000 < 1.1e9 ≤ T(13): 13 old frames (1280: 720x1280);
+        // D0' = ceil(to_dev(1.35e9)) = 332416620, T = 1350000000; j = 1: D0' + 200000 → 1358332917.
+        let json = DuoFixtures.individual(start: "1.0", events: #"{"atSeconds": 0.1, "activeFormat": 1920}"#, duration: "0.4")
+        let session = try CameraSwitchingSession(scenario: try DuoFixtures.scenario(json))
+        let events = try DuoFixtures.run(session)
+        let frames = DuoFixtures.frames(events)
+        #expect(frames[12].sessionTime == DuoFixtures.t(1_099_995_000) && frames[12].dimensions == VideoDimensions(width: 720, height: 1280))
+        #expect(frames[13].sessionTime == DuoFixtures.t(1_350_000_000) && frames[13].dimensions == VideoDimensions(width: 1080, height: 1920))
+        #expect(frames[13].deviceTime == MediaTime(value: 332_416_620, timescale: 24_000_000))
+        #expect(frames[14].sessionTime == DuoFixtures.t(1_358_332_917))
+        #expect(frames.allSatisfy { $0.camera?.id == "outer" })
+        #expect(frames[13].captureFormat?.generation == 1 && frames[12].captureFormat?.generation == 0)
+        let switched = DuoFixtures.records(events, .activeFormatChanged)
+        #expect(switched.map(\.frameIndex) == [13] && switched.first?.from == "1280@120" && switched.first?.to == "1920@120")
+        #expect(session.devices[0].activeFormat.squareSide == 1920)
     }
 }

@@ -437,7 +437,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         let start: MediaTime
         do { start = try s.adding(controls.switchGap) } catch { throw CaptureError.time(error) }
         let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
-                                       aspectRatio: selection.aspectRatio, capturingFrom: start)
+                                       aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
         devices[active] = new
         nextGrid[active] = 0
         requestsSeen[active] = 0
