@@ -79,13 +79,16 @@ public struct CameraControlState: Sendable {
 
     /// Applies `{"centerStageEnabled": …}` by the app at host time `s`; Center Stage's zoom
     /// on `device` follows (people-count zoom while active, 1.0 when it turns off).
+    /// - Returns: the `centerStageEnabledChanged` record, none when the state does not change.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when the control mode
     ///   does not let the app change it, naming the modes that do.
     mutating func setCenterStageEnabled(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [SessionEventRecord] {
         let wasActive = isCenterStageActive(device)
-        do { try centerStage.setCenterStageEnabled(enabled, by: .app) } catch {
+        let changed: Bool
+        do { changed = try centerStage.setCenterStageEnabled(enabled, by: .app) } catch {
             throw .invalidParameter(name: "centerStageEnabled", value: "\(enabled)", allowed: "\(error)")
         }
+        guard changed else { return [] }  // already in that state: nothing happens, nothing logged
         var records: [SessionEventRecord] = []
         let isActive = isCenterStageActive(device)
         if wasActive != isActive {
