@@ -34,6 +34,8 @@ enum FormatsCommand {
                 throw CommandLineError("formats: --\(name) needs --camera ID", exitCode: .usage)
             }
             print(table())
+            print(stabilizationLine(.builtInUltraWideCamera))
+            print("Center Stage: formats up to 1920x1920; centerStageControlMode user (default), app or cooperative")
             return
         }
         let cameras = try knownCameras(parsed)
@@ -63,6 +65,7 @@ enum FormatsCommand {
         }
         print("camera \(id): \(type.rawValue), position \(type.position.rawValue)")
         print(table(formats))
+        print(stabilizationLine(type))
     }
 
     /// The cameras of `--scenario` (plus `virtualFront` in virtual mode), else the built-in list.
@@ -82,15 +85,26 @@ enum FormatsCommand {
     }
 
     static func table(_ formats: [CaptureDevice.Format] = CaptureDevice.Format.frontCenterStageFormats) -> String {
-        var rows = [["format", "max fps", "smart framing", "aspect ratios (dimensions)"]]
+        var rows = [["format", "max fps", "smart framing", "Center Stage", "aspect ratios (dimensions)"]]
         for format in formats {
             let ratios = format.fixedDimensions.map { "fixed \($0) (no dynamic aspect ratio)" }
                 ?? format.supportedDynamicAspectRatios.map { ratio in
                     "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))"
                 }.joined(separator: ", ")
             rows.append([squareName(of: format) ?? format.name,
-                         "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no", ratios])
+                         "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no",
+                         format.fixedDimensions == nil && format.squareSide <= CenterStageControl.largestCenterStageSquareSide ? "yes" : "no",
+                         ratios])
         }
         return TextTable.render(rows)
+    }
+
+    /// `stabilization modes: off, standard, …` for a camera of `type` (lowLatency only on the
+    /// Center Stage front cameras), with each mode's default change latency.
+    static func stabilizationLine(_ type: CaptureDevice.DeviceType) -> String {
+        let traitsType = type == .builtInVirtualFrontCamera ? CaptureDevice.DeviceType.builtInOuterUltraWideCamera : type
+        let modes = (try? VideoStabilizationMode.supportedModes(deviceType: traitsType.rawValue)) ?? []
+        return "stabilization modes (default changeLatencyFrames): "
+            + modes.map { "\($0.rawValue) (\($0.defaultChangeLatencyFrames))" }.joined(separator: ", ")
     }
 }

@@ -9,6 +9,7 @@ extension RecordCommand {
         .option("mirror", "MODE", help: "Flip buffers left-right (isVideoMirrored): off (default), on, or auto (while the streaming camera faces the user).",
                 allowed: MirrorMode.allCases.map(\.rawValue)),
         .option("camera-source", "ID=PATH", help: "With a cameras scenario: footage as camera ID's sensor image (repeatable, one per camera); other cameras use --source."),
+        .flag("split-on-rotation", help: "Start a segment (startReason rotationChanged) at the first frame captured with a new capture angle; default: the angle applies from the next segment. Segment mode only."),
     ]
 
     /// `--mirror`, default off.
@@ -60,7 +61,8 @@ extension RecordCommand {
                 continue
             }
             let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
-            sources.append(try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool) {
+            sources.append(try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
+                                                 appliesDisplayRotation: true) {
                 try VideoFileDecoder(path: path, options: options, pixelBufferPool: pool, stopRequest: .process)
             })
             notes.append("camera \(camera.id): sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames")
@@ -89,6 +91,8 @@ extension RecordCommand {
             devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
             frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
         configuration.cameraFrameRates = rates
+        configuration.deviceControls = scenario.deviceControls
+        configuration.splitOnRotation = parsed.flag("split-on-rotation")
         return (session, configuration)
     }
 }

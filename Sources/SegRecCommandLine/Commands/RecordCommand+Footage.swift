@@ -57,8 +57,10 @@ extension RecordCommand {
         if let scenarioPath = parsed.value("scenario") {
             let scenario = try loadScenario(scenarioPath)
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
+            // The clip's own display rotation is applied to its pixels: the sensor image is
+            // upright before it is cropped, and the files carry the device's capture angle.
             let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: source != "-",
-                                               pixelBufferPool: pool) {
+                                               pixelBufferPool: pool, appliesDisplayRotation: true) {
                 try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
             }
             let session = try scenarioSession(scenario, file: scenarioPath) {
@@ -70,12 +72,14 @@ extension RecordCommand {
             let decoder = sensor.currentDecoder
             var notes = decoder.notes
             notes.append("sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
-            if let rotation = decoder.rotationDegrees, rotation != 0 {
-                notes.append("input display rotation \(rotation)° is not applied to the sensor image")
+            if sensor.appliedRotation != .degrees0, let rotation = sensor.clipRotationDegrees {
+                notes.append("input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead")
             }
-            let configuration = SegmentMuxer.Configuration(
+            var configuration = SegmentMuxer.Configuration(
                 output: output, settings: settings, policy: SplitPolicy(mode), devices: [session.device.clock],
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
+            configuration.deviceControls = scenario.deviceControls
+            configuration.splitOnRotation = parsed.flag("split-on-rotation")
             return (session, configuration)
         }
         // Passed through: a demuxed packet per frame, reused from the heap instead of a fresh

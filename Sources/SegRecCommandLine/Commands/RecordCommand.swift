@@ -32,7 +32,7 @@ enum RecordCommand {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--camera-source ID=PATH ...] [--stats FILE] [--realtime]",
+                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
                 options: options))
             return
@@ -50,6 +50,7 @@ enum RecordCommand {
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
         let interval = try fragmentInterval(parsed)
+        try checkRotationOption(parsed, mode: mode)
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
         let source: any CaptureOutputEventSource
@@ -70,9 +71,12 @@ enum RecordCommand {
             session.output.isVideoMirrored = mirrorMode(parsed) != .off
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            configuration = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
+            var oneCamera = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
                                                        devices: [session.device.clock], frameIndexStamp: true,
                                                        pixelBufferPool: pool)
+            oneCamera.deviceControls = scenario.deviceControls
+            oneCamera.splitOnRotation = parsed.flag("split-on-rotation")
+            configuration = oneCamera
             expectedFrames = Int((try? session.frameCount()) ?? 0)
             source = session
         } else {
@@ -100,6 +104,17 @@ enum RecordCommand {
         if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil,
            let mirror = parsed.value("mirror"), mirror != "off" {
             throw CommandLineError("record: --mirror \(mirror) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+        }
+    }
+
+    /// `--split-on-rotation` needs the camera model and segment mode.
+    static func checkRotationOption(_ parsed: ParsedArguments, mode: RecordingMode) throws {
+        guard parsed.flag("split-on-rotation") else { return }
+        if mode != .segment {
+            throw CommandLineError("record: --split-on-rotation applies to --mode segment; a stop-on-change movie file keeps the angle of its first frame", exitCode: .usage)
+        }
+        if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil {
+            throw CommandLineError("record: --split-on-rotation applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
         }
     }
 

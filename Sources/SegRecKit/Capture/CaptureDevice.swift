@@ -152,6 +152,15 @@ public final class CaptureDevice {
         nextFrameIndex = 0
     }
 
+    /// Starts capturing with an explicit `D0` (device ticks): a reconfigured device whose
+    /// grid starts at the end of a reconfiguration gap; `hostTime` becomes its current time.
+    /// - Throws: ``CaptureError/time(_:)`` on overflow.
+    func startCapture(firstFrameDeviceTicks d0: Int64, at hostTime: MediaTime) throws(CaptureError) {
+        frameTiming = FrameTiming(deviceClock: clock, frameRate: frameRate, firstFrameDeviceTicks: d0)
+        do { currentHostTime = try hostTime.converted(toTimescale: MediaClock.host.timescale) } catch { throw .time(error) }
+        nextFrameIndex = 0
+    }
+
     /// Dimensions of frames in `ratio` on the active format.
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``.
     public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {

@@ -38,7 +38,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .smartFramingUnsupported(let side):
             return "smart framing is not supported by the \(side) format; only the 4032 format supports it"
         case .unsupportedFraming(let framing):
-            return "framing \(framing) is not one of the monitor's supported framings"
+            return "framing \(framing) is not one of the monitor's supported framings; allowed: " + CaptureFraming.allowedNames
         case .notCapturing:
             return "the capture device is not capturing: start a session first"
         case .requestOutOfOrder(let requested, let current):

@@ -21,3 +21,10 @@ extension CaptureFraming {
         self = framing
     }
 }
+
+extension CaptureFraming {
+    /// Every framing name: `wide3x4`, `narrow3x4`, `wide4x3`, `narrow4x3`.
+    public static var allNames: [String] { named.map(\.name) }
+    /// The names joined for messages.
+    public static var allowedNames: String { allNames.joined(separator: ", ") }
+}

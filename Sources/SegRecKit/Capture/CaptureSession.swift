@@ -21,13 +21,26 @@
 /// ```
 /// A session runs once: after its last event, ``next()`` returns `nil`.
 ///
+/// ## Orientation, formats and stabilization (DESIGN.md)
+/// Every frame carries the capture angle in effect (``CameraControlState/rotationAngle(deviceType:facing:)``:
+/// the front camera is portrait-mounted and faces the user) and its active format; a
+/// `deviceOrientation` event applies from the first frame at or after it. An `apply` that
+/// needs another format, or an `activeFormat` event, reconfigures the camera: frames stop at
+/// the event time `s`, requests not yet in effect complete `superseded`, and the new format's
+/// grid is anchored at `D0' = ⌈convertTime(s + switchGap, host → device)⌉` (its first frame is
+/// the first device tick at or after the gap end; frame *j* of it at `D0' + round(j · ts / fps')`).
+/// Frame indices (the stamp) keep counting across the switch. The device's
+/// `videoZoomFactor` is drawn into the picture when the source is a ``ZoomingImageSource``.
+///
 /// Concurrency: a non-`Sendable` class driven by one task (the consumer pulling events);
 /// the device, monitor, output and source are owned by it and never shared.
 public final class CaptureSession {
     /// The clock sample times are expressed on: the host clock (nanoseconds).
     public let synchronizationClock: MediaClock = .host
-    /// The camera.
-    public let device: CaptureDevice
+    /// The camera (replaced by a reconfigured one at an active-format switch).
+    public private(set) var device: CaptureDevice
+    /// Orientation, Center Stage and the last frame's angle and zoom.
+    public private(set) var controls: CameraControlState
     /// The video data output.
     public let output: VideoDataOutput
     /// Host time the session starts at (frame 0's capture instant), nanoseconds.
@@ -46,6 +59,10 @@ public final class CaptureSession {
 
     private var timing: FrameTiming?
     private var nextFrame: Int64 = 0
+    /// Delivery index of the current device's grid frame 0 (non-zero after a format switch).
+    private var gridBase: Int64 = 0
+    /// Format switches so far (the frames' ``CaptureFormatTag/generation``).
+    private var formatGeneration = 0
     private var nextEvent = 0
     /// Session time of frame `nextFrame`, already computed as the previous frame's end.
     private var nextFrameSessionTime: (frame: Int64, time: MediaTime)?
@@ -65,8 +82,11 @@ public final class CaptureSession {
     ///   the format lacks; ``CaptureError/smartFramingUnsupported(formatSide:)`` for people
     ///   counts without a monitor; ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``;
     ///   ``CaptureError/time(_:)``.
+    ///   - controls: initial orientation, Center Stage state and the format-switch gap
+    ///     (default: portrait, iOS's Center Stage defaults, 0.25 s).
     public init(device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(),
-                sessionStart: MediaTime, duration: MediaTime, events: [Event] = []) throws(CaptureError) {
+                sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
+                controls: CameraControlState = CameraControlState()) throws(CaptureError) {
         let ns = MediaClock.host.timescale
         do {
             self.sessionStart = try sessionStart.converted(toTimescale: ns)
@@ -77,6 +97,7 @@ public final class CaptureSession {
             throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0")
         }
         var previous = sessionStart
+        var format = device.activeFormat  // follows apply / activeFormat switches
         for (i, event) in events.enumerated() {
             guard event.hostTime >= previous, event.hostTime < sessionEnd else {
                 throw .invalidParameter(name: "events[\(i)] host time", value: "\(event.hostTime)",
@@ -84,11 +105,14 @@ public final class CaptureSession {
             }
             previous = event.hostTime
             switch event.action {
-            case .setDynamicAspectRatio(let ratio): try device.activeFormat.validate(ratio)
+            case .setDynamicAspectRatio(let ratio): try format.validate(ratio)
             case .videoZoomFactor(let factor):
                 try CaptureDevice.validateVideoZoomFactor(factor)
             case .peopleInFrame(let count):
-                guard device.smartFramingMonitor != nil else {
+                // Smart framing (4032) or Center Stage (formats up to 1920) acts on people counts.
+                let centerStage = CameraControlState.isCenterStageSupported(device)
+                    && (controls.centerStage.isCenterStageEnabled || events.contains { $0.action == .centerStageEnabled(true) })
+                guard device.smartFramingMonitor != nil || centerStage else {
                     throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
                 }
                 guard count >= 0 else {
@@ -97,9 +121,32 @@ public final class CaptureSession {
             case .posture(let posture):
                 throw .invalidParameter(name: "events[\(i)].posture", value: posture.rawValue,
                                         allowed: "posture events only with several cameras (scenario key cameras)")
+            case .deviceOrientation, .centerStageEnabled:
+                break
+            case .apply(let ratio):
+                if !format.supportedDynamicAspectRatios.contains(ratio),
+                   let first = device.formats.first(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) {
+                    format = first
+                }
+                guard device.formats.contains(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) else {
+                    throw .invalidParameter(name: "events[\(i)].apply", value: ratio.rawValue,
+                                            allowed: Set(device.formats.flatMap(\.supportedDynamicAspectRatios)).map(\.rawValue).sorted().joined(separator: ", "))
+                }
+            case .activeFormat(let name):
+                format = device.formats.first { $0.name == name } ?? format
+                guard device.formats.contains(where: { $0.name == name }) else {
+                    throw .invalidParameter(name: "events[\(i)].activeFormat", value: name,
+                                            allowed: device.formats.map(\.name).joined(separator: ", "))
+                }
+            case .smartFraming:
+                guard device.smartFramingMonitor != nil else {
+                    throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
+                }
             }
         }
         self.device = device
+        self.controls = controls
+        self.preferredFrameRate = device.frameRate
         self.output = output
         self.events = events
     }
@@ -161,13 +208,8 @@ public final class CaptureSession {
     /// Produces the events up to and including the next frame (or the end of the stream).
     private func produce() throws {
         try startRunning()
-        guard let timing else { throw CaptureError.notCapturing }
-        let sessionTime: MediaTime
-        if let cached = nextFrameSessionTime, cached.frame == nextFrame {
-            sessionTime = cached.time  // computed as the previous frame's end
-        } else {
-            do { sessionTime = try timing.sessionTime(ofFrame: nextFrame) } catch { throw CaptureError.time(error) }
-        }
+        guard timing != nil else { throw CaptureError.notCapturing }
+        var sessionTime = try candidateSessionTime()
         guard sessionTime < sessionEnd else {
             while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
             collectRequests()
@@ -178,29 +220,62 @@ public final class CaptureSession {
         while nextEvent < events.count, events[nextEvent].hostTime <= sessionTime {
             try apply(events[nextEvent])
             nextEvent += 1
+            // A format switch moves the next frame past the reconfiguration gap.
+            sessionTime = try candidateSessionTime()
+        }
+        guard sessionTime < sessionEnd, let timing else {
+            // The switch's gap ran past the end: the session ends with the frames before it.
+            while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
+            collectRequests()
+            while let completion = completions.pop() { outbox.append(completion) }
+            finished = true
+            return
         }
         collectRequests()
         while let completion = completions.popDue(beforeFrame: nextFrame) { outbox.append(completion) }
-        let frame: VideoFrame
+        let grid = nextFrame - gridBase
+        var frame: VideoFrame
         do {
-            let deviceTime = try timing.deviceTime(ofFrame: nextFrame)
-            let nextSessionTime = try timing.sessionTime(ofFrame: nextFrame + 1)
+            let deviceTime = try timing.deviceTime(ofFrame: grid)
+            let nextSessionTime = try timing.sessionTime(ofFrame: grid + 1)
             nextFrameSessionTime = (nextFrame + 1, nextSessionTime)
-            frame = try output.frame(index: nextFrame, dimensions: device.dimensions(atFrame: nextFrame),
+            if let zooming = output.frameSource as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
+            frame = try output.frame(index: nextFrame, dimensions: device.dimensions(atFrame: grid),
                                      deviceTime: deviceTime, sessionTime: sessionTime,
                                      nextSessionTime: nextSessionTime)
         } catch let error as MediaTimeError { throw CaptureError.time(error) }
+        let angle = controls.rotationAngle(deviceType: device.deviceType)
+        frame.rotationAngle = angle
+        frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name,
+                                               frameRate: device.frameRate, generation: formatGeneration)
+        for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: nextFrame,
+                                            sessionTime: sessionTime, deviceTime: frame.deviceTime) {
+            outbox.append(.sessionEvent(record))
+        }
         outbox.append(.frame(frame))
         nextFrame += 1
         deliveredFrameCount += 1
-        device.didCapture(upTo: nextFrame, hostTime: sessionTime)
+        device.didCapture(upTo: grid + 1, hostTime: sessionTime)
+    }
+
+    /// Session time of the next frame (delivery index `nextFrame`) on the current device's grid.
+    private func candidateSessionTime() throws -> MediaTime {
+        guard let timing else { throw CaptureError.notCapturing }
+        if let cached = nextFrameSessionTime, cached.frame == nextFrame { return cached.time }
+        do { return try timing.sessionTime(ofFrame: nextFrame - gridBase) } catch { throw CaptureError.time(error) }
     }
 
     /// Moves requests the device recorded since the last call into the completion queue.
     private func collectRequests() {
         let requests = device.requests
         while requestsSeen < requests.count {
-            completions.enqueue(requests[requestsSeen], completionDelayFrames: device.completionDelayFrames)
+            // Device frame indices count from the current grid's frame 0; the queue counts deliveries.
+            let request = requests[requestsSeen]
+            completions.enqueue(gridBase == 0 ? request : DynamicAspectRatioRequest(
+                sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio,
+                requestTime: request.requestTime, requestFrameIndex: request.requestFrameIndex + gridBase,
+                effectiveFrameIndex: request.effectiveFrameIndex + gridBase, change: request.change,
+                changesDimensions: request.changesDimensions), completionDelayFrames: device.completionDelayFrames)
             requestsSeen += 1
         }
     }
@@ -211,21 +286,103 @@ public final class CaptureSession {
         case .setDynamicAspectRatio(let ratio):
             try device.submitDynamicAspectRatio(ratio, atSessionTime: event.hostTime)
         case .videoZoomFactor(let factor):
-            device.didCapture(upTo: nextFrame, hostTime: event.hostTime)
+            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            controls.noteZoomCause("videoZoomFactor")
             try device.setVideoZoomFactor(factor)
         case .peopleInFrame(let count):
+            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            if try controls.observePeople(count, device: device) { return }
             guard let monitor = device.smartFramingMonitor else {
+                if Self.centerStageCanFrame(device) { return }  // Center Stage off now: the count is kept
                 throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
             }
-            device.didCapture(upTo: nextFrame, hostTime: event.hostTime)
             if let framing = try monitor.observe(peopleInFrame: count) {
+                outbox.append(.sessionEvent(SessionEventRecord(
+                    kind: .smartFramingRecommended, sessionTime: event.hostTime, camera: device.uniqueID,
+                    to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
                 // Apple's guidance: aspect ratio first, then zoom.
                 try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: event.hostTime)
+                controls.noteZoomCause("smart framing \(framing.name)")
                 try device.setVideoZoomFactor(framing.zoomFactor)
             }
         case .posture(let posture):
             throw .invalidParameter(name: "posture", value: posture.rawValue,
                                     allowed: "posture events only with several cameras (scenario key cameras)")
+        case .deviceOrientation(let orientation):
+            if let record = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(record)) }
+        case .centerStageEnabled(let enabled):
+            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) {
+                outbox.append(.sessionEvent(record))
+            }
+        case .smartFraming(let action):
+            guard let monitor = device.smartFramingMonitor else {
+                throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
+            }
+            if monitor.perform(action) {
+                outbox.append(.sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime,
+                                                               camera: device.uniqueID, to: action.rawValue)))
+            }
+        case .apply(let ratio):
+            let selection: ActiveFormatSelection<CaptureDevice.Format>
+            do {
+                selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
+                                                            currentAspectRatio: device.dynamicAspectRatio,
+                                                            currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
+            } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
+            if selection.formatChanged {
+                try switchFormat(to: selection, at: event.hostTime, because: "apply(\(ratio.rawValue))")
+            } else {
+                try device.submitDynamicAspectRatio(ratio, atSessionTime: event.hostTime)
+            }
+        case .activeFormat(let name):
+            let selection: ActiveFormatSelection<CaptureDevice.Format>
+            do {
+                selection = try ActiveFormatSelection.switchFormat(to: name, formats: device.formats, activeFormat: device.activeFormat,
+                                                                   currentAspectRatio: device.dynamicAspectRatio,
+                                                                   currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
+            } catch { throw .invalidParameter(name: "activeFormat", value: name, allowed: "\(error)") }
+            if selection.formatChanged { try switchFormat(to: selection, at: event.hostTime, because: "activeFormat \(name)") }
         }
+    }
+
+    /// The rate the app asked for (the scenario's `fps`): kept across format switches where
+    /// the format allows it.
+    private let preferredFrameRate: FrameRate
+
+    /// Whether Center Stage could frame on `device`'s format (people counts are then kept
+    /// for when it is enabled).
+    private static func centerStageCanFrame(_ device: CaptureDevice) -> Bool {
+        CameraControlState.isCenterStageSupported(device)
+    }
+
+    /// Reconfigures the camera to `selection` at host time `s` (DESIGN.md "Active format"):
+    /// pending requests not in effect complete `superseded`; the new device captures from
+    /// `s + switchGap`; an `activeFormatChanged` event names the new format's first frame.
+    private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
+                              because cause: String) throws(CaptureError) {
+        collectRequests()
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: nextFrame))
+        let start: MediaTime
+        do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
+        let old = device
+        let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
+                                       aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
+        device = new
+        timing = new.frameTiming
+        gridBase = nextFrame
+        requestsSeen = 0
+        formatGeneration += 1
+        nextFrameSessionTime = nil
+        guard let timing else { throw .notCapturing }
+        do {
+            let first = try timing.deviceTime(ofFrame: 0)
+            outbox.append(.sessionEvent(SessionEventRecord(
+                kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: first,
+                deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
+                to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: nextFrame,
+                message: "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+                    + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
+        } catch { throw .time(error) }
     }
 }

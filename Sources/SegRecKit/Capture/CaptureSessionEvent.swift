@@ -11,6 +11,19 @@ extension CaptureSession {
         /// The device posture changes (several-camera sessions only:
         /// ``CameraSwitchingSession``); a one-camera session rejects it.
         case posture(DevicePosture)
+        /// The phone is now held this way (`UIDeviceOrientation`): the rotation coordinator's
+        /// capture angle follows from the first frame captured at or after it.
+        case deviceOrientation(DeviceOrientation)
+        /// The seeds' `apply(ratio)`: keep the active format if it lists the ratio, else
+        /// switch to the first format that does (a reconfiguration gap), then set the ratio.
+        case apply(DynamicAspectRatio)
+        /// Switch `activeFormat` to the format spelled this way (`"1920"`), keeping the ratio.
+        case activeFormat(String)
+        /// Start or stop the smart framing monitor.
+        case smartFraming(SmartFramingMonitor.Action)
+        /// The app turns Center Stage on or off (`AVCaptureDevice.isCenterStageEnabled`),
+        /// as `centerStageControlMode` allows.
+        case centerStageEnabled(Bool)
 
         /// The action's key in a scenario file.
         public var key: String {
@@ -19,6 +32,11 @@ extension CaptureSession {
             case .videoZoomFactor: "videoZoomFactor"
             case .peopleInFrame: "peopleInFrame"
             case .posture: "posture"
+            case .deviceOrientation: "deviceOrientation"
+            case .apply: "apply"
+            case .activeFormat: "activeFormat"
+            case .smartFraming: "smartFraming"
+            case .centerStageEnabled: "centerStageEnabled"
             }
         }
     }

@@ -21,6 +21,15 @@ public struct VideoFrame: Sendable {
     /// The camera that delivered the frame in a several-camera session (DESIGN.md,
     /// "Cameras"), or `nil` for the single camera and for footage passed through.
     public var camera: FrameCamera? = nil
+    /// The capture angle in effect for this frame (`videoRotationAngleForHorizonLevelCapture`
+    /// when the camera model captured it, DESIGN.md "Orientation, formats and
+    /// stabilization"), or `nil` for footage passed through. A segment file's display matrix
+    /// carries its first frame's angle.
+    public var rotationAngle: VideoRotationAngle? = nil
+    /// The camera's active format and capture rate for this frame, or `nil` for footage
+    /// passed through. A change of format that changes the dimensions or the rate starts a
+    /// segment (`startReason: formatChanged`).
+    public var captureFormat: CaptureFormatTag? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
@@ -83,5 +92,27 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
         self.dimensions = dimensions
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
+    }
+}
+
+/// Which active format (and rate) a camera captured a frame with: what the recorder compares
+/// to see a format switch (`activeFormat` / `apply`, DESIGN.md "Active format").
+public struct CaptureFormatTag: Sendable, Hashable {
+    /// The camera's id (`front`, `outer`, …).
+    public let camera: String
+    /// The format's scenario spelling (`"1920"`, `"1920x1080"`).
+    public let format: String
+    /// Capture rate, frames per second.
+    public let frameRate: FrameRate
+    /// Bumped on every format switch of the camera (0 before any), so a switch back to the
+    /// same format still reads as a switch.
+    public let generation: Int
+
+    /// A tag; see the properties.
+    public init(camera: String, format: String, frameRate: FrameRate, generation: Int) {
+        self.camera = camera
+        self.format = format
+        self.frameRate = frameRate
+        self.generation = generation
     }
 }

@@ -18,9 +18,10 @@ public struct ManifestBuilder: Sendable {
     ///   - frameIndexStamp: whether every frame carries the frame-index stamp.
     ///   - recordsSessionEvents: whether the manifest has an `events` list (several-camera
     ///     recordings; default false, leaving it out).
+    ///   - deviceControls: camera controls by clock id, for the `devices` entries (default none).
     public init(mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool,
-                recordsSessionEvents: Bool = false) {
-        manifest = RecordingManifest(mode: mode, devices: devices.map(DeviceInfo.init(clock:)),
+                recordsSessionEvents: Bool = false, deviceControls: [String: DeviceControlInfo] = [:]) {
+        manifest = RecordingManifest(mode: mode, devices: devices.map { DeviceInfo(clock: $0, controls: deviceControls[$0.identifier]) },
                                      encoder: EncoderInfo(encoder))
         manifest.frameIndexStamp = frameIndexStamp
         if recordsSessionEvents { manifest.events = [] }
@@ -104,7 +105,7 @@ public struct ManifestBuilder: Sendable {
 
 extension StopReason {
     /// Whether the recording stopped on a change of the stream (stop-on-change mode).
-    var isChange: Bool { self == .dimensionsChanged || self == .cameraSwitched }
+    var isChange: Bool { self == .dimensionsChanged || self == .cameraSwitched || self == .formatChanged }
 }
 
 extension EncoderInfo {

@@ -94,6 +94,12 @@ public enum SegmentStartReason: String, Codable, Sendable {
     /// The session switched to another camera (several-camera recordings): the segment's
     /// `change` names `camera` and `previousCamera`.
     case cameraSwitched
+    /// The camera's active format changed (`apply` or `activeFormat`) and with it the
+    /// dimensions or the frame rate: `change` holds the new format's first frame.
+    case formatChanged
+    /// `--split-on-rotation`: the capture angle changed; the segment starts at the first
+    /// frame captured at or after the change.
+    case rotationChanged
     /// The source delivered no frame for longer than a file can hold one frame
     /// (``SegmentMuxer/maximumFrameDuration``): the previous segment ended after its
     /// last frame and this one starts at the next frame, leaving a gap in the timeline.
@@ -106,6 +112,8 @@ public enum StopReason: String, Codable, Sendable {
     case dimensionsChanged
     /// Stop-on-change mode: the session switched cameras.
     case cameraSwitched
+    /// Stop-on-change mode: the active format changed the dimensions or the frame rate.
+    case formatChanged
     case requested
     case error
     /// The recording process died (kill, crash, power loss); written by `segrec recover`.
@@ -148,6 +156,22 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var offsetNanoseconds: Int64
     /// Exact drift used, parts per billion.
     public var driftPartsPerBillion: Int64
+    /// The camera model's controls for this device (camera-model recordings only; absent
+    /// for footage passed through and in older manifests).
+    /// `AVCaptureDevice.DeviceType` spelling.
+    public var deviceType: String? = nil
+    /// `preferredVideoStabilizationMode` (`off`, …, `lowLatency`), when the scenario set one.
+    public var preferredVideoStabilizationMode: String? = nil
+    /// The change latency in effect, frames (the mode's default unless given explicitly).
+    public var changeLatencyFrames: Int64? = nil
+    /// The process-wide `isCenterStageEnabled` at session start.
+    public var centerStageEnabled: Bool? = nil
+    /// `centerStageControlMode` (`user`, `app`, `cooperative`).
+    public var centerStageControlMode: String? = nil
+    /// Whether the active format supports Center Stage (`isCenterStageSupported`).
+    public var isCenterStageSupported: Bool? = nil
+    /// `isCenterStageActive` at session start (changes are in `events`).
+    public var isCenterStageActive: Bool? = nil
 
     /// Describes `clock`.
     public init(clock: MediaClock) {
@@ -157,6 +181,51 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         driftPartsPerBillion = clock.driftPartsPerBillion
         offsetSeconds = Double(clock.offsetNanoseconds) / 1e9
         driftPPM = Double(clock.driftPartsPerBillion) / 1000
+    }
+
+    /// Describes `clock` with the camera controls of `controls`.
+    public init(clock: MediaClock, controls: DeviceControlInfo?) {
+        self.init(clock: clock)
+        guard let controls else { return }
+        deviceType = controls.deviceType
+        preferredVideoStabilizationMode = controls.preferredVideoStabilizationMode?.rawValue
+        changeLatencyFrames = controls.changeLatencyFrames
+        centerStageEnabled = controls.centerStageEnabled
+        centerStageControlMode = controls.centerStageControlMode.rawValue
+        isCenterStageSupported = controls.isCenterStageSupported
+        isCenterStageActive = controls.isCenterStageActive
+    }
+}
+
+/// A camera's controls at session start, for its manifest `devices` entry (DESIGN.md
+/// "Orientation, formats and stabilization", "Center Stage state").
+public struct DeviceControlInfo: Sendable, Equatable {
+    /// `AVCaptureDevice.DeviceType` spelling.
+    public var deviceType: String
+    /// The scenario's `preferredVideoStabilizationMode`, or nil.
+    public var preferredVideoStabilizationMode: VideoStabilizationMode?
+    /// The change latency in effect, frames.
+    public var changeLatencyFrames: Int64
+    /// Process-wide `isCenterStageEnabled` at start.
+    public var centerStageEnabled: Bool
+    /// `centerStageControlMode`.
+    public var centerStageControlMode: CenterStageControl.ControlMode
+    /// `isCenterStageSupported` of the active format.
+    public var isCenterStageSupported: Bool
+    /// `isCenterStageActive` at start.
+    public var isCenterStageActive: Bool
+
+    /// A record; see the properties.
+    public init(deviceType: String, preferredVideoStabilizationMode: VideoStabilizationMode?, changeLatencyFrames: Int64,
+                centerStageEnabled: Bool, centerStageControlMode: CenterStageControl.ControlMode,
+                isCenterStageSupported: Bool, isCenterStageActive: Bool) {
+        self.deviceType = deviceType
+        self.preferredVideoStabilizationMode = preferredVideoStabilizationMode
+        self.changeLatencyFrames = changeLatencyFrames
+        self.centerStageEnabled = centerStageEnabled
+        self.centerStageControlMode = centerStageControlMode
+        self.isCenterStageSupported = isCenterStageSupported
+        self.isCenterStageActive = isCenterStageActive
     }
 }
 
@@ -252,7 +321,11 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var change: ChangeRecord?
     /// File size in bytes.
     public var byteCount: Int64
-    /// Display rotation kept from the input, in degrees, or `null`.
+    /// Camera-model recordings: the capture angle in effect at the segment's first frame
+    /// (`videoRotationAngleForHorizonLevelCapture`, clockwise degrees 0, 90, 180, 270; the
+    /// file's display matrix reads back in ffprobe as `rotation` = −angle). Footage passed
+    /// through: the same clockwise angle, from the input's display matrix (ffprobe's −90
+    /// is 90), or `null` when the input has none.
     public var rotationDegrees: Int?
     /// The streaming camera's id (several-camera recordings; `virtualFront` for the
     /// Virtual Front Camera); absent for one camera and for footage.

@@ -64,7 +64,8 @@ public actor SegmentMuxer {
         /// The device clocks frames are captured on, for the manifest.
         public var devices: [MediaClock]
         /// Display rotation written into every segment (counter-clockwise degrees, as
-        /// ffprobe's `rotation`), or nil.
+        /// ffprobe's `rotation`), or nil; a frame carrying a capture angle
+        /// (``VideoFrame/rotationAngle``) overrides it for the segment it opens.
         public var rotationDegrees: Int?
         /// Whether every frame carries the frame-index stamp (recorded in the manifest).
         public var frameIndexStamp: Bool
@@ -96,6 +97,13 @@ public actor SegmentMuxer {
         /// slot and drops nothing.
         public var dropsFramesWhenBehind = false
         // --- end back-pressure ---
+        /// `--split-on-rotation` (segment mode only): a frame whose capture angle
+        /// (``VideoFrame/rotationAngle``) differs from its segment's starts a segment
+        /// (`startReason: rotationChanged`). Off (default): the angle of a segment's first
+        /// frame is its display matrix, later changes apply from the next segment.
+        public var splitOnRotation = false
+        /// Camera controls by clock id, for the manifest's `devices` entries.
+        public var deviceControls: [String: DeviceControlInfo] = [:]
 
         /// A configuration; see the properties.
         public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
@@ -144,6 +152,12 @@ public actor SegmentMuxer {
         let dimensions: VideoDimensions
         /// The streaming camera's id (several-camera sessions), else nil.
         let camera: String?
+        /// The capture angle of the first frame (the file's display matrix), if any.
+        let rotation: VideoRotationAngle?
+        /// The rate the file is encoded at.
+        let frameRate: FrameRate
+        /// The last frame's active format (camera-model recordings).
+        var captureFormat: CaptureFormatTag?
         let sessionStart: MediaTime
         var lastSessionTime: MediaTime
         var lastFrameEnd: MediaTime
@@ -193,7 +207,8 @@ public actor SegmentMuxer {
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
                                   encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
-                                  recordsSessionEvents: !configuration.cameraFrameRates.isEmpty)
+                                  recordsSessionEvents: !configuration.cameraFrameRates.isEmpty,
+                                  deviceControls: configuration.deviceControls)
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
@@ -344,6 +359,32 @@ public actor SegmentMuxer {
             return
         }
         // ── end of camera switch
+        // ── issue 13: active format switch and --split-on-rotation (DESIGN.md "Orientation,
+        //    formats and stabilization"). A format switch that changes the dimensions or
+        //    the rate starts a segment (or stops); the old segment's last frame lasts until
+        //    the new format's first frame, across the reconfiguration gap.
+        if let format = frame.captureFormat, let last = segment.captureFormat, format.camera == last.camera,
+           format.generation != last.generation,
+           frame.dimensions != segment.dimensions || !Self.sameRate(format.frameRate, segment.frameRate) {
+            try await closeOpenSegment(at: frame.sessionTime)
+            switch configuration.policy {
+            case .split:
+                try await openSegment(with: frame, reason: .formatChanged)
+            case .stopOnFirstChange:
+                state = .stopped
+                announce(.frameDropped(.recordingStopped))
+                announce(.stopped(.formatChanged, at: frame.sessionTime))
+                announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.format) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps"))
+            }
+            return
+        }
+        if configuration.splitOnRotation, configuration.policy == .split, let angle = frame.rotationAngle,
+           let current = segment.rotation, angle != current, frame.dimensions == segment.dimensions {
+            try await closeOpenSegment(at: frame.sessionTime)
+            try await openSegment(with: frame, reason: .rotationChanged)
+            return
+        }
+        // ── end of issue 13
         if frame.dimensions == segment.dimensions {
             try await append(frame)
             return
@@ -370,8 +411,13 @@ public actor SegmentMuxer {
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
+        // A camera or format switch realizes no completion: the new stream starts with its size.
         var (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions,
-                                                        cameraSwitched: reason == .cameraSwitched)
+                                                        cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
+        if reason == .formatChanged {
+            change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
+                                  aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue)
+        }
         if reason == .cameraSwitched, let camera = frame.camera {
             // The new camera's first frame, on its own clock, converted by the session.
             change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
@@ -384,6 +430,17 @@ public actor SegmentMuxer {
             settings.frameRate = rate
             timescale = TrackTiming.timescale(for: rate)
         }
+        if let rate = frame.captureFormat?.frameRate {
+            settings.frameRate = rate
+            timescale = TrackTiming.timescale(for: rate)
+        }
+        // The capture angle of the first frame is the file's display matrix (a movie file
+        // output fixes it at the start); footage keeps the configured rotation.
+        let displayRotation = frame.rotationAngle.map(\.displayMatrixRotationDegrees) ?? configuration.rotationDegrees
+        // The manifest always holds the clockwise angle a player turns the picture; footage's
+        // display matrix (ffprobe's counter-clockwise `rotation`) is turned into it.
+        let manifestRotation = frame.rotationAngle.map(\.degrees)
+            ?? configuration.rotationDegrees.map { VideoRotationAngle(displayMatrixRotation: $0)?.degrees ?? ((-$0 % 360) + 360) % 360 }
         let start = frame.sessionTime
         announce(.segmentOpened(SegmentRecord(
             file: file, width: frame.dimensions.width, height: frame.dimensions.height,
@@ -391,7 +448,7 @@ public actor SegmentMuxer {
             frameCount: 0, firstFrameIndex: frame.index,
             sessionStart: start, sessionStartSeconds: start.seconds,
             sessionEnd: start, sessionEndSeconds: start.seconds,
-            startReason: reason, change: change, byteCount: 0, rotationDegrees: configuration.rotationDegrees,
+            startReason: reason, change: change, byteCount: 0, rotationDegrees: manifestRotation,
             camera: frame.camera?.id, facing: frame.camera?.facing,
             constituent: frame.camera.flatMap { $0.producer != $0.id ? $0.producer : nil })))
         apply(decisions)
@@ -401,14 +458,15 @@ public actor SegmentMuxer {
         let writer = SegmentWriterActor.start(
             SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
                                           timescale: timescale, settings: settings,
-                                          displayRotationDegrees: configuration.rotationDegrees,
+                                          displayRotationDegrees: displayRotation,
                                           fragmentInterval: configuration.fragmentInterval,
                                           firstFrameIndex: frame.index, closeDuration: lastCloseDuration,
                                           journal: journal, journalGeneration: generation),
             slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
-                           camera: frame.camera?.id, sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
+                           camera: frame.camera?.id, rotation: frame.rotationAngle, frameRate: settings.frameRate,
+                           captureFormat: frame.captureFormat, sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
         try await append(frame)
     }
 
@@ -434,10 +492,15 @@ public actor SegmentMuxer {
         segment.lastSessionTime = frame.sessionTime
         segment.lastFrameEnd = frameEnd
         segment.frameCount += 1
+        segment.captureFormat = frame.captureFormat
         open = segment
         lastSessionTime = frame.sessionTime
         matcher.frameWritten(at: frame.sessionTime)
         builder.apply(.frameWritten(segment: segment.index))
+    }
+
+    private static func sameRate(_ a: FrameRate, _ b: FrameRate) -> Bool {
+        Int128(a.numerator) * Int128(b.denominator) == Int128(b.numerator) * Int128(a.denominator)
     }
 
     // MARK: Closing

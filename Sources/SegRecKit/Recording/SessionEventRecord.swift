@@ -26,6 +26,28 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
         /// A `setDynamicAspectRatio` reached a camera without dynamic aspect ratio (the back
         /// camera) and failed `unsupported` (`to`: the ratio asked for); recording goes on.
         case aspectRatioRequestFailed
+        /// The phone's orientation changed (`from`/`to`: `portrait`, `landscapeLeft`,
+        /// `portraitUpsideDown`, `landscapeRight`) at the event's host time.
+        case deviceOrientationChanged
+        /// The capture angle (`videoRotationAngleForHorizonLevelCapture`, clockwise degrees
+        /// `from`/`to`) changed from frame `frameIndex` at `sessionTime`: it applies from the
+        /// next segment (or starts one with `--split-on-rotation`).
+        case rotationChanged
+        /// `camera`'s active format changed (`from`/`to`: `"3840@30"`, format and rate);
+        /// `sessionTime`/`deviceTime`/`frameIndex`: the new format's first frame.
+        case activeFormatChanged
+        /// The zoom drawn into the pictures changed (`from`/`to`: zoom factors) from frame
+        /// `frameIndex`; `message` says why (videoZoomFactor, smart framing, Center Stage).
+        case zoomChanged
+        /// The smart framing monitor started (`to: "start"`) or stopped (`to: "stop"`).
+        case smartFramingChanged
+        /// The smart framing monitor recommended a framing (`to`: `narrow3x4`, …); it is
+        /// applied as a ratio then a zoom.
+        case smartFramingRecommended
+        /// `isCenterStageEnabled` changed (`from`/`to`: `false`/`true`).
+        case centerStageEnabledChanged
+        /// `camera`'s `isCenterStageActive` changed (`from`/`to`: `false`/`true`).
+        case centerStageActiveChanged
     }
 
     /// What happened.

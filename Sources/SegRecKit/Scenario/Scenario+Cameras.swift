@@ -12,6 +12,8 @@ extension Scenario {
         public var fps: FrameRate
         /// The camera's device clock.
         public var clock: Clock
+        /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.
+        public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
 
         /// A camera; see the properties.
         public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate,
@@ -65,7 +67,10 @@ extension Scenario {
             descriptors.append(CaptureDeviceDescriptor(
                 uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps,
                 clock: try Self.makeClock(camera.id, camera.clock), stampPosition: position,
-                changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames))
+                changeLatencyFrames: Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
+                                                          mode: camera.preferredVideoStabilizationMode,
+                                                          fallback: device.changeLatencyFrames),
+                completionDelayFrames: device.completionDelayFrames))
         }
         return descriptors
     }
@@ -128,6 +133,7 @@ extension CameraSwitchingSession {
                       initialPosture: scenario.initialPosture, initialAspectRatio: scenario.device.initialAspectRatio,
                       switchGap: Scenario.nanoseconds(scenario.switchGapSeconds), sessionStart: scenario.sessionStart,
                       duration: scenario.duration, events: scenario.cameraSessionEvents, sources: pictures,
-                      stampFrameIndex: stampFrameIndex, mirrorMode: mirrorMode)
+                      stampFrameIndex: stampFrameIndex, mirrorMode: mirrorMode, controls: scenario.cameraControlState,
+                      pixelBufferPool: pixelBufferPool)
     }
 }

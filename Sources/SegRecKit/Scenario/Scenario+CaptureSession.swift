@@ -9,8 +9,9 @@ extension Scenario {
         } catch { throw .time(error) }
     }
 
-    /// The front camera this scenario describes, with smart framing enabled for all
-    /// supported framings and started when `device.smartFraming` is true.
+    /// The front camera this scenario describes: its change latency from
+    /// ``Device/effectiveChangeLatencyFrames``; smart framing limited to
+    /// `device.enabledFramings` (default none) and started when `device.smartFraming` is true.
     /// - Throws: ``CaptureError`` for a configuration the device rejects (run
     ///   ``validate(file:)`` first for messages naming keys).
     public func makeCaptureDevice() throws(CaptureError) -> CaptureDevice {
@@ -19,13 +20,17 @@ extension Scenario {
         }
         let camera = try CaptureDevice(format: format, frameRate: device.fps, clock: try makeDeviceClock(),
                                        initialAspectRatio: device.initialAspectRatio,
-                                       changeLatencyFrames: device.changeLatencyFrames,
+                                       changeLatencyFrames: device.effectiveChangeLatencyFrames,
                                        completionDelayFrames: device.completionDelayFrames)
+        if let monitor = camera.smartFramingMonitor {
+            do { try monitor.setEnabledFramings(named: device.enabledFramings) } catch {
+                throw .invalidParameter(name: "enabledFramings", value: device.enabledFramings.joined(separator: ", "), allowed: "\(error)")
+            }
+        }
         if device.smartFraming {
             guard let monitor = camera.smartFramingMonitor else {
                 throw .smartFramingUnsupported(formatSide: format.squareSide)
             }
-            try monitor.setEnabledFramings(monitor.supportedFramings)
             monitor.startMonitoring()
         }
         return camera
@@ -58,10 +63,51 @@ extension CaptureSession {
     public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)? = nil,
                             stampFrameIndex: Bool = false,
                             pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
+        // The zoom is drawn into the picture; a stamping base keeps rows 0–31 (index and camera code).
+        let pictures = ZoomingImageSource(base: frameSource ?? SyntheticSensor(pixelBufferPool: pixelBufferPool),
+                                          preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool)
         try self.init(device: try scenario.makeCaptureDevice(),
-                      output: VideoDataOutput(frameSource: frameSource ?? SyntheticSensor(pixelBufferPool: pixelBufferPool),
-                                              stampFrameIndex: stampFrameIndex),
+                      output: VideoDataOutput(frameSource: pictures, stampFrameIndex: stampFrameIndex),
                       sessionStart: scenario.sessionStart, duration: scenario.duration,
-                      events: scenario.sessionEvents)
+                      events: scenario.sessionEvents, controls: scenario.cameraControlState)
+    }
+}
+
+extension Scenario {
+    /// The session's orientation, Center Stage state and format-switch gap at start.
+    public var cameraControlState: CameraControlState {
+        CameraControlState(deviceOrientation: initialDeviceOrientation,
+                           centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode,
+                                                           isCenterStageEnabled: centerStageEnabled),
+                           switchGap: Self.nanoseconds(switchGapSeconds))
+    }
+
+    /// Each device's controls at start, by clock id, for the manifest's `devices` entries
+    /// (stabilization mode, change latency in effect, Center Stage state).
+    public var deviceControls: [String: DeviceControlInfo] {
+        func info(_ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?,
+                  _ latency: Int64) -> DeviceControlInfo {
+            let supported = type != .builtInDualWideCamera && format?.fixedDimensions == nil
+                && (format?.squareSide ?? Int.max) <= CenterStageControl.largestCenterStageSquareSide
+            return DeviceControlInfo(deviceType: type.rawValue, preferredVideoStabilizationMode: mode, changeLatencyFrames: latency,
+                                     centerStageEnabled: centerStageEnabled, centerStageControlMode: centerStageControlMode,
+                                     isCenterStageSupported: supported, isCenterStageActive: supported && centerStageEnabled)
+        }
+        guard let cameras else {
+            return ["front": info(.builtInUltraWideCamera, CaptureDevice.Format.frontCenterStage(squareSide: device.format),
+                                  device.preferredVideoStabilizationMode, device.effectiveChangeLatencyFrames)]
+        }
+        var result: [String: DeviceControlInfo] = [:]
+        for camera in cameras {
+            result[camera.id] = info(camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode,
+                                     Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
+                                                          mode: camera.preferredVideoStabilizationMode, fallback: device.changeLatencyFrames))
+        }
+        if frontCamera == .virtual, let virtual {
+            result[Self.virtualFrontID] = info(.builtInVirtualFrontCamera,
+                                               CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format },
+                                               nil, device.changeLatencyFrames)
+        }
+        return result
     }
 }

@@ -40,6 +40,27 @@ public struct Scenario: Sendable, Hashable {
         public var completionDelayFrames: Int64
         /// Whether the smart framing monitor runs (4032 format only; default false).
         public var smartFraming: Bool
+        /// `preferredVideoStabilizationMode`, or nil (not set: latency as given, default 2).
+        public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
+        /// Whether ``changeLatencyFrames`` was given (a decoded file that leaves it out takes
+        /// the stabilization mode's default). True for scenarios built in code.
+        public var isChangeLatencyExplicit = true
+        /// The smart framing monitor's `enabledFramings` by name (`wide3x4`, `narrow3x4`,
+        /// `wide4x3`, `narrow4x3`); default none, as on iOS: no recommendations.
+        public var enabledFramings: [String] = []
+
+        /// The change latency in effect: an explicit ``changeLatencyFrames`` wins, else the
+        /// stabilization mode's default (off 1, lowLatency 1, standard 2, cinematic 3,
+        /// cinematicExtended 4, cinematicExtendedEnhanced 5), else ``changeLatencyFrames``.
+        public var effectiveChangeLatencyFrames: Int64 {
+            Self.changeLatency(explicit: isChangeLatencyExplicit ? changeLatencyFrames : nil,
+                               mode: preferredVideoStabilizationMode, fallback: changeLatencyFrames)
+        }
+
+        /// The latency rule shared with `cameras` entries.
+        static func changeLatency(explicit: Int64?, mode: VideoStabilizationMode?, fallback: Int64) -> Int64 {
+            explicit ?? mode?.defaultChangeLatencyFrames ?? fallback
+        }
 
         /// Creates a configuration; defaults as documented on each property.
         public init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate,
@@ -103,6 +124,12 @@ public struct Scenario: Sendable, Hashable {
     public var switchGapSeconds: Double = 0.25
     /// With `"frontCamera": "virtual"`: the Virtual Front Camera's format, rate and clock.
     public var virtual: VirtualCamera? = nil
+    /// How the phone is held at session start (`initialDeviceOrientation`, default portrait).
+    public var initialDeviceOrientation: DeviceOrientation = .portrait
+    /// Center Stage's process-wide intent at session start (`centerStageEnabled`, default false).
+    public var centerStageEnabled = false
+    /// Who may turn Center Stage on or off (`centerStageControlMode`, default `user`).
+    public var centerStageControlMode: CenterStageControl.ControlMode = .user
 
     /// Creates a scenario (not validated: call ``validate(file:)``).
     public init(name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0,

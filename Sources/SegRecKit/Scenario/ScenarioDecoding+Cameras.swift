@@ -3,8 +3,9 @@ extension Scenario {
     public static let camerasTopLevelKeys = ["description", "cameras", "frontCamera", "virtual", "initialPosture",
                                              "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
                                              "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"]
+        + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
-    public static let cameraKeys = ["id", "type", "format", "fps", "clock"]
+    public static let cameraKeys = ["id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// Keys allowed in `virtual`.
     public static let virtualKeys = ["format", "fps", "clock"]
     /// The action keys of an event in a cameras scenario.
@@ -36,6 +37,7 @@ extension ScenarioReader {
             scenario.frontCamera = strategy
         }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
+        try readControls(top, into: &scenario)
         if let v = top["initialPosture"] {
             let text = try string(v, at: "initialPosture", allowed: DevicePosture.allowedValues)
             guard let posture = DevicePosture(rawValue: text) else {
@@ -46,6 +48,8 @@ extension ScenarioReader {
         if let v = top["initialAspectRatio"] { scenario.device.initialAspectRatio = try ratio(v, at: "initialAspectRatio") }
         if let v = top["changeLatencyFrames"] {
             scenario.device.changeLatencyFrames = try integer(v, at: "changeLatencyFrames", allowed: ScenarioLimits.latencyAllowed)
+        } else {
+            scenario.device.isChangeLatencyExplicit = false
         }
         if let v = top["completionDelayFrames"] {
             scenario.device.completionDelayFrames = try integer(v, at: "completionDelayFrames",
@@ -93,6 +97,9 @@ extension ScenarioReader {
         var camera = Scenario.Camera(id: id, type: type, format: format)
         if let v = fields["fps"] { camera.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["clock"] { camera.clock = try clock(v, at: "\(path).clock") }
+        if let v = fields["preferredVideoStabilizationMode"] {
+            camera.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
+        }
         return camera
     }
 

@@ -3,13 +3,15 @@ import Foundation
 extension Scenario {
     /// Keys allowed at the top level of a scenario file.
     public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"]
+        + controlTopLevelKeys + ["switchGapSeconds"]
     /// Keys allowed in `device`.
     public static let deviceKeys = ["format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames",
-                                    "completionDelayFrames", "smartFraming"]
+                                    "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
+                                    "enabledFramings"]
     /// Keys allowed in `device.clock`.
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
     /// The action keys of an event; each event has exactly one.
-    public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"]
+    public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"] + controlActionKeys
 
     /// Decodes and validates a scenario file's JSON (strict: unknown keys and wrong types are
     /// errors; missing optional keys take the documented defaults).
@@ -64,6 +66,10 @@ struct ScenarioReader {
         var scenario = Scenario(name: file, durationSeconds: 0)
         if let value = top["description"] { scenario.summary = try string(value, at: "description", allowed: "a string") }
         if let value = top["device"] { scenario.device = try device(value, at: "device") }
+        try readControls(top, into: &scenario)
+        if let v = top["switchGapSeconds"] {
+            scenario.switchGapSeconds = try number(v, at: "switchGapSeconds", allowed: ScenarioLimits.switchGapAllowed)
+        }
         if let value = top["sessionStartSeconds"] {
             scenario.sessionStartSeconds = try number(value, at: "sessionStartSeconds",
                                                       allowed: ScenarioLimits.sessionStartAllowed)
@@ -102,7 +108,13 @@ struct ScenarioReader {
         if let v = fields["changeLatencyFrames"] {
             device.changeLatencyFrames = try integer(v, at: "\(path).changeLatencyFrames",
                                                      allowed: ScenarioLimits.latencyAllowed)
+        } else {
+            device.isChangeLatencyExplicit = false
         }
+        if let v = fields["preferredVideoStabilizationMode"] {
+            device.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
+        }
+        if let v = fields["enabledFramings"] { device.enabledFramings = try framings(v, at: "\(path).enabledFramings") }
         if let v = fields["completionDelayFrames"] {
             device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames",
                                                        allowed: ScenarioLimits.completionDelayAllowed)
@@ -161,6 +173,8 @@ struct ScenarioReader {
             action = .posture(posture)
         case "videoZoomFactor":
             action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
+        case let key where Scenario.controlActionKeys.contains(key):
+            action = try controlAction(key, actionValue, at: "\(path).\(key)")
         default:
             let n = try integer(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.peopleAllowed)
             guard let count = Int(exactly: n) else {

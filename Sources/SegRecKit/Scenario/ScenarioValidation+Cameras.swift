@@ -42,6 +42,9 @@ extension Scenario {
             }
             try Self.checkRate(camera.fps, format: format, at: "\(path).fps", file: file)
             try Self.checkClock(camera.clock, at: "\(path).clock", file: file)
+            if let mode = camera.preferredVideoStabilizationMode {
+                try Self.checkStabilization(mode, type: camera.type, at: "\(path).preferredVideoStabilizationMode", file: file)
+            }
         }
         let types = Set(cameras.map(\.type))
         guard types.contains(.builtInOuterUltraWideCamera), types.contains(.builtInInnerUltraWideCamera) else {
@@ -101,8 +104,12 @@ extension Scenario {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
             case .peopleInFrame:
-                throw fail(key, "needs smart framing, which no iPhone Duo camera format has",
-                           "setDynamicAspectRatio (\(ratios)), videoZoomFactor or posture events")
+                guard centerStageMayBeEnabled else {
+                    throw fail(key, "needs smart framing, which no iPhone Duo camera format has, or Center Stage, which is never enabled",
+                               "setDynamicAspectRatio (\(ratios)), videoZoomFactor or posture events; peopleInFrame with \"centerStageEnabled\": true")
+                }
+            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
+                try validateCamerasControlEvent(event, at: path, file: file)
             }
         }
     }

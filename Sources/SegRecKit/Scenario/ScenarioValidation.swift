@@ -83,6 +83,7 @@ extension Scenario {
             throw fail("device.completionDelayFrames", "\(device.completionDelayFrames) is out of range",
                        ScenarioLimits.completionDelayAllowed)
         }
+        try validateDeviceControls(format: format, file: file)
         if device.smartFraming && !format.isSmartFramingSupported {
             throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing",
                        "true only with format 4032; false otherwise")
@@ -95,6 +96,7 @@ extension Scenario {
               duration > .zero else {
             throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
         }
+        let activeFormats = activeFormatsByEvent(initial: format)
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
             let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds))"
@@ -107,16 +109,19 @@ extension Scenario {
             let key = "\(path).\(event.action.key)"
             switch event.action {
             case .setDynamicAspectRatio(let ratio):
-                guard format.supportedDynamicAspectRatios.contains(ratio) else {
-                    throw fail(key, "\(ratio.rawValue) is not supported by format \(format.squareSide)",
-                               "\(ratios) for format \(format.squareSide)")
+                // The format in effect then (an earlier apply or activeFormat may have switched it).
+                let active = activeFormats[i] ?? format
+                guard active.supportedDynamicAspectRatios.contains(ratio) else {
+                    let listed = active.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
+                    throw fail(key, "\(ratio.rawValue) is not supported by format \(active.squareSide)",
+                               "\(listed) for format \(active.squareSide)")
                 }
             case .videoZoomFactor(let factor):
                 do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
             case .peopleInFrame(let count):
-                guard device.smartFraming else {
+                guard device.smartFraming || events.contains(where: { $0.action == .smartFraming(.start) }) || centerStageMayBeEnabled else {
                     throw fail(key, "needs smart framing, which is off", ScenarioLimits.peopleAllowed)
                 }
                 guard ScenarioLimits.peopleRange.contains(count) else {
@@ -125,6 +130,8 @@ extension Scenario {
             case .posture:
                 throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
                            "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
+            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
+                try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
     }

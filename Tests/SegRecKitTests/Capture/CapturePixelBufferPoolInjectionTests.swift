@@ -49,10 +49,13 @@ extension CapturePixelBufferPoolTests {
     @Test func scenarioSessionHandsItsPoolToTheSyntheticSensor() throws {
         let pool = PixelBufferPool()
         let session = try CaptureSession(scenario: .tapToRotate, pixelBufferPool: pool)
-        let sensor = try #require(session.output.frameSource as? SyntheticSensor)
-        #expect(sensor.pixelBufferPool === pool)
+        // The zoom is drawn by a ZoomingImageSource around the sensor: both take the pool.
+        let zooming = try #require(session.output.frameSource as? ZoomingImageSource)
+        let sensor = try #require(zooming.base as? SyntheticSensor)
+        #expect(sensor.pixelBufferPool === pool && zooming.pixelBufferPool === pool)
         let defaulted = try CaptureSession(scenario: .tapToRotate)
         // Without one, the sensor gets a pool of its own (no process-wide pool exists).
-        #expect((defaulted.output.frameSource as? SyntheticSensor)?.pixelBufferPool !== pool)
+        let defaultedSensor = try #require((defaulted.output.frameSource as? ZoomingImageSource)?.base as? SyntheticSensor)
+        #expect(defaultedSensor.pixelBufferPool !== pool)
     }
 }

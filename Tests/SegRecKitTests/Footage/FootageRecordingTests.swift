@@ -30,7 +30,8 @@ struct FootageRecordingTests {
         #expect(probe.frames == expectedFrames)
         #expect(probe.rotation == source.rotation)
         if name.hasPrefix("phone") {
-            #expect(probe.rotation == -90 && m.segments[0].rotationDegrees == -90)
+            // ffprobe's −90 (counter-clockwise) is a 90° clockwise turn, as camera-model manifests say it.
+            #expect(probe.rotation == -90 && m.segments[0].rotationDegrees == 90)
             #expect(m.notes.contains { $0.contains("audio") && $0.contains("ignored") })
             #expect(m.segments[0].sessionStart == MediaTime(value: 17_000_000, timescale: 1_000_000_000))  // pts 1566/90000
         }

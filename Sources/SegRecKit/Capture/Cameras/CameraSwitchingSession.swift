@@ -32,6 +32,14 @@
 /// the new camera's first frame (its device time on its clock), `mirroringChanged` at the
 /// first frame mirrored differently.
 ///
+/// ## Orientation, formats and stabilization (DESIGN.md)
+/// Each frame carries the streaming camera's capture angle (square cameras portrait-mounted,
+/// the back camera landscape-mounted, facing from the posture) and its active format. An
+/// `apply` that needs another format, or an `activeFormat` event, reconfigures the streaming
+/// camera as ``CaptureSession`` does (gap, new grid anchored at the gap end, `superseded`
+/// pending requests); in virtual mode only ratios the virtual format lists can be applied.
+/// Each camera's `videoZoomFactor` is drawn into its pictures (``ZoomingImageSource``).
+///
 /// Concurrency: a non-`Sendable` class driven by the one task that pulls its events; the
 /// devices, coordinator and sources are owned by it.
 public final class CameraSwitchingSession: CaptureOutputEventSource {
@@ -61,8 +69,11 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
     public let synchronizationClock: MediaClock = .host
     /// The physical cameras, in `cameras` order (their position is the stamp's camera code).
     public let cameras: [CaptureDeviceDescriptor]
-    /// The devices built from ``cameras``, same order.
-    public let devices: [CaptureDevice]
+    /// The devices built from ``cameras``, same order (a camera reconfigured to another
+    /// format is replaced).
+    public private(set) var devices: [CaptureDevice]
+    /// Orientation, Center Stage and the last frame's angle and zoom.
+    public private(set) var controls: CameraControlState
     /// The Virtual Front Camera in virtual mode, else `nil`.
     public let virtualDevice: CaptureDevice?
     /// Individual cameras or the Virtual Front Camera.
@@ -102,6 +113,10 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
     private var nextEvent = 0
     private var started = false
     private var finished = false
+    /// Format switches per physical camera (the frames' ``CaptureFormatTag/generation``).
+    private var formatGenerations: [Int]
+    /// Each camera's rate as the scenario asked (kept across format switches where allowed).
+    private let preferredFrameRates: [FrameRate]
 
     /// Creates a session.
     /// - Parameters:
@@ -122,7 +137,9 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
     public init(cameras: [CaptureDeviceDescriptor], virtual: CaptureDeviceDescriptor?, initialPosture: DevicePosture,
                 initialAspectRatio: DynamicAspectRatio, switchGap: MediaTime, sessionStart: MediaTime,
                 duration: MediaTime, events: [Event], sources: [any SensorImageSource],
-                stampFrameIndex: Bool = true, mirrorMode: MirrorMode = .off) throws(CaptureError) {
+                stampFrameIndex: Bool = true, mirrorMode: MirrorMode = .off,
+                controls: CameraControlState = CameraControlState(),
+                pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
         let ns = MediaClock.host.timescale
         do {
             self.sessionStart = try sessionStart.converted(toTimescale: ns)
@@ -163,7 +180,13 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         }
         strategy = virtual == nil ? .individual : .virtual
         self.events = events
-        self.sources = sources
+        // Zoom is drawn into each camera's pictures; a stamping base keeps rows 0–31.
+        self.sources = sources.map {
+            ZoomingImageSource(base: $0, preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool)
+        }
+        self.controls = controls
+        self.formatGenerations = Array(repeating: 0, count: cameras.count)
+        self.preferredFrameRates = cameras.map(\.frameRate)
         self.output = VideoDataOutput(stampFrameIndex: stampFrameIndex)
         self.mirrorMode = mirrorMode
         appRatio = initialAspectRatio
@@ -259,9 +282,18 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         }
         let camera = FrameCamera(id: device.uniqueID, deviceType: device.deviceType, facing: facing,
                                  producer: cameras[producer].uniqueID, producerPosition: producer, isMirrored: mirrored)
-        let frame = try output.frame(index: index, dimensions: device.dimensions(atFrame: grid), deviceTime: deviceTime,
+        if let zooming = sources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
+        var frame = try output.frame(index: index, dimensions: device.dimensions(atFrame: grid), deviceTime: deviceTime,
                                      sessionTime: sessionTime, nextSessionTime: nextSessionTime,
                                      source: &sources[producer], camera: camera)
+        let angle = controls.rotationAngle(deviceType: device.deviceType)
+        frame.rotationAngle = angle
+        frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name, frameRate: device.frameRate,
+                                               generation: virtualDevice == nil ? formatGenerations[active] : 0)
+        for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index,
+                                            sessionTime: sessionTime, deviceTime: deviceTime) {
+            outbox.append(.sessionEvent(record))
+        }
         outbox.append(.frame(frame))
         lastDelivered = (virtualDevice == nil ? active : 0, producer)
         lastMirrored = mirrored
@@ -317,13 +349,108 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
                         to: ratio.rawValue, message: message)))
                 }
             case .videoZoomFactor(let factor):
+                controls.noteZoomCause("videoZoomFactor")
                 try device.setVideoZoomFactor(factor)
-            case .peopleInFrame:
-                throw CaptureError.smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
+            case .peopleInFrame(let count):
+                // Only Center Stage frames people on these cameras (none has smart framing).
+                _ = try controls.observePeople(count, device: device)
             case .posture(let posture):
                 try changePosture(to: posture, at: event.hostTime)
+            case .deviceOrientation(let orientation):
+                if let record = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(record)) }
+            case .centerStageEnabled(let enabled):
+                for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) {
+                    outbox.append(.sessionEvent(record))
+                }
+            case .smartFraming:
+                throw CaptureError.smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
+            case .apply(let ratio):
+                try applyRatio(ratio, at: event.hostTime)
+            case .activeFormat(let name):
+                try switchActiveFormat(to: name, at: event.hostTime)
             }
         }
+    }
+
+    /// The seeds' `apply(ratio)` on the streaming camera: a plain `setDynamicAspectRatio`
+    /// when its format lists the ratio, else a switch to the first format that does; on the
+    /// back camera (no format lists any ratio) it fails `unsupported` like a request would.
+    private func applyRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws {
+        let device = streamingDevice
+        if device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil {
+            try apply(Event(hostTime: s, action: .device(.setDynamicAspectRatio(ratio))))
+            return
+        }
+        guard virtualDevice == nil else {
+            throw CaptureError.invalidParameter(name: "apply", value: ratio.rawValue,
+                                                allowed: "a ratio the Virtual Front Camera's format lists (use individual cameras to switch formats)")
+        }
+        let selection: ActiveFormatSelection<CaptureDevice.Format>
+        do {
+            selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
+                                                        currentAspectRatio: device.dynamicAspectRatio, currentFrameRate: device.frameRate,
+                                                        preferredFrameRate: preferredFrameRates[active])
+        } catch { throw CaptureError.invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
+        appRatio = ratio
+        try switchFormat(to: selection, at: s, because: "apply(\(ratio.rawValue))")
+    }
+
+    /// `{"activeFormat": name}` on the streaming camera.
+    private func switchActiveFormat(to name: String, at s: MediaTime) throws {
+        let device = streamingDevice
+        guard virtualDevice == nil else {
+            throw CaptureError.invalidParameter(name: "activeFormat", value: name,
+                                                allowed: "no format switch on the Virtual Front Camera (use individual cameras)")
+        }
+        let selection: ActiveFormatSelection<CaptureDevice.Format>
+        if device.activeFormat.fixedDimensions != nil {
+            // The back camera's fixed-size formats: no ratio to keep, only size and rate.
+            guard let index = device.formats.firstIndex(where: { $0.name == name }), let size = device.formats[index].fixedDimensions else {
+                throw CaptureError.invalidParameter(name: "activeFormat", value: name,
+                                                    allowed: "camera \(device.uniqueID): " + device.formats.map(\.name).joined(separator: ", "))
+            }
+            let format = device.formats[index]
+            let rate = ActiveFormatSelection<CaptureDevice.Format>.clamped(preferredFrameRates[active], to: format.maxFrameRate)
+            selection = ActiveFormatSelection(format: format, formatIndex: index, aspectRatio: device.dynamicAspectRatio,
+                                              dimensions: size, frameRate: rate, formatChanged: format != device.activeFormat,
+                                              aspectRatioChanged: false, dimensionsChanged: size != device.activeFormat.fixedDimensions,
+                                              frameRateChanged: rate != device.frameRate)
+        } else {
+            do {
+                selection = try ActiveFormatSelection.switchFormat(
+                    to: name, formats: device.formats, activeFormat: device.activeFormat,
+                    currentAspectRatio: device.dynamicAspectRatio,
+                    currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRates[active])
+            } catch { throw CaptureError.invalidParameter(name: "activeFormat", value: name, allowed: "camera \(device.uniqueID): \(error)") }
+        }
+        if selection.formatChanged { try switchFormat(to: selection, at: s, because: "activeFormat \(name)") }
+    }
+
+    /// Reconfigures the streaming physical camera to `selection` at host time `s`: pending
+    /// requests complete `superseded`, the new device's grid starts at the first device tick
+    /// at or after `s + switchGap`.
+    private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
+                              because cause: String) throws {
+        collectRequests()
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        let old = devices[active]
+        let start: MediaTime
+        do { start = try s.adding(controls.switchGap) } catch { throw CaptureError.time(error) }
+        let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
+                                       aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
+        devices[active] = new
+        nextGrid[active] = 0
+        requestsSeen[active] = 0
+        formatGenerations[active] += 1
+        guard let timing = new.frameTiming else { throw CaptureError.notCapturing }
+        do {
+            outbox.append(.sessionEvent(SessionEventRecord(
+                kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0),
+                deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
+                to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: deliveredFrameCount,
+                message: "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+                    + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
+        } catch { throw CaptureError.time(error) }
     }
 
     private func changePosture(to posture: DevicePosture, at s: MediaTime) throws {

@@ -1,0 +1,181 @@
+/// The issue-13 camera controls a capture session owns besides its devices (DESIGN.md
+/// "Orientation, formats and stabilization"): how the phone is held, Center Stage's
+/// process-wide state, and what the last delivered frame looked like (capture angle, zoom,
+/// Center Stage active), so the session can log each change once in the manifest's
+/// `events` at the first frame it affects.
+///
+/// A `Sendable` value owned by one session (``CaptureSession`` or
+/// ``CameraSwitchingSession``) and mutated from its single task.
+public struct CameraControlState: Sendable {
+    /// How the phone is held now (`initialDeviceOrientation`, then `deviceOrientation`
+    /// events).
+    public private(set) var deviceOrientation: DeviceOrientation
+    /// Center Stage's enabled intent and control mode.
+    public private(set) var centerStage: CenterStageControl
+    /// The last people count seen (drives active Center Stage's zoom).
+    public private(set) var peopleInFrame: Int?
+    /// The reconfiguration gap of an active-format switch (host nanoseconds).
+    public let switchGap: MediaTime
+
+    private var lastAngle: VideoRotationAngle?
+    /// The zoom of the previous frame (1.0, the device's zoom at start, before the first).
+    private var lastZoom: Double? = 1.0
+    /// Why the zoom last changed, for the `zoomChanged` event's message.
+    private var zoomCause = "videoZoomFactor"
+    private var lastCenterStageActive: [String: Bool] = [:]
+
+    /// The state at session start.
+    /// - Parameters:
+    ///   - deviceOrientation: `initialDeviceOrientation` (default portrait).
+    ///   - centerStage: `centerStageEnabled` / `centerStageControlMode` (default iOS's:
+    ///     user control, disabled).
+    ///   - switchGap: ≥ 0, host clock (default 0.25 s).
+    public init(deviceOrientation: DeviceOrientation = .portrait, centerStage: CenterStageControl = CenterStageControl(),
+                switchGap: MediaTime = CameraControlState.defaultSwitchGap) {
+        self.deviceOrientation = deviceOrientation
+        self.centerStage = centerStage
+        self.switchGap = switchGap
+    }
+
+    /// 0.25 s, the session's default reconfiguration gap.
+    public static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
+
+    /// The capture angle for a camera of `deviceType` now (``RotationCoordinator``'s
+    /// `videoRotationAngleForHorizonLevelCapture`), as DESIGN.md's table gives it per sensor:
+    /// square sensors (every front camera, the Virtual Front Camera) are portrait-mounted
+    /// and user-facing (0, 90, 180, 270 for portrait, landscapeLeft, portraitUpsideDown,
+    /// landscapeRight); the back camera's 16:9 sensor is landscape-mounted and away-facing
+    /// (90, 0, 270, 180). The iPhone Duo posture does not change a camera's table.
+    public func rotationAngle(deviceType: CaptureDevice.DeviceType) -> VideoRotationAngle {
+        let back = deviceType == .builtInDualWideCamera
+        return RotationCoordinator.videoRotationAngle(mounting: back ? .landscape : .portrait, facing: back ? .away : .user,
+                                                      deviceOrientation: deviceOrientation)
+    }
+
+    /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format
+    /// (``CenterStageControl/isCenterStageSupported(deviceType:squareSide:)``: a square
+    /// format of at most 1920 on a front camera; the Virtual Front Camera counts as one).
+    public static func isCenterStageSupported(_ device: CaptureDevice) -> Bool {
+        guard device.deviceType != .builtInDualWideCamera, device.activeFormat.fixedDimensions == nil else { return false }
+        return device.activeFormat.squareSide <= CenterStageControl.largestCenterStageSquareSide
+    }
+
+    /// `device.isCenterStageActive` now (depth delivery is never on in the model).
+    public func isCenterStageActive(_ device: CaptureDevice) -> Bool {
+        centerStage.isCenterStageActive(formatSupportsCenterStage: Self.isCenterStageSupported(device),
+                                        isDepthDataDeliveryEnabled: false)
+    }
+
+    // MARK: Events applied at their host time
+
+    /// Applies `{"deviceOrientation": …}` at host time `s`: the `deviceOrientationChanged`
+    /// record, or nil when the orientation does not change.
+    mutating func setDeviceOrientation(_ orientation: DeviceOrientation, at s: MediaTime) -> SessionEventRecord? {
+        guard orientation != deviceOrientation else { return nil }
+        defer { deviceOrientation = orientation }
+        return SessionEventRecord(kind: .deviceOrientationChanged, sessionTime: s,
+                                  from: deviceOrientation.rawValue, to: orientation.rawValue)
+    }
+
+    /// Applies `{"centerStageEnabled": …}` by the app at host time `s`; Center Stage's zoom
+    /// on `device` follows (people-count zoom while active, 1.0 when it turns off).
+    /// - Returns: the `centerStageEnabledChanged` record, none when the state does not change.
+    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when the control mode
+    ///   does not let the app change it, naming the modes that do.
+    mutating func setCenterStageEnabled(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [SessionEventRecord] {
+        let wasActive = isCenterStageActive(device)
+        let changed: Bool
+        do { changed = try centerStage.setCenterStageEnabled(enabled, by: .app) } catch {
+            throw .invalidParameter(name: "centerStageEnabled", value: "\(enabled)", allowed: "\(error)")
+        }
+        guard changed else { return [] }  // already in that state: nothing happens, nothing logged
+        var records: [SessionEventRecord] = []
+        let isActive = isCenterStageActive(device)
+        if wasActive != isActive {
+            if isActive, let count = peopleInFrame {
+                try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+                zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
+            } else if !isActive, device.videoZoomFactor != 1 {
+                try device.setVideoZoomFactor(1)
+                zoomCause = "Center Stage turned off"
+            }
+        }
+        records.append(SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID,
+                                          from: "\(!enabled)", to: "\(enabled)"))
+        return records
+    }
+
+    /// Applies a people count at host time `s` to `device` while Center Stage is active
+    /// (zoom only, inside the ratio); remembers the count either way.
+    /// - Returns: whether Center Stage zoomed.
+    mutating func observePeople(_ count: Int, device: CaptureDevice) throws(CaptureError) -> Bool {
+        peopleInFrame = count
+        guard isCenterStageActive(device) else { return false }
+        try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+        zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
+        return true
+    }
+
+    /// Notes why the next zoom change happens (for the `zoomChanged` message).
+    mutating func noteZoomCause(_ cause: String) { zoomCause = cause }
+
+    // MARK: Per frame
+
+    /// The records a frame delivered with `angle` and `zoom` by `device` starts: a
+    /// `rotationChanged` when the angle differs from the previous frame's, a `zoomChanged`
+    /// when the drawn zoom does, a `centerStageActiveChanged` when `device`'s active state
+    /// does (the first frame only sets the baseline).
+    mutating func frameRecords(angle: VideoRotationAngle, zoom: Double, device: CaptureDevice, frameIndex: Int64,
+                               sessionTime: MediaTime, deviceTime: MediaTime) -> [SessionEventRecord] {
+        var records: [SessionEventRecord] = []
+        if let lastAngle, lastAngle != angle {
+            records.append(SessionEventRecord(
+                kind: .rotationChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
+                camera: device.uniqueID, from: "\(lastAngle.degrees)", to: "\(angle.degrees)", frameIndex: frameIndex,
+                message: "videoRotationAngleForHorizonLevelCapture \(lastAngle.degrees)° → \(angle.degrees)° (clockwise); ffprobe rotation \(angle.displayMatrixRotationDegrees)"))
+        }
+        if let lastZoom, lastZoom != zoom {
+            records.append(SessionEventRecord(
+                kind: .zoomChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
+                camera: device.uniqueID, from: "\(lastZoom)", to: "\(zoom)", frameIndex: frameIndex, message: zoomCause))
+        }
+        let active = isCenterStageActive(device)
+        if let last = lastCenterStageActive[device.uniqueID], last != active {
+            records.append(SessionEventRecord(
+                kind: .centerStageActiveChanged, sessionTime: sessionTime, camera: device.uniqueID,
+                from: "\(last)", to: "\(active)", frameIndex: frameIndex))
+        }
+        lastAngle = angle
+        lastZoom = zoom
+        lastCenterStageActive[device.uniqueID] = active
+        return records
+    }
+}
+
+extension CaptureDevice {
+    /// The same camera reconfigured to `format` at `frameRate` with `aspectRatio` in effect
+    /// from its first frame, capturing from host time `start` (the end of the
+    /// reconfiguration gap): its grid is anchored at `D0' = convertTime(start, host →
+    /// device)` rounded up to the next device tick, so its first frame is the first
+    /// device tick at or after the gap end. Clock, type, format list, latencies and zoom
+    /// carry over; a new smart framing monitor (4032) takes the old one's enabled framings
+    /// and running state.
+    /// - Throws: ``CaptureError`` for a rate or ratio `format` rejects, or on overflow.
+    /// Requests may be made from the switch time `switchedAt` on (during the gap they take
+    /// effect from the first frame they can).
+    func reconfigured(format: Format, frameRate: FrameRate, aspectRatio: DynamicAspectRatio,
+                      capturingFrom start: MediaTime, switchedAt s: MediaTime) throws(CaptureError) -> CaptureDevice {
+        let device = try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio,
+                                       changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
+                                       formats: formats, deviceType: deviceType)
+        try device.setVideoZoomFactor(videoZoomFactor)
+        if let old = smartFramingMonitor, let new = device.smartFramingMonitor {
+            try new.setEnabledFramings(old.enabledFramings.filter { new.supportedFramings.contains($0) })
+            if old.isMonitoring { new.startMonitoring() }
+        }
+        let d0: MediaTime
+        do { d0 = try convertTime(start, from: .host, to: clock, rounding: .roundTowardPositiveInfinity) } catch { throw .time(error) }
+        try device.startCapture(firstFrameDeviceTicks: d0.value, at: s)
+        return device
+    }
+}

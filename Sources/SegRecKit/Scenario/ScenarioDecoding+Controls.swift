@@ -1,0 +1,93 @@
+extension Scenario {
+    /// Top-level keys of both schemas for the phone and Center Stage (DESIGN.md
+    /// "Orientation, formats and stabilization").
+    public static let controlTopLevelKeys = ["initialDeviceOrientation", "centerStageEnabled", "centerStageControlMode"]
+    /// Event actions of both schemas for orientation, active format, smart framing and
+    /// Center Stage: `{"deviceOrientation": "landscapeLeft"}`, `{"apply": "16x9"}`,
+    /// `{"activeFormat": 1920}`, `{"smartFraming": "start"}`, `{"centerStageEnabled": false}`.
+    public static let controlActionKeys = ["deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled"]
+}
+
+extension ScenarioReader {
+    /// Reads `initialDeviceOrientation`, `centerStageEnabled` and `centerStageControlMode`.
+    func readControls(_ top: [String: JSONValue], into scenario: inout Scenario) throws(ScenarioError) {
+        if let v = top["initialDeviceOrientation"] {
+            scenario.initialDeviceOrientation = try orientation(v, at: "initialDeviceOrientation")
+        }
+        if let v = top["centerStageEnabled"] {
+            guard case .bool(let flag) = v else {
+                throw error("centerStageEnabled", "expected true or false, got \(v.rendered)", "true or false")
+            }
+            scenario.centerStageEnabled = flag
+        }
+        if let v = top["centerStageControlMode"] {
+            let allowed = CenterStageControl.ControlMode.allowedValues
+            let text = try string(v, at: "centerStageControlMode", allowed: allowed)
+            guard let mode = CenterStageControl.ControlMode(rawValue: text) else {
+                throw error("centerStageControlMode", "\"\(Excerpt.of(text))\" is not a control mode", allowed)
+            }
+            scenario.centerStageControlMode = mode
+        }
+    }
+
+    func orientation(_ v: JSONValue, at path: String) throws(ScenarioError) -> DeviceOrientation {
+        let allowed = DeviceOrientation.allowedValues
+        let text = try string(v, at: path, allowed: allowed)
+        guard let orientation = DeviceOrientation(rawValue: text) else {
+            throw error(path, "\"\(Excerpt.of(text))\" is not a device orientation", allowed)
+        }
+        return orientation
+    }
+
+    func stabilizationMode(_ v: JSONValue, at path: String) throws(ScenarioError) -> VideoStabilizationMode {
+        let allowed = VideoStabilizationMode.allowedValues
+        let text = try string(v, at: path, allowed: allowed)
+        guard let mode = VideoStabilizationMode(rawValue: text) else {
+            throw error(path, "\"\(Excerpt.of(text))\" is not a video stabilization mode", allowed)
+        }
+        return mode
+    }
+
+    /// `enabledFramings`: an array of framing names, each one of `wide3x4, narrow3x4,
+    /// wide4x3, narrow4x3` (whether the format supports it is checked by `validate`).
+    func framings(_ v: JSONValue, at path: String) throws(ScenarioError) -> [String] {
+        let allowed = "an array of framings among " + CaptureFraming.allowedNames
+        guard case .array(let items) = v else { throw error(path, "expected an array, got \(v.rendered)", allowed) }
+        var names: [String] = []
+        for (i, item) in items.enumerated() {
+            let text = try string(item, at: "\(path)[\(i)]", allowed: CaptureFraming.allowedNames)
+            guard CaptureFraming.allNames.contains(text) else {
+                throw error("\(path)[\(i)]", "\"\(Excerpt.of(text))\" is not a framing", CaptureFraming.allowedNames)
+            }
+            names.append(text)
+        }
+        return names
+    }
+
+    /// One of ``Scenario/controlActionKeys``' values.
+    func controlAction(_ key: String, _ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Action {
+        switch key {
+        case "deviceOrientation":
+            return .deviceOrientation(try orientation(value, at: path))
+        case "apply":
+            return .apply(try ratio(value, at: path))
+        case "activeFormat":
+            switch value {
+            case .integer(let n): return .activeFormat("\(n)")
+            case .string(let text): return .activeFormat(text)
+            default: throw error(path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
+                                 "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
+            }
+        case "smartFraming":
+            let allowed = SmartFramingMonitor.Action.allCases.map(\.rawValue).joined(separator: ", ")
+            let text = try string(value, at: path, allowed: allowed)
+            guard let action = SmartFramingMonitor.Action(rawValue: text) else {
+                throw error(path, "\"\(Excerpt.of(text))\" is not a smart framing action", allowed)
+            }
+            return .smartFraming(action)
+        default:
+            guard case .bool(let flag) = value else { throw error(path, "expected true or false, got \(value.rendered)", "true or false") }
+            return .centerStageEnabled(flag)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+extension Scenario {
+    /// Whether Center Stage is enabled at start or by some event (people counts then drive
+    /// its zoom).
+    var centerStageMayBeEnabled: Bool {
+        centerStageEnabled || events.contains { $0.action == .centerStageEnabled(true) }
+    }
+
+    /// `device.preferredVideoStabilizationMode`, `device.enabledFramings` and
+    /// `switchGapSeconds` of a one-camera scenario.
+    /// - Throws: ``ScenarioError`` naming the key and the supported values.
+    func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
+        if let mode = device.preferredVideoStabilizationMode {
+            try Self.checkStabilization(mode, type: .builtInUltraWideCamera, at: "device.preferredVideoStabilizationMode", file: file)
+        }
+        if !device.enabledFramings.isEmpty {
+            guard format.isSmartFramingSupported, let monitor = (try? makeCaptureDevice())?.smartFramingMonitor else {
+                throw ScenarioError(file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
+                                    allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
+            }
+            let supported = monitor.supportedFramings.map(\.name)
+            for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
+                throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
+                                    allowed: supported.joined(separator: ", "))
+            }
+        }
+        guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
+            throw ScenarioError(file: file, key: "switchGapSeconds", problem: "\(switchGapSeconds) is out of range",
+                                allowed: ScenarioLimits.switchGapAllowed)
+        }
+    }
+
+    /// `preferredVideoStabilizationMode` on a camera of `type`.
+    /// - Throws: ``ScenarioError`` naming the supported modes (`lowLatency` only on the
+    ///   Center Stage front cameras).
+    static func checkStabilization(_ mode: VideoStabilizationMode, type: CaptureDevice.DeviceType, at key: String,
+                                   file: String) throws(ScenarioError) {
+        do { try mode.validate(deviceType: type.rawValue) } catch {
+            let supported = (try? VideoStabilizationMode.supportedModes(deviceType: type.rawValue)) ?? []
+            throw ScenarioError(file: file, key: key, problem: "\(mode.rawValue) is not supported by \(type.rawValue)",
+                                allowed: supported.map(\.rawValue).joined(separator: ", "))
+        }
+    }
+
+    /// A one-camera scenario's orientation, format, smart framing and Center Stage event.
+    /// An `activeFormat` must name a front format that lists the ratio asked for last
+    /// (`setDynamicAspectRatio`, `apply` or the initial ratio; after people counts the ratio
+    /// is the smart framing's and is checked when the session runs).
+    func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format, file: String) throws(ScenarioError) {
+        let key = "\(path).\(event.action.key)"
+        switch event.action {
+        case .activeFormat(let name):
+            let formats = CaptureDevice.Format.frontCenterStageFormats
+            guard let target = formats.first(where: { $0.name == name }) else {
+                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is not a format of the front camera",
+                                    allowed: formats.map(\.name).joined(separator: ", "))
+            }
+            if let ratio = ratioRequested(before: event) {
+                guard target.supportedDynamicAspectRatios.contains(ratio) else {
+                    throw ScenarioError(file: file, key: key, problem: "format \(name) does not list the ratio in effect, \(ratio.rawValue)",
+                                        allowed: "a format listing \(ratio.rawValue): "
+                                            + formats.filter { $0.supportedDynamicAspectRatios.contains(ratio) }.map(\.name).joined(separator: ", "))
+                }
+            }
+        case .smartFraming:
+            guard format.isSmartFramingSupported else {
+                throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
+                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+            }
+        case .centerStageEnabled(let enabled):
+            try checkCenterStageToggle(enabled, key: key, file: file)
+        default:
+            break
+        }
+    }
+
+    /// A cameras scenario's orientation, format and Center Stage event.
+    func validateCamerasControlEvent(_ event: Event, at path: String, file: String) throws(ScenarioError) {
+        let key = "\(path).\(event.action.key)"
+        switch event.action {
+        case .activeFormat(let name):
+            guard frontCamera == .individual else {
+                throw ScenarioError(file: file, key: key, problem: "the Virtual Front Camera cannot switch formats",
+                                    allowed: "activeFormat only with \"frontCamera\": \"individual\"")
+            }
+            let cameras = cameras ?? []
+            guard cameras.contains(where: { $0.type.formats.contains { $0.name == name } }) else {
+                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is a format of no camera",
+                                    allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
+            }
+        case .smartFraming:
+            throw ScenarioError(file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
+                                allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+        case .centerStageEnabled(let enabled):
+            try checkCenterStageToggle(enabled, key: key, file: file)
+        default:
+            break
+        }
+    }
+
+    private func checkCenterStageToggle(_ enabled: Bool, key: String, file: String) throws(ScenarioError) {
+        guard centerStageControlMode.allows(.app) else {
+            let allowed = CenterStageControl.ControlMode.allCases.filter { $0.allows(.app) }.map(\.rawValue)
+            throw ScenarioError(file: file, key: key,
+                                problem: "the app cannot turn Center Stage \(enabled ? "on" : "off") while centerStageControlMode is \(centerStageControlMode.rawValue)",
+                                allowed: "\"centerStageControlMode\": " + allowed.joined(separator: " or "))
+        }
+    }
+
+    /// The front camera's format in effect when each event (by position in `events`)
+    /// happens, following `apply` (the first format listing the ratio when the active one
+    /// does not) and `activeFormat` in time order (file order among equal times).
+    func activeFormatsByEvent(initial: CaptureDevice.Format) -> [Int: CaptureDevice.Format] {
+        let formats = CaptureDevice.Format.frontCenterStageFormats
+        var current = initial
+        var result: [Int: CaptureDevice.Format] = [:]
+        for (i, event) in events.enumerated().sorted(by: { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }) {
+            result[i] = current
+            switch event.action {
+            case .apply(let ratio) where !current.supportedDynamicAspectRatios.contains(ratio):
+                current = formats.first { $0.supportedDynamicAspectRatios.contains(ratio) } ?? current
+            case .activeFormat(let name):
+                current = formats.first { $0.name == name } ?? current
+            default:
+                break
+            }
+        }
+        return result
+    }
+
+    /// The ratio last asked for before `event` (file order among equal times), or nil after
+    /// a people count (smart framing decides then).
+    private func ratioRequested(before event: Event) -> DynamicAspectRatio? {
+        var ratio: DynamicAspectRatio? = device.initialAspectRatio
+        for other in events {
+            if other == event { break }
+            switch other.action {
+            case .setDynamicAspectRatio(let r), .apply(let r): ratio = r
+            case .peopleInFrame: ratio = nil
+            default: break
+            }
+        }
+        return ratio
+    }
+}
