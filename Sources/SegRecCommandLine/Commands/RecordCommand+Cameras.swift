@@ -80,9 +80,6 @@ extension RecordCommand {
             throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
                                 allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
         }
-        var rates: [String: FrameRate] = [:]
-        for descriptor in session.cameras { rates[descriptor.uniqueID] = descriptor.frameRate }
-        if let virtual = session.virtualDevice { rates[virtual.uniqueID] = virtual.frameRate }
         let settings = try encoderSettings(parsed, frameRate: session.streamingDevice.frameRate)
         try checkNotInterrupted()
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
@@ -90,7 +87,7 @@ extension RecordCommand {
             output: output, settings: settings, policy: SplitPolicy(mode),
             devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
             frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
-        configuration.cameraFrameRates = rates
+        configuration.recordsSessionEvents = true
         configuration.deviceControls = scenario.deviceControls
         configuration.splitOnRotation = parsed.flag("split-on-rotation")
         return (session, configuration)

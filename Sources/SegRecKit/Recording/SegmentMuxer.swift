@@ -80,11 +80,11 @@ public actor SegmentMuxer {
         /// about this much; nil writes each file as one MP4 at the end (a crash loses the
         /// open segment). Default 1 s.
         public var fragmentInterval: MediaTime?
-        /// Several-camera recordings (DESIGN.md, "Cameras"): each camera id's capture rate.
-        /// A segment from a listed camera is encoded at that nominal rate (and its track
-        /// ticks at ``TrackTiming/timescale(for:)`` of it); a non-empty map also gives the
-        /// manifest its `events` list. Empty (default) for one camera or footage.
-        public var cameraFrameRates: [String: FrameRate] = [:]
+        /// Several-camera recordings (DESIGN.md, "Cameras"): the manifest always has its
+        /// `events` list. False (default) for one camera or footage, whose manifests list
+        /// events only once one is logged. (Each segment is encoded at its first frame's
+        /// capture rate, ``VideoFrame/captureFormat``, whichever camera made it.)
+        public var recordsSessionEvents = false
         // --- back-pressure (issue 15) ---
         /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
         /// ``SegmentMuxer/framesInFlight``).
@@ -207,7 +207,7 @@ public actor SegmentMuxer {
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
                                   encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
-                                  recordsSessionEvents: !configuration.cameraFrameRates.isEmpty,
+                                  recordsSessionEvents: configuration.recordsSessionEvents,
                                   deviceControls: configuration.deviceControls)
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
@@ -414,22 +414,16 @@ public actor SegmentMuxer {
         // A camera or format switch realizes no completion: the new stream starts with its size.
         var (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions,
                                                         cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
-        if reason == .formatChanged {
-            change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
-                                  aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue)
-        }
-        if reason == .cameraSwitched, let camera = frame.camera {
-            // The new camera's first frame, on its own clock, converted by the session.
+        let switchedCamera = reason == .cameraSwitched ? frame.camera : nil
+        if reason == .formatChanged || switchedCamera != nil {
+            // The reconfigured (or new) camera's first frame, on its own clock, converted by
+            // the session: no completion announces it.
             change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
                                   aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
-                                  camera: camera.id, previousCamera: previousCamera)
+                                  camera: switchedCamera?.id, previousCamera: switchedCamera == nil ? nil : previousCamera)
         }
         var settings = configuration.settings
         var timescale = fileTimescale
-        if let camera = frame.camera, let rate = configuration.cameraFrameRates[camera.id] {
-            settings.frameRate = rate
-            timescale = TrackTiming.timescale(for: rate)
-        }
         if let rate = frame.captureFormat?.frameRate {
             settings.frameRate = rate
             timescale = TrackTiming.timescale(for: rate)

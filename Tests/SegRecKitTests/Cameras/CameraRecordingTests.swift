@@ -17,7 +17,7 @@ struct CameraRecordingTests {
         var configuration = SegmentMuxer.Configuration(
             output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
             policy: SplitPolicy(mode), devices: try scenario.makeCameraClocks(), frameIndexStamp: true, pixelBufferPool: pool)
-        for camera in session.cameras { configuration.cameraFrameRates[camera.uniqueID] = camera.frameRate }
+        configuration.recordsSessionEvents = true
         let manifest = try await RecordingPipeline(source: session, muxer: SegmentMuxer(configuration)).run()
         return (dir, manifest)
     }

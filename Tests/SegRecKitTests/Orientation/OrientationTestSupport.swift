@@ -30,7 +30,7 @@ enum OrientationFixtures {
     /// Records any source through the muxer into a new folder.
     static func record(_ source: any CaptureOutputEventSource, clocks: [MediaClock], controls: [String: DeviceControlInfo] = [:],
                        mode: RecordingMode = .segment, splitOnRotation: Bool = false, frameRate: FrameRate,
-                       cameraRates: [String: FrameRate] = [:], pool: PixelBufferPool) async throws -> (URL, RecordingManifest) {
+                       recordsSessionEvents: Bool = false, pool: PixelBufferPool) async throws -> (URL, RecordingManifest) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var settings = RecorderTestSupport.settings
         settings.frameRate = frameRate
@@ -39,7 +39,7 @@ enum OrientationFixtures {
             devices: clocks, frameIndexStamp: true, pixelBufferPool: pool)
         configuration.splitOnRotation = splitOnRotation
         configuration.deviceControls = controls
-        configuration.cameraFrameRates = cameraRates
+        configuration.recordsSessionEvents = recordsSessionEvents
         let manifest = try await RecordingPipeline(source: source, muxer: SegmentMuxer(configuration)).run()
         return (dir, manifest)
     }
