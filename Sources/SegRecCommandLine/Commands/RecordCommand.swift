@@ -32,7 +32,7 @@ enum RecordCommand {
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
         if parsed.flag("help") {
             print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime]",
+                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
                 options: options))
             return
@@ -50,6 +50,7 @@ enum RecordCommand {
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
         let interval = try fragmentInterval(parsed)
+        let queueDepth = try framesInFlight(parsed)
         try checkRotationOption(parsed, mode: mode)
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
@@ -85,6 +86,7 @@ enum RecordCommand {
         }
         var configured = configuration
         configured.fragmentInterval = interval
+        if let queueDepth { configured.framesInFlight = queueDepth }
         if interval == nil {
             configured.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
         }
