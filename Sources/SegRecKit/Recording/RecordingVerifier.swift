@@ -122,6 +122,9 @@ public enum RecordingVerifier {
             if info.frameCount != segment.frameCount {
                 report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
             }
+            if let problem = rotationProblem(file: info.rotationDegrees, manifest: segment.rotationDegrees) {
+                report.problems.append(problem)
+            }
             if let last = info.packets.last {
                 // Numbers read from the file: checked, never trapping. The file's track ticks
                 // at its own timescale: it must hold the manifest's exact span rounded once to
@@ -177,6 +180,20 @@ public enum RecordingVerifier {
             report.problems.append("\(error)")
         }
         return (report, lastIndex)
+    }
+
+    /// Whether the file's display matrix turns the picture as the manifest's
+    /// `rotationDegrees` says: `file` is ffprobe's counter-clockwise `rotation` (nil: no
+    /// matrix), `manifest` the clockwise angle (nil: none); a file without a matrix, or with
+    /// rotation 0, matches nil or 0; otherwise −file ≡ manifest (mod 360), so ffprobe's −90
+    /// is 90 and its 90 is 270. Returns the problem, or nil when they agree.
+    static func rotationProblem(file: Int?, manifest: Int?) -> String? {
+        func clockwise(_ degrees: Int) -> Int { ((degrees % 360) + 360) % 360 }
+        let fromFile = file.map { clockwise(-$0) } ?? 0
+        let fromManifest = manifest.map(clockwise) ?? 0
+        guard fromFile != fromManifest else { return nil }
+        let fileText = file.map { "display matrix rotation \($0) (clockwise \(fromFile)°)" } ?? "no display matrix (0°)"
+        return "\(fileText), manifest rotationDegrees says \(manifest.map(String.init) ?? "null")"
     }
 
     private static func stampProblems(_ indices: [Int64], segment: SegmentRecord, previousLastIndex: Int64?,
