@@ -25,11 +25,11 @@ enum RecoverCommand {
         let recovery = report.manifest.recovery
         var rows = [["file", "size", "frames", "session start (s)", "session end (s)", "recovered"]]
         for s in report.manifest.segments {
-            rows.append([s.file, "\(s.width)x\(s.height)", "\(s.frameCount)", String(format: "%.9f", s.sessionStartSeconds),
-                         String(format: "%.9f", s.sessionEndSeconds), recovery?.recoveredFiles.contains(s.file) == true ? "yes" : ""])
+            rows.append([s.file, "\(s.width)x\(s.height)", "\(s.frameCount)", DecimalSeconds.text(s.sessionStart),
+                         DecimalSeconds.text(s.sessionEnd), recovery?.recoveredFiles.contains(s.file) == true ? "yes" : ""])
         }
         print(TextTable.render(rows))
-        let lostAfter = recovery?.lostAfterSeconds.map { String(format: "%.9f s", $0) } ?? "the start"
+        let lostAfter = recovery?.lostAfter.map { "\(DecimalSeconds.text($0)) s" } ?? "the start"
         print("recovered \(recovery?.recoveredFiles.count ?? 0) file(s); \(recovery?.framesRecovered ?? 0) frames kept, frames after \(lostAfter) are lost (\(recovery?.framesLost ?? 0) of them had reached the writer, counted as dropped: interrupted); stopReason \(report.manifest.stopReason?.rawValue ?? "interrupted")")
         for warning in report.manifest.warnings { print("warning: \(warning)") }
     }

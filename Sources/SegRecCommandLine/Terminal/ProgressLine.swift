@@ -20,9 +20,11 @@ final class ProgressLine {
         lastDraw = now
         let elapsed = max(now.timeIntervalSince(started), 1e-6)
         let fps = Double(progress.framesWritten) / elapsed
-        let line = String(format: "\r  %6d frames  %8.2f s recorded  %3d segment%@  %6.1f fps encoded ",
-                          progress.framesReceived, progress.secondsRecorded, progress.segments,
-                          progress.segments == 1 ? " " : "s", fps)
+        // Seconds recorded: exact decimals of the rational session time (DecimalSeconds).
+        let recorded = DecimalSeconds.text(progress.timeRecorded, digits: 2)
+        let line = String(format: "\r  %6d frames  %@ s recorded  %3d segment%@  %6.1f fps encoded ",
+                          progress.framesReceived, String(repeating: " ", count: max(0, 8 - recorded.count)) + recorded,
+                          progress.segments, progress.segments == 1 ? " " : "s", fps)
         Terminal.writeStandardError(line)
         drew = true
     }

@@ -10,7 +10,7 @@ enum Summary {
                     + (cameras ? ["camera"] : [])]
         for s in manifest.segments {
             rows.append([s.file, "\(s.width)x\(s.height)", "\(s.byteCount)", "\(s.frameCount)",
-                         String(format: "%.9f", s.sessionStartSeconds), String(format: "%.9f", s.sessionEndSeconds),
+                         DecimalSeconds.text(s.sessionStart), DecimalSeconds.text(s.sessionEnd),
                          s.startReason.rawValue]
                         + (cameras ? ["\(s.camera ?? "-") (\(s.facing?.rawValue ?? "-"))"] : []))
         }
@@ -22,7 +22,8 @@ enum Summary {
             frameLine += " (" + reasons.joined(separator: ", ") + ")"
         }
         var stopLine = "stopped: \(manifest.stopReason?.rawValue ?? "still recording (or interrupted)")"
-        if let stop = manifest.stopTime { stopLine += String(format: " at %.9f s", stop.seconds) }
+        // Exact decimals of the rational times (a Double has ~16 digits: wrong at 1e9 s).
+        if let stop = manifest.stopTime { stopLine += " at \(DecimalSeconds.text(stop)) s" }
         var lines: [String] = [TextTable.render(rows), "",
                                "\(manifest.segments.count) segment\(plural) in \(folder.path)", frameLine, stopLine]
         for warning in manifest.warnings { lines.append("warning: \(warning)") }

@@ -9,6 +9,9 @@ public struct ManifestBuilder: Sendable {
     /// Session events that arrived after the recording stopped taking frames
     /// (stop-on-change): left out of `events`, counted in a note when the recording finishes.
     public private(set) var ignoredSessionEvents = 0
+    /// Session events left out when the recording finished because their session time is
+    /// after its end (`stopTime`), e.g. during a format switch's gap that ran past the end.
+    public private(set) var sessionEventsAfterEnd = 0
 
     /// Starts an empty manifest (`stopReason: null` until the recording ends, no segment).
     /// - Parameters:
@@ -79,7 +82,10 @@ public struct ManifestBuilder: Sendable {
                 ignoredSessionEvents += 1
                 return
             }
-            manifest.events = (manifest.events ?? []) + [record]
+            // In place (amortized O(1)): `events` is in session order, stable for equal
+            // times; an event logged ahead of its time moves back past the later ones.
+            if manifest.events == nil { manifest.events = [] }
+            Self.insertInSessionOrder(record, into: &manifest.events!)
         case .inputDamaged(let packets):
             manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .stopped(let reason, let time):
@@ -89,10 +95,33 @@ public struct ManifestBuilder: Sendable {
             // A recording that stopped on a change keeps that reason unless it failed later.
             if !(manifest.stopReason?.isChange == true && reason != .error) { manifest.stopReason = reason }
             manifest.error = error
+            dropSessionEventsAfterEnd()
             if ignoredSessionEvents > 0 {
                 manifest.notes.append("\(ignoredSessionEvents) session event\(ignoredSessionEvents == 1 ? "" : "s") after the recording stopped taking frames \(ignoredSessionEvents == 1 ? "is" : "are") not in events")
             }
         }
+    }
+
+    /// Inserts `record` after every event whose session time is not after its own
+    /// (searching from the end: events mostly arrive in order).
+    static func insertInSessionOrder(_ record: SessionEventRecord, into events: inout [SessionEventRecord]) {
+        var position = events.endIndex
+        while position > events.startIndex, events[position - 1].sessionTime > record.sessionTime { position -= 1 }
+        events.insert(record, at: position)
+    }
+
+    /// Removes (and counts, in a note) the events after the recording's end, `stopTime`:
+    /// only what happened while it recorded is listed.
+    private mutating func dropSessionEventsAfterEnd() {
+        guard let end = manifest.stopTime else { return }
+        var dropped = 0
+        while let last = manifest.events?.last, last.sessionTime > end {
+            manifest.events!.removeLast()
+            dropped += 1
+        }
+        guard dropped > 0 else { return }
+        sessionEventsAfterEnd += dropped
+        manifest.notes.append("\(dropped) session event\(dropped == 1 ? "" : "s") after the end of the recording (stopTime \(DecimalSeconds.text(end)) s) \(dropped == 1 ? "is" : "are") not in events")
     }
 
     /// Frames accounted so far (written + dropped).

@@ -6,10 +6,13 @@ public struct RecordingProgress: Sendable {
     public var framesReceived: Int
     /// Frames written into segments so far.
     public var framesWritten: Int
-    /// Session time covered so far, in seconds (first frame to the latest frame).
+    /// Session time covered so far, in seconds (first frame to the latest frame), for
+    /// arithmetic; print ``timeRecorded`` (exact).
     public var secondsRecorded: Double
     /// Segments opened so far.
     public var segments: Int
+    /// Session time covered so far (first frame to the latest frame), exact.
+    public var timeRecorded: MediaTime = .zero
 }
 
 /// A recording that failed part-way: the error, and the manifest of what was kept.
@@ -90,9 +93,10 @@ public struct RecordingPipeline {
                     try await muxer.process(event)
                     if let progress, let first {
                         let counts = await muxer.progressCounts
+                        let recorded = frame.sessionTime - first
                         progress(RecordingProgress(framesReceived: received, framesWritten: counts.framesWritten,
-                                                   secondsRecorded: (frame.sessionTime - first).seconds,
-                                                   segments: counts.segments))
+                                                   secondsRecorded: recorded.seconds, segments: counts.segments,
+                                                   timeRecorded: recorded))
                     }
                 } else {
                     try await muxer.process(event)

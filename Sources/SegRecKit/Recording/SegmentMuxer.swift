@@ -194,6 +194,12 @@ public actor SegmentMuxer {
     private var lastSessionTime: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
     private var lastCloseDuration: Duration?
+    // ── session event log (cold13 items 6, 9)
+    /// Session events naming a frame wait for it (``SessionEventSequencer``).
+    private var eventSequencer = SessionEventSequencer()
+    /// Source warnings that arrived after a stop-on-change stop (not in `warnings`).
+    private var warningsAfterStop = 0
+    // ── end of session event log
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
     public init(_ configuration: Configuration) {
@@ -235,12 +241,14 @@ public actor SegmentMuxer {
         defer { busy = false }
         switch event {
         case .frame(let frame):
+            releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
         case .dynamicAspectRatioChangeCompleted(let change):
             apply(matcher.completed(change))
         case .dynamicAspectRatioChangeSuperseded:
             break  // never took effect: nothing to record
         case .frameDropped(let dropped):
+            if let index = dropped.index { releaseSessionEvents(naming: index, at: nil) }
             announce(.frameDropped(dropped.reason))
             // Journaled at once (the journal keeps only the newest snapshot), so a recording
             // killed after a late drop under --realtime still counts it.
@@ -248,11 +256,13 @@ public actor SegmentMuxer {
         case .note(let note):
             announce(.note(note))
         case .warning(let warning):
-            announce(.warning(warning))
+            // After a stop-on-change stop the session's warnings (e.g. "the recording goes
+            // on") no longer describe this recording: counted in a note instead.
+            if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
         case .inputDamaged(let packets):
             announce(.inputDamaged(packets: packets))
         case .sessionEvent(let record):
-            announce(.sessionEvent(record))
+            if let record = eventSequencer.received(record) { announce(.sessionEvent(record)) }
         }
     }
 
@@ -269,6 +279,7 @@ public actor SegmentMuxer {
         finishing = []
         try await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
+        finishSessionEventLog()
         announce(.finished(reason, error: nil))
         await journal.close()
         if let failure = journal.failure.error { throw failure }
@@ -291,6 +302,7 @@ public actor SegmentMuxer {
         finishing = []
         try? await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
+        finishSessionEventLog()
         announce(.finished(.error, error: message))
         await journal.close()
         try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
@@ -612,6 +624,27 @@ public actor SegmentMuxer {
         if let failure = journal.failure.error { throw failure }
         guard state != .finished else { return }
         journal.submit(builder.manifest)
+    }
+
+    // MARK: Session event log (cold13 items 6, 9)
+
+    /// Frame `index` arrived (at `sessionTime`; nil: the source dropped it): lists the
+    /// session events that waited for it, before the frame itself.
+    private func releaseSessionEvents(naming index: Int64, at sessionTime: MediaTime?) {
+        for record in eventSequencer.frameArrived(index: index, sessionTime: sessionTime) {
+            announce(.sessionEvent(record))
+        }
+    }
+
+    /// At the end: events still waiting for a frame are left out, and notes count what
+    /// was left out (events naming frames never delivered, warnings after the stop).
+    private func finishSessionEventLog() {
+        eventSequencer.finish()
+        if let note = eventSequencer.note { announce(.note(note)) }
+        if warningsAfterStop > 0 {
+            let n = warningsAfterStop
+            announce(.note("\(n) warning\(n == 1 ? "" : "s") from the session after the recording stopped taking frames \(n == 1 ? "is" : "are") not in warnings"))
+        }
     }
 
     // MARK: Announcements
