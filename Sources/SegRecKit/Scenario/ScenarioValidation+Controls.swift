@@ -42,24 +42,16 @@ extension Scenario {
     }
 
     /// A one-camera scenario's orientation, format, smart framing and Center Stage event.
-    /// An `activeFormat` must name a front format that lists the ratio asked for last
-    /// (`setDynamicAspectRatio`, `apply` or the initial ratio; after people counts the ratio
-    /// is the smart framing's and is checked when the session runs).
+    /// An `activeFormat` must name a front format (whether it lists the ratio in effect at
+    /// its time, which depends on the change latency, is checked by ``rehearseEvents(file:)``).
     func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format, file: String) throws(ScenarioError) {
         let key = "\(path).\(event.action.key)"
         switch event.action {
         case .activeFormat(let name):
             let formats = CaptureDevice.Format.frontCenterStageFormats
-            guard let target = formats.first(where: { $0.name == name }) else {
+            guard formats.contains(where: { $0.name == name }) else {
                 throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is not a format of the front camera",
                                     allowed: formats.map(\.name).joined(separator: ", "))
-            }
-            if let ratio = ratioRequested(before: event) {
-                guard target.supportedDynamicAspectRatios.contains(ratio) else {
-                    throw ScenarioError(file: file, key: key, problem: "format \(name) does not list the ratio in effect, \(ratio.rawValue)",
-                                        allowed: "a format listing \(ratio.rawValue): "
-                                            + formats.filter { $0.supportedDynamicAspectRatios.contains(ratio) }.map(\.name).joined(separator: ", "))
-                }
             }
         case .smartFraming:
             guard format.isSmartFramingSupported else {
@@ -125,20 +117,5 @@ extension Scenario {
             }
         }
         return result
-    }
-
-    /// The ratio last asked for before `event` (file order among equal times), or nil after
-    /// a people count (smart framing decides then).
-    private func ratioRequested(before event: Event) -> DynamicAspectRatio? {
-        var ratio: DynamicAspectRatio? = device.initialAspectRatio
-        for other in events {
-            if other == event { break }
-            switch other.action {
-            case .setDynamicAspectRatio(let r), .apply(let r): ratio = r
-            case .peopleInFrame: ratio = nil
-            default: break
-            }
-        }
-        return ratio
     }
 }
