@@ -328,15 +328,7 @@ public final class CaptureSession {
             if try controls.observePeople(count, device: device) { return }
             // Neither active Center Stage nor a smart framing monitor: the count is only kept.
             guard let monitor = device.smartFramingMonitor else { return }
-            if let framing = try monitor.observe(peopleInFrame: count) {
-                outbox.append(.sessionEvent(SessionEventRecord(
-                    kind: .smartFramingRecommended, sessionTime: event.hostTime, camera: device.uniqueID,
-                    to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
-                // Apple's guidance: aspect ratio first, then zoom.
-                try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: event.hostTime)
-                controls.noteZoomCause("smart framing \(framing.name)")
-                try device.setVideoZoomFactor(framing.zoomFactor)
-            }
+            try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
         case .posture(let posture):
             throw .invalidParameter(name: "posture", value: posture.rawValue,
                                     allowed: "posture events only with several cameras (scenario key cameras)")
@@ -354,6 +346,11 @@ public final class CaptureSession {
             if monitor.perform(action) {
                 outbox.append(.sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime,
                                                                camera: device.uniqueID, to: action.rawValue)))
+                // Started with people already in frame: the monitor recommends for them at once.
+                if action == .start, let count = controls.peopleInFrame {
+                    device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+                    try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
+                }
             }
         case .apply(let ratio):
             let selection: ActiveFormatSelection<CaptureDevice.Format>
@@ -381,6 +378,19 @@ public final class CaptureSession {
     /// The rate the app asked for (the scenario's `fps`): kept across format switches where
     /// the format allows it.
     private let preferredFrameRate: FrameRate
+
+    /// Lets a running smart framing monitor see `count` people at host time `s`; a new
+    /// recommendation is logged (`smartFramingRecommended`) and applied as Apple advises:
+    /// the aspect ratio first (a request with its latency), then the zoom.
+    private func recommendFraming(_ monitor: SmartFramingMonitor, peopleInFrame count: Int, at s: MediaTime) throws(CaptureError) {
+        guard let framing = try monitor.observe(peopleInFrame: count) else { return }
+        outbox.append(.sessionEvent(SessionEventRecord(
+            kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID,
+            to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
+        try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
+        controls.noteZoomCause("smart framing \(framing.name)")
+        try device.setVideoZoomFactor(framing.zoomFactor)
+    }
 
     /// What a `peopleInFrame` count may be, and what it drives.
     public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
