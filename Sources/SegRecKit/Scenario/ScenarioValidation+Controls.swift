@@ -22,6 +22,15 @@ extension Scenario {
                 throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
                                     allowed: supported.joined(separator: ", "))
             }
+            var firstIndex: [String: Int] = [:]
+            for (i, name) in device.enabledFramings.enumerated() {
+                if let first = firstIndex[name] {
+                    throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]",
+                                        problem: "\(name) is listed twice (also device.enabledFramings[\(first)])",
+                                        allowed: "each framing once: " + supported.joined(separator: ", "))
+                }
+                firstIndex[name] = i
+            }
         }
         guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
             throw ScenarioError(file: file, key: "switchGapSeconds", problem: "\(switchGapSeconds) is out of range",
@@ -50,7 +59,7 @@ extension Scenario {
         case .activeFormat(let name):
             let formats = CaptureDevice.Format.frontCenterStageFormats
             guard formats.contains(where: { $0.name == name }) else {
-                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is not a format of the front camera",
+                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
                                     allowed: formats.map(\.name).joined(separator: ", "))
             }
         case .smartFraming:
@@ -76,7 +85,7 @@ extension Scenario {
             }
             let cameras = cameras ?? []
             guard cameras.contains(where: { $0.type.formats.contains { $0.name == name } }) else {
-                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is a format of no camera",
+                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
                                     allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
             }
         case .smartFraming:
@@ -87,6 +96,14 @@ extension Scenario {
         default:
             break
         }
+    }
+
+    /// A format name as messages echo it: a number or `WxH` as written (the file may give it
+    /// as a JSON number), anything else quoted and shortened.
+    static func echoFormat(_ name: String) -> String {
+        let plain = !name.isEmpty && name.count <= 24
+            && name.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "x" || $0 == "-" || $0 == ".") }
+        return plain ? name : "\"\(Excerpt.of(name))\""
     }
 
     private func checkCenterStageToggle(_ enabled: Bool, key: String, file: String) throws(ScenarioError) {

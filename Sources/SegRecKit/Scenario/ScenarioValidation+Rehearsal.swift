@@ -34,7 +34,7 @@ extension Scenario {
         if case .activeFormat(let name) = event.action {
             let names = camera.formats.map(\.name)
             guard names.contains(name) else {
-                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is not a format of \(streaming)",
+                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of \(streaming)",
                                     allowed: "the formats of \(camera.uniqueID): " + names.joined(separator: ", "))
             }
             if let target = camera.formats.first(where: { $0.name == name }), target.fixedDimensions == nil,
@@ -44,6 +44,10 @@ extension Scenario {
                                     problem: "format \(name) does not list \(ratio.rawValue), the ratio in effect \(when) on \(camera.uniqueID)",
                                     allowed: "a format listing \(ratio.rawValue): " + listing.joined(separator: ", "))
             }
+        }
+        if case .unsupportedRatio(let wanted, let side, let supported) = failure.error {
+            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not listed by format \(side) of \(streaming)",
+                                allowed: supported.map(\.rawValue).joined(separator: ", "))
         }
         if case .invalidParameter(_, let value, let allowed) = failure.error {
             throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(value)) is rejected by \(streaming)", allowed: allowed)

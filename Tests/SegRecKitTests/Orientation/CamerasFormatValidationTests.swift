@@ -23,7 +23,7 @@ struct CamerasFormatValidationTests {
     @Test("activeFormat 3840 while the inner camera streams (posture open): events[0].activeFormat, inner's formats")
     func innerLacks3840() throws {
         #expect(throws: ScenarioError(file: "orientation-test.json", key: "events[0].activeFormat",
-                                      problem: "\"3840\" is not a format of camera inner (builtInInnerUltraWideCamera), streaming at 0.3 s",
+                                      problem: "3840 is not a format of camera inner (builtInInnerUltraWideCamera), streaming at 0.3 s",
                                       allowed: "the formats of inner: 1280, 1920")) {
             _ = try F.scenario(Self.duo(posture: "open", events: #"[{"atSeconds": 0.3, "activeFormat": 3840}]"#))
         }
@@ -35,7 +35,7 @@ struct CamerasFormatValidationTests {
     func postureDecides() throws {
         let after = #"[{"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.8, "activeFormat": 1920}]"#
         #expect(throws: ScenarioError(file: "orientation-test.json", key: "events[1].activeFormat",
-                                      problem: "\"1920\" is not a format of camera back (builtInDualWideCamera), streaming at 0.8 s",
+                                      problem: "1920 is not a format of camera back (builtInDualWideCamera), streaming at 0.8 s",
                                       allowed: "the formats of back: 1920x1080, 3840x2160")) {
             _ = try F.scenario(Self.duo(posture: "closed", events: after))
         }
