@@ -26,7 +26,8 @@
 /// the front camera is portrait-mounted and faces the user) and its active format; a
 /// `deviceOrientation` event applies from the first frame at or after it. An `apply` that
 /// needs another format, or an `activeFormat` event, reconfigures the camera: frames stop at
-/// the event time `s`, requests not yet in effect complete `superseded`, and the new format's
+/// the event time `s`, requests not yet in effect complete `superseded` (the new format starts
+/// with the ratio in effect at `s`, what the last frame had, or an `apply`'s own), and the new format's
 /// grid is anchored at `D0' = ⌈convertTime(s + switchGap, host → device)⌉` (its first frame is
 /// the first device tick at or after the gap end; frame *j* of it at `D0' + round(j · ts / fps')`).
 /// Frame indices (the stamp) keep counting across the switch. The device's

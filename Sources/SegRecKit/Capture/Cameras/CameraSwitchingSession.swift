@@ -37,7 +37,8 @@
 /// the back camera landscape-mounted, facing from the posture) and its active format. An
 /// `apply` that needs another format, or an `activeFormat` event, reconfigures the streaming
 /// camera as ``CaptureSession`` does (gap, new grid anchored at the gap end, `superseded`
-/// pending requests); in virtual mode only ratios the virtual format lists can be applied.
+/// pending requests, the ratio in effect kept: unlike a camera switch, which carries the
+/// app's last-set ratio over); in virtual mode only ratios the virtual format lists can be applied.
 /// Each camera's `videoZoomFactor` is drawn into its pictures (``ZoomingImageSource``).
 ///
 /// Concurrency: a non-`Sendable` class driven by the one task that pulls its events; the
