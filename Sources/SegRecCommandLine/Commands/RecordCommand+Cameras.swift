@@ -61,11 +61,13 @@ extension RecordCommand {
                 continue
             }
             let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
-            sources.append(try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
-                                                 appliesDisplayRotation: true) {
+            let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
+                                               appliesDisplayRotation: true) {
                 try VideoFileDecoder(path: path, options: options, pixelBufferPool: pool, stopRequest: .process)
-            })
-            notes.append("camera \(camera.id): sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames")
+            }
+            sources.append(sensor)
+            notes += clipNotes(sensor, sensorImage: "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
+                               camera: camera.id)
         }
         let mirror = mirrorMode(parsed)
         if mirror != .off {

@@ -48,6 +48,20 @@ extension RecordCommand {
         return options
     }
 
+    /// The manifest notes of a clip feeding a camera, the same with one camera or several:
+    /// the decoder's (the stream chosen, streams ignored such as audio), `sensorImage` (how
+    /// the picture becomes the sensor image), and the clip's display rotation when it is
+    /// applied to the pixels.
+    /// - Parameters: `camera`: the camera id the clip feeds, prefixed to each note when given.
+    static func clipNotes(_ sensor: DecodedClipSensor, sensorImage: String, camera: String? = nil) -> [String] {
+        var notes = sensor.currentDecoder.notes
+        notes.append(sensorImage)
+        if sensor.appliedRotation != .degrees0, let rotation = sensor.clipRotationDegrees {
+            notes.append("input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead")
+        }
+        return camera.map { id in notes.map { "camera \(id): \($0)" } } ?? notes
+    }
+
     /// The source that records `source` (a path or `-`) and the muxer configuration for
     /// `outputURL`: through the fake camera with `--scenario`, passed through otherwise.
     static func footageSource(_ parsed: ParsedArguments, source: String, mode: RecordingMode,
@@ -69,12 +83,7 @@ extension RecordCommand {
             session.output.isVideoMirrored = mirrorMode(parsed) != .off
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            let decoder = sensor.currentDecoder
-            var notes = decoder.notes
-            notes.append("sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
-            if sensor.appliedRotation != .degrees0, let rotation = sensor.clipRotationDegrees {
-                notes.append("input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead")
-            }
+            let notes = clipNotes(sensor, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
             var configuration = SegmentMuxer.Configuration(
                 output: output, settings: settings, policy: SplitPolicy(mode), devices: [session.device.clock],
                 frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)

@@ -90,19 +90,36 @@ public struct CameraControlState: Sendable {
         }
         guard changed else { return [] }  // already in that state: nothing happens, nothing logged
         var records: [SessionEventRecord] = []
-        let isActive = isCenterStageActive(device)
-        if wasActive != isActive {
-            if isActive, let count = peopleInFrame {
-                try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
-                zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
-            } else if !isActive, device.videoZoomFactor != 1 {
-                try device.setVideoZoomFactor(1)
-                zoomCause = "Center Stage turned off"
-            }
-        }
+        try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off")
         records.append(SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID,
                                           from: "\(!enabled)", to: "\(enabled)"))
         return records
+    }
+
+    /// Center Stage's zoom after a format switch from `old` to `new` (the same camera
+    /// reconfigured, its zoom carried over): when Center Stage stops being active the zoom
+    /// returns to 1.0 (the picture is un-zoomed from the new format's first frame, logged as
+    /// `zoomChanged` then); when it becomes active it frames the last people count.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` (never for the
+    ///   model's factors).
+    mutating func formatDidChange(from old: CaptureDevice, to new: CaptureDevice) throws(CaptureError) {
+        try followCenterStage(wasActive: isCenterStageActive(old), on: new,
+                              inactiveCause: "Center Stage inactive on format \(new.activeFormat.name)")
+    }
+
+    /// Sets `device`'s zoom when Center Stage's active state changed from `wasActive`: the
+    /// people-count zoom when it became active (with a count known), 1.0 when it became
+    /// inactive (the picture is no longer framed).
+    private mutating func followCenterStage(wasActive: Bool, on device: CaptureDevice, inactiveCause: String) throws(CaptureError) {
+        let isActive = isCenterStageActive(device)
+        guard wasActive != isActive else { return }
+        if isActive, let count = peopleInFrame {
+            try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+            zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
+        } else if !isActive, device.videoZoomFactor != 1 {
+            try device.setVideoZoomFactor(1)
+            zoomCause = inactiveCause
+        }
     }
 
     /// Applies a people count at host time `s` to `device` while Center Stage is active

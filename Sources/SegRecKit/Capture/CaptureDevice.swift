@@ -172,6 +172,13 @@ public final class CaptureDevice {
         schedule.ratio(atFrame: index)
     }
 
+    /// The ratio in effect before frame `index` is captured: frame `index − 1`'s ratio (the
+    /// grid's initial ratio when `index` is 0), what the buffers had. Requests taking effect
+    /// on frame `index` or later are still pending and do not count.
+    public func ratioInEffect(beforeFrame index: Int64) -> DynamicAspectRatio {
+        index <= 0 ? schedule.initial : schedule.ratio(atFrame: index - 1)
+    }
+
     /// Dimensions of frame `index` given the requests so far.
     public func dimensions(atFrame index: Int64) -> VideoDimensions {
         if let fixed = activeFormat.fixedDimensions { return fixed }

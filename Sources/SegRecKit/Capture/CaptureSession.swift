@@ -26,7 +26,8 @@
 /// the front camera is portrait-mounted and faces the user) and its active format; a
 /// `deviceOrientation` event applies from the first frame at or after it. An `apply` that
 /// needs another format, or an `activeFormat` event, reconfigures the camera: frames stop at
-/// the event time `s`, requests not yet in effect complete `superseded`, and the new format's
+/// the event time `s`, requests not yet in effect complete `superseded` (the new format starts
+/// with the ratio in effect at `s`, what the last frame had, or an `apply`'s own), and the new format's
 /// grid is anchored at `D0' = ⌈convertTime(s + switchGap, host → device)⌉` (its first frame is
 /// the first device tick at or after the gap end; frame *j* of it at `D0' + round(j · ts / fps')`).
 /// Frame indices (the stamp) keep counting across the switch. The device's
@@ -109,14 +110,10 @@ public final class CaptureSession {
             case .videoZoomFactor(let factor):
                 try CaptureDevice.validateVideoZoomFactor(factor)
             case .peopleInFrame(let count):
-                // Smart framing (4032) or Center Stage (formats up to 1920) acts on people counts.
-                let centerStage = CameraControlState.isCenterStageSupported(device)
-                    && (controls.centerStage.isCenterStageEnabled || events.contains { $0.action == .centerStageEnabled(true) })
-                guard device.smartFramingMonitor != nil || centerStage else {
-                    throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-                }
+                // A fact about the scene, on any format at any time: it drives active Center
+                // Stage's zoom and running smart framing, and is only remembered otherwise.
                 guard count >= 0 else {
-                    throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0")
+                    throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: Self.peopleInFrameAllowed)
                 }
             case .posture(let posture):
                 throw .invalidParameter(name: "events[\(i)].posture", value: posture.rawValue,
@@ -258,6 +255,44 @@ public final class CaptureSession {
         device.didCapture(upTo: grid + 1, hostTime: sessionTime)
     }
 
+    /// Applies every scheduled event at its time without producing pictures: the checks a
+    /// recording meets at each event (a format the camera lacks, a ratio the format in
+    /// effect does not list, …) made before anything is recorded. Frames between events are
+    /// counted as delivered, not drawn, so the cost grows with the events, not the frames.
+    /// The session is used up: record with a new one.
+    /// - Throws: ``CaptureEventError`` with the position in ``events`` of the event the
+    ///   session rejects; the session's state (``device``) is then the one at that event.
+    func rehearse() throws(CaptureEventError) {
+        do { try startRunning() } catch { throw CaptureEventError(eventIndex: nil, error: error) }
+        for (i, event) in events.enumerated() {
+            do {
+                try skipFrames(before: event.hostTime)
+                try apply(event)
+            } catch { throw CaptureEventError(eventIndex: i, error: error) }
+            outbox.removeAll(keepingCapacity: true)
+        }
+        finished = true
+    }
+
+    /// Counts as delivered the frames of the current grid whose session time is before `h`:
+    /// those ``produce()`` delivers before it applies an event at host time `h` (< ``sessionEnd``).
+    private func skipFrames(before h: MediaTime) throws(CaptureError) {
+        guard let timing else { throw .notCapturing }
+        let grid = nextFrame - gridBase
+        do {
+            var n = try timing.firstFrame(atOrAfter: try convertTime(h, from: .host, to: device.clock), minimumIndex: grid)
+            // Settle on session times exactly (two roundings separate the clocks).
+            while n > grid, try timing.sessionTime(ofFrame: n - 1) >= h { n -= 1 }
+            while try timing.sessionTime(ofFrame: n) < h { n += 1 }
+            guard n > grid else { return }
+            let last = try timing.sessionTime(ofFrame: n - 1)
+            nextFrame += n - grid
+            deliveredFrameCount += n - grid
+            nextFrameSessionTime = nil
+            device.didCapture(upTo: n, hostTime: last)
+        } catch { throw .time(error) }
+    }
+
     /// Session time of the next frame (delivery index `nextFrame`) on the current device's grid.
     private func candidateSessionTime() throws -> MediaTime {
         guard let timing else { throw CaptureError.notCapturing }
@@ -292,19 +327,9 @@ public final class CaptureSession {
         case .peopleInFrame(let count):
             device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
             if try controls.observePeople(count, device: device) { return }
-            guard let monitor = device.smartFramingMonitor else {
-                if Self.centerStageCanFrame(device) { return }  // Center Stage off now: the count is kept
-                throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-            }
-            if let framing = try monitor.observe(peopleInFrame: count) {
-                outbox.append(.sessionEvent(SessionEventRecord(
-                    kind: .smartFramingRecommended, sessionTime: event.hostTime, camera: device.uniqueID,
-                    to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
-                // Apple's guidance: aspect ratio first, then zoom.
-                try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: event.hostTime)
-                controls.noteZoomCause("smart framing \(framing.name)")
-                try device.setVideoZoomFactor(framing.zoomFactor)
-            }
+            // Neither active Center Stage nor a smart framing monitor: the count is only kept.
+            guard let monitor = device.smartFramingMonitor else { return }
+            try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
         case .posture(let posture):
             throw .invalidParameter(name: "posture", value: posture.rawValue,
                                     allowed: "posture events only with several cameras (scenario key cameras)")
@@ -322,12 +347,17 @@ public final class CaptureSession {
             if monitor.perform(action) {
                 outbox.append(.sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime,
                                                                camera: device.uniqueID, to: action.rawValue)))
+                // Started with people already in frame: the monitor recommends for them at once.
+                if action == .start, let count = controls.peopleInFrame {
+                    device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+                    try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
+                }
             }
         case .apply(let ratio):
             let selection: ActiveFormatSelection<CaptureDevice.Format>
             do {
                 selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
-                                                            currentAspectRatio: device.dynamicAspectRatio,
+                                                            currentAspectRatio: ratioInEffect,
                                                             currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
             } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
             if selection.formatChanged {
@@ -339,7 +369,7 @@ public final class CaptureSession {
             let selection: ActiveFormatSelection<CaptureDevice.Format>
             do {
                 selection = try ActiveFormatSelection.switchFormat(to: name, formats: device.formats, activeFormat: device.activeFormat,
-                                                                   currentAspectRatio: device.dynamicAspectRatio,
+                                                                   currentAspectRatio: ratioInEffect,
                                                                    currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
             } catch { throw .invalidParameter(name: "activeFormat", value: name, allowed: "\(error)") }
             if selection.formatChanged { try switchFormat(to: selection, at: event.hostTime, because: "activeFormat \(name)") }
@@ -350,15 +380,33 @@ public final class CaptureSession {
     /// the format allows it.
     private let preferredFrameRate: FrameRate
 
-    /// Whether Center Stage could frame on `device`'s format (people counts are then kept
-    /// for when it is enabled).
-    private static func centerStageCanFrame(_ device: CaptureDevice) -> Bool {
-        CameraControlState.isCenterStageSupported(device)
+    /// Lets a running smart framing monitor see `count` people at host time `s`; a new
+    /// recommendation is logged (`smartFramingRecommended`) and applied as Apple advises:
+    /// the aspect ratio first (a request with its latency), then the zoom.
+    private func recommendFraming(_ monitor: SmartFramingMonitor, peopleInFrame count: Int, at s: MediaTime) throws(CaptureError) {
+        guard let framing = try monitor.observe(peopleInFrame: count) else { return }
+        outbox.append(.sessionEvent(SessionEventRecord(
+            kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID,
+            to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
+        try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
+        controls.noteZoomCause("smart framing \(framing.name)")
+        try device.setVideoZoomFactor(framing.zoomFactor)
     }
 
+    /// What a `peopleInFrame` count may be, and what it drives.
+    public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
+        + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
+
+    /// The ratio in effect now (what the last delivered frame of the current grid had; the
+    /// grid's initial ratio before its first frame): pending requests do not count.
+    var ratioInEffect: DynamicAspectRatio { device.ratioInEffect(beforeFrame: nextFrame - gridBase) }
+
     /// Reconfigures the camera to `selection` at host time `s` (DESIGN.md "Active format"):
-    /// pending requests not in effect complete `superseded`; the new device captures from
-    /// `s + switchGap`; an `activeFormatChanged` event names the new format's first frame.
+    /// pending requests not in effect complete `superseded` (they never take effect: the new
+    /// format starts with `selection.aspectRatio`, the ratio in effect at `s`, or an
+    /// `apply`'s own ratio); the new device captures from `s + switchGap`; Center Stage's
+    /// zoom follows its active state on the new format; an `activeFormatChanged` event names
+    /// the new format's first frame.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
                               because cause: String) throws(CaptureError) {
         collectRequests()
@@ -368,6 +416,7 @@ public final class CaptureSession {
         let old = device
         let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
                                        aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
+        try controls.formatDidChange(from: old, to: new)
         device = new
         timing = new.frameTiming
         gridBase = nextFrame

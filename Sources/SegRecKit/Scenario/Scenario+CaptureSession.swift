@@ -36,14 +36,19 @@ extension Scenario {
         return camera
     }
 
+    /// The position in ``events`` of each session event: time order, file order among
+    /// equal times (a stable sort).
+    var sessionEventOrder: [Int] {
+        events.indices.sorted { (events[$0].atSeconds, $0) < (events[$1].atSeconds, $1) }
+    }
+
     /// The scenario's events as session events at exact host times.
     public var sessionEvents: [CaptureSession.Event] {
         // In time order; events at the same instant keep their order in the file (a
         // stable sort), so "a later request takes effect over an earlier one" holds.
         // The start is rounded once, not once per event.
         let start = MediaClock.roundDecimal(sessionStartSeconds, scale: 9)
-        return events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
-            .map(\.element).map { event in
+        return sessionEventOrder.map { events[$0] }.map { event in
                 let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
                 return CaptureSession.Event(hostTime: MediaTime(value: start &+ offset, timescale: 1_000_000_000), action: event.action)
             }

@@ -9,6 +9,15 @@ extension Scenario {
 }
 
 extension ScenarioReader {
+    /// A square format spelled as `segrec formats` prints it (`"1920x1920"`) becomes its
+    /// square side (`"1920"`), the name the camera model uses; anything else is unchanged.
+    static func squareFormatName(_ text: String) -> String {
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == parts[1], !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII),
+              parts[0].allSatisfy(\.isNumber) else { return text }
+        return String(parts[0])
+    }
+
     /// Reads `initialDeviceOrientation`, `centerStageEnabled` and `centerStageControlMode`.
     func readControls(_ top: [String: JSONValue], into scenario: inout Scenario) throws(ScenarioError) {
         if let v = top["initialDeviceOrientation"] {
@@ -74,7 +83,7 @@ extension ScenarioReader {
         case "activeFormat":
             switch value {
             case .integer(let n): return .activeFormat("\(n)")
-            case .string(let text): return .activeFormat(text)
+            case .string(let text): return .activeFormat(Self.squareFormatName(text))
             default: throw error(path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
                                  "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
             }

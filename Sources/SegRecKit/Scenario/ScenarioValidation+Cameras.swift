@@ -103,15 +103,16 @@ extension Scenario {
                 do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
-            case .peopleInFrame:
-                guard centerStageMayBeEnabled else {
-                    throw fail(key, "needs smart framing, which no iPhone Duo camera format has, or Center Stage, which is never enabled",
-                               "setDynamicAspectRatio (\(ratios)), videoZoomFactor or posture events; peopleInFrame with \"centerStageEnabled\": true")
+            case .peopleInFrame(let count):
+                // A fact about the scene: accepted on any camera at any time.
+                guard ScenarioLimits.peopleRange.contains(count) else {
+                    throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
                 }
             case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
                 try validateCamerasControlEvent(event, at: path, file: file)
             }
         }
+        try rehearseEvents(file: file)
     }
 
     private static func checkRate(_ fps: FrameRate, format: CaptureDevice.Format, at key: String, file: String) throws(ScenarioError) {

@@ -22,6 +22,15 @@ extension Scenario {
                 throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
                                     allowed: supported.joined(separator: ", "))
             }
+            var firstIndex: [String: Int] = [:]
+            for (i, name) in device.enabledFramings.enumerated() {
+                if let first = firstIndex[name] {
+                    throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]",
+                                        problem: "\(name) is listed twice (also device.enabledFramings[\(first)])",
+                                        allowed: "each framing once: " + supported.joined(separator: ", "))
+                }
+                firstIndex[name] = i
+            }
         }
         guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
             throw ScenarioError(file: file, key: "switchGapSeconds", problem: "\(switchGapSeconds) is out of range",
@@ -42,24 +51,16 @@ extension Scenario {
     }
 
     /// A one-camera scenario's orientation, format, smart framing and Center Stage event.
-    /// An `activeFormat` must name a front format that lists the ratio asked for last
-    /// (`setDynamicAspectRatio`, `apply` or the initial ratio; after people counts the ratio
-    /// is the smart framing's and is checked when the session runs).
+    /// An `activeFormat` must name a front format (whether it lists the ratio in effect at
+    /// its time, which depends on the change latency, is checked by ``rehearseEvents(file:)``).
     func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format, file: String) throws(ScenarioError) {
         let key = "\(path).\(event.action.key)"
         switch event.action {
         case .activeFormat(let name):
             let formats = CaptureDevice.Format.frontCenterStageFormats
-            guard let target = formats.first(where: { $0.name == name }) else {
-                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is not a format of the front camera",
+            guard formats.contains(where: { $0.name == name }) else {
+                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
                                     allowed: formats.map(\.name).joined(separator: ", "))
-            }
-            if let ratio = ratioRequested(before: event) {
-                guard target.supportedDynamicAspectRatios.contains(ratio) else {
-                    throw ScenarioError(file: file, key: key, problem: "format \(name) does not list the ratio in effect, \(ratio.rawValue)",
-                                        allowed: "a format listing \(ratio.rawValue): "
-                                            + formats.filter { $0.supportedDynamicAspectRatios.contains(ratio) }.map(\.name).joined(separator: ", "))
-                }
             }
         case .smartFraming:
             guard format.isSmartFramingSupported else {
@@ -84,7 +85,7 @@ extension Scenario {
             }
             let cameras = cameras ?? []
             guard cameras.contains(where: { $0.type.formats.contains { $0.name == name } }) else {
-                throw ScenarioError(file: file, key: key, problem: "\"\(Excerpt.of(name))\" is a format of no camera",
+                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
                                     allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
             }
         case .smartFraming:
@@ -95,6 +96,14 @@ extension Scenario {
         default:
             break
         }
+    }
+
+    /// A format name as messages echo it: a number or `WxH` as written (the file may give it
+    /// as a JSON number), anything else quoted and shortened.
+    static func echoFormat(_ name: String) -> String {
+        let plain = !name.isEmpty && name.count <= 24
+            && name.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "x" || $0 == "-" || $0 == ".") }
+        return plain ? name : "\"\(Excerpt.of(name))\""
     }
 
     private func checkCenterStageToggle(_ enabled: Bool, key: String, file: String) throws(ScenarioError) {
@@ -125,20 +134,5 @@ extension Scenario {
             }
         }
         return result
-    }
-
-    /// The ratio last asked for before `event` (file order among equal times), or nil after
-    /// a people count (smart framing decides then).
-    private func ratioRequested(before event: Event) -> DynamicAspectRatio? {
-        var ratio: DynamicAspectRatio? = device.initialAspectRatio
-        for other in events {
-            if other == event { break }
-            switch other.action {
-            case .setDynamicAspectRatio(let r), .apply(let r): ratio = r
-            case .peopleInFrame: ratio = nil
-            default: break
-            }
-        }
-        return ratio
     }
 }

@@ -26,7 +26,8 @@ public enum ScenarioLimits {
     static let offsetAllowed = "a number of seconds, |offsetSeconds| ≤ 3162240000 (100 years)"
     static let driftAllowed = "a number of parts per million, -1000...1000"
     static let zoomAllowed = "a number, \(CaptureDevice.videoZoomFactorRange.lowerBound)...\(CaptureDevice.videoZoomFactorRange.upperBound)"
-    static let peopleAllowed = "an integer, 0...100, with \"device\": {\"format\": 4032, \"smartFraming\": true}"
+    static let peopleAllowed = "an integer, 0...100, on any format at any time: the people in the scene drive Center Stage's zoom "
+        + "where Center Stage is active and smart framing's recommendations where smart framing runs (4032)"
 }
 
 extension Scenario {
@@ -36,8 +37,9 @@ extension Scenario {
     ///   that is not one of the four, an fps above the format's maximum, a ratio the format
     ///   does not support (including `initialAspectRatio`), smart framing on a format without
     ///   it, out-of-range clock parameters, latencies or times, events before 0, at or past
-    ///   the end, zoom factors out of range, people counts without
-    ///   smart framing.
+    ///   the end, zoom factors out of range, people counts out of range; then every event
+    ///   the session rejects when it applies it (``rehearseEvents(file:)``: an
+    ///   `activeFormat` lacking the ratio in effect at its time).
     public func validate(file: String) throws(ScenarioError) {
         if cameras != nil { return try validateCameras(file: file) }
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
@@ -121,9 +123,7 @@ extension Scenario {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
                 }
             case .peopleInFrame(let count):
-                guard device.smartFraming || events.contains(where: { $0.action == .smartFraming(.start) }) || centerStageMayBeEnabled else {
-                    throw fail(key, "needs smart framing, which is off", ScenarioLimits.peopleAllowed)
-                }
+                // A fact about the scene: accepted whatever the camera does with it.
                 guard ScenarioLimits.peopleRange.contains(count) else {
                     throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
                 }
@@ -134,5 +134,6 @@ extension Scenario {
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
+        try rehearseEvents(file: file)
     }
 }

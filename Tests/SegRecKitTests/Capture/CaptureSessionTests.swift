@@ -198,9 +198,12 @@ struct CaptureSessionTests {
             _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
                                    events: [.init(hostTime: S.ns(2_000_000_000), action: .videoZoomFactor(2))])
         }
-        #expect(throws: CaptureError.smartFramingUnsupported(formatSide: 1280)) {
+        // A people count is a fact about the scene: accepted on 1280; only a negative count fails.
+        _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+                               events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(2))])
+        #expect(throws: CaptureError.invalidParameter(name: "peopleInFrame", value: "-2", allowed: CaptureSession.peopleInFrameAllowed)) {
             _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                                   events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(2))])
+                                   events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(-2))])
         }
     }
 }

@@ -37,7 +37,8 @@
 /// the back camera landscape-mounted, facing from the posture) and its active format. An
 /// `apply` that needs another format, or an `activeFormat` event, reconfigures the streaming
 /// camera as ``CaptureSession`` does (gap, new grid anchored at the gap end, `superseded`
-/// pending requests); in virtual mode only ratios the virtual format lists can be applied.
+/// pending requests, the ratio in effect kept: unlike a camera switch, which carries the
+/// app's last-set ratio over); in virtual mode only ratios the virtual format lists can be applied.
 /// Each camera's `videoZoomFactor` is drawn into its pictures (``ZoomingImageSource``).
 ///
 /// Concurrency: a non-`Sendable` class driven by the one task that pulls its events; the
@@ -103,6 +104,9 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
     /// Virtual mode: constituent position from each grid index on (ascending).
     private var constituents: [(frame: Int64, position: Int)] = []
     private var appRatio: DynamicAspectRatio
+    /// The ratio a camera switched to starts with (the carried-over app ratio), until it
+    /// delivers a frame: its ratio in effect before then.
+    private var activationRatio: DynamicAspectRatio?
     private var lastDelivered: (camera: Int, constituent: Int)?
     private var lastMirrored: Bool?
     private var requestsSeen: [Int]
@@ -167,8 +171,8 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
                                         allowed: "non-decreasing, in [\(self.sessionStart), \(sessionEnd))")
             }
             previous = event.hostTime
-            if case .device(.peopleInFrame) = event.action {
-                throw .smartFramingUnsupported(formatSide: cameras.first?.format.squareSide ?? 0)
+            if case .device(.peopleInFrame(let count)) = event.action, count < 0 {
+                throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: CaptureSession.peopleInFrameAllowed)
             }
         }
         self.cameras = cameras
@@ -296,10 +300,61 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         }
         outbox.append(.frame(frame))
         lastDelivered = (virtualDevice == nil ? active : 0, producer)
+        activationRatio = nil
         lastMirrored = mirrored
         deliveredFrameCount += 1
         if virtualDevice == nil { nextGrid[active] = grid + 1 }
         device.didCapture(upTo: grid + 1, hostTime: sessionTime)
+    }
+
+    /// Applies every scheduled event at its time without producing pictures (as
+    /// ``CaptureSession`` does): a format the camera streaming then lacks, or another event
+    /// it rejects, fails before anything is recorded. Frames between events are counted as
+    /// delivered, not drawn. The session is used up: record with a new one.
+    /// - Throws: ``CaptureEventError`` with the position in ``events`` of the event the
+    ///   session rejects; ``streamingDevice`` is then the camera streaming at that event.
+    func rehearse() throws(CaptureEventError) {
+        do { try start() } catch { throw CaptureEventError(eventIndex: nil, error: error) }
+        for (i, event) in events.enumerated() {
+            do {
+                try skipFrames(before: event.hostTime)
+                try apply(event)
+            } catch let error as CaptureError {
+                throw CaptureEventError(eventIndex: i, error: error)
+            } catch {
+                throw CaptureEventError(eventIndex: i, error: .invalidParameter(name: "event", value: "\(error)", allowed: "an event the session accepts"))
+            }
+            outbox.removeAll(keepingCapacity: true)
+        }
+        finished = true
+    }
+
+    /// Counts as delivered the streaming device's frames whose session time is before `h`:
+    /// those ``produce()`` delivers before it applies an event at host time `h`.
+    private func skipFrames(before h: MediaTime) throws(CaptureError) {
+        let device = streamingDevice
+        guard let timing = device.frameTiming else { throw .notCapturing }
+        let grid = virtualDevice != nil ? deliveredFrameCount : nextGrid[active]
+        do {
+            var n = try timing.firstFrame(atOrAfter: try convertTime(h, from: .host, to: device.clock), minimumIndex: grid)
+            // Settle on session times exactly (two roundings separate the clocks).
+            while n > grid, try timing.sessionTime(ofFrame: n - 1) >= h { n -= 1 }
+            while try timing.sessionTime(ofFrame: n) < h { n += 1 }
+            guard n > grid else { return }
+            let last = try timing.sessionTime(ofFrame: n - 1)
+            deliveredFrameCount += n - grid
+            if virtualDevice == nil { nextGrid[active] = n }
+            lastDelivered = (virtualDevice == nil ? active : 0, virtualDevice == nil ? active : constituent(atFrame: n - 1))
+            activationRatio = nil
+            device.didCapture(upTo: n, hostTime: last)
+        } catch { throw .time(error) }
+    }
+
+    /// The ratio in effect on the streaming camera now (what its buffers had): pending
+    /// requests do not count; a camera just switched to has the ratio it started with.
+    var ratioInEffect: DynamicAspectRatio {
+        if let virtualDevice { return virtualDevice.ratioInEffect(beforeFrame: deliveredFrameCount) }
+        return activationRatio ?? devices[active].ratioInEffect(beforeFrame: nextGrid[active])
     }
 
     /// Virtual mode: the constituent whose picture frame `grid` shows.
@@ -388,7 +443,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         let selection: ActiveFormatSelection<CaptureDevice.Format>
         do {
             selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
-                                                        currentAspectRatio: device.dynamicAspectRatio, currentFrameRate: device.frameRate,
+                                                        currentAspectRatio: ratioInEffect, currentFrameRate: device.frameRate,
                                                         preferredFrameRate: preferredFrameRates[active])
         } catch { throw CaptureError.invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
         appRatio = ratio
@@ -411,7 +466,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
             }
             let format = device.formats[index]
             let rate = ActiveFormatSelection<CaptureDevice.Format>.clamped(preferredFrameRates[active], to: format.maxFrameRate)
-            selection = ActiveFormatSelection(format: format, formatIndex: index, aspectRatio: device.dynamicAspectRatio,
+            selection = ActiveFormatSelection(format: format, formatIndex: index, aspectRatio: ratioInEffect,
                                               dimensions: size, frameRate: rate, formatChanged: format != device.activeFormat,
                                               aspectRatioChanged: false, dimensionsChanged: size != device.activeFormat.fixedDimensions,
                                               frameRateChanged: rate != device.frameRate)
@@ -419,16 +474,21 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
             do {
                 selection = try ActiveFormatSelection.switchFormat(
                     to: name, formats: device.formats, activeFormat: device.activeFormat,
-                    currentAspectRatio: device.dynamicAspectRatio,
+                    currentAspectRatio: ratioInEffect,
                     currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRates[active])
             } catch { throw CaptureError.invalidParameter(name: "activeFormat", value: name, allowed: "camera \(device.uniqueID): \(error)") }
         }
-        if selection.formatChanged { try switchFormat(to: selection, at: s, because: "activeFormat \(name)") }
+        guard selection.formatChanged else { return }
+        try switchFormat(to: selection, at: s, because: "activeFormat \(name)")
+        // Requests pending at the switch were superseded: the app's ratio is the one kept.
+        if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
     }
 
     /// Reconfigures the streaming physical camera to `selection` at host time `s`: pending
-    /// requests complete `superseded`, the new device's grid starts at the first device tick
-    /// at or after `s + switchGap`.
+    /// requests complete `superseded` (the new format starts with `selection.aspectRatio`,
+    /// the ratio in effect at `s` or an `apply`'s own), the new device's grid starts at the
+    /// first device tick at or after `s + switchGap`; Center Stage's zoom follows its active
+    /// state on the new format.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
                               because cause: String) throws {
         collectRequests()
@@ -438,7 +498,9 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         do { start = try s.adding(controls.switchGap) } catch { throw CaptureError.time(error) }
         let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
                                        aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
+        try controls.formatDidChange(from: old, to: new)
         devices[active] = new
+        activationRatio = nil
         nextGrid[active] = 0
         requestsSeen[active] = 0
         formatGenerations[active] += 1
@@ -489,6 +551,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
             first = try timing.firstFrame(atOrAfter: threshold, minimumIndex: max(device.nextFrameIndex, nextGrid[b]))
         } catch { throw CaptureError.time(error) }
         device.carryOver(appRatio, fromFrame: first)
+        activationRatio = device.aspectRatio(atFrame: first)
         device.didCapture(upTo: first, hostTime: s)
         // Requests the new camera took earlier are already queued; count them as seen.
         requestsSeen[b] = device.requests.count
