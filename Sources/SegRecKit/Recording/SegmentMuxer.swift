@@ -194,7 +194,7 @@ public actor SegmentMuxer {
     private var lastSessionTime: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
     private var lastCloseDuration: Duration?
-    // ── session event log (cold13 items 6, 9)
+    // ── session event log
     /// Session events naming a frame wait for it (``SessionEventSequencer``).
     private var eventSequencer = SessionEventSequencer()
     /// Source warnings that arrived after a stop-on-change stop (not in `warnings`).
@@ -626,7 +626,7 @@ public actor SegmentMuxer {
         journal.submit(builder.manifest)
     }
 
-    // MARK: Session event log (cold13 items 6, 9)
+    // MARK: Session event log
 
     /// Frame `index` arrived (at `sessionTime`; nil: the source dropped it): lists the
     /// session events that waited for it, before the frame itself.
