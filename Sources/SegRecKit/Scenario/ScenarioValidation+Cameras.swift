@@ -68,7 +68,6 @@ extension Scenario {
         case (.individual, .none):
             break
         }
-        let ratios = DynamicAspectRatio.allowedValues
         guard ScenarioLimits.latencyRange.contains(device.changeLatencyFrames) else {
             throw fail("changeLatencyFrames", "\(device.changeLatencyFrames) is out of range", ScenarioLimits.latencyAllowed)
         }
