@@ -37,8 +37,10 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp: Bool
     /// What the capture session did, in session order (posture changes, camera switches,
-    /// constituent swaps, facing and mirroring changes, …): several-camera recordings only;
-    /// absent (`nil`) for one camera and for footage, and in manifests written before it.
+    /// constituent swaps, facing and mirroring changes, turns, format switches, zooms, …):
+    /// always present for several cameras; for one camera present once its session logs an
+    /// event (possibly empty when every logged event was left out, see the README's
+    /// "Output"); absent (`nil`) for footage passed through and in manifests written before it.
     public var events: [SessionEventRecord]?
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).
