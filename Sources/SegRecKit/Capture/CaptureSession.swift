@@ -163,12 +163,7 @@ public final class CaptureSession {
         do {
             let timing = try FrameTiming(deviceClock: device.clock, frameRate: device.frameRate,
                                          sessionStart: sessionStart)
-            let endOnDevice = try convertTime(sessionEnd, from: .host, to: device.clock)
-            var n = try timing.firstFrame(atOrAfter: endOnDevice)
-            // Settle on session timestamps exactly (two roundings separate the clocks).
-            while n > 0, try timing.sessionTime(ofFrame: n - 1) >= sessionEnd { n -= 1 }
-            while try timing.sessionTime(ofFrame: n) < sessionEnd { n += 1 }
-            return n
+            return try timing.firstFrame(capturedAtOrAfter: sessionEnd)
         } catch { throw .time(error) }
     }
 
@@ -280,10 +275,7 @@ public final class CaptureSession {
         guard let timing else { throw .notCapturing }
         let grid = nextFrame - gridBase
         do {
-            var n = try timing.firstFrame(atOrAfter: try convertTime(h, from: .host, to: device.clock), minimumIndex: grid)
-            // Settle on session times exactly (two roundings separate the clocks).
-            while n > grid, try timing.sessionTime(ofFrame: n - 1) >= h { n -= 1 }
-            while try timing.sessionTime(ofFrame: n) < h { n += 1 }
+            let n = try timing.firstFrame(capturedAtOrAfter: h, minimumIndex: grid)
             guard n > grid else { return }
             let last = try timing.sessionTime(ofFrame: n - 1)
             nextFrame += n - grid

@@ -116,11 +116,6 @@ public struct RotationCoordinator: Sendable, Hashable {
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
     public static func firstFrame(capturedAtOrAfter hostTime: MediaTime, timing: FrameTiming,
                                   minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
-        let onDevice = try convertTime(hostTime, from: .host, to: timing.deviceClock)
-        var k = try timing.firstFrame(atOrAfter: onDevice, minimumIndex: minimumIndex)
-        // The two clocks round separately: settle on session timestamps exactly.
-        while k > minimumIndex, try timing.sessionTime(ofFrame: k - 1) >= hostTime { k -= 1 }
-        while try timing.sessionTime(ofFrame: k) < hostTime { k += 1 }
-        return k
+        try timing.firstFrame(capturedAtOrAfter: hostTime, minimumIndex: minimumIndex)
     }
 }

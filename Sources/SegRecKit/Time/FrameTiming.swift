@@ -50,6 +50,20 @@ public struct FrameTiming: Sendable, Hashable {
         try convertTime(try deviceTime(ofFrame: index), from: deviceClock, to: sessionClock)
     }
 
+    /// The first frame `k ≥ minimumIndex` whose session timestamp is at or after
+    /// `sessionTime` (on `sessionClock`): the first frame captured at or after an event at
+    /// that time. The device-clock estimate is settled on session timestamps exactly, since
+    /// the two clocks round separately.
+    /// - Throws: ``MediaTimeError/overflow(operation:)``.
+    public func firstFrame(capturedAtOrAfter sessionTime: MediaTime, sessionClock: MediaClock = .host,
+                           minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
+        let onDevice = try convertTime(sessionTime, from: sessionClock, to: deviceClock)
+        var k = try firstFrame(atOrAfter: onDevice, minimumIndex: minimumIndex)
+        while k > minimumIndex, try self.sessionTime(ofFrame: k - 1, sessionClock: sessionClock) >= sessionTime { k -= 1 }
+        while try self.sessionTime(ofFrame: k, sessionClock: sessionClock) < sessionTime { k += 1 }
+        return k
+    }
+
     /// The smallest frame index `k ≥ minimumIndex` with `D(k) ≥ threshold`, where the
     /// threshold is the exact rational `deviceTime + latencyFrames · timescale / fps` device
     /// ticks (`deviceTime` in any timescale of the device clock). This is the frame on which

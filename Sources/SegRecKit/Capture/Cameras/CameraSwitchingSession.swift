@@ -336,10 +336,7 @@ public final class CameraSwitchingSession: CaptureOutputEventSource {
         guard let timing = device.frameTiming else { throw .notCapturing }
         let grid = virtualDevice != nil ? deliveredFrameCount : nextGrid[active]
         do {
-            var n = try timing.firstFrame(atOrAfter: try convertTime(h, from: .host, to: device.clock), minimumIndex: grid)
-            // Settle on session times exactly (two roundings separate the clocks).
-            while n > grid, try timing.sessionTime(ofFrame: n - 1) >= h { n -= 1 }
-            while try timing.sessionTime(ofFrame: n) < h { n += 1 }
+            let n = try timing.firstFrame(capturedAtOrAfter: h, minimumIndex: grid)
             guard n > grid else { return }
             let last = try timing.sessionTime(ofFrame: n - 1)
             deliveredFrameCount += n - grid
