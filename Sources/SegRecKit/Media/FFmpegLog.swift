@@ -67,6 +67,19 @@ public enum FFmpegLog {
         }
     }
 
+    /// Runs `body` (one synchronous FFmpeg call, e.g. `av_read_frame`) and returns its
+    /// result with the last line at `AV_LOG_ERROR` or worse that FFmpeg logged on the
+    /// calling thread while it ran, e.g. the matroska demuxer's `0x00 at pos 101497
+    /// (0x18c79) invalid as first byte of an EBML number` when it skips unreadable data;
+    /// nil when it logged none. Lines FFmpeg's own worker threads log are not seen.
+    static func lastError<Result>(loggedDuring body: () -> Result) -> (result: Result, error: String?) {
+        let thread = UInt(truncatingIfNeeded: pthread_self())
+        state.withLock { _ = $0.recentErrors.removeValue(forKey: thread) }
+        let result = body()
+        let error = state.withLock { $0.recentErrors.removeValue(forKey: thread)?.line }
+        return (result, error)
+    }
+
     /// One formatted line from FFmpeg's callback: keeps errors, hands the line to the sink.
     static func receive(level: Int32, line rawLine: String) {
         var line = rawLine

@@ -5,8 +5,12 @@
 /// decoded; a packet the decoder rejects (`avcodec_send_packet` or
 /// `avcodec_receive_frame` fail with e.g. `AVERROR_INVALIDDATA`) gives no picture, which
 /// counts as a dropped picture; a picture the decoder repaired (`decode_error_flags`, or
-/// `AV_FRAME_FLAG_CORRUPT`) is kept and counted as concealed. Damage events no more than
-/// ``runGap`` packets apart form one run, reported by one warning.
+/// `AV_FRAME_FLAG_CORRUPT`) is kept and counted as concealed; a demuxer that skips
+/// unreadable data and says so (an `AV_LOG_ERROR` line, or a failed `av_read_frame`, while
+/// reading, e.g. Matroska's resync to the next cluster) opens a run at the next packet,
+/// whatever the decoder makes of the pictures after it. Inside a run, a gap in the
+/// presentation timestamps counts the pictures it swallowed as lost. Damage events no
+/// more than ``runGap`` packets apart form one run, reported by one warning.
 struct InputDamage {
     /// Packets flagged corrupt by the demuxer or rejected by the decoder.
     private(set) var corruptPackets = 0
@@ -26,7 +30,7 @@ struct InputDamage {
     private struct Run {
         var firstPacket: Int64, lastPacket: Int64
         var firstSeconds: Double?
-        var corrupt = 0, dropped = 0, concealed = 0, retimed = 0
+        var corrupt = 0, dropped = 0, concealed = 0, retimed = 0, skips = 0
         var causes: [String] = []
     }
     private var run: Run?
@@ -38,6 +42,16 @@ struct InputDamage {
         let ended = extend(at: index, seconds: seconds)
         run!.corrupt += 1
         note("packets flagged corrupt by the demuxer")
+        return ended
+    }
+
+    /// The demuxer skipped unreadable data before packet `index` (it logged `logged` at
+    /// `AV_LOG_ERROR` or failed a read, then went on): the pictures in that data never
+    /// arrive. Returns the warning of a run this one ends.
+    mutating func demuxerSkippedData(beforePacket index: Int64, seconds: Double?, logged: String) -> String? {
+        let ended = extend(at: index, seconds: seconds)
+        run!.skips += 1
+        if run!.skips == 1 { note("the demuxer skipped unreadable data (\(logged))") }
         return ended
     }
 
@@ -112,6 +126,7 @@ struct InputDamage {
         var parts = [count(open.corrupt, "corrupt packet")]
         parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
         parts.append(count(open.dropped, "picture") + " lost (dropped: corrupt)")
+        if open.skips > 1 { parts.append("\(open.skips) skips of unreadable data") }
         if open.retimed > 0 {
             parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")
         }

@@ -348,13 +348,17 @@ public final class VideoFileDecoder {
     /// `av_read_frame` until a packet of the video stream; false (after flushing) at the
     /// end, on a stop, or when reading failed for good.
     private func readPacket() -> Bool {
+        // What the demuxer logged as an error or failed with while reading up to the next
+        // video packet: it skipped unreadable data there (see ``InputDamage``).
+        var skipped: String?
         while true {
             if readingStopped || stopRequest?.isRequested == true {
                 wasInterrupted = true
                 flush()
                 return false
             }
-            let read = av_read_frame(input.pointer, packet.pointer)
+            let (read, logged) = FFmpegLog.lastError { av_read_frame(input.pointer, packet.pointer) }
+            if let logged { skipped = FFmpegError.sentence(logged) }
             if read == segrec_averror_eagain() { continue }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
                 wasInterrupted = true
@@ -378,6 +382,7 @@ public final class VideoFileDecoder {
                     flush()
                     return false
                 }
+                skipped = skipped ?? "av_read_frame: \(FFmpegError.errorString(read))"
                 continue
             }
             consecutiveReadErrors = 0
@@ -401,8 +406,11 @@ public final class VideoFileDecoder {
                     * Double(timeBase.num) / Double(timeBase.den)
             packetsDemuxed += 1
             pendingPacketCorrupt = corrupt
-            report(corrupt ? damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)
-                           : damage.packetClean(index: packetsDemuxed - 1))
+            if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
+            if let skipped {
+                report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped))
+            }
+            if !corrupt && skipped == nil { report(damage.packetClean(index: packetsDemuxed - 1)) }
             return true
         }
     }

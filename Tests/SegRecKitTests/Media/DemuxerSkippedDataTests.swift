@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import SegRecKit
+
+/// Damage the demuxer skips whole: Matroska/WebM resync past unreadable bytes to the next
+/// cluster and log an error, and the pictures in those bytes never reach the decoder. The
+/// clips are intra-only, so no picture after the damage is concealed: the demuxer's error
+/// is the only sign, and it must be enough to count the swallowed pictures (before, it
+/// took a concealed picture right after the gap, which libavcodec's frame threads report
+/// or not from run to run).
+@Suite("Media: pictures the demuxer skips are counted", .serialized,
+       .enabled(if: FootageTestSupport.tool("ffmpeg") != nil && FootageTestSupport.tool("ffprobe") != nil,
+                "ffmpeg/ffprobe missing: demuxer damage tests skipped"))
+struct DemuxerSkippedDataTests {
+    typealias T = FootageTestSupport
+
+    /// A 150-frame, 30 fps, 320x240 intra-only clip encoded with `codec` into `container`.
+    static func clip(codec: [String], container: String, in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent("clip." + (container == "webm" ? "webm" : "mkv"))
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150"] + codec
+                     + ["-g", "1", "-f", container, url.path])
+        return url
+    }
+
+    /// The byte positions of the video packets' data (`ffprobe -show_entries packet=pos`).
+    static func packetPositions(_ file: URL) throws -> [Int] {
+        let (_, text) = try T.run(T.tool("ffprobe")!, ["-v", "error", "-select_streams", "v:0",
+                                                       "-show_entries", "packet=pos", "-of", "csv=p=0", file.path])
+        return text.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    @Test("20 000 bytes zeroed or cut from a block header: received = the source's 150, the rest dropped corrupt",
+          arguments: [("libx264", "matroska", true), ("libx264", "matroska", false),
+                      ("libvpx", "webm", true), ("libvpx", "webm", false)])
+    func skippedPicturesAreCounted(codec: String, container: String, zeroed: Bool) async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let codecArguments = codec == "libvpx" ? ["-c:v", "libvpx", "-b:v", "1M"] : ["-c:v", "libx264"]
+        let clip = try Self.clip(codec: codecArguments, container: container, in: dir)
+        let positions = try Self.packetPositions(clip)
+        try #require(positions.count == 150, "ffprobe lists \(positions.count) packets")
+        // A SimpleBlock's data follows its track number (1 byte here), timecode (2) and
+        // flags (1): damage from the track number on makes the demuxer skip to a cluster.
+        let at = positions[75] - 4
+        var data = try Data(contentsOf: clip)
+        if zeroed {
+            data.replaceSubrange(at..<(at + 20_000), with: Data(count: 20_000))
+        } else {
+            data.removeSubrange(at..<(at + 20_000))
+        }
+        let url = dir.appendingPathComponent("damaged." + clip.pathExtension)
+        try data.write(to: url)
+        let reference = try T.decodedFrameCount(url)
+        try #require(reference > 100 && reference < 150, "the damage swallows some pictures: ffprobe decodes \(reference)")
+
+        let (code, out, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.written == reference, "ffprobe decodes \(reference)")
+        #expect(m.frames.received == 150, "\(m.frames)")
+        #expect(m.frames.dropped == 150 - reference && m.frames.droppedReasons["corrupt"] == 150 - reference, "\(m.frames)")
+        let damage = m.warnings.filter { $0.contains("input damaged") }
+        #expect(damage.count == 1, "\(m.warnings)")
+        #expect(damage.first?.contains("\(150 - reference) pictures lost") == true, "\(damage)")
+        #expect(damage.first?.contains("the demuxer skipped unreadable data (") == true, "\(damage)")
+        #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
+    }
+
+    @Test("a clean 1 s jump in the timestamps is a still period, not a loss")
+    func cleanGapIsNotALoss() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let url = dir.appendingPathComponent("gap.mkv")
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
+                      "-g", "1", "-vf", "setpts='if(gte(N,75),PTS+30,PTS)'", "-f", "matroska", url.path])
+        let (code, _, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.received == 150 && m.frames.written == 150 && m.frames.dropped == 0, "\(m.frames)")
+        #expect(!m.warnings.contains { $0.contains("input damaged") }, "\(m.warnings)")
+    }
+}
