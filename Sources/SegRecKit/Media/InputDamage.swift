@@ -8,14 +8,19 @@
 /// `AV_FRAME_FLAG_CORRUPT`) is kept and counted as concealed; a demuxer that skips
 /// unreadable data and says so (an `AV_LOG_ERROR` line, or a failed `av_read_frame`, while
 /// reading, e.g. Matroska's resync to the next cluster) opens a run at the next packet,
-/// whatever the decoder makes of the pictures after it. Inside a run, a gap in the
+/// whatever the decoder makes of the pictures after it; such a line logged while probing
+/// the input (`avformat_find_stream_info`, which reads ahead, e.g. FLV's `Packet
+/// mismatch`) makes the packets it read ahead one run. Inside a run, a gap in the
 /// presentation timestamps counts the pictures it swallowed as lost. Damage events no
 /// more than ``runGap`` packets apart form one run, reported by one warning.
 struct InputDamage {
     /// Packets flagged corrupt by the demuxer or rejected by the decoder.
     private(set) var corruptPackets = 0
-    /// Packets the decoder rejected: pictures lost.
-    private(set) var droppedPictures = 0
+    /// Pictures lost: per run of damage, the larger of the packets the decoder rejected
+    /// and the pictures missing from the timestamps (the same lost picture shows as both, in
+    /// either order, so they are not added); never decreases.
+    var droppedPictures: Int { lostInClosedRuns + (run?.lost ?? 0) }
+    private var lostInClosedRuns = 0
     /// Pictures the decoder output with concealed errors.
     private(set) var concealedPictures = 0
     /// Pictures the decoder put out of order after damage, given libavcodec's best-effort
@@ -30,8 +35,11 @@ struct InputDamage {
     private struct Run {
         var firstPacket: Int64, lastPacket: Int64
         var firstSeconds: Double?
-        var corrupt = 0, dropped = 0, concealed = 0, retimed = 0, skips = 0
+        var corrupt = 0, rejected = 0, missing = 0, concealed = 0, retimed = 0, skips = 0
         var causes: [String] = []
+        var firstGapSeconds: Double?
+        /// Pictures lost in this run (see ``InputDamage/droppedPictures``).
+        var lost: Int { max(rejected, missing) }
     }
     private var run: Run?
 
@@ -51,7 +59,16 @@ struct InputDamage {
     mutating func demuxerSkippedData(beforePacket index: Int64, seconds: Double?, logged: String) -> String? {
         let ended = extend(at: index, seconds: seconds)
         run!.skips += 1
-        if run!.skips == 1 { note("the demuxer skipped unreadable data (\(logged))") }
+        if run!.skips == 1 { note("the demuxer reported unreadable data (\(logged))") }
+        return ended
+    }
+
+    /// Packet `index` was read ahead while probing the input, during which FFmpeg logged
+    /// `logged` at `AV_LOG_ERROR`: the damage lies somewhere in those packets, so they
+    /// extend one run. Returns the warning of a run this one ends.
+    mutating func packetReadWhileProbing(index: Int64, seconds: Double?, logged: String) -> String? {
+        let ended = extend(at: index, seconds: seconds)
+        note("FFmpeg met damage while probing the input (\(logged))")
         return ended
     }
 
@@ -59,10 +76,9 @@ struct InputDamage {
     /// flagged (`alreadyCounted`), and its picture is lost.
     mutating func packetRejected(index: Int64, seconds: Double?, reason: String, alreadyCounted: Bool) -> String? {
         if !alreadyCounted { corruptPackets += 1 }
-        droppedPictures += 1
         let ended = extend(at: index, seconds: seconds)
         if !alreadyCounted { run!.corrupt += 1 }
-        run!.dropped += 1
+        run!.rejected += 1
         note("decoder: \(reason)")
         return ended
     }
@@ -75,13 +91,14 @@ struct InputDamage {
         return ended
     }
 
-    /// `count` pictures the damage swallowed whole: the demuxer never delivered them, seen
-    /// as a gap in the timestamps of the open run. Counted as lost pictures.
-    mutating func picturesMissing(_ count: Int) {
+    /// `count` pictures missing from the timestamps of the open run (a gap): swallowed
+    /// whole by the damage, or lost in packets the decoder rejected. Counted as lost
+    /// pictures unless rejected packets already account for them.
+    /// `afterSeconds` is the input time of the picture before the gap.
+    mutating func picturesMissing(_ count: Int, afterSeconds: Double?) {
         guard count > 0, run != nil else { return }
-        droppedPictures += count
-        run!.dropped += count
-        note("\(count) picture\(count == 1 ? "" : "s") never delivered (a gap in the timestamps)")
+        if run!.missing == 0 { run!.firstGapSeconds = afterSeconds }
+        run!.missing += count
     }
 
     /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
@@ -119,14 +136,19 @@ struct InputDamage {
         guard let open = run else { return nil }
         run = nil
         runs += 1
+        lostInClosedRuns += open.lost
         let packets = open.firstPacket == open.lastPacket ? "packet \(open.firstPacket)"
             : "packets \(open.firstPacket)-\(open.lastPacket)"
         let time = open.firstSeconds.map { String(format: " (input time %.3f s)", $0) } ?? ""
         func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
         var parts = [count(open.corrupt, "corrupt packet")]
         parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
-        parts.append(count(open.dropped, "picture") + " lost (dropped: corrupt)")
-        if open.skips > 1 { parts.append("\(open.skips) skips of unreadable data") }
+        parts.append(count(open.lost, "picture") + " lost (dropped: corrupt)")
+        if open.missing > 0 {
+            let after = open.firstGapSeconds.map { String(format: " (the first after input time %.3f s)", $0) } ?? ""
+            parts.append(count(open.missing, "picture") + " missing from the timestamps" + after)
+        }
+        if open.skips > 1 { parts.append("\(open.skips) reads that reported unreadable data") }
         if open.retimed > 0 {
             parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")
         }

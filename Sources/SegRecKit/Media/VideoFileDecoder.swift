@@ -98,6 +98,9 @@ public final class VideoFileDecoder {
     private var pendingPacketCorrupt = false
     private var pendingError: MediaInputError?
     private var consecutiveReadErrors = 0
+    /// What FFmpeg logged at `AV_LOG_ERROR` while probing the input, until the first read
+    /// past the packets probing read ahead (see ``InputDamage``).
+    private var probeError: String?
     private var rejectedSincePicture = 0
     private var lastPictureEnd: Int64?
     private var lastPTS: Int64?
@@ -151,7 +154,9 @@ public final class VideoFileDecoder {
             if error.isNotFound { throw .inputNotFound(path: path) }
             throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)")
         }
-        let found = avformat_find_stream_info(input.pointer, nil)
+        let context = input.pointer
+        let (found, probeLogged) = FFmpegLog.lastError { avformat_find_stream_info(context, nil) }
+        probeError = probeLogged.map(FFmpegError.sentence)
         if found == InputPipe.averrorExit { throw .interrupted(path: path) }
         if found < 0 {
             throw .badInput(path: path, field: "container",
@@ -287,13 +292,21 @@ public final class VideoFileDecoder {
             pts = f.best_effort_timestamp
             damage.pictureRetimed()
         }
-        if let p = pts, let last = lastPTS, damage.isRunOpen { damage.picturesMissing(missingPictures(from: last, to: p)) }
+        if let p = pts, let last = lastPTS, damage.isRunOpen {
+            damage.picturesMissing(missingPictures(from: last, to: p), afterSeconds: inputSeconds(last))
+        }
         if let pts { lastPTS = pts }
         let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
                                      decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
                                      index: picturesDecoded)
         picturesDecoded += 1
         return picture
+    }
+
+    /// `ticks` of the stream's time base as seconds from the stream's start (input time).
+    private func inputSeconds(_ ticks: Int64) -> Double {
+        let start = stream.pointee.start_time == segrec_av_nopts_value() ? 0 : stream.pointee.start_time
+        return Double(ticks - start) * Double(timeBase.num) / Double(timeBase.den)
     }
 
     /// Pictures missing between two presented at `last` and `next` (time-base ticks) at the
@@ -351,6 +364,7 @@ public final class VideoFileDecoder {
         // What the demuxer logged as an error or failed with while reading up to the next
         // video packet: it skipped unreadable data there (see ``InputDamage``).
         var skipped: String?
+        let positionBefore = probeError == nil ? nil : input.pointer.pointee.pb.map { avio_tell($0) }
         while true {
             if readingStopped || stopRequest?.isRequested == true {
                 wasInterrupted = true
@@ -401,16 +415,26 @@ public final class VideoFileDecoder {
             let p = packet.pointer.pointee
             if p.pos >= 0 { lastPictureEnd = p.pos + Int64(p.size) }
             let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
-            lastPacketSeconds = time == segrec_av_nopts_value() ? nil
-                : Double(time - (stream.pointee.start_time == segrec_av_nopts_value() ? 0 : stream.pointee.start_time))
-                    * Double(timeBase.num) / Double(timeBase.den)
+            lastPacketSeconds = time == segrec_av_nopts_value() ? nil : inputSeconds(time)
             packetsDemuxed += 1
             pendingPacketCorrupt = corrupt
             if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
             if let skipped {
                 report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped))
             }
-            if !corrupt && skipped == nil { report(damage.packetClean(index: packetsDemuxed - 1)) }
+            var probed = false
+            if let probeError {
+                // Read ahead by probing (the input's position did not move), or the first
+                // packet past them, which ends the window.
+                if let before = positionBefore, input.pointer.pointee.pb.map({ avio_tell($0) }) == before {
+                    probed = true
+                    report(damage.packetReadWhileProbing(index: packetsDemuxed - 1, seconds: lastPacketSeconds,
+                                                         logged: probeError))
+                } else {
+                    self.probeError = nil
+                }
+            }
+            if !corrupt && skipped == nil && !probed { report(damage.packetClean(index: packetsDemuxed - 1)) }
             return true
         }
     }

@@ -61,7 +61,45 @@ struct DemuxerSkippedDataTests {
         let damage = m.warnings.filter { $0.contains("input damaged") }
         #expect(damage.count == 1, "\(m.warnings)")
         #expect(damage.first?.contains("\(150 - reference) pictures lost") == true, "\(damage)")
-        #expect(damage.first?.contains("the demuxer skipped unreadable data (") == true, "\(damage)")
+        #expect(damage.first?.contains("the demuxer reported unreadable data (") == true, "\(damage)")
+        #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
+    }
+
+    /// The same damage in other containers, where it shows differently: FLV's demuxer
+    /// logs `Packet mismatch` while probing reads ahead (before any packet is read), MP4
+    /// keeps the zeroed samples (the decoder rejects them, and their pictures are also
+    /// missing from the timestamps: counted once, not twice), MPEG-PS and NUT resync.
+    @Test("the lost pictures are counted once in every container: received = 150",
+          arguments: [("flv", "libx264", 8, true), ("flv", "libx264", 8, false), ("mp4", "libx264", 0, true),
+                      ("mpeg", "mpeg2video", 8, true), ("nut", "libx264", 8, true), ("nut", "libx264", 8, false)])
+    func lostPicturesCountedOnce(format: String, codec: String, offset: Int, zeroed: Bool) async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let clip = dir.appendingPathComponent("clip." + format)
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", codec,
+                      "-g", "1", "-f", format, clip.path])
+        let positions = try Self.packetPositions(clip)
+        try #require(positions.count == 150, "ffprobe lists \(positions.count) packets")
+        let at = positions[75] - offset
+        var data = try Data(contentsOf: clip)
+        if zeroed {
+            data.replaceSubrange(at..<(at + 20_000), with: Data(count: 20_000))
+        } else {
+            data.removeSubrange(at..<(at + 20_000))
+        }
+        let url = dir.appendingPathComponent("damaged." + format)
+        try data.write(to: url)
+        let reference = try T.decodedFrameCount(url)
+        try #require(reference > 100 && reference < 150, "the damage loses some pictures: ffprobe decodes \(reference)")
+
+        let (code, out, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.written == reference, "ffprobe decodes \(reference)")
+        #expect(m.frames.received == 150, "\(m.frames)")
+        #expect(m.frames.dropped == 150 - reference && m.frames.droppedReasons["corrupt"] == 150 - reference, "\(m.frames)")
+        let damage = m.warnings.filter { $0.contains("input damaged") }
+        #expect(damage.count == 1, "\(m.warnings)")
+        #expect(damage.first?.contains("\(150 - reference) pictures lost") == true, "\(damage)")
         #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
     }
 
