@@ -18,7 +18,9 @@ struct InputDamage {
     private(set) var corruptPackets = 0
     /// Pictures lost: per run of damage, the larger of the packets the decoder rejected
     /// and the pictures missing from the timestamps (the same lost picture shows as both, in
-    /// either order, so they are not added); never decreases.
+    /// either order, so they are not added), plus the declared pictures a container never
+    /// delivered (``declaredPicturesMissing(_:declared:delivered:atPacket:bytesAfterLastPacket:)``);
+    /// never decreases.
     var droppedPictures: Int { lostInClosedRuns + (run?.lost ?? 0) }
     private var lostInClosedRuns = 0
     /// Pictures the decoder output with concealed errors.
@@ -35,11 +37,11 @@ struct InputDamage {
     private struct Run {
         var firstPacket: Int64, lastPacket: Int64
         var firstSeconds: Double?
-        var corrupt = 0, rejected = 0, missing = 0, concealed = 0, retimed = 0, skips = 0
+        var corrupt = 0, rejected = 0, missing = 0, undelivered = 0, concealed = 0, retimed = 0, skips = 0
         var causes: [String] = []
         var firstGapSeconds: Double?
         /// Pictures lost in this run (see ``InputDamage/droppedPictures``).
-        var lost: Int { max(rejected, missing) }
+        var lost: Int { max(rejected, missing) + undelivered }
     }
     private var run: Run?
 
@@ -99,6 +101,24 @@ struct InputDamage {
         guard count > 0, run != nil else { return }
         if run!.missing == 0 { run!.firstGapSeconds = afterSeconds }
         run!.missing += count
+        picturesMissingFromTimestamps += count
+    }
+
+    /// Pictures counted from gaps in the timestamps, over all runs.
+    private(set) var picturesMissingFromTimestamps = 0
+
+    /// At the end of the input: the container declares `declared` frames, `delivered`
+    /// packets came, and the file goes on `bytesAfterLastPacket` bytes after the last one
+    /// (not cut short), so `count` pictures were lost inside it without a word from the
+    /// demuxer. Counted as lost in a run at packet `index`; returns the warning of a run
+    /// this one ends.
+    mutating func declaredPicturesMissing(_ count: Int, declared: Int, delivered: Int, atPacket index: Int64,
+                                          bytesAfterLastPacket: Int64) -> String? {
+        guard count > 0 else { return nil }
+        let ended = extend(at: index, seconds: nil)
+        run!.undelivered += count
+        note("the container declares \(declared) frames and delivered \(delivered), though the file goes on \(bytesAfterLastPacket) bytes after its last packet (not cut short): the demuxer skipped damaged data without a word")
+        return ended
     }
 
     /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
@@ -148,6 +168,7 @@ struct InputDamage {
             let after = open.firstGapSeconds.map { String(format: " (the first after input time %.3f s)", $0) } ?? ""
             parts.append(count(open.missing, "picture") + " missing from the timestamps" + after)
         }
+        if open.undelivered > 0 { parts.append(count(open.undelivered, "declared picture") + " never delivered") }
         if open.skips > 1 { parts.append("\(open.skips) reads that reported unreadable data") }
         if open.retimed > 0 {
             parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")

@@ -383,7 +383,7 @@ public final class VideoFileDecoder {
                 if isPictureStream {
                     checkWholePictures()
                 } else if let declared = declaredFrameCount, packetsDemuxed < declared {
-                    fail(field: "data", detail: "truncated: the file ends after \(packetsDemuxed) of its \(declared) frames")
+                    checkDeclaredFrames(declared)
                 }
                 flush()
                 return false
@@ -436,6 +436,27 @@ public final class VideoFileDecoder {
             }
             if !corrupt && skipped == nil && !probed { report(damage.packetClean(index: packetsDemuxed - 1)) }
             return true
+        }
+    }
+
+    /// Bytes after the last packet, after which a file that declares more frames than it
+    /// delivered was not cut short: its index or trailer follows (an AVI's `idx1`).
+    static let trailerSlack: Int64 = 64
+
+    /// At the end of a container that declares `declared` frames (`AVStream.nb_frames`)
+    /// and delivered fewer: a file cut short (its last packet reaches the end of the file)
+    /// is an error naming how many frames it kept; one whose last packet is followed by
+    /// more than ``trailerSlack`` bytes lost the rest in the middle (AVI's demuxer skips
+    /// damaged chunks without a word and renumbers the rest), and they are counted as lost
+    /// pictures like any damage, less those a gap in the timestamps already counted.
+    private func checkDeclaredFrames(_ declared: Int64) {
+        let size = input.pointer.pointee.pb.map { avio_size($0) } ?? -1
+        if let last = lastPictureEnd, size > 0, size - last > Self.trailerSlack {
+            let missing = Int(declared - packetsDemuxed) - damage.picturesMissingFromTimestamps
+            report(damage.declaredPicturesMissing(missing, declared: Int(declared), delivered: Int(packetsDemuxed),
+                                                  atPacket: packetsDemuxed, bytesAfterLastPacket: size - last))
+        } else {
+            fail(field: "data", detail: "truncated: the file ends after \(packetsDemuxed) of its \(declared) frames")
         }
     }
 

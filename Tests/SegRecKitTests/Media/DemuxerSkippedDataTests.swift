@@ -68,10 +68,14 @@ struct DemuxerSkippedDataTests {
     /// The same damage in other containers, where it shows differently: FLV's demuxer
     /// logs `Packet mismatch` while probing reads ahead (before any packet is read), MP4
     /// keeps the zeroed samples (the decoder rejects them, and their pictures are also
-    /// missing from the timestamps: counted once, not twice), MPEG-PS and NUT resync.
+    /// missing from the timestamps: counted once, not twice), MPEG-PS and NUT resync, and
+    /// AVI skips the damaged chunks without a word and renumbers the rest (only the frame
+    /// count its header declares tells; its index after the last packet shows the file
+    /// was not cut short).
     @Test("the lost pictures are counted once in every container: received = 150",
           arguments: [("flv", "libx264", 8, true), ("flv", "libx264", 8, false), ("mp4", "libx264", 0, true),
-                      ("mpeg", "mpeg2video", 8, true), ("nut", "libx264", 8, true), ("nut", "libx264", 8, false)])
+                      ("mpeg", "mpeg2video", 8, true), ("nut", "libx264", 8, true), ("nut", "libx264", 8, false),
+                      ("avi", "libx264", 8, true), ("avi", "libx264", 8, false)])
     func lostPicturesCountedOnce(format: String, codec: String, offset: Int, zeroed: Bool) async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let clip = dir.appendingPathComponent("clip." + format)
@@ -101,6 +105,26 @@ struct DemuxerSkippedDataTests {
         #expect(damage.count == 1, "\(m.warnings)")
         #expect(damage.first?.contains("\(150 - reference) pictures lost") == true, "\(damage)")
         #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
+    }
+
+    @Test("an AVI cut short is still an error naming the frames kept (exit 65)")
+    func truncatedAVIIsAnError() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let clip = dir.appendingPathComponent("clip.avi")
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
+                      "-g", "1", clip.path])
+        let data = try Data(contentsOf: clip)
+        let url = dir.appendingPathComponent("cut.avi")
+        try data.prefix(data.count * 6 / 10).write(to: url)
+        let (code, out, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 65)
+        let m = try #require(manifest)
+        #expect(m.stopReason == .error)
+        #expect(m.error?.contains("truncated: the file ends after") == true, "\(String(describing: m.error))")
+        #expect(m.error?.contains("of its 150 frames") == true, "\(String(describing: m.error))")
+        // The frames before the cut are kept and playable.
+        #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == m.frames.written)
+        #expect(m.frames.written > 80)
     }
 
     @Test("a clean 1 s jump in the timestamps is a still period, not a loss")
