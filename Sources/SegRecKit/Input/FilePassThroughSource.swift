@@ -39,6 +39,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private var discontinuityOffset: Int64 = 0
     /// The last timestamp handed out (device ticks, offset included).
     private var lastTicks: Int64?
+    /// The picture after one whose time jumped far ahead, read early to tell an isolated
+    /// damaged timestamp from a real jump (``outlierCorrected(_:pts:picture:)``), or the
+    /// error reading it gave.
+    private var peeked: Result<DecodedPicture?, any Error>?
 
     /// - Parameters:
     ///   - decoder: the opened input.
@@ -114,7 +118,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                 return nil
             }
             let picture: DecodedPicture?
-            do { picture = try decoder.nextPicture() } catch {
+            do { picture = try takePeeked() ?? decoder.nextPicture() } catch {
                 pendingError = error
                 picture = nil
             }
@@ -197,14 +201,61 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                           sessionTime: sessionTime, duration: .zero)
     }
 
+    /// The peeked picture (or its error), once; nil when none was peeked. Returns
+    /// `.some(nil)` at the end of the input.
+    private func takePeeked() throws -> DecodedPicture?? {
+        guard let taken = peeked else { return nil }
+        peeked = nil
+        return .some(try taken.get())
+    }
+
+    /// `pts · num + discontinuityOffset` (device ticks), nil on overflow.
+    private func rawTicks(_ pts: Int64) -> Int64? {
+        let (raw, overflow) = pts.multipliedReportingOverflow(by: Int64(decoder.timeBase.num))
+        let (ticks, overflow2) = raw.addingReportingOverflow(discontinuityOffset)
+        return overflow || overflow2 ? nil : ticks
+    }
+
+    /// A time that jumps more than 10 s ahead of the frame before (or does not fit in 64
+    /// bits), in a container without timestamp discontinuities, where the next picture is
+    /// back within 10 s of the frame before: an isolated damaged timestamp (one flipped bit
+    /// in an IVF frame header), not a jump. Such a picture gets the time one frame period
+    /// after the frame before (or halfway to the next, when that is sooner), with a
+    /// warning, so the frames after it are not all behind it. Nil when the time is not
+    /// such an outlier; reads the next picture early only when the time jumps that far.
+    private func outlierCorrected(_ ticks: Int64?, pts: Int64, picture: DecodedPicture) throws -> Int64? {
+        guard !decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return nil }
+        let ahead = 10 * Int64(deviceClock.timescale)
+        if let ticks, ticks <= last || ticks - last <= ahead { return nil }
+        if peeked == nil {
+            do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) }
+        }
+        guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS),
+              nextTicks > last, nextTicks - last <= ahead, let step = periodTicks(1) else { return nil }
+        let halfway = last + (nextTicks - last) / 2
+        let corrected = min(last + step, halfway)
+        guard corrected > last else { return nil }
+        let rule = corrected == last + step ? "one frame period after the frame before" : "halfway to the next frame"
+        let seconds = { (t: Int64) in String(format: "%.6f", Double(t) / Double(self.deviceClock.timescale)) }
+        remarks.append(.warning("input frame \(picture.index) has a damaged timestamp (pts \(pts), "
+                                + (ticks.map { "\(seconds($0 - last)) s after the frame before" } ?? "beyond 64-bit ticks")
+                                + "; the next frame is back at \(seconds(nextTicks)) s): given \(seconds(corrected)) s, \(rule)"))
+        return corrected
+    }
+
     /// The picture's time in device ticks (`pts · num` at timescale `den`), or a time
     /// derived from the last known one and the frame rate.
     private func deviceTicks(of picture: DecodedPicture) throws -> Int64 {
         let num = Int64(decoder.timeBase.num)
         if let pts = picture.pts {
-            let (raw, overflow) = pts.multipliedReportingOverflow(by: num)
-            let (ticks, overflow2) = raw.addingReportingOverflow(discontinuityOffset)
-            guard !overflow, !overflow2 else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
+            let raw = rawTicks(pts)
+            if let corrected = try outlierCorrected(raw, pts: pts, picture: picture) {
+                anchorTicks = corrected
+                framesSinceAnchor = 0
+                lastTicks = corrected
+                return corrected
+            }
+            guard let ticks = raw else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
             let continued = try continuingAfterDiscontinuity(ticks, picture: picture)
             anchorTicks = continued
             framesSinceAnchor = 0
