@@ -384,6 +384,10 @@ public final class VideoFileDecoder {
                     checkWholePictures()
                 } else if let declared = declaredFrameCount, packetsDemuxed < declared {
                     checkDeclaredFrames(declared)
+                } else if let skipped {
+                    // The demuxer gave up on damage (Matroska that cannot resync, "File
+                    // ended prematurely"): the rest of the input cannot be read.
+                    fail(field: "data", detail: "the input cannot be read past packet \(packetsDemuxed): libavformat ended on \"\(skipped)\" (cut short or damaged beyond resync)")
                 }
                 flush()
                 return false

@@ -107,6 +107,26 @@ struct DemuxerSkippedDataTests {
         #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
     }
 
+    @Test("Matroska/WebM cut short: exit 65 with libavformat's 'File ended prematurely', the frames before kept",
+          arguments: [("libx264", "matroska"), ("libvpx", "webm")])
+    func matroskaCutShortIsAnError(codec: String, container: String) async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let codecArguments = codec == "libvpx" ? ["-c:v", "libvpx", "-b:v", "1M"] : ["-c:v", "libx264"]
+        let clip = try Self.clip(codec: codecArguments, container: container, in: dir)
+        let data = try Data(contentsOf: clip)
+        let url = dir.appendingPathComponent("cut." + clip.pathExtension)
+        try data.prefix(data.count * 6 / 10).write(to: url)
+        let reference = try T.decodedFrameCount(url)
+        let (code, out, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 65)
+        let m = try #require(manifest)
+        #expect(m.stopReason == .error)
+        #expect(m.error?.contains("the input cannot be read past packet") == true, "\(String(describing: m.error))")
+        #expect(m.error?.contains("File ended prematurely") == true, "\(String(describing: m.error))")
+        #expect(m.frames.written == reference, "ffprobe decodes \(reference)")
+        #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == reference)
+    }
+
     @Test("an AVI cut short is still an error naming the frames kept (exit 65)")
     func truncatedAVIIsAnError() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
