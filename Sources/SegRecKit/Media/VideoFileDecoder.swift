@@ -152,7 +152,10 @@ public final class VideoFileDecoder {
         } catch {
             if error.code == InputPipe.averrorExit { throw .interrupted(path: path) }
             if error.isNotFound { throw .inputNotFound(path: path) }
-            throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)")
+            let hint = path == "-" && options.videoSize == nil
+                ? " (standard input is read as YUV4MPEG2, or as raw video with --video-size; another container needs a file or a named pipe)"
+                : ""
+            throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)\(hint)")
         }
         let context = input.pointer
         let (found, probeLogged) = FFmpegLog.lastError { avformat_find_stream_info(context, nil) }
