@@ -21,7 +21,10 @@ struct InputDamage {
     /// either order, so they are not added), plus the declared pictures a container never
     /// delivered (``declaredPicturesMissing(_:declared:delivered:atPacket:bytesAfterLastPacket:)``);
     /// never decreases.
-    var droppedPictures: Int { lostInClosedRuns + (run?.lost ?? 0) }
+    /// An open run counts only its rejected and undelivered pictures; the pictures missing
+    /// from its timestamps are settled when it closes, net of pictures that came late
+    /// (after damage a decoder can put out a picture behind ones shown after it).
+    var droppedPictures: Int { lostInClosedRuns + (run.map { $0.rejected + $0.undelivered } ?? 0) }
     private var lostInClosedRuns = 0
     /// Pictures the decoder output with concealed errors.
     private(set) var concealedPictures = 0
@@ -37,11 +40,13 @@ struct InputDamage {
     private struct Run {
         var firstPacket: Int64, lastPacket: Int64
         var firstSeconds: Double?
-        var corrupt = 0, rejected = 0, missing = 0, undelivered = 0, concealed = 0, retimed = 0, skips = 0
+        var corrupt = 0, rejected = 0, missing = 0, late = 0, undelivered = 0, concealed = 0, retimed = 0, skips = 0
         var causes: [String] = []
         var firstGapSeconds: Double?
         /// Pictures lost in this run (see ``InputDamage/droppedPictures``).
-        var lost: Int { max(rejected, missing) + undelivered }
+        var lost: Int { max(rejected, netMissing) + undelivered }
+        /// Slots missing from the timestamps less the pictures that came late to fill them.
+        var netMissing: Int { max(0, missing - late) }
     }
     private var run: Run?
 
@@ -121,6 +126,12 @@ struct InputDamage {
         return ended
     }
 
+    /// A picture of the open run that came out behind a later one (its time is below the
+    /// highest seen): it fills a slot a gap counted as missing.
+    mutating func pictureCameLate() {
+        if run != nil { run!.late += 1 }
+    }
+
     /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
     var isRunOpen: Bool { run != nil }
 
@@ -164,9 +175,9 @@ struct InputDamage {
         var parts = [count(open.corrupt, "corrupt packet")]
         parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
         parts.append(count(open.lost, "picture") + " lost (dropped: corrupt)")
-        if open.missing > 0 {
+        if open.netMissing > 0 {
             let after = open.firstGapSeconds.map { String(format: " (the first after input time %.3f s)", $0) } ?? ""
-            parts.append(count(open.missing, "picture") + " missing from the timestamps" + after)
+            parts.append(count(open.netMissing, "picture") + " missing from the timestamps" + after)
         }
         if open.undelivered > 0 { parts.append(count(open.undelivered, "declared picture") + " never delivered") }
         if open.skips > 1 { parts.append("\(open.skips) reads that reported unreadable data") }

@@ -104,6 +104,8 @@ public final class VideoFileDecoder {
     private var rejectedSincePicture = 0
     private var lastPictureEnd: Int64?
     private var lastPTS: Int64?
+    /// The highest presentation time put out so far (gaps are counted above it).
+    private var highestPTS: Int64?
     private var lastPacketSeconds: Double?
 
     /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
@@ -295,10 +297,19 @@ public final class VideoFileDecoder {
             pts = f.best_effort_timestamp
             damage.pictureRetimed()
         }
-        if let p = pts, let last = lastPTS, damage.isRunOpen {
-            damage.picturesMissing(missingPictures(from: last, to: p), afterSeconds: inputSeconds(last))
+        // Inside a run of damage: a gap above the highest time seen counts pictures missing,
+        // a picture below it came late and fills one of them.
+        if let p = pts, let high = highestPTS, damage.isRunOpen {
+            if p > high {
+                damage.picturesMissing(missingPictures(from: high, to: p), afterSeconds: inputSeconds(high))
+            } else if p < high {
+                damage.pictureCameLate()
+            }
         }
-        if let pts { lastPTS = pts }
+        if let pts {
+            lastPTS = pts
+            highestPTS = max(highestPTS ?? pts, pts)
+        }
         let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
                                      decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
                                      index: picturesDecoded)
