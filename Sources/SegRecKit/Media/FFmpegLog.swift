@@ -32,6 +32,8 @@ public enum FFmpegLog {
         var errorLines = 0
         /// The latest error line per thread (`pthread_self`), with when it was logged.
         var recentErrors: [UInt: (line: String, at: ContinuousClock.Instant)] = [:]
+        /// Error lines logged per thread while ``errorLines(loggedDuring:)`` runs there.
+        var captured: [UInt: [String]] = [:]
     }
 
     private static let state = Mutex(State())
@@ -68,16 +70,17 @@ public enum FFmpegLog {
     }
 
     /// Runs `body` (one synchronous FFmpeg call, e.g. `av_read_frame`) and returns its
-    /// result with the last line at `AV_LOG_ERROR` or worse that FFmpeg logged on the
-    /// calling thread while it ran, e.g. the matroska demuxer's `0x00 at pos 101497
-    /// (0x18c79) invalid as first byte of an EBML number` when it skips unreadable data;
-    /// nil when it logged none. Lines FFmpeg's own worker threads log are not seen.
-    static func lastError<Result>(loggedDuring body: () -> Result) -> (result: Result, error: String?) {
+    /// result with the lines at `AV_LOG_ERROR` or worse that FFmpeg logged on the calling
+    /// thread while it ran, in order and with their `[name @ 0x…]` prefix, e.g. the
+    /// matroska demuxer's `[matroska,webm @ 0x55…] 0x00 at pos 101497 (0x18c79) invalid as
+    /// first byte of an EBML number` when it skips unreadable data. Lines FFmpeg's own
+    /// worker threads log are not seen.
+    static func errorLines<Result>(loggedDuring body: () -> Result) -> (result: Result, errors: [String]) {
         let thread = UInt(truncatingIfNeeded: pthread_self())
-        state.withLock { _ = $0.recentErrors.removeValue(forKey: thread) }
+        state.withLock { $0.captured[thread] = [] }
         let result = body()
-        let error = state.withLock { $0.recentErrors.removeValue(forKey: thread)?.line }
-        return (result, error)
+        let errors = state.withLock { $0.captured.removeValue(forKey: thread) ?? [] }
+        return (result, errors)
     }
 
     /// One formatted line from FFmpeg's callback: keeps errors, hands the line to the sink.
@@ -91,6 +94,7 @@ public enum FFmpegLog {
             if isError {
                 state.errorLines += 1
                 state.recentErrors[thread] = (line, ContinuousClock.now)
+                state.captured[thread]?.append(line)
             }
             return state.sink
         }

@@ -44,11 +44,23 @@ struct InputDamage {
         var causes: [String] = []
         var firstGapSeconds: Double?
         /// Pictures lost in this run (see ``InputDamage/droppedPictures``).
-        var lost: Int { max(rejected, netMissing) + undelivered }
+        /// Whether the demuxer lost data in this run (a corrupt flag, a resync, an error
+        /// while probing).
+        var demuxerLostData = false
+        /// Whether a gap in this run's timestamps is a loss (see ``InputDamage/indexesEveryPicture``).
+        var gapsAreLosses = true
+        var lost: Int { (gapsAreLosses ? max(rejected, netMissing) : rejected) + undelivered }
         /// Slots missing from the timestamps less the pictures that came late to fill them.
         var netMissing: Int { max(0, missing - late) }
     }
     private var run: Run?
+
+    /// The container lists every picture in an index (an MP4's sample table): its
+    /// demuxer cannot swallow a picture unless it says so (a corrupt flag, an error while
+    /// reading). A run with only decoder damage then loses just the pictures the decoder
+    /// rejected, and a gap beside it is the stream's own (a still period). Elsewhere
+    /// (MPEG-PS resyncs without a word) a gap inside any run of damage is a loss.
+    var indexesEveryPicture = false
 
     /// A packet (`index` in demuxing order, `seconds` its input time) flagged corrupt by
     /// the demuxer; it is still decoded. Returns the warning of a run this one ends.
@@ -56,6 +68,8 @@ struct InputDamage {
         corruptPackets += 1
         let ended = extend(at: index, seconds: seconds)
         run!.corrupt += 1
+        run!.demuxerLostData = true
+        run!.gapsAreLosses = true
         note("packets flagged corrupt by the demuxer")
         return ended
     }
@@ -66,6 +80,8 @@ struct InputDamage {
     mutating func demuxerSkippedData(beforePacket index: Int64, seconds: Double?, logged: String) -> String? {
         let ended = extend(at: index, seconds: seconds)
         run!.skips += 1
+        run!.demuxerLostData = true
+        run!.gapsAreLosses = true
         if run!.skips == 1 { note("the demuxer reported unreadable data (\(logged))") }
         return ended
     }
@@ -75,6 +91,8 @@ struct InputDamage {
     /// extend one run. Returns the warning of a run this one ends.
     mutating func packetReadWhileProbing(index: Int64, seconds: Double?, logged: String) -> String? {
         let ended = extend(at: index, seconds: seconds)
+        run!.demuxerLostData = true
+        run!.gapsAreLosses = true
         note("FFmpeg met damage while probing the input (\(logged))")
         return ended
     }
@@ -155,6 +173,7 @@ struct InputDamage {
         var ended: String?
         if let open = run, index - open.lastPacket > Self.runGap { ended = closeRun() }
         if run == nil { run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds) }
+        run!.gapsAreLosses = !indexesEveryPicture || run!.demuxerLostData
         run!.lastPacket = max(run!.lastPacket, index)
         return ended
     }
@@ -175,7 +194,7 @@ struct InputDamage {
         var parts = [count(open.corrupt, "corrupt packet")]
         parts.append(count(open.concealed, "picture") + " decoded with concealed errors")
         parts.append(count(open.lost, "picture") + " lost (dropped: corrupt)")
-        if open.netMissing > 0 {
+        if open.gapsAreLosses, open.netMissing > 0 {
             let after = open.firstGapSeconds.map { String(format: " (the first after input time %.3f s)", $0) } ?? ""
             parts.append(count(open.netMissing, "picture") + " missing from the timestamps" + after)
         }

@@ -101,6 +101,9 @@ public final class VideoFileDecoder {
     /// What FFmpeg logged at `AV_LOG_ERROR` while probing the input, until the first read
     /// past the packets probing read ahead (see ``InputDamage``).
     private var probeError: String?
+    /// `[<demuxer name> @ `: how the demuxer's own log lines start.
+    private var demuxerLogPrefix = "[?"
+
     private var rejectedSincePicture = 0
     private var lastPictureEnd: Int64?
     private var lastPTS: Int64?
@@ -160,8 +163,10 @@ public final class VideoFileDecoder {
             throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)\(hint)")
         }
         let context = input.pointer
-        let (found, probeLogged) = FFmpegLog.lastError { avformat_find_stream_info(context, nil) }
-        probeError = probeLogged.map(FFmpegError.sentence)
+        let (found, probeLogged) = FFmpegLog.errorLines { avformat_find_stream_info(context, nil) }
+        let demuxer = "[" + String(cString: context.pointee.iformat.pointee.name) + " @ "
+        demuxerLogPrefix = demuxer
+        probeError = probeLogged.last { $0.hasPrefix(demuxer) }.map(FFmpegError.sentence)
         if found == InputPipe.averrorExit { throw .interrupted(path: path) }
         if found < 0 {
             throw .badInput(path: path, field: "container",
@@ -203,6 +208,9 @@ public final class VideoFileDecoder {
         rotationDegrees = MediaFileReader.rotation(of: video)
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
+        if let declared = declaredFrameCount {
+            damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared
+        }
         fieldOrder = VideoFieldOrder(parameters.pointee.field_order)
         let nopts = segrec_av_nopts_value()
         presentationEnd = video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
@@ -385,8 +393,9 @@ public final class VideoFileDecoder {
                 flush()
                 return false
             }
-            let (read, logged) = FFmpegLog.lastError { av_read_frame(input.pointer, packet.pointer) }
-            if let logged { skipped = FFmpegError.sentence(logged) }
+            let (read, logged) = FFmpegLog.errorLines { av_read_frame(input.pointer, packet.pointer) }
+            // The demuxer's own lines, not a parser's or decoder's (those are decoder damage).
+            if let line = logged.last(where: { $0.hasPrefix(demuxerLogPrefix) }) { skipped = FFmpegError.sentence(line) }
             if read == segrec_averror_eagain() { continue }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
                 wasInterrupted = true

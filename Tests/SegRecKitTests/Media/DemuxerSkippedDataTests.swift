@@ -176,6 +176,35 @@ struct DemuxerSkippedDataTests {
         #expect(m.frames.written > 80)
     }
 
+    /// An MP4's sample table lists every picture, so its demuxer cannot swallow one: five
+    /// zeroed samples just before a 2 s still period lose those five pictures, not the 65
+    /// frame periods of the gap (the old count, 210 received of 150). MPEG-PS, which
+    /// resyncs without a word, still counts the gap inside a run of damage.
+    @Test("damage beside a still period in an MP4: the 5 rejected pictures are lost, the still period is not")
+    func stillPeriodBesideDamageInMP4() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let clip = dir.appendingPathComponent("vfr.mp4")
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
+                      "-g", "1", "-vf", "setpts='if(gte(N,75),PTS+60,PTS)'", "-fps_mode", "vfr",
+                      "-movflags", "+faststart", clip.path])
+        let (_, text) = try T.run(T.tool("ffprobe")!, ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                       "packet=pos,size", "-of", "csv=p=0", clip.path])
+        let packets = text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",").compactMap { Int($0) } }
+        try #require(packets.count == 150 && packets.allSatisfy { $0.count == 2 }, "\(packets.count) packets")
+        var data = try Data(contentsOf: clip)
+        for packet in packets[70..<75] {
+            data.replaceSubrange(packet[1]..<(packet[1] + packet[0]), with: Data(count: packet[0]))
+        }
+        let url = dir.appendingPathComponent("damaged.mp4")
+        try data.write(to: url)
+        let reference = try T.decodedFrameCount(url)
+        try #require(reference == 145, "ffprobe decodes \(reference)")
+        let (code, _, manifest) = try await T.record(["--source", url.path])
+        #expect(code == 0)
+        let m = try #require(manifest)
+        #expect(m.frames.received == 150 && m.frames.written == 145 && m.frames.droppedReasons["corrupt"] == 5, "\(m.frames)")
+    }
+
     @Test("a clean 1 s jump in the timestamps is a still period, not a loss")
     func cleanGapIsNotALoss() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
