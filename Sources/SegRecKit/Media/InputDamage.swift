@@ -16,11 +16,11 @@
 struct InputDamage {
     /// Packets flagged corrupt by the demuxer or rejected by the decoder.
     private(set) var corruptPackets = 0
-    /// Pictures lost: per run of damage, the larger of the packets the decoder rejected
-    /// and the pictures missing from the timestamps (the same lost picture shows as both, in
-    /// either order, so they are not added), plus the declared pictures a container never
-    /// delivered (``declaredPicturesMissing(_:declared:delivered:atPacket:bytesAfterLastPacket:)``);
-    /// never decreases.
+    /// Pictures lost; never decreases. Per run of damage: the larger of the packets the
+    /// decoder rejected and the pictures missing from the timestamps (the same lost
+    /// picture shows as both, in either order, so they are not added), plus the declared
+    /// pictures a container never delivered
+    /// (``declaredPicturesMissing(_:declared:delivered:atPacket:bytesAfterLastPacket:)``).
     /// An open run counts only its rejected and undelivered pictures; the pictures missing
     /// from its timestamps are settled when it closes, net of pictures that came late
     /// (after damage a decoder can put out a picture behind ones shown after it).
@@ -31,6 +31,8 @@ struct InputDamage {
     /// Pictures the decoder put out of order after damage, given libavcodec's best-effort
     /// timestamp (as `ffmpeg` does) instead of a pts that does not advance.
     private(set) var retimedPictures = 0
+    /// Pictures counted from gaps in the timestamps, over all runs (before late ones).
+    private(set) var picturesMissingFromTimestamps = 0
     /// Runs of damage met so far.
     private(set) var runs = 0
 
@@ -43,12 +45,12 @@ struct InputDamage {
         var corrupt = 0, rejected = 0, missing = 0, late = 0, undelivered = 0, concealed = 0, retimed = 0, skips = 0
         var causes: [String] = []
         var firstGapSeconds: Double?
+        /// Whether a gap in this run's timestamps is a loss: always where the container
+        /// does not index every picture, else once the demuxer reported lost data in it
+        /// (a corrupt flag, a resync, an error while probing; see
+        /// ``InputDamage/indexesEveryPicture``).
+        var gapsAreLosses: Bool
         /// Pictures lost in this run (see ``InputDamage/droppedPictures``).
-        /// Whether the demuxer lost data in this run (a corrupt flag, a resync, an error
-        /// while probing).
-        var demuxerLostData = false
-        /// Whether a gap in this run's timestamps is a loss (see ``InputDamage/indexesEveryPicture``).
-        var gapsAreLosses = true
         var lost: Int { (gapsAreLosses ? max(rejected, netMissing) : rejected) + undelivered }
         /// Slots missing from the timestamps less the pictures that came late to fill them.
         var netMissing: Int { max(0, missing - late) }
@@ -68,7 +70,6 @@ struct InputDamage {
         corruptPackets += 1
         let ended = extend(at: index, seconds: seconds)
         run!.corrupt += 1
-        run!.demuxerLostData = true
         run!.gapsAreLosses = true
         note("packets flagged corrupt by the demuxer")
         return ended
@@ -80,7 +81,6 @@ struct InputDamage {
     mutating func demuxerSkippedData(beforePacket index: Int64, seconds: Double?, logged: String) -> String? {
         let ended = extend(at: index, seconds: seconds)
         run!.skips += 1
-        run!.demuxerLostData = true
         run!.gapsAreLosses = true
         if run!.skips == 1 { note("the demuxer reported unreadable data (\(logged))") }
         return ended
@@ -91,7 +91,6 @@ struct InputDamage {
     /// extend one run. Returns the warning of a run this one ends.
     mutating func packetReadWhileProbing(index: Int64, seconds: Double?, logged: String) -> String? {
         let ended = extend(at: index, seconds: seconds)
-        run!.demuxerLostData = true
         run!.gapsAreLosses = true
         note("FFmpeg met damage while probing the input (\(logged))")
         return ended
@@ -126,9 +125,6 @@ struct InputDamage {
         run!.missing += count
         picturesMissingFromTimestamps += count
     }
-
-    /// Pictures counted from gaps in the timestamps, over all runs.
-    private(set) var picturesMissingFromTimestamps = 0
 
     /// At the end of the input: the container declares `declared` frames, `delivered`
     /// packets came, and the file goes on `bytesAfterLastPacket` bytes after the last one
@@ -172,8 +168,9 @@ struct InputDamage {
     private mutating func extend(at index: Int64, seconds: Double?) -> String? {
         var ended: String?
         if let open = run, index - open.lastPacket > Self.runGap { ended = closeRun() }
-        if run == nil { run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds) }
-        run!.gapsAreLosses = !indexesEveryPicture || run!.demuxerLostData
+        if run == nil {
+            run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds, gapsAreLosses: !indexesEveryPicture)
+        }
         run!.lastPacket = max(run!.lastPacket, index)
         return ended
     }
