@@ -209,6 +209,16 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         return .some(try taken.get())
     }
 
+    /// How far ahead of the frame before a time may jump before it is a discontinuity
+    /// (MPEG-TS, HLS) or, elsewhere, checked as a damaged timestamp: 10 s, as ffmpeg's
+    /// `-dts_delta_threshold`.
+    static let jumpAheadSeconds: Int64 = 10
+
+    /// `ticks` on the device clock as seconds with six decimals, for warnings.
+    private func seconds(_ ticks: Int64) -> String {
+        String(format: "%.6f", Double(ticks) / Double(deviceClock.timescale))
+    }
+
     /// `pts · num + discontinuityOffset` (device ticks), nil on overflow.
     private func rawTicks(_ pts: Int64) -> Int64? {
         let (raw, overflow) = pts.multipliedReportingOverflow(by: Int64(decoder.timeBase.num))
@@ -225,7 +235,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// such an outlier; reads the next picture early only when the time jumps that far.
     private func outlierCorrected(_ ticks: Int64?, pts: Int64, picture: DecodedPicture) throws -> Int64? {
         guard !decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return nil }
-        let ahead = 10 * Int64(deviceClock.timescale)
+        let ahead = Self.jumpAheadSeconds * Int64(deviceClock.timescale)
         if let ticks, ticks <= last || ticks - last <= ahead { return nil }
         if peeked == nil {
             do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) }
@@ -236,7 +246,6 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let corrected = min(last + step, halfway)
         guard corrected > last else { return nil }
         let rule = corrected == last + step ? "one frame period after the frame before" : "halfway to the next frame"
-        let seconds = { (t: Int64) in String(format: "%.6f", Double(t) / Double(self.deviceClock.timescale)) }
         remarks.append(.warning("input frame \(picture.index) has a damaged timestamp (pts \(pts), "
                                 + (ticks.map { "\(seconds($0 - last)) s after the frame before" } ?? "beyond 64-bit ticks")
                                 + "; the next frame is back at \(seconds(nextTicks)) s): given \(seconds(corrected)) s, \(rule)"))
@@ -249,14 +258,13 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let num = Int64(decoder.timeBase.num)
         if let pts = picture.pts {
             let raw = rawTicks(pts)
+            let continued: Int64
             if let corrected = try outlierCorrected(raw, pts: pts, picture: picture) {
-                anchorTicks = corrected
-                framesSinceAnchor = 0
-                lastTicks = corrected
-                return corrected
+                continued = corrected
+            } else {
+                guard let ticks = raw else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
+                continued = try continuingAfterDiscontinuity(ticks, picture: picture)
             }
-            guard let ticks = raw else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
-            let continued = try continuingAfterDiscontinuity(ticks, picture: picture)
             anchorTicks = continued
             framesSinceAnchor = 0
             lastTicks = continued
@@ -285,7 +293,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private func continuingAfterDiscontinuity(_ ticks: Int64, picture: DecodedPicture) throws -> Int64 {
         guard decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return ticks }
         let timescale = Int64(deviceClock.timescale)
-        let back = timescale / 10, ahead = 10 * timescale
+        let back = timescale / 10, ahead = Self.jumpAheadSeconds * timescale
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
         guard overflow || delta < -back || delta > ahead else { return ticks }
         guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
@@ -293,7 +301,6 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)"))
         }
         discontinuityOffset = offset
-        let seconds = { (t: Int64) in String(format: "%.6f", Double(t) / Double(timescale)) }
         remarks.append(.warning("input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
                                 + "(a discontinuity, allowed in this container): the frames that follow continue one frame period after the last"))
         return continued

@@ -102,7 +102,7 @@ public final class VideoFileDecoder {
     /// past the packets probing read ahead (see ``InputDamage``).
     private var probeError: String?
     /// `[<demuxer name> @ `: how the demuxer's own log lines start.
-    private var demuxerLogPrefix = "[?"
+    private let demuxerLogPrefix: String
 
     private var rejectedSincePicture = 0
     private var lastPictureEnd: Int64?
