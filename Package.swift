@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 // segrec: records timestamped raw video frames into MP4 segments, one per run of
-// constant frame dimensions. See README.md and ../shared/DESIGN.md.
+// constant frame dimensions. See README.md and Docs/.
+//
+// Layers, each depending only on the ones above it (Docs/architecture.md):
+//   SegRecTime         exact time and clocks (MediaTime, convertTime); no dependencies
+//   SegRecMedia        pictures and FFmpeg: the only target that imports CFFmpeg
+//   SegRecKit          capture model, scenarios, recording, export, report
+//   SegRecCommandLine  the `segrec` command's parser and commands
+//   segrec             main
 import PackageDescription
 
 let package = Package(
@@ -11,28 +18,23 @@ let package = Package(
     ],
     targets: [
         // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil) plus a tiny
-        // C shim for the macros Swift cannot import (AVERROR(EAGAIN), AVERROR_EOF, ...).
+        // header of inline functions for the macros Swift cannot import (AVERROR(EAGAIN), ...).
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libswscale libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
-        .target(
-            name: "SegRecKit",
-            dependencies: ["CFFmpeg"]
-        ),
+        // The av_log callback: formats a va_list line in C and hands it to Swift.
+        .target(name: "CSegRecLog", dependencies: ["CFFmpeg"]),
+        .target(name: "SegRecTime"),
+        .target(name: "SegRecMedia", dependencies: ["SegRecTime", "CFFmpeg", "CSegRecLog"]),
+        .target(name: "SegRecKit", dependencies: ["SegRecTime", "SegRecMedia"]),
         // The `segrec` command's parser and commands, as a library so tests can drive them.
-        .target(
-            name: "SegRecCommandLine",
-            dependencies: ["SegRecKit"]
-        ),
-        .executableTarget(
-            name: "segrec",
-            dependencies: ["SegRecCommandLine", "SegRecKit"]
-        ),
+        .target(name: "SegRecCommandLine", dependencies: ["SegRecKit"]),
+        .executableTarget(name: "segrec", dependencies: ["SegRecCommandLine", "SegRecKit"]),
         .testTarget(
             name: "SegRecKitTests",
-            dependencies: ["SegRecKit", "SegRecCommandLine"]
+            dependencies: ["SegRecTime", "SegRecMedia", "SegRecKit", "SegRecCommandLine"]
         ),
     ],
     swiftLanguageModes: [.v6]

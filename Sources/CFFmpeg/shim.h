@@ -58,7 +58,7 @@ static inline int segrec_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_T
 /// is returned to the kernel only beyond `bytes`. Returns mallopt's result (1 = ok).
 static inline int segrec_set_trim_threshold(int bytes) { return mallopt(M_TRIM_THRESHOLD, bytes); }
 
-// --- segrec CLI helper: av_log callback support ---
+// --- av_log levels and AVIO interrupt ---
 /// AVERROR_EXIT: "immediate exit requested" (an AVIOInterruptCB returned non-zero).
 static inline int segrec_averror_exit(void) { return AVERROR_EXIT; }
 /// The av_log levels segrec sorts FFmpeg's lines by (macros Swift imports as plain ints).
@@ -67,23 +67,6 @@ static inline int segrec_av_log_error(void) { return AV_LOG_ERROR; }
 static inline int segrec_av_log_warning(void) { return AV_LOG_WARNING; }
 static inline int segrec_av_log_info(void) { return AV_LOG_INFO; }
 
-/// Defined in Swift (`@_cdecl` in SegRecKit's FFmpegLog.swift): receives each FFmpeg log
-/// line, formatted by av_log_format_line2, with its av_log level.
-void segrec_ffmpeg_log_line(int level, const char *line);
-
-/// The av_log callback segrec installs: Swift cannot take a va_list in a @convention(c)
-/// function, so this formats the line (FFmpeg's own "[context @ 0x…] " prefix included)
-/// and hands it to segrec_ffmpeg_log_line. Lines above av_log_get_level() are skipped.
-static inline void segrec_av_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
-    if (level > av_log_get_level()) return;
-    char line[1024];
-    int print_prefix = 1;
-    if (av_log_format_line2(avcl, level, fmt, vl, line, (int)sizeof line, &print_prefix) < 0) return;
-    segrec_ffmpeg_log_line(level, line);
-}
-
-/// Routes every av_log line to segrec_av_log_callback (av_log_set_callback).
-static inline void segrec_install_av_log_callback(void) { av_log_set_callback(segrec_av_log_callback); }
-// --- end segrec CLI helper ---
+// (the av_log callback itself is real C: the CSegRecLog target)
 
 #endif

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Records camera switches into real files and reads them back (libavcodec and ffprobe):
 /// frame indices (rows 0–15) and camera positions (rows 16–31), tiling, change records.

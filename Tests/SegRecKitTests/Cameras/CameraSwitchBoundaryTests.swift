@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Switch boundaries between two cameras with different clocks (DESIGN.md, "Cameras:
 /// iPhone Duo and switching"), exact to the tick, at session start 1 s and past 26.5 h.

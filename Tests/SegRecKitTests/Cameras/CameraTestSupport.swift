@@ -1,5 +1,7 @@
 import Foundation
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Scenarios and helpers for the iPhone Duo tests. Expected values are worked out
 /// independently with Python `fractions` (the arithmetic is in each test's comment), from

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Defects a cold test of the iPhone Duo support found: report labels, verify's checks of
 /// `change`/`camera`/`facing`, session events after a stop-on-change stop, input checks.

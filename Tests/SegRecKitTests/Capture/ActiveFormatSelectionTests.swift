@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The seeds' apply(): keep the active format if it supports the ratio, else the first
 /// format in the camera's list that does; an explicit activeFormat switch; exact

@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `setDynamicAspectRatio` answers with D(k) of the first frame with
 /// `D(k) ≥ convertTime(s, host → device) + L · ts / fps`. Expected values below were worked

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Every producer in Capture takes its planes from the pool it is given.
 extension CapturePixelBufferPoolTests {

@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Center Stage: process-wide enabled state and control mode (owned by a session value),
 /// per-camera active state, zoom inside the ratio.

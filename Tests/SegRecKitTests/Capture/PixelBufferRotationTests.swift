@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// NV12 quarter turns: every luma pixel and CbCr pair lands exactly where a clockwise turn
 /// puts it; a region of the turned picture equals the turned region.

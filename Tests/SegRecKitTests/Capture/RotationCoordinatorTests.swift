@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// RotationCoordinator (`videoRotationAngleForHorizonLevelCapture`), VideoRotationAngle and
 /// RotationSchedule: exact angles per camera and orientation, and the frame a change

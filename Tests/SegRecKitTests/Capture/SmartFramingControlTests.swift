@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Smart framing controls: enabledFramings by name (default none, a subset allowed, unknown
 /// names listing the supported ones), start/stop mid-session.

@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// preferredVideoStabilizationMode: default change latency per mode, support per camera,
 /// errors naming the supported modes.

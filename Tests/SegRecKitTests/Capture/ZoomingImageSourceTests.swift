@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// videoZoomFactor drawn into the picture: the centre 1/zoom scaled back, same dimensions,
 /// the frame-index stamp still readable.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// HEVC at every frame rate (issue 14, item 6). With a 1 ns track time base, libx265's
 /// reordering (up to 6 frames) gave composition offsets above 2²⁸ ticks (0.27 s) at 2–18 fps;

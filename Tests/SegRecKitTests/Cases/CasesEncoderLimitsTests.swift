@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Encoder limits (issue 14, item 2): H.264 records every even size from 2x2; HEVC every
 /// size from 16x16 (libx265's minimum) and refuses a smaller one with a named limit; no size

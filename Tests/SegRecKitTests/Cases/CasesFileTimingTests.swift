@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// File timing (issue 14, item 3): every segment's frame count, frame rate and duration read
 /// the same in MediaInfo, ffprobe and the manifest, with and without B-frames, and a still

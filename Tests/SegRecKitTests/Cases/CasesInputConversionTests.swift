@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// What is converted, and said: alpha (p12), attached pictures (p13), interlace (p10),
 /// pixel-format and bit-depth changes (case04), chroma filtered rather than point-sampled.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Damaged input is recorded past, as ffmpeg decodes it: `p01` (a TS with lost transport
 /// packets), `p15` (an HLS playlist whose size changes after damage), and the same kind of

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Every tiny size in every common pixel format decodes and converts to the right NV12
 /// picture, or is refused cleanly; the planes handed to libswscale carry FFmpeg's padding.

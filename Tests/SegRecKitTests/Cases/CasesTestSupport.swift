@@ -1,5 +1,7 @@
 import Foundation
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The failure cases of `../shared/cases/` (beside the repository) and small inputs the
 /// tests write themselves (YUV4MPEG2, raw video).

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The failure cases (`../shared/cases/`, beside the repository) used by the file-timing,
 /// encoder-limit and HEVC-rate tests, and the readers that check their outputs with

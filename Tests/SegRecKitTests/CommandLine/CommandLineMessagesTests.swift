@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 import CFFmpeg
 
 @Suite("CommandLine: usage, scenario and verify messages and exit codes")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The built binary under SIGINT / SIGTERM. Skipped when the binary is not beside the tests.
 @Suite("CommandLine: signals", .serialized, .enabled(if: CommandLineProcess.binary != nil, "segrec binary not found beside the test bundle"))

@@ -1,5 +1,7 @@
 import Foundation
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The built `segrec` binary beside the test bundle, and helpers to run it as a process.
 enum CommandLineProcess {

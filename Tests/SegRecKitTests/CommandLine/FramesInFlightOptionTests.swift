@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `record --frames-in-flight N` (issue 15): how many pictures may wait for the encoder.
 /// A bad value is a usage error before anything is created; a queue of one picture still

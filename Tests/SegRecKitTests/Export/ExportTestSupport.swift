@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Recordings to export, and ffmpeg/ffprobe read-backs of what an export wrote: every
 /// decoded frame's size and frame-index stamp (read by ``FrameIndexStamp`` from the rows

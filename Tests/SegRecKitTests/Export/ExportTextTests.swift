@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The text formats on their own: exact decimals, the HLS playlist, the ffconcat list.
 @Suite("Export text")

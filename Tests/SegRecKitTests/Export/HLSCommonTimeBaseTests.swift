@@ -2,6 +2,8 @@ import CFFmpeg
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `export --hls` of a recording whose files have different time bases (cameras at
 /// different frame rates): FFmpeg's hls demuxer reads every file's ticks in the first

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `export --hls` and `--concat` of real recordings, read back with ffmpeg and ffprobe.
 @Suite("Export recordings", .serialized)

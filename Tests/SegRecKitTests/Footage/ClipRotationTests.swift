@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The phone sample (1920x1080 stored, 90° display matrix) as the sensor image: turned
 /// upright before cropping, it matches `ffmpeg`'s autorotated decoding of the same frames.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// One damaged timestamp (a flipped bit in an IVF frame header's pts) must not take the
 /// rest of the recording with it: before, the frames after it all came "before" it and

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Streams the tests build with ffmpeg: size changes, damage, bad timestamps, odd sizes,
 /// and inputs that cannot be recorded.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Every real sample recorded with and without a scenario, checked with ffprobe and
 /// RecordingVerifier.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Real sample clips (`../shared/samples/`, beside the repository), the `ffmpeg` command to
 /// build inputs, and a way to run `segrec record` in-process.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Damage the demuxer skips whole: Matroska/WebM resync past unreadable bytes to the next
 /// cluster and log an error, and the pictures in those bytes never reach the decoder. The

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Helpers for the fragmented-file tests: box types read from bytes (tests only: the
 /// media layer never parses or writes boxes), truncated copies, ffprobe packet counts.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The media layer's input errors read and exit exactly as the recording layer's did.
 @Suite("Media: input errors")

@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 @Suite("Media: PictureScaler")
 struct MediaPictureScalerTests {

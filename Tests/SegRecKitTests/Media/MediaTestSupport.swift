@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Helpers shared by the media tests: synthetic stamped NV12 pictures, temp dirs, ffprobe.
 enum MediaTestSupport {

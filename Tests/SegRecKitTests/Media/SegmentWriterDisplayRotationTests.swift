@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Each capture angle written as a segment's display matrix reads back, in ffprobe and in
 /// our own reader, as `rotation = −angle` (FFmpeg's range): 0 → none/0, 90 → −90,

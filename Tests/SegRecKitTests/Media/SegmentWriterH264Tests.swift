@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// 10 stamped 1920x1080 NV12 frames at pts i·33_333_333 ns, finished at 333_333_330 ns.
 @Suite("Media: SegmentWriter H.264 1080p")

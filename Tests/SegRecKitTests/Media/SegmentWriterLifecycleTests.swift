@@ -2,6 +2,8 @@ import CFFmpeg
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 @Suite("Media: SegmentWriter files, misuse and errors")
 struct MediaSegmentWriterLifecycleTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The encode path without copies (issue 15): padded pool planes are handed to the encoder
 /// as they are (an `AVFrame` over them) and come back to the pool once it lets go; yuv420p

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SegRecCommandLine
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// With `cameras`, an `activeFormat` is checked against the camera streaming at the event's
 /// time, found by rehearsing the scenario's events through ``CameraSwitchingSession`` (the

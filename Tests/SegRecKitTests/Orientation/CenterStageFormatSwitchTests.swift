@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Center Stage's zoom across an `activeFormat` switch, and `peopleInFrame` as a fact about
 /// the scene (accepted on any format at any time; it acts only where Center Stage is active

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Scenario spelling details around formats and framings: the `WxH` name `segrec formats`
 /// prints for a square format, numbers echoed as written, duplicate framings.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `activeFormat` and `apply` (the seeds' `apply()`): the reconfiguration gap, the new grid,
 /// `formatChanged` segments with their own size and rate, read back with libavcodec and ffprobe.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Helpers for issue 13's tests (DESIGN.md "Orientation, formats and stabilization").
 /// Expected values are worked out independently with Python `fractions` (arithmetic in each

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// A `setDynamicAspectRatio` still pending when an `activeFormat` switch reconfigures the
 /// camera (README "Orientation, formats and stabilization"): it completes `superseded` and

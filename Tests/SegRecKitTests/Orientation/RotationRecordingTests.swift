@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Capture angles in files: each segment's display matrix is the angle at its first frame
 /// (ffprobe `rotation` = −angle), `rotationDegrees` in the manifest is the angle; later

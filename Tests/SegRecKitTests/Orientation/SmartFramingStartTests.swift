@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Smart framing started while people are already in frame recommends for them at once,
 /// instead of waiting for the next `peopleInFrame`.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Stabilization modes' change latency on the session, Center Stage and smart framing
 /// controls, zoom drawn into the picture without splitting, and the scenario errors that

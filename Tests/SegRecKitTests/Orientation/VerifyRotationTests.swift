@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `segrec verify` compares each file's display matrix (ffprobe `rotation`, counter-
 /// clockwise) with the manifest's `rotationDegrees` (clockwise): a manifest edited to

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `--stats`, `--realtime` and finishing segments in the background (issue 7). No timing
 /// assertions: only what the timings are attached to, and that files stay exact.

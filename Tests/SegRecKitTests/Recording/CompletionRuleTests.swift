@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// DESIGN.md's completion rule, end to end: the fake camera (``CaptureSession``) makes the
 /// requests, the ``SegmentMuxer`` writes real files, and the change records, boundaries and

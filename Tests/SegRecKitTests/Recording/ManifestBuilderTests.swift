@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// ManifestBuilder and ChangeAnnouncementMatcher are pure values: these tests feed them
 /// events by hand and check the manifest and decisions exactly (no files).

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `ManifestWriter.read` on hand-edited manifests: a number no field can hold is named by
 /// its key path (Foundation's decoder names none for it) instead of "not valid JSON".

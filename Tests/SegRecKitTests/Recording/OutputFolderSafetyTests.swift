@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The output folder is shared with the user's own files: segrec touches only the names it
 /// writes, removes with --force only what its previous manifest lists, never follows or

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// What the muxer does when the encoder is behind (issue 15): in real time it never waits,
 /// it drops the frame `late` (`isReadyForMoreMediaData == false`); otherwise it waits for a

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Builds the events a VideoDataOutput would deliver, from exact frame timing, so recorder
 /// tests control every order of frames and completions.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `segrec recover` on a folder as a crash leaves it: a copy taken while the recording
 /// runs (journal + fragmented .partial), recovered, verified and read back.

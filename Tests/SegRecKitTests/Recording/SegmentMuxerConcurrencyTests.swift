@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// The muxer's async API from the places an app would call it: a `Task`, and two
 /// recordings at once with `async let`. Every file is read back.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 @testable import SegRecCommandLine
 
 /// The manifest's `events` (DESIGN.md "Manifest": in session order) and what the recording

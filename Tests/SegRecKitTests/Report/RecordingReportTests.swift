@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// `segrec report`: the timeline's layout, the page's bars and players, the posters.
 @Suite("Report", .serialized)

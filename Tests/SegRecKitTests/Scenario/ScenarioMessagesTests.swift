@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 @Suite("Scenario: duplicate keys, 32-bit rates, excerpts, many events")
 struct ScenarioMessagesTests {

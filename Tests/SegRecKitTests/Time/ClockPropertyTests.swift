@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// SplitMix64: a small seeded generator so property checks are reproducible.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,5 +1,7 @@
 import Testing
 @testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
 
 /// Conversions worked out by hand as exact fractions (and cross-checked with Python's
 /// `fractions.Fraction`), each asserting the exact tick value.

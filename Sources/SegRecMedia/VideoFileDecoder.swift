@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SegRecTime
 
 /// Opens anything libavformat demuxes and libavcodec decodes (MP4/MOV, Matroska/WebM, IVF,
 /// MPEG-TS, HLS playlists, Annex B H.264, YUV4MPEG2, raw video, standard input, named

@@ -1,3 +1,4 @@
+import SegRecTime
 extension MediaTime {
     /// This time as an integer number of ticks at `timescale`, only if that is exact
     /// (no rounding) and fits in Int64; otherwise nil. Used for FFmpeg pts, which must be

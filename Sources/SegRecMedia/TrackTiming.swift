@@ -1,3 +1,4 @@
+import SegRecTime
 /// How a segment file's video track keeps time: its timescale (the `mdhd` timescale,
 /// `AVStream.time_base = 1/timescale`), how session times become track ticks, and the
 /// longest one sample may last.

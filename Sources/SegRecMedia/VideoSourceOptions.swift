@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SegRecTime
 
 /// How to open a footage source: what FFmpeg's `-f rawvideo -video_size … -pixel_format …
 /// -framerate …` input options say, for inputs that carry no header.

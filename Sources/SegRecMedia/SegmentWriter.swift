@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SegRecTime
 
 /// Writes one MP4 file holding one video stream, encoded from timestamped 4:2:0 pictures
 /// (NV12 or yuv420p ``PixelBuffer``s): segrec's analog of an `AVAssetWriter` with one

@@ -4,12 +4,12 @@
 /// reach 10^37; the product of two such numbers needs 256 bits. This uses the standard
 /// library's `multipliedFullWidth(by:)` and `dividingFullWidth(_:)` on `UInt128`, so no
 /// floating point and no intermediate wrap is ever involved.
-enum ExactArithmetic {
+package enum ExactArithmetic {
     /// `round(a · b / c)` rounded once with `rounding`.
     ///
     /// - Returns: the rounded quotient, or `nil` when it does not fit in `Int128`.
     /// - Precondition: `c != 0`.
-    static func multiplyDivide(_ a: Int128, _ b: Int128, _ c: Int128,
+    package static func multiplyDivide(_ a: Int128, _ b: Int128, _ c: Int128,
                                rounding: RoundingMethod) -> Int128? {
         precondition(c != 0, "division by zero")
         if a == 0 || b == 0 { return 0 }
@@ -24,7 +24,7 @@ enum ExactArithmetic {
     }
 
     /// `round(n / d)` rounded once with `rounding`. Precondition: `d != 0`.
-    static func divide(_ n: Int128, _ d: Int128, rounding: RoundingMethod) -> Int128? {
+    package static func divide(_ n: Int128, _ d: Int128, rounding: RoundingMethod) -> Int128? {
         multiplyDivide(n, 1, d, rounding: rounding)
     }
 
@@ -54,19 +54,19 @@ enum ExactArithmetic {
     }
 
     /// `a · b`, or `nil` on `Int128` overflow.
-    static func multiply(_ a: Int128, _ b: Int128) -> Int128? {
+    package static func multiply(_ a: Int128, _ b: Int128) -> Int128? {
         let (result, overflow) = a.multipliedReportingOverflow(by: b)
         return overflow ? nil : result
     }
 
     /// `a + b`, or `nil` on `Int128` overflow.
-    static func add(_ a: Int128, _ b: Int128) -> Int128? {
+    package static func add(_ a: Int128, _ b: Int128) -> Int128? {
         let (result, overflow) = a.addingReportingOverflow(b)
         return overflow ? nil : result
     }
 
     /// Greatest common divisor of the magnitudes (gcd(0, 0) == 0).
-    static func gcd(_ a: Int128, _ b: Int128) -> Int128 {
+    package static func gcd(_ a: Int128, _ b: Int128) -> Int128 {
         var x = a.magnitude, y = b.magnitude
         while y != 0 { (x, y) = (y, x % y) }
         return Int128(x)

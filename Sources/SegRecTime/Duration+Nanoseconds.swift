@@ -1,6 +1,6 @@
 extension Duration {
     /// The duration in whole nanoseconds (truncated; saturating for absurd values).
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

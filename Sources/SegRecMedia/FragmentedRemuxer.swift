@@ -1,4 +1,5 @@
 import CFFmpeg
+import SegRecTime
 
 /// Remuxes one finished segment MP4 into the two files an HLS fMP4 rendition needs: an
 /// initialization section (`ftyp` + `moov` with an empty sample table) and one media
@@ -17,22 +18,22 @@ import CFFmpeg
 ///   file's last decode times, so its leading dts are raised to one tick after
 ///   `decodeFloor` (still ≤ their pts). The time base is refined to at least 90 kHz
 ///   (an exact integer multiple) so there are ticks to spare.
-enum FragmentedRemuxer {
+package enum FragmentedRemuxer {
     /// What ``remux(input:initOutput:mediaOutput:offset:end:decodeFloor:)`` wrote.
-    struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// Packets (frames) copied.
-        let packets: Int
+        package let packets: Int
         /// Bytes of the initialization section and of the media segment.
-        let initBytes: Int64, mediaBytes: Int64
+        package let initBytes: Int64, mediaBytes: Int64
         /// The sample entry written, e.g. `avc3`.
         let codecTag: String
         /// Decode time of the last packet written (pass it as the next file's `decodeFloor`).
-        let lastDecodeTime: MediaTime
+        package let lastDecodeTime: MediaTime
     }
 
     /// The libavcodec name of the first video stream's codec (`h264`, `hevc`, …).
     /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream.
-    static func codecName(path: String) throws(FFmpegError) -> String {
+    package static func codecName(path: String) throws(FFmpegError) -> String {
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let stream = try FaststartRemuxer.videoStream(of: source, path: path)
@@ -62,7 +63,7 @@ enum FragmentedRemuxer {
     ///     ticks in the first initialization section's time base. Input ticks are rescaled
     ///     once (`av_rescale_q`-like, half away from zero): exact when `den` is a multiple
     ///     of the input's.
-    static func remux(input: String, initOutput: String, mediaOutput: String?,
+    package static func remux(input: String, initOutput: String, mediaOutput: String?,
                       offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
                       timeBase commonTimeBase: AVRational? = nil) throws -> Result {
         FFmpegLog.silence()
@@ -161,7 +162,7 @@ enum FragmentedRemuxer {
 
     /// The time base of `path`'s first video stream.
     /// - Throws: ``FFmpegError`` when the file cannot be opened or has no video stream.
-    static func timeBase(path: String) throws(FFmpegError) -> AVRational {
+    package static func timeBase(path: String) throws(FFmpegError) -> AVRational {
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
         return try FaststartRemuxer.videoStream(of: source, path: path).pointee.time_base
@@ -174,7 +175,7 @@ enum FragmentedRemuxer {
     /// from zero; decode times are then kept increasing by the decode floor, and a file
     /// whose frames are closer than one tick is refused with `AVERROR_INVALIDDATA`).
     /// Returns the time base and whether it is exact for every file.
-    static func commonTimeBase(of timeBases: [AVRational]) -> (timeBase: AVRational, exact: Bool) {
+    package static func commonTimeBase(of timeBases: [AVRational]) -> (timeBase: AVRational, exact: Bool) {
         let fallback = (AVRational(num: 1, den: 90000), false)
         var lcm: Int128 = 1
         for t in timeBases {

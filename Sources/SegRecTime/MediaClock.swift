@@ -68,7 +68,7 @@ public struct MediaClock: Sendable, Hashable, Codable {
 
     /// `round(x · 10^scale)` half away from zero, taken from `x`'s shortest decimal text so
     /// that 12.5 s is exactly 12_500_000_000 ns and 0.1 ppm exactly 100 ppb.
-    static func roundDecimal(_ x: Double, scale: Int) -> Int64 {
+    package static func roundDecimal(_ x: Double, scale: Int) -> Int64 {
         var text = "\(x.magnitude)"
         var exponent = 0
         if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {

@@ -1,3 +1,4 @@
+import SegRecTime
 extension VideoFileDecoder {
     /// The highest rate taken as a camera's capture rate: 240 fps.
     public static let largestNominalFrameRate = try! FrameRate(240)

@@ -1,6 +1,7 @@
-import Foundation
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import SegRecTime
 #endif
 
 /// Misuse of a ``SegmentWriter`` or a problem with its files that is not an FFmpeg call

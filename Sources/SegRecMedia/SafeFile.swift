@@ -14,7 +14,7 @@ import Glibc
 /// - Put in place under its final name with `link(2)` + `unlink(2)`: `link` fails with
 ///   EEXIST when anything (a file, a symbolic link) has the final name, so no file is ever
 ///   replaced and no link at the final name is ever followed.
-enum SafeFile {
+package enum SafeFile {
     /// Creates `path` exclusively for writing and returns its descriptor.
     /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when anything (a file, a
     ///   directory, a symbolic link) has that name; ``FFmpegError`` with call `"open"` and
@@ -53,7 +53,7 @@ enum SafeFile {
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` when `to` exists (also a symbolic
     ///   link); ``SegmentWriterError/renameFailed(from:to:reason:)`` for any other failure
     ///   (`from` is then left in place).
-    static func moveNoReplace(from: String, to: String) throws(SegmentWriterError) {
+    package static func moveNoReplace(from: String, to: String) throws(SegmentWriterError) {
         guard link(from, to) == 0 else {
             let code = errno
             if code == EEXIST { throw SegmentWriterError.fileExists(path: to) }
@@ -64,10 +64,10 @@ enum SafeFile {
 
     /// `unlink(2)`, ignoring a missing file. Returns whether a file was removed.
     @discardableResult
-    static func remove(path: String) -> Bool { unlink(path) == 0 }
+    package static func remove(path: String) -> Bool { unlink(path) == 0 }
 
     /// Whether anything has the name `path` (`lstat(2)`: a dangling symbolic link counts).
-    static func exists(path: String) -> Bool {
+    package static func exists(path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }

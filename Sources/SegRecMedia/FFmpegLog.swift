@@ -1,4 +1,5 @@
 import CFFmpeg
+import CSegRecLog
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+import SegRecTime
 /// The video codec of a segment, and the libavcodec encoder that produces it.
 public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     /// H.264 / AVC, encoded by `libx264`, tagged `avc1`.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SegRecTime
 
 /// What ``SegmentRecovery/recover(partial:to:)`` wrote.
 public struct RecoveredSegment: Sendable, Hashable {
