@@ -29,9 +29,11 @@ public enum SegRecCommand {
         """
 
     /// Runs `segrec` with `arguments` (without the program name) and returns the exit code.
-    public static func main(_ arguments: [String]) async -> Int32 {
+    /// - Parameter stopRequest: the flag that stops a recording cleanly; `main` passes the
+    ///   one its SIGINT/SIGTERM handler sets (``RecordingStopRequest/process``).
+    public static func main(_ arguments: [String], stopRequest: RecordingStopRequest = .process) async -> Int32 {
         do {
-            try await run(arguments)
+            try await run(arguments, stopRequest: stopRequest)
             return ExitCode.success.rawValue
         } catch let error as CommandLineError {
             Terminal.printError(error.message)
@@ -48,14 +50,14 @@ public enum SegRecCommand {
         }
     }
 
-    static func run(_ arguments: [String]) async throws {
+    static func run(_ arguments: [String], stopRequest: RecordingStopRequest) async throws {
         guard let subcommand = arguments.first else {
             print(overview)
             throw CommandLineError("missing subcommand; use record, verify, recover, formats, export or report", exitCode: .usage)
         }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
-        case "record": try await RecordCommand.run(rest)
+        case "record": try await RecordCommand.run(rest, stopRequest: stopRequest)
         case "verify": try VerifyCommand.run(rest)
         case "recover": try RecoverCommand.run(rest)
         case "formats": try FormatsCommand.run(rest)

@@ -25,29 +25,4 @@ extension RecordCommand {
     /// The largest `--frames-in-flight`: 240 pictures, 4 s at 60 fps (about 1.3 GB of
     /// 1920x1920 NV12 pictures if every one waits).
     static let maximumFramesInFlight = 240
-
-    /// `source` and `configuration` with `--realtime` (a ``RealtimePacer`` around the
-    /// source) and `--stats` (statistics in the configuration, and the file to write them
-    /// to) applied.
-    /// - Parameter expectedFrames: capacity to reserve for per-frame timings.
-    /// - Throws: a `--stats` path whose folder does not exist (73).
-    static func applyBenchmarkOptions(_ parsed: ParsedArguments, source: any CaptureOutputEventSource,
-                                      configuration: SegmentMuxer.Configuration, expectedFrames: Int = 0)
-        throws -> (any CaptureOutputEventSource, SegmentMuxer.Configuration, URL?) {
-        let paced: any CaptureOutputEventSource = parsed.flag("realtime") ? RealtimePacer(wrapping: source) : source
-        var configuration = configuration
-        // Real time never waits for the encoder: a frame that finds the writer queue full is dropped late.
-        configuration.dropsFramesWhenBehind = parsed.flag("realtime")
-        var statisticsURL: URL?
-        if let path = parsed.value("stats") {
-            let url = URL(fileURLWithPath: path)
-            let folder = url.deletingLastPathComponent()
-            guard FileManager.default.fileExists(atPath: folder.path) else {
-                throw CommandLineError("\(path): --stats: folder \(folder.path) does not exist", exitCode: .cannotCreate)
-            }
-            configuration.statistics = RecordingStatistics(expectedFrames: expectedFrames)
-            statisticsURL = url
-        }
-        return (paced, configuration, statisticsURL)
-    }
 }

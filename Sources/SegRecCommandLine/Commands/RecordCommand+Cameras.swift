@@ -1,9 +1,8 @@
 import Foundation
 import SegRecKit
 
-/// `segrec record --scenario FILE` with a `cameras` scenario (iPhone Duo): the session
-/// switches cameras by posture; `--source PATH` feeds every camera, `--camera-source ID=PATH`
-/// one camera; `--mirror` flips buffers.
+/// `record`'s camera options: `--mirror` flips buffers; with a `cameras` scenario (iPhone
+/// Duo) `--source PATH` feeds every camera, `--camera-source ID=PATH` one camera.
 extension RecordCommand {
     static let cameraOptions: [OptionSpec] = [
         .option("mirror", "MODE", help: "Flip buffers left-right (isVideoMirrored): off (default), on, or auto (while the streaming camera faces the user).",
@@ -17,81 +16,15 @@ extension RecordCommand {
         parsed.value("mirror").flatMap(MirrorMode.init(rawValue:)) ?? .off
     }
 
-    /// The scenario given with `--scenario` when it has `cameras`, else nil.
-    /// - Throws: the scenario's errors (65), a missing file (66).
-    static func camerasScenario(_ parsed: ParsedArguments) throws -> Scenario? {
-        guard let path = parsed.value("scenario") else { return nil }
-        let scenario = try loadScenario(path)
-        return scenario.cameras == nil ? nil : scenario
-    }
-
-    /// The session and muxer configuration for a cameras scenario.
-    /// - Throws: usage errors (64) for a `--camera-source` without `=`, for an unknown camera
-    ///   id (naming the ids), for a camera id given twice, or for raw-video options; scenario errors (65); footage errors.
-    static func camerasSource(_ parsed: ParsedArguments, scenario: Scenario, source: String, mode: RecordingMode,
-                              outputURL: URL, pool: PixelBufferPool) throws -> (CameraSwitchingSession, SegmentMuxer.Configuration) {
-        let file = parsed.value("scenario") ?? scenario.name
-        let options = try sourceOptions(parsed, source: source)
-        let cameras = scenario.cameras ?? []
-        var clips: [String: String] = [:]
-        for item in parsed.values("camera-source") {
+    /// `--camera-source ID=PATH`, each checked for its shape; whether the ids are the
+    /// scenario's cameras is ``RecordingSession``'s to say.
+    /// - Throws: a usage error (64) for an item without `=`, an id or a path.
+    static func cameraClips(_ parsed: ParsedArguments) throws -> [RecordingRequest.CameraClip] {
+        try parsed.values("camera-source").map { item in
             guard let equals = item.firstIndex(of: "="), equals != item.startIndex, item.index(after: equals) != item.endIndex else {
                 throw CommandLineError("record: --camera-source: '\(Excerpt.of(item))' is not ID=PATH, e.g. inner=clip.mp4", exitCode: .usage)
             }
-            let id = String(item[..<equals]), path = String(item[item.index(after: equals)...])
-            guard cameras.contains(where: { $0.id == id }) else {
-                throw CommandLineError("record: --camera-source: \(file) has no camera '\(Excerpt.of(id))'; allowed: \(cameras.map(\.id).joined(separator: ", "))", exitCode: .usage)
-            }
-            guard clips[id] == nil else {
-                throw CommandLineError("record: --camera-source: camera '\(Excerpt.of(id))' is given twice; give each camera id once", exitCode: .usage)
-            }
-            clips[id] = path
+            return RecordingRequest.CameraClip(camera: String(item[..<equals]), path: String(item[item.index(after: equals)...]))
         }
-        let stdinReaders = cameras.filter { (clips[$0.id] ?? source) == "-" }.map(\.id)
-        if stdinReaders.count > 1 {
-            throw CommandLineError("record: standard input can feed one camera only, but cameras \(stdinReaders.joined(separator: ", ")) would read it; give the others a clip with --camera-source ID=PATH", exitCode: .usage)
-        }
-        let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
-        var sources: [any SensorImageSource] = []
-        var notes: [String] = []
-        for (position, camera) in cameras.enumerated() {
-            let path = clips[camera.id] ?? (source == "synthetic" ? nil : source)
-            guard let path else {
-                sources.append(SyntheticSensor(pixelBufferPool: pool, pattern: position + 1))
-                continue
-            }
-            let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
-            let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
-                                               appliesDisplayRotation: true) {
-                try VideoFileDecoder(path: path, options: options, pixelBufferPool: pool, stopRequest: .process)
-            }
-            sources.append(sensor)
-            notes += clipNotes(sensor, sensorImage: "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
-                               camera: camera.id)
-        }
-        let mirror = mirrorMode(parsed)
-        if mirror != .off {
-            notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
-        }
-        let stamp = parsed.flag("stamp-frame-index") || sources.contains { $0.stampsFrameIndex }
-        let session: CameraSwitchingSession
-        do {
-            session = try CameraSwitchingSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
-                                                 mirrorMode: mirror, pixelBufferPool: pool)
-        } catch {
-            throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
-                                allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
-        }
-        let settings = try encoderSettings(parsed, frameRate: session.streamingDevice.frameRate)
-        try checkNotInterrupted()
-        let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-        var configuration = SegmentMuxer.Configuration(
-            output: output, settings: settings, policy: SplitPolicy(mode),
-            devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
-            frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
-        configuration.recordsSessionEvents = true
-        configuration.deviceControls = scenario.deviceControls
-        configuration.splitOnRotation = parsed.flag("split-on-rotation")
-        return (session, configuration)
     }
 }

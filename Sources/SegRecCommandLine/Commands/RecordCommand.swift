@@ -26,7 +26,7 @@ enum RecordCommand {
         .flag("help", help: "Show help."),
     ] + cameraOptions + benchmarkOptions
 
-    static func run(_ arguments: [String]) async throws {
+    static func run(_ arguments: [String], stopRequest: RecordingStopRequest) async throws {
         // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
         SignalHandling.armForRecording()
         let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
@@ -40,98 +40,97 @@ enum RecordCommand {
         guard parsed.positionals.isEmpty else {
             throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage)
         }
-        let sourceName = parsed.value("source") ?? "synthetic"
-        let mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
         if parsed.flag("verbose") { FFmpegLog.configure(.verbose(Terminal.printFFmpegLine)) }
+        let request = try recordingRequest(parsed)
+        let session: RecordingSession
+        do {
+            session = try RecordingSession(request, stopRequest: stopRequest)
+        } catch let error as RecordingRequestError {
+            throw commandLineError(error, parsed)
+        }
+        try await record(session, printedPath: parsed.value("output") == nil,
+                         quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+    }
+
+    /// The request `record`'s options describe: every option checked for syntax and range
+    /// here; whether they go together is ``RecordingSession``'s to say.
+    /// - Throws: usage errors (64); the scenario's errors (65), a missing scenario (66).
+    static func recordingRequest(_ parsed: ParsedArguments) throws -> RecordingRequest {
         if let output = parsed.value("output"), output.isEmpty {
             throw CommandLineError("record: --output: an empty folder name is not allowed; give a folder path, or leave --output out for a new dated folder under ./recordings", exitCode: .usage)
         }
         let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent("recordings"))
-        let interval = try fragmentInterval(parsed)
-        let queueDepth = try framesInFlight(parsed)
-        try checkRotationOption(parsed, mode: mode)
-        // One pool for the whole recording: producers take planes, the writers give them back.
-        let pool = PixelBufferPool()
-        let source: any CaptureOutputEventSource
-        let configuration: SegmentMuxer.Configuration
-        var expectedFrames = 0
-        if let scenario = try camerasScenario(parsed) {
-            (source, configuration) = try camerasSource(parsed, scenario: scenario, source: sourceName, mode: mode,
-                                                        outputURL: outputURL, pool: pool)
-        } else if sourceName == "synthetic" {
-            try checkOneCameraOptions(parsed)
-            _ = try sourceOptions(parsed, source: sourceName)
-            let scenario = try loadScenario(parsed.value("scenario"))
-            let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
-            let session = try scenarioSession(scenario, file: parsed.value("scenario")) {
-                try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
-            }
-            // The single Center Stage camera always faces the user: auto mirrors like on.
-            session.output.isVideoMirrored = mirrorMode(parsed) != .off
-            try checkNotInterrupted()
-            let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
-            var oneCamera = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),
-                                                       devices: [session.device.clock], frameIndexStamp: true,
-                                                       pixelBufferPool: pool)
-            oneCamera.deviceControls = scenario.deviceControls
-            oneCamera.splitOnRotation = parsed.flag("split-on-rotation")
-            configuration = oneCamera
-            expectedFrames = Int((try? session.frameCount()) ?? 0)
-            source = session
-        } else {
-            try checkOneCameraOptions(parsed)
-            (source, configuration) = try footageSource(parsed, source: sourceName, mode: mode, outputURL: outputURL, pool: pool)
-        }
-        var configured = configuration
-        configured.fragmentInterval = interval
-        if let queueDepth { configured.framesInFlight = queueDepth }
-        if interval == nil {
-            configured.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
-        }
-        let (paced, measured, statisticsURL) = try applyBenchmarkOptions(parsed, source: source, configuration: configured,
-                                                                         expectedFrames: expectedFrames)
-        var pipeline = RecordingPipeline(source: paced, muxer: SegmentMuxer(measured))
-        pipeline.statisticsURL = statisticsURL
-        try await record(pipeline, output: outputURL, printedPath: parsed.value("output") == nil,
-                         quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+        let sourceName = parsed.value("source") ?? "synthetic"
+        var request = RecordingRequest(output: outputURL, source: sourceName == "synthetic" ? .synthetic
+                                       : sourceName == "-" ? .standardInput : .file(sourceName))
+        request.mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
+        request.fragmentInterval = try fragmentInterval(parsed)
+        request.framesInFlight = try framesInFlight(parsed)
+        request.scenarioFile = parsed.value("scenario")
+        if let path = parsed.value("scenario") { request.scenario = try loadScenario(path) }
+        request.sourceOptions = try sourceOptions(parsed, source: sourceName)
+        request.cameraClips = try cameraClips(parsed)
+        request.encoder = try encoderSettings(parsed)
+        request.mirror = mirrorMode(parsed)
+        request.splitOnRotation = parsed.flag("split-on-rotation")
+        request.stampFrameIndex = parsed.flag("stamp-frame-index")
+        request.force = parsed.flag("force")
+        request.realtime = parsed.flag("realtime")
+        request.statisticsURL = parsed.value("stats").map { URL(fileURLWithPath: $0) }
+        return request
     }
 
-    /// `--camera-source` needs a cameras scenario; `--mirror` needs the camera model (a scenario).
-    static func checkOneCameraOptions(_ parsed: ParsedArguments) throws {
-        if !parsed.values("camera-source").isEmpty {
-            throw CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo/individual-open-close.json)", exitCode: .usage)
-        }
-        if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil,
-           let mirror = parsed.value("mirror"), mirror != "off" {
-            throw CommandLineError("record: --mirror \(mirror) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+    /// A request the session refused, in `record`'s option words.
+    static func commandLineError(_ error: RecordingRequestError, _ parsed: ParsedArguments) -> CommandLineError {
+        switch error {
+        case .cameraClipsNeedCameras:
+            return CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo/individual-open-close.json)", exitCode: .usage)
+        case .mirrorNeedsCameraModel(let mirror):
+            return CommandLineError("record: --mirror \(mirror.rawValue) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+        case .splitOnRotationNeedsSegmentMode:
+            return CommandLineError("record: --split-on-rotation applies to --mode segment; a stop-on-change movie file keeps the angle of its first frame", exitCode: .usage)
+        case .splitOnRotationNeedsCameraModel:
+            return CommandLineError("record: --split-on-rotation applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+        case .unknownCamera(let id, let scenario, let allowed):
+            return CommandLineError("record: --camera-source: \(scenario) has no camera '\(Excerpt.of(id))'; allowed: \(allowed.joined(separator: ", "))", exitCode: .usage)
+        case .cameraGivenTwice(let id):
+            return CommandLineError("record: --camera-source: camera '\(Excerpt.of(id))' is given twice; give each camera id once", exitCode: .usage)
+        case .standardInputFeedsSeveralCameras(let ids):
+            return CommandLineError("record: standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it; give the others a clip with --camera-source ID=PATH", exitCode: .usage)
+        case .statisticsFolderMissing(_, let folder):
+            return CommandLineError("\(parsed.value("stats") ?? ""): --stats: folder \(folder) does not exist", exitCode: .cannotCreate)
+        case .stoppedBeforeStart:
+            // A SIGINT/SIGTERM before the output folder exists: nothing has been written, so
+            // the command ends at once (exit 128 + the signal) instead of starting.
+            let signal = SignalHandling.stopSignal ?? SIGINT
+            return CommandLineError("record: interrupted by \(SignalHandling.name(of: signal)) before the recording started; nothing was written",
+                                    exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
         }
     }
 
-    /// `--split-on-rotation` needs the camera model and segment mode.
-    static func checkRotationOption(_ parsed: ParsedArguments, mode: RecordingMode) throws {
-        guard parsed.flag("split-on-rotation") else { return }
-        if mode != .segment {
-            throw CommandLineError("record: --split-on-rotation applies to --mode segment; a stop-on-change movie file keeps the angle of its first frame", exitCode: .usage)
-        }
-        if parsed.value("source").map({ $0 != "synthetic" }) == true, parsed.value("scenario") == nil {
-            throw CommandLineError("record: --split-on-rotation applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
-        }
-    }
-
-    /// Runs the pipeline with a live progress line on a terminal, then prints the summary.
-    static func record(_ pipeline: RecordingPipeline, output: URL, printedPath: Bool, quiet: Bool, json: Bool) async throws {
+    /// Runs the session with a live progress line on a terminal, then prints the summary.
+    static func record(_ session: RecordingSession, printedPath: Bool, quiet: Bool, json: Bool) async throws {
+        let output = session.output.url
         if printedPath && !json { print("recording into \(output.path)") }
-        let progress = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
-        var pipeline = pipeline
-        pipeline.stopRequest = RecordingStopRequest.process
+        let line = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
+        let printer: Task<Void, Never>?
+        if line.isEnabled {
+            let updates = session.progressUpdates()
+            printer = Task {
+                for await progress in updates { line.update(progress) }
+                line.finish()
+            }
+        } else {
+            printer = nil
+        }
         let manifest: RecordingManifest
         do {
-            manifest = try await pipeline.run(progress: progress.isEnabled ? progress.update : nil)
-            progress.finish()
+            manifest = try await session.run()
+            await printer?.value
         } catch {
-            progress.finish()
+            await printer?.value
             // What was kept is still described: the manifest on stdout with --json.
             if json {
                 print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self))
@@ -146,25 +145,6 @@ enum RecordCommand {
             if errors > 0 {
                 print("note: FFmpeg logged \(errors) error line\(errors == 1 ? "" : "s") (dropped; --verbose prints them)")
             }
-        }
-    }
-
-    /// Throws when a SIGINT/SIGTERM arrived before the output folder exists: nothing has
-    /// been written, so the command ends at once (exit 128 + the signal) instead of starting.
-    static func checkNotInterrupted() throws {
-        guard RecordingStopRequest.process.isRequested else { return }
-        let signal = SignalHandling.stopSignal ?? SIGINT
-        throw CommandLineError("record: interrupted by \(SignalHandling.name(of: signal)) before the recording started; nothing was written",
-                               exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
-    }
-
-    /// Builds the scenario's capture session; a value the scenario check let through but
-    /// the camera model rejects (an overflow deep in the clock arithmetic) is reported as a
-    /// scenario error naming `file` (exit 65) rather than as a bare capture error.
-    static func scenarioSession(_ scenario: Scenario, file: String?, _ make: () throws -> CaptureSession) throws -> CaptureSession {
-        do { return try make() } catch let error as CaptureError {
-            throw ScenarioError(file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
-                                allowed: "values the camera model can represent (see DESIGN.md, \"Scenario files\")")
         }
     }
 
@@ -187,17 +167,19 @@ enum RecordCommand {
         return microseconds == 0 ? nil : MediaTime(value: microseconds, timescale: 1_000_000)
     }
 
-    static func loadScenario(_ path: String?) throws -> Scenario {
-        guard let path else { return Scenario.tapToRotate }
+    /// The scenario file at `path`.
+    /// - Throws: a missing file (66); the scenario's errors (65).
+    static func loadScenario(_ path: String) throws -> Scenario {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandLineError("\(path): no such scenario file", exitCode: .noInput)
         }
         return try Scenario.load(contentsOf: URL(fileURLWithPath: path))
     }
 
-    static func encoderSettings(_ parsed: ParsedArguments, frameRate: FrameRate) throws -> EncoderSettings {
+    /// The encoder options; the frame rate is the source's (``RecordingSession`` sets it).
+    /// - Throws: usage errors (64) for values out of range.
+    static func encoderSettings(_ parsed: ParsedArguments) throws -> EncoderSettings {
         var settings = EncoderSettings()
-        settings.frameRate = frameRate
         if let codec = parsed.value("codec").flatMap(VideoCodec.init(rawValue:)) { settings.codec = codec }
         if let preset = parsed.value("preset") { settings.preset = preset }
         if let crf = parsed.value("crf") {
@@ -209,7 +191,6 @@ enum RecordCommand {
         if let threads = parsed.value("threads") {
             settings.threads = try ArgumentParser.integer(threads, option: "threads", in: 0...EncoderSettings.maximumThreads)
         }
-        try settings.validate()
         return settings
     }
 }

@@ -75,8 +75,9 @@ public struct FrameCamera: Sendable, Hashable {
 
 /// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.
 public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
-    /// The ratio requested.
-    public let aspectRatio: DynamicAspectRatio
+    /// The ratio requested; `nil` for a change an app announced without a ratio
+    /// (``PushRecorder/finishCurrentSegment(atSessionTime:)`` on dimensions no ratio crops).
+    public let aspectRatio: DynamicAspectRatio?
     /// Dimensions of frames cropped to that ratio on the active format.
     public let dimensions: VideoDimensions
     /// Device-clock time of the first frame with the new ratio: what
@@ -86,7 +87,7 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
     public let sessionTime: MediaTime
 
     /// A completion: the ratio, its dimensions, and the device and session times of its first frame.
-    public init(aspectRatio: DynamicAspectRatio, dimensions: VideoDimensions,
+    public init(aspectRatio: DynamicAspectRatio?, dimensions: VideoDimensions,
                 deviceTime: MediaTime, sessionTime: MediaTime) {
         self.aspectRatio = aspectRatio
         self.dimensions = dimensions

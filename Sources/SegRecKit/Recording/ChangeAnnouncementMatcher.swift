@@ -95,7 +95,7 @@ struct ChangeAnnouncementMatcher: Sendable {
         let announced = pending[match]
         var decisions: [Decision] = []
         for skipped in pending[..<match] where skipped.sessionTime != announced.sessionTime {
-            decisions.append(.warn("setDynamicAspectRatio(\(skipped.aspectRatio.rawValue)) announced \(skipped.dimensions) at session time \(skipped.sessionTime), but the buffers never had that size before frame \(frame.index)"))
+            decisions.append(.warn("setDynamicAspectRatio(\(skipped.aspectRatio?.rawValue ?? "?")) announced \(skipped.dimensions) at session time \(skipped.sessionTime), but the buffers never had that size before frame \(frame.index)"))
         }
         pending.removeSubrange(...match)
         if announced.sessionTime != frame.sessionTime {
@@ -155,7 +155,7 @@ struct ChangeAnnouncementMatcher: Sendable {
         }
         if let stopTime {
             for change in pending + unmatched where change.sessionTime < stopTime {
-                decisions.append(.warn("setDynamicAspectRatio(\(change.aspectRatio.rawValue)) announced \(change.dimensions) at session time \(change.sessionTime), but no frame had that size then"))
+                decisions.append(.warn("setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced \(change.dimensions) at session time \(change.sessionTime), but no frame had that size then"))
             }
         }
         pending.removeAll()
@@ -165,6 +165,6 @@ struct ChangeAnnouncementMatcher: Sendable {
 
     private static func disagreement(_ change: DynamicAspectRatioChange, bufferTime: MediaTime, frameIndex: Int64?) -> String {
         let frame = frameIndex.map { " (frame \($0))" } ?? ""
-        return "setDynamicAspectRatio(\(change.aspectRatio.rawValue)) announced device time \(change.deviceTime) = session time \(change.sessionTime), but the buffers changed to \(change.dimensions) at session time \(bufferTime)\(frame); the segment boundary follows the buffers"
+        return "setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced device time \(change.deviceTime) = session time \(change.sessionTime), but the buffers changed to \(change.dimensions) at session time \(bufferTime)\(frame); the segment boundary follows the buffers"
     }
 }

@@ -279,7 +279,7 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     /// The answer of a completed `setDynamicAspectRatio`.
     public init(_ change: DynamicAspectRatioChange) {
         self.init(deviceTime: change.deviceTime, sessionTime: change.sessionTime,
-                  aspectRatio: change.aspectRatio.rawValue)
+                  aspectRatio: change.aspectRatio?.rawValue)
     }
 
     /// Reads a record; manifests written before `announced` existed mean `true`.

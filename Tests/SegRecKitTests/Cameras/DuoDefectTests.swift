@@ -149,10 +149,15 @@ struct DuoDefectTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         do {
-            try RecordCommand.checkOneCameraOptions(ArgumentParser.parse(["--camera-source", "back=x.mp4"], command: "record", options: RecordCommand.options))
+            let parsed = try ArgumentParser.parse(["--camera-source", "back=x.mp4"], command: "record", options: RecordCommand.options)
+            var request = RecordingRequest(output: FileManager.default.temporaryDirectory.appendingPathComponent("never-created"))
+            request.cameraClips = try RecordCommand.cameraClips(parsed)
+            _ = try RecordingSession(request)
             Issue.record("no error")
-        } catch let error as CommandLineError {
-            let path = try #require(error.message.split(separator: " ").first { $0.hasPrefix("SampleStreams/") }.map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: ")"))) })
+        } catch let error as RecordingRequestError {
+            #expect(error == .cameraClipsNeedCameras)
+            let message = RecordCommand.commandLineError(error, try ArgumentParser.parse([], command: "record", options: RecordCommand.options)).message
+            let path = try #require(message.split(separator: " ").first { $0.hasPrefix("SampleStreams/") }.map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: ")"))) })
             #expect(path == "SampleStreams/duo/individual-open-close.json")
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path))
         }

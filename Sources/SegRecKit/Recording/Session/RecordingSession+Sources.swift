@@ -1,0 +1,150 @@
+import Foundation
+
+/// The four ways a request becomes a source: the camera model over the synthetic pattern,
+/// the camera model over footage, several cameras (each on the pattern or a clip), and
+/// footage passed through with its own sizes and times.
+extension RecordingSession {
+    /// The single Center Stage camera drawing the synthetic pattern (frame index stamped).
+    static func syntheticSource(_ request: RecordingRequest, pool: PixelBufferPool) throws -> BuiltSource {
+        let scenario = request.scenario ?? Scenario.tapToRotate
+        let settings = try encoderSettings(request, frameRate: scenario.device.fps)
+        let session = try scenarioSession(scenario, file: request.scenarioFile) {
+            try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
+        }
+        // The single Center Stage camera always faces the user: auto mirrors like on.
+        session.output.isVideoMirrored = request.mirror != .off
+        return BuiltSource(source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: true,
+                           deviceControls: scenario.deviceControls,
+                           expectedFrames: Int((try? session.frameCount()) ?? 0))
+    }
+
+    /// The single camera with a clip as its sensor image: each decoded picture centre-cropped
+    /// to a square, scaled to the format's side; the clip's timestamps are ignored.
+    static func footageThroughCamera(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
+                                     stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+        let path = request.source.path ?? "-"
+        let settings = try encoderSettings(request, frameRate: scenario.device.fps)
+        // The clip's own display rotation is applied to its pixels: the sensor image is
+        // upright before it is cropped, and the files carry the device's capture angle.
+        let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-",
+                                           pixelBufferPool: pool, appliesDisplayRotation: true) {
+            try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
+        }
+        let session = try scenarioSession(scenario, file: request.scenarioFile) {
+            try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: request.stampFrameIndex,
+                               pixelBufferPool: pool)
+        }
+        session.output.isVideoMirrored = request.mirror != .off
+        let notes = clipNotes(sensor, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
+        return BuiltSource(source: session, settings: settings, devices: [session.device.clock],
+                           stampsFrameIndex: request.stampFrameIndex, notes: notes,
+                           deviceControls: scenario.deviceControls)
+    }
+
+    /// Footage passed through: a frame per decoded picture, with the input's sizes and
+    /// timestamps (a demuxed packet per frame, reused from the heap; yuv420p pictures
+    /// reach the encoder as decoded).
+    static func footagePassedThrough(_ request: RecordingRequest, pool: PixelBufferPool,
+                                     stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+        let path = request.source.path ?? "-"
+        AllocatorTuning.keepLargeBlocksForReuse()
+        let decoder = try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool,
+                                           stopRequest: stopRequest, keepsYUV420P: true)
+        var settings = request.encoder
+        settings.frameRate = decoder.nominalFrameRate ?? request.sourceOptions.frameRate ?? EncoderSettings.defaultFrameRate
+        settings.fieldOrder = decoder.fieldOrder
+        try settings.validate()
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex,
+                                                    codec: settings.codec)
+        return BuiltSource(source: passThrough, settings: settings, devices: [passThrough.deviceClock],
+                           stampsFrameIndex: request.stampFrameIndex, rotationDegrees: decoder.rotationDegrees)
+    }
+
+    /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each
+    /// camera draws its own pattern, or a clip (``RecordingRequest/cameraClips``, else the
+    /// request's footage source).
+    static func camerasSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
+                              stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+        let file = request.scenarioFile ?? scenario.name
+        let cameras = scenario.cameras ?? []
+        var clips: [String: String] = [:]
+        for clip in request.cameraClips {
+            guard cameras.contains(where: { $0.id == clip.camera }) else {
+                throw RecordingRequestError.unknownCamera(id: clip.camera, scenario: file, allowed: cameras.map(\.id))
+            }
+            guard clips[clip.camera] == nil else { throw RecordingRequestError.cameraGivenTwice(id: clip.camera) }
+            clips[clip.camera] = clip.path
+        }
+        let stdinReaders = cameras.filter { (clips[$0.id] ?? request.source.path) == "-" }.map(\.id)
+        if stdinReaders.count > 1 { throw RecordingRequestError.standardInputFeedsSeveralCameras(stdinReaders) }
+        let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
+        var sources: [any SensorImageSource] = []
+        var notes: [String] = []
+        for (position, camera) in cameras.enumerated() {
+            guard let path = clips[camera.id] ?? request.source.path else {
+                sources.append(SyntheticSensor(pixelBufferPool: pool, pattern: position + 1))
+                continue
+            }
+            let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
+            let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
+                                               appliesDisplayRotation: true) {
+                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool,
+                                     stopRequest: stopRequest)
+            }
+            sources.append(sensor)
+            notes += clipNotes(sensor, sensorImage: "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
+                               camera: camera.id)
+        }
+        let mirror = request.mirror
+        if mirror != .off {
+            notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
+        }
+        let stamp = request.stampFrameIndex || sources.contains { $0.stampsFrameIndex }
+        let session: CameraSwitchingSession
+        do {
+            session = try CameraSwitchingSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
+                                                 mirrorMode: mirror, pixelBufferPool: pool)
+        } catch {
+            throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
+                                allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
+        }
+        let settings = try encoderSettings(request, frameRate: session.streamingDevice.frameRate)
+        return BuiltSource(source: session, settings: settings,
+                           devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
+                           stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
+                           deviceControls: scenario.deviceControls)
+    }
+
+    /// The request's encoder settings at `frameRate`, checked.
+    /// - Throws: ``EncoderSettingsError``.
+    static func encoderSettings(_ request: RecordingRequest, frameRate: FrameRate) throws -> EncoderSettings {
+        var settings = request.encoder
+        settings.frameRate = frameRate
+        try settings.validate()
+        return settings
+    }
+
+    /// Builds the scenario's capture session; a value the scenario check let through but
+    /// the camera model rejects (an overflow deep in the clock arithmetic) is reported as a
+    /// scenario error naming `file` rather than as a bare capture error.
+    static func scenarioSession(_ scenario: Scenario, file: String?, _ make: () throws -> CaptureSession) throws -> CaptureSession {
+        do { return try make() } catch let error as CaptureError {
+            throw ScenarioError(file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
+                                allowed: "values the camera model can represent (see DESIGN.md, \"Scenario files\")")
+        }
+    }
+
+    /// The manifest notes of a clip feeding a camera, the same with one camera or several:
+    /// the decoder's (the stream chosen, streams ignored such as audio), `sensorImage` (how
+    /// the picture becomes the sensor image), and the clip's display rotation when it is
+    /// applied to the pixels.
+    /// - Parameters: `camera`: the camera id the clip feeds, prefixed to each note when given.
+    static func clipNotes(_ sensor: DecodedClipSensor, sensorImage: String, camera: String? = nil) -> [String] {
+        var notes = sensor.currentDecoder.notes
+        notes.append(sensorImage)
+        if sensor.appliedRotation != .degrees0, let rotation = sensor.clipRotationDegrees {
+            notes.append("input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead")
+        }
+        return camera.map { id in notes.map { "camera \(id): \($0)" } } ?? notes
+    }
+}
