@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "SegRecKit", targets: ["SegRecKit"]),
         .executable(name: "segrec", targets: ["segrec"]),
+        .executable(name: "embedding-example", targets: ["EmbeddingExample"]),
     ],
     targets: [
         // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil) plus a tiny
@@ -32,6 +33,12 @@ let package = Package(
         // The `segrec` command's parser and commands, as a library so tests can drive them.
         .target(name: "SegRecCommandLine", dependencies: ["SegRecKit"]),
         .executableTarget(name: "segrec", dependencies: ["SegRecCommandLine", "SegRecKit"]),
+        // An app-like program that embeds SegRecKit, not the command line (Examples/).
+        .executableTarget(
+            name: "EmbeddingExample",
+            dependencies: ["SegRecKit"],
+            path: "Examples/EmbeddingExample"
+        ),
         .testTarget(
             name: "SegRecKitTests",
             dependencies: ["SegRecTime", "SegRecMedia", "SegRecKit", "SegRecCommandLine"]

@@ -40,7 +40,7 @@ enum CaptureTestSupport {
                 tokens.append("F\(frame.index)")
                 frames.append(frame)
             case .dynamicAspectRatioChangeCompleted(let change):
-                tokens.append("C\(change.aspectRatio.rawValue)")
+                tokens.append("C\(change.aspectRatio?.rawValue ?? "?")")
                 changes.append(change)
             case .dynamicAspectRatioChangeSuperseded(let superseded):
                 tokens.append("S\(superseded.aspectRatio.rawValue)")

@@ -78,26 +78,32 @@ public actor PushRecorder: SegmentingRecorder {
     }
 
     /// Appends one picture captured at `sessionTime` (session clock, any timescale; times
-    /// must increase). Its index is the number of frames appended before it.
+    /// must increase). The recorder keeps it on the session clock's nanosecond timescale
+    /// (rounded once, half away from zero). Its index is the number of frames appended
+    /// before it.
     /// - Throws: what the encoder, muxer or file system throws (``SegmentWriterError``,
     ///   ``FFmpegError``, ``RecordingError``); a frame after the recording stopped is
     ///   counted as dropped, not thrown.
     /// Mirrors `AVAssetWriterInputPixelBufferAdaptor.append(_:withPresentationTime:)`.
     public func append(_ pixelBuffer: PixelBuffer, withPresentationTime sessionTime: MediaTime) async throws {
         let time = try sessionTime.converted(toTimescale: Self.clock.timescale)
-        if let announced = announcedChange, let dimensions, pixelBuffer.dimensions != dimensions {
-            let change = DynamicAspectRatioChange(
-                aspectRatio: DynamicAspectRatio(matching: pixelBuffer.dimensions), dimensions: pixelBuffer.dimensions,
-                deviceTime: announced, sessionTime: announced)
-            announcedChange = nil
-            try await muxer.process(.dynamicAspectRatioChangeCompleted(change))
-        }
-        dimensions = pixelBuffer.dimensions
+        let newDimensions = pixelBuffer.dimensions
+        let changed = dimensions.map { $0 != newDimensions } ?? false
+        dimensions = newDimensions
         var frame = VideoFrame(pixelBuffer: pixelBuffer, index: appended, deviceTime: time, sessionTime: time,
                                duration: frameDuration)
         frame.deliveredAt = .now
         appended += 1
         try await muxer.process(.frame(frame))
+        // The announcement follows the first frame of the new size, as a completion handler
+        // that runs after that buffer: the segment it opened takes it, exactly or (another
+        // time) with the warning that the buffers won.
+        if changed, let announced = announcedChange {
+            announcedChange = nil
+            try await muxer.process(.dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange(
+                aspectRatio: DynamicAspectRatio(matching: newDimensions), dimensions: newDimensions,
+                deviceTime: announced, sessionTime: announced)))
+        }
     }
 
     /// Announces that the frames from `time` (session clock) on have new dimensions; the
