@@ -1,0 +1,31 @@
+/// A camera's controls at session start, for its manifest `devices` entry (DESIGN.md
+/// "Orientation, formats and stabilization", "Center Stage state").
+public struct DeviceControlInfo: Sendable, Equatable {
+    /// `AVCaptureDevice.DeviceType` spelling.
+    public var deviceType: String
+    /// The scenario's `preferredVideoStabilizationMode`, or nil.
+    public var preferredVideoStabilizationMode: VideoStabilizationMode?
+    /// The change latency in effect, frames.
+    public var changeLatencyFrames: Int64
+    /// Process-wide `isCenterStageEnabled` at start.
+    public var centerStageEnabled: Bool
+    /// `centerStageControlMode`.
+    public var centerStageControlMode: CenterStageControl.ControlMode
+    /// `isCenterStageSupported` of the active format.
+    public var isCenterStageSupported: Bool
+    /// `isCenterStageActive` at start.
+    public var isCenterStageActive: Bool
+
+    /// A record; see the properties.
+    public init(deviceType: String, preferredVideoStabilizationMode: VideoStabilizationMode?, changeLatencyFrames: Int64,
+                centerStageEnabled: Bool, centerStageControlMode: CenterStageControl.ControlMode,
+                isCenterStageSupported: Bool, isCenterStageActive: Bool) {
+        self.deviceType = deviceType
+        self.preferredVideoStabilizationMode = preferredVideoStabilizationMode
+        self.changeLatencyFrames = changeLatencyFrames
+        self.centerStageEnabled = centerStageEnabled
+        self.centerStageControlMode = centerStageControlMode
+        self.isCenterStageSupported = isCenterStageSupported
+        self.isCenterStageActive = isCenterStageActive
+    }
+}
