@@ -61,12 +61,11 @@ public enum RecordingRecovery {
             for _ in 0..<count { manifest.frames.drop(.interrupted) }
         }
         for var segment in manifest.segments {
-            let final = directory.appendingPathComponent(segment.file)
-            let partial = directory.appendingPathComponent(segment.file + ".partial")
+            let files = SegmentFiles(segment.file, in: directory)
+            let (final, partial) = (files.url, files.partial)
             let hasPartial = OutputDirectory.isRegularFile(partial)
             // A faststart copy interrupted at close: the partial still holds everything.
-            let temporary = directory.appendingPathComponent(segment.file + ".tmp")
-            if OutputDirectory.isRegularFile(temporary) { unlink(temporary.path) }
+            if OutputDirectory.isRegularFile(files.temporary) { unlink(files.temporary.path) }
             if OutputDirectory.isRegularFile(final) {
                 // Finished before the crash; a leftover partial of it is a duplicate.
                 if hasPartial { unlink(partial.path) }
@@ -107,7 +106,7 @@ public enum RecordingRecovery {
                 }
             } catch {
                 // Kept, under a name segrec never writes, for whoever wants to look further.
-                let aside = OutputDirectory.setAside(partial, suffix: "unrecoverable")
+                let aside = SegmentFiles.setAside(partial, .unrecoverable)
                 lost(segment.frameCount)
                 manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
             }
@@ -117,7 +116,7 @@ public enum RecordingRecovery {
         // journal lists a segment before its file is created, so this only happens with a
         // journal write that failed): kept under a name segrec never writes.
         for name in partialFiles(in: directory) {
-            let aside = OutputDirectory.setAside(directory.appendingPathComponent(name), suffix: "unlisted")
+            let aside = SegmentFiles.setAside(directory.appendingPathComponent(name), .unlisted)
             manifest.warnings.append("\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
         }
         let written = kept.reduce(0) { $0 + $1.frameCount }
@@ -136,7 +135,6 @@ public enum RecordingRecovery {
     /// sorted (segrec never makes symlinks: one under such a name is not its file).
     static func partialFiles(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { ($0.hasSuffix(".partial") || $0.hasSuffix(".tmp")) && OutputDirectory.isRecordingFile($0)
-                && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
+            .filter { SegmentFiles.isUnfinishedName($0) && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
     }
 }

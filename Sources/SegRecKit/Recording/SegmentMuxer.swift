@@ -419,7 +419,7 @@ public actor SegmentMuxer {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
-        let url = configuration.output.segmentURL(index)
+        let url = SegmentFiles(index: index, in: configuration.output.url).url
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
@@ -589,8 +589,8 @@ public actor SegmentMuxer {
     /// written, the partial stays listed for `segrec recover`. Without a partial the segment
     /// is gone and its frames count as `writeFailed`.
     private func salvage(_ segment: FinishingSegment, after error: any Error) {
-        let url = configuration.output.url.appendingPathComponent(segment.file)
-        let partial = url.appendingPathExtension("partial")
+        let files = SegmentFiles(segment.file, in: configuration.output.url)
+        let (url, partial) = (files.url, files.partial)
         guard OutputDirectory.isRegularFile(partial) else {
             announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)"))
             return
@@ -608,7 +608,7 @@ public actor SegmentMuxer {
             if lstat(url.path, &exists) == 0 {
                 // The final name was taken by someone else's file: never claim it. The frames
                 // stay on disk under a name segrec never writes.
-                let aside = OutputDirectory.setAside(partial, suffix: "unfinished")
+                let aside = SegmentFiles.setAside(partial, .unfinished)
                 announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
                 return
             }
