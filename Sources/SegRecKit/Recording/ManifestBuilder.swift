@@ -2,7 +2,7 @@
 /// one place that keeps the segment records and the frame accounting
 /// (`received == written + dropped`, by construction: every frame is announced once as
 /// written or dropped, and a failed segment's frames move from written to
-/// dropped `writeFailed`).
+/// dropped `writeFailed`). `segrec recover` completes a journaled manifest through it too.
 public struct ManifestBuilder: Sendable {
     /// The manifest as it stands.
     public private(set) var manifest: RecordingManifest
