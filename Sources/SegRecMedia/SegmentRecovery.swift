@@ -108,7 +108,7 @@ public enum SegmentRecovery {
             let reason = scan.packets.isEmpty ? "it holds no packet" : "its first packet is truncated"
             throw SegmentRecoveryError.noFrames(path: partial.path, reason: reason)
         }
-        let temporary = url.path + ".tmp"
+        let temporary = SegmentFiles(url).temporary.path
         var written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
         // A write cut short can leave a sample whose size the fragment header states but
         // whose bytes are not the frame's: every kept frame must decode. Cut before the first

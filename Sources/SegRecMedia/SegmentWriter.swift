@@ -169,8 +169,8 @@ public final class SegmentWriter {
             throw SegmentWriterError.fileExists(path: url.path)
         }
         self.url = url
-        self.partialURL = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".partial")
-        self.temporaryURL = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".tmp")
+        self.partialURL = SegmentFiles(url).partial
+        self.temporaryURL = SegmentFiles(url).temporary
         self.fragmentMicroseconds = fragmentMicroseconds
         self.fragmentInterval = fragmentMicroseconds == nil ? nil : fragmentInterval
         self.sizeLimit = sizeLimit

@@ -15,9 +15,12 @@ struct ExportOutput {
         if let source {
             // Never the recording itself, even with --force: its manifest, segments, partial
             // files and lock (compared after resolving symbolic links and "..").
-            var own = [ManifestWriter.fileName, "recording.lock"]
-            for segment in source.manifest.segments { own += [segment.file, segment.file + ".partial"] }
-            let recording = Set(own.map { Self.resolved(source.directory.appendingPathComponent($0).path) })
+            var own = [ManifestWriter.fileName, "recording.lock"].map { source.directory.appendingPathComponent($0) }
+            for segment in source.manifest.segments {
+                let files = SegmentFiles(segment.file, in: source.directory)
+                own += [files.url, files.partial]
+            }
+            let recording = Set(own.map { Self.resolved($0.path) })
             if let clash = paths.first(where: { recording.contains(Self.resolved($0)) }) {
                 throw .cannotCreateOutput(path: clash, detail: "is part of the recording being exported (\(source.directory.path)); "
                                           + "choose an output outside its files (--force never replaces them)")

@@ -2,7 +2,7 @@
 /// one place that keeps the segment records and the frame accounting
 /// (`received == written + dropped`, by construction: every frame is announced once as
 /// written or dropped, and a failed segment's frames move from written to
-/// dropped `writeFailed`).
+/// dropped `writeFailed`). `segrec recover` completes a journaled manifest through it too.
 public struct ManifestBuilder: Sendable {
     /// The manifest as it stands.
     public private(set) var manifest: RecordingManifest
@@ -12,6 +12,8 @@ public struct ManifestBuilder: Sendable {
     /// Session events left out when the recording finished because their session time is
     /// after its end (`stopTime`), e.g. during a format switch's gap that ran past the end.
     public private(set) var sessionEventsAfterEnd = 0
+    /// Frames the journal counted as written that `segrec recover` found in no file.
+    private var framesLostInRecovery = 0
 
     /// Starts an empty manifest (`stopReason: null` until the recording ends, no segment).
     /// - Parameters:
@@ -57,19 +59,12 @@ public struct ManifestBuilder: Sendable {
                 manifest.segments.remove(at: position)
                 manifest.stopTime = manifest.segments.last?.sessionEnd
             }
-            manifest.frames.written -= frames
-            for _ in 0..<frames { manifest.frames.drop(.writeFailed) }
+            unwrite(frames, as: .writeFailed)
             manifest.warnings.append("\(file) was removed: \(reason)")
         case .segmentSalvaged(let file, let frames, let end, let bytes, let reason):
             guard let position = position(of: file) else { return }
-            let lost = max(0, manifest.segments[position].frameCount - frames)
-            manifest.segments[position].frameCount = frames
-            manifest.segments[position].sessionEnd = end
-            manifest.segments[position].sessionEndSeconds = end.seconds
-            manifest.segments[position].byteCount = bytes
+            let lost = rebuild(position, frames: frames, end: end, bytes: bytes, losing: .writeFailed)
             if position == manifest.segments.count - 1 { manifest.stopTime = end }
-            manifest.frames.written -= lost
-            for _ in 0..<lost { manifest.frames.drop(.writeFailed) }
             manifest.warnings.append("\(file): \(reason); rebuilt from its complete fragments: \(frames) frames kept, \(lost) lost")
         case .note(let note):
             manifest.notes.append(note)
@@ -129,6 +124,68 @@ public struct ManifestBuilder: Sendable {
 
     private func position(of file: String) -> Int? {
         manifest.segments.lastIndex { $0.file == file }
+    }
+
+    /// `frames` frames counted as written are in no file: they are dropped `reason`.
+    private mutating func unwrite(_ frames: Int, as reason: DropReason) {
+        manifest.frames.written -= frames
+        for _ in 0..<frames { manifest.frames.drop(reason) }
+    }
+
+    /// The segment at `position` was rebuilt from its complete fragments: it holds `frames`
+    /// frames, ends at `end` and has `bytes` bytes. Frames it counted but no longer holds are
+    /// dropped `reason`; frames it holds beyond its count (written after the journal's last
+    /// rewrite, found by `segrec recover`) are received and written.
+    /// - Returns: the frames dropped.
+    private mutating func rebuild(_ position: Int, frames: Int, end: MediaTime, bytes: Int64, losing reason: DropReason) -> Int {
+        let counted = manifest.segments[position].frameCount
+        manifest.segments[position].frameCount = frames
+        manifest.segments[position].sessionEnd = end
+        manifest.segments[position].sessionEndSeconds = end.seconds
+        manifest.segments[position].byteCount = bytes
+        let found = max(0, frames - counted), lost = max(0, counted - frames)
+        manifest.frames.received += found
+        manifest.frames.written += found
+        unwrite(lost, as: reason)
+        return lost
+    }
+}
+
+// MARK: Recovery (`segrec recover`, ``RecordingRecovery``)
+
+extension ManifestBuilder {
+    /// Resumes the manifest a recording journaled (`stopReason: null`, or `error`), to fold
+    /// what recovery finds on disk into it.
+    init(resuming journal: RecordingManifest) { manifest = journal }
+
+    /// Segment `file` was rebuilt from its `.partial` file's complete fragments: it holds
+    /// `frames` frames and ends at `end`; frames the journal counted for it beyond those are
+    /// dropped `interrupted` (and counted in `recovery.framesLost`), frames it holds beyond
+    /// the journal's count are received and written.
+    mutating func recovered(_ file: String, frames: Int, end: MediaTime, bytes: Int64) {
+        guard let position = position(of: file) else { return }
+        framesLostInRecovery += rebuild(position, frames: frames, end: end, bytes: bytes, losing: .interrupted)
+    }
+
+    /// Nothing of segment `file` is on disk: its record goes and the frames the journal
+    /// counted for it are dropped `interrupted` (and counted in `recovery.framesLost`).
+    mutating func lost(_ file: String) {
+        guard let position = position(of: file) else { return }
+        let frames = manifest.segments.remove(at: position).frameCount
+        unwrite(frames, as: .interrupted)
+        framesLostInRecovery += frames
+    }
+
+    /// Completes a recovered manifest: `stopTime` is the last kept segment's end (`recovery.lostAfter`),
+    /// `stopReason` is `interrupted` unless the journal has one (a recording that failed, e.g.
+    /// on a full disk, keeps `error`), and `recovery` lists the `rebuilt` files and counts the
+    /// frames kept and lost.
+    mutating func finishRecovery(rebuilt: [String]) {
+        manifest.stopTime = manifest.segments.last?.sessionEnd
+        if manifest.stopReason == nil { manifest.stopReason = .interrupted }
+        manifest.recovery = RecoveryInfo(lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds,
+                                         recoveredFiles: rebuilt, framesRecovered: manifest.frames.written,
+                                         framesLost: framesLostInRecovery)
     }
 }
 

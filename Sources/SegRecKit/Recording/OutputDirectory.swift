@@ -73,11 +73,7 @@ public struct OutputDirectory: Sendable {
                                           detail: "it is not a segrec manifest (or not a regular file), so --force does not know what the previous recording wrote; move the folder's contents away")
             }
             listed.insert(ManifestWriter.fileName)
-            for segment in manifest.segments {
-                listed.insert(segment.file)
-                listed.insert(segment.file + ".partial")
-                listed.insert(segment.file + ".tmp")
-            }
+            for segment in manifest.segments { listed.formUnion(SegmentFiles.names(of: segment.file)) }
         }
         return names.filter { !listed.contains($0) || !isRegularFile(url.appendingPathComponent($0)) }
     }
@@ -98,16 +94,6 @@ public struct OutputDirectory: Sendable {
                 throw .cannotCreateOutput(path: path.path, detail: String(cString: strerror(errno)))
             }
         }
-    }
-
-    /// Keeps `file` under `file` + `.` + `suffix`, a name segrec never writes (so neither
-    /// `verify`, `recover` nor `--force` takes it for one of its own), without replacing
-    /// anything (``SafeFile/moveNoReplace(from:to:)``).
-    /// - Returns: the new location, or nil when it could not be moved.
-    static func setAside(_ file: URL, suffix: String) -> URL? {
-        let aside = file.appendingPathExtension(suffix)
-        guard (try? SafeFile.moveNoReplace(from: file.path, to: aside.path)) != nil else { return nil }
-        return aside
     }
 
     /// Whether `url` is a regular file itself (`lstat`: a symlink is not).
@@ -131,27 +117,12 @@ public struct OutputDirectory: Sendable {
     }
 
     /// `segment-000.mp4`, `segment-001.mp4`, …
-    public static func segmentFileName(_ index: Int) -> String {
-        "segment-" + String(repeating: "0", count: max(0, 3 - String(index).count)) + "\(index).mp4"
-    }
+    public static func segmentFileName(_ index: Int) -> String { SegmentFiles.name(index) }
 
     /// Names a recording writes: `manifest.json`, `segment-NNN.mp4` (three or more digits),
     /// its `.partial` (the fragmented file while open) and its `.tmp` (the faststart copy
-    /// being made at close).
-    static func isRecordingFile(_ name: String) -> Bool {
-        if name == ManifestWriter.fileName { return true }
-        var stem = Substring(name)
-        guard stem.hasPrefix("segment-") else { return false }
-        stem = stem.dropFirst("segment-".count)
-        if stem.hasSuffix(".partial") { stem = stem.dropLast(".partial".count) }
-        if stem.hasSuffix(".tmp") { stem = stem.dropLast(".tmp".count) }
-        guard stem.hasSuffix(".mp4") else { return false }
-        let digits = stem.dropLast(".mp4".count)
-        return digits.count >= 3 && digits.allSatisfy { $0.isASCII && $0.isNumber }
-    }
-
-    /// URL of segment `index`.
-    public func segmentURL(_ index: Int) -> URL { url.appendingPathComponent(Self.segmentFileName(index)) }
+    /// being made at close); see ``SegmentFiles``.
+    static func isRecordingFile(_ name: String) -> Bool { name == ManifestWriter.fileName || SegmentFiles.isOwnName(name) }
 
     /// A new dated folder name under `parent`, e.g. `segrec-20261129-120501`, never an
     /// existing one (a `-2`, `-3`, … suffix is added when needed).

@@ -45,98 +45,79 @@ public enum RecordingRecovery {
     public static func recover(_ directory: URL) throws(RecordingError) -> Report {
         let lock = try RecordingLock(folder: directory)
         defer { lock.release() }
-        var manifest = try ManifestWriter.read(from: directory)
+        let manifest = try ManifestWriter.read(from: directory)
         // The same range checks as verify: never arithmetic on a damaged or edited number.
         try RecordingVerifier.checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
         let partials = partialFiles(in: directory)
         guard manifest.stopReason == nil || !partials.isEmpty else {
             return Report(manifest: manifest, changed: false)
         }
+        // Every count changes in ManifestBuilder: frames the journal counted as written that
+        // are in no file are dropped `interrupted`.
+        var builder = ManifestBuilder(resuming: manifest)
         var recovered: [String] = []
-        var framesLost = 0
-        var kept: [SegmentRecord] = []
-        // Frames the journal counted as written that are in no file: dropped, `interrupted`.
-        func lost(_ count: Int) {
-            framesLost += count
-            for _ in 0..<count { manifest.frames.drop(.interrupted) }
-        }
-        for var segment in manifest.segments {
-            let final = directory.appendingPathComponent(segment.file)
-            let partial = directory.appendingPathComponent(segment.file + ".partial")
+        for segment in manifest.segments {
+            let files = SegmentFiles(segment.file, in: directory)
+            let partial = files.partial
             let hasPartial = OutputDirectory.isRegularFile(partial)
             // A faststart copy interrupted at close: the partial still holds everything.
-            let temporary = directory.appendingPathComponent(segment.file + ".tmp")
-            if OutputDirectory.isRegularFile(temporary) { unlink(temporary.path) }
-            if OutputDirectory.isRegularFile(final) {
+            if OutputDirectory.isRegularFile(files.temporary) { unlink(files.temporary.path) }
+            if OutputDirectory.isRegularFile(files.url) {
                 // Finished before the crash; a leftover partial of it is a duplicate.
                 if hasPartial { unlink(partial.path) }
                 // Its size reached the journal only if a later segment closed after it.
-                if let size = (try? FileManager.default.attributesOfItem(atPath: final.path))?[.size] as? NSNumber {
-                    segment.byteCount = size.int64Value
+                if let size = (try? FileManager.default.attributesOfItem(atPath: files.url.path))?[.size] as? NSNumber {
+                    builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: segment.sessionEnd,
+                                                 frames: segment.frameCount, bytes: size.int64Value))
                 }
-                kept.append(segment)
                 continue
             }
             guard hasPartial else {
-                lost(segment.frameCount)
+                builder.lost(segment.file)
                 if segment.frameCount > 0 {
-                    manifest.warnings.append("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost")
+                    builder.apply(.warning("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost"))
                 }
                 continue
             }
             do {
                 // A segment the recorder had closed has its exact end in the journal.
                 let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
-                let result = try SegmentRecovery.recover(partial: partial, to: final,
+                let result = try SegmentRecovery.recover(partial: partial, to: files.url,
                                                          knownEnd: closedEnd.map { (segment.frameCount, $0) })
                 let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
-                lost(max(0, segment.frameCount - result.frameCount))
-                segment.frameCount = result.frameCount
-                segment.sessionEnd = end
-                segment.sessionEndSeconds = end.seconds
-                segment.byteCount = result.byteCount
+                builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
                 unlink(partial.path)
                 recovered.append(segment.file)
-                kept.append(segment)
             } catch let error as SegmentRecoveryError {
                 // Not one frame on disk (killed before the first fragment): nothing to keep.
                 unlink(partial.path)
-                lost(segment.frameCount)
+                builder.lost(segment.file)
                 if segment.frameCount > 0 {
-                    manifest.warnings.append("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost")
+                    builder.apply(.warning("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost"))
                 }
             } catch {
                 // Kept, under a name segrec never writes, for whoever wants to look further.
-                let aside = OutputDirectory.setAside(partial, suffix: "unrecoverable")
-                lost(segment.frameCount)
-                manifest.warnings.append("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
+                let aside = SegmentFiles.setAside(partial, .unrecoverable)
+                builder.lost(segment.file)
+                builder.apply(.warning("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"))
             }
         }
-        manifest.segments = kept
         // A partial the journal does not list cannot be placed on the session clock (the
         // journal lists a segment before its file is created, so this only happens with a
         // journal write that failed): kept under a name segrec never writes.
         for name in partialFiles(in: directory) {
-            let aside = OutputDirectory.setAside(directory.appendingPathComponent(name), suffix: "unlisted")
-            manifest.warnings.append("\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")")
+            let aside = SegmentFiles.setAside(directory.appendingPathComponent(name), .unlisted)
+            builder.apply(.warning("\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"))
         }
-        let written = kept.reduce(0) { $0 + $1.frameCount }
-        manifest.frames.written = written
-        manifest.frames.received = written + manifest.frames.dropped
-        manifest.stopTime = kept.last?.sessionEnd
-        // A recording that failed (e.g. disk full) keeps `error`; a silent death is `interrupted`.
-        if manifest.stopReason == nil { manifest.stopReason = .interrupted }
-        manifest.recovery = RecoveryInfo(lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds,
-                                         recoveredFiles: recovered, framesRecovered: written, framesLost: framesLost)
-        try ManifestWriter.write(manifest, to: directory)
-        return Report(manifest: manifest, changed: true)
+        builder.finishRecovery(rebuilt: recovered)
+        try ManifestWriter.write(builder.manifest, to: directory)
+        return Report(manifest: builder.manifest, changed: true)
     }
 
     /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) regular files in `directory`,
     /// sorted (segrec never makes symlinks: one under such a name is not its file).
     static func partialFiles(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { ($0.hasSuffix(".partial") || $0.hasSuffix(".tmp")) && OutputDirectory.isRecordingFile($0)
-                && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
+            .filter { SegmentFiles.isUnfinishedName($0) && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
     }
 }

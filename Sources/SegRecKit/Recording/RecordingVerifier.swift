@@ -83,7 +83,7 @@ public enum RecordingVerifier {
         report.problems += changeProblems(manifest)
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in present.sorted() where OutputDirectory.isRecordingFile(name) && name.hasSuffix(".mp4")
+        for name in present.sorted() where SegmentFiles.isFinishedName(name)
             && !listedFiles.contains(name) && OutputDirectory.isRegularFile(directory.appendingPathComponent(name)) {
             report.problems.append("\(name) is in the folder but not in the manifest")
         }
@@ -108,7 +108,7 @@ public enum RecordingVerifier {
                                    frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
         let url = directory.appendingPathComponent(segment.file)
         var lastIndex: Int64?
-        guard OutputDirectory.isRecordingFile(segment.file), segment.file.hasSuffix(".mp4"), !segment.file.contains("/") else {
+        guard SegmentFiles.isFinishedName(segment.file), !segment.file.contains("/") else {
             report.problems.append("\(Excerpt.of(segment.file)) is not a segment file name (segment-NNN.mp4)")
             return (report, nil)
         }

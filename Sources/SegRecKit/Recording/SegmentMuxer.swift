@@ -19,7 +19,8 @@ import Glibc
 /// the previous frame lasts until the next one. Only a frame more than
 /// ``maximumFrameDuration`` after the previous one (≈ 4.8 h at 30 fps, at least 1 h at any
 /// rate; see ``TrackTiming``) ends the segment after its last frame and opens the next
-/// (`startReason: timestampGap`).
+/// (`startReason: timestampGap`). These decisions are ``SegmentBoundaryRule``'s, a pure
+/// function of the open segment and the frame; the muxer carries them out.
 ///
 /// ## File time
 /// Each segment file's track ticks at ``fileTimescale`` (``TrackTiming/timescale(for:)`` of
@@ -130,10 +131,7 @@ public actor SegmentMuxer {
     /// The longest one frame can last in a segment file (``TrackTiming/longestSample(atTimescale:)``
     /// at ``fileTimescale``, in session nanoseconds rounded down): a longer pause without
     /// frames ends the file (`timestampGap`).
-    public nonisolated var maximumFrameDuration: MediaTime {
-        let longest = TrackTiming.longestSample(atTimescale: fileTimescale)
-        return (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest
-    }
+    public nonisolated var maximumFrameDuration: MediaTime { boundaryRule.maximumFrameDuration }
 
     /// Pictures queued to writers and not yet encoded, across segments, at most.
     public static let framesInFlight = 6
@@ -147,21 +145,12 @@ public actor SegmentMuxer {
 
     private struct OpenSegment {
         let index: Int
-        let file: String
         let writer: SegmentWriterActor.Handle
-        let dimensions: VideoDimensions
-        /// The streaming camera's id (several-camera sessions), else nil.
-        let camera: String?
-        /// The capture angle of the first frame (the file's display matrix), if any.
-        let rotation: VideoRotationAngle?
-        /// The rate the file is encoded at.
-        let frameRate: FrameRate
-        /// The last frame's active format (camera-model recordings).
-        var captureFormat: CaptureFormatTag?
         let sessionStart: MediaTime
-        var lastSessionTime: MediaTime
-        var lastFrameEnd: MediaTime
         var frameCount = 0
+        /// What the boundary rule compares the next frame with.
+        var boundary: SegmentBoundaryRule.OpenSegment
+        var file: String { boundary.file }
     }
 
     private struct FinishingSegment {
@@ -184,6 +173,8 @@ public actor SegmentMuxer {
     private var busy = false
     private var builder: ManifestBuilder
     private var matcher = ChangeAnnouncementMatcher()
+    /// Where segments begin and end.
+    private nonisolated let boundaryRule: SegmentBoundaryRule
     private var open: OpenSegment?
     private var finishing: [FinishingSegment] = []
     private let slots: FrameSlots
@@ -210,6 +201,10 @@ public actor SegmentMuxer {
     init(_ configuration: Configuration, slots: FrameSlots) {
         self.slots = slots
         self.configuration = configuration
+        let longest = TrackTiming.longestSample(atTimescale: TrackTiming.timescale(for: configuration.settings.frameRate))
+        boundaryRule = SegmentBoundaryRule(
+            policy: configuration.policy, splitOnRotation: configuration.splitOnRotation,
+            maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest)
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
                                   encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
@@ -333,83 +328,28 @@ public actor SegmentMuxer {
         }
     }
 
+    /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private func route(_ frame: VideoFrame) async throws {
-        if state == .stopped {
-            announce(.frameDropped(.recordingStopped))
-            return
-        }
-        if let last = lastSessionTime, frame.sessionTime <= last {
-            announce(.frameDropped(.nonMonotonicTimestamp))
-            announce(.warning("frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)"))
-            try writeJournal()
-            return
-        }
-        guard let segment = open else {
-            try await openSegment(with: frame, reason: nextSegmentIndex == 0 ? .recordingStarted : .dimensionsChanged)
-            return
-        }
-        let gap = try frame.sessionTime.subtracting(segment.lastSessionTime)
-        if gap > maximumFrameDuration {
-            announce(.warning("no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)"))
-            try await closeOpenSegment(at: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(maximumFrameDuration)))
-            try await openSegment(with: frame, reason: .timestampGap)
-            return
-        }
-        // ── camera switch (DESIGN.md "Cameras"): the old segment's last frame lasts until
-        //    the new camera's first frame, which opens the next segment (or stops).
-        if let camera = frame.camera?.id, let previous = segment.camera, camera != previous {
-            try await closeOpenSegment(at: frame.sessionTime)
-            switch configuration.policy {
-            case .split:
-                try await openSegment(with: frame, reason: .cameraSwitched, previousCamera: previous)
-            case .stopOnFirstChange:
-                state = .stopped
-                announce(.frameDropped(.recordingStopped))
-                announce(.stopped(.cameraSwitched, at: frame.sessionTime))
-                announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from camera \(camera), the movie file from \(previous)"))
-            }
-            return
-        }
-        // ── end of camera switch
-        // ── issue 13: active format switch and --split-on-rotation (DESIGN.md "Orientation,
-        //    formats and stabilization"). A format switch that changes the dimensions or
-        //    the rate starts a segment (or stops); the old segment's last frame lasts until
-        //    the new format's first frame, across the reconfiguration gap.
-        if let format = frame.captureFormat, let last = segment.captureFormat, format.camera == last.camera,
-           format.generation != last.generation,
-           frame.dimensions != segment.dimensions || !Self.sameRate(format.frameRate, segment.frameRate) {
-            try await closeOpenSegment(at: frame.sessionTime)
-            switch configuration.policy {
-            case .split:
-                try await openSegment(with: frame, reason: .formatChanged)
-            case .stopOnFirstChange:
-                state = .stopped
-                announce(.frameDropped(.recordingStopped))
-                announce(.stopped(.formatChanged, at: frame.sessionTime))
-                announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.format) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps"))
-            }
-            return
-        }
-        if configuration.splitOnRotation, configuration.policy == .split, let angle = frame.rotationAngle,
-           let current = segment.rotation, angle != current, frame.dimensions == segment.dimensions {
-            try await closeOpenSegment(at: frame.sessionTime)
-            try await openSegment(with: frame, reason: .rotationChanged)
-            return
-        }
-        // ── end of issue 13
-        if frame.dimensions == segment.dimensions {
+        switch try boundaryRule.decision(for: frame, open: open?.boundary, lastWritten: lastSessionTime,
+                                         stopped: state == .stopped, segmentsOpened: nextSegmentIndex) {
+        case .append:
             try await append(frame)
-            return
-        }
-        try await closeOpenSegment(at: frame.sessionTime)
-        switch configuration.policy {
-        case .split:
-            try await openSegment(with: frame, reason: .dimensionsChanged)
-        case .stopOnFirstChange:
+        case .drop(let reason, let warning):
+            announce(.frameDropped(reason))
+            if let warning { announce(.warning(warning)) }
+            // Journaled at once, except the frames after a stop.
+            if reason != .recordingStopped { try writeJournal() }
+        case .cut(let reason, let end, let warning):
+            if let warning { announce(.warning(warning)) }
+            let previousCamera = open?.boundary.camera
+            if let end { try await closeOpenSegment(at: end) }
+            try await openSegment(with: frame, reason: reason, previousCamera: previousCamera)
+        case .stop(let reason, let note):
+            try await closeOpenSegment(at: frame.sessionTime)
             state = .stopped
             announce(.frameDropped(.recordingStopped))
-            announce(.stopped(.dimensionsChanged, at: frame.sessionTime))
-            announce(.note("recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(segment.dimensions)"))
+            announce(.stopped(reason, at: frame.sessionTime))
+            announce(.note(note))
         }
     }
 
@@ -419,7 +359,7 @@ public actor SegmentMuxer {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
-        let url = configuration.output.segmentURL(index)
+        let url = SegmentFiles(index: index, in: configuration.output.url).url
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
@@ -470,9 +410,9 @@ public actor SegmentMuxer {
                                           journal: journal, journalGeneration: generation),
             slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
-        open = OpenSegment(index: index, file: file, writer: writer, dimensions: frame.dimensions,
-                           camera: frame.camera?.id, rotation: frame.rotationAngle, frameRate: settings.frameRate,
-                           captureFormat: frame.captureFormat, sessionStart: start, lastSessionTime: start, lastFrameEnd: start)
+        open = OpenSegment(index: index, writer: writer, sessionStart: start, boundary: SegmentBoundaryRule.OpenSegment(
+            file: file, dimensions: frame.dimensions, camera: frame.camera?.id, rotation: frame.rotationAngle,
+            frameRate: settings.frameRate, captureFormat: frame.captureFormat, lastSessionTime: start, lastFrameEnd: start))
         try await append(frame)
     }
 
@@ -495,18 +435,14 @@ public actor SegmentMuxer {
         }
         segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
                               delivered: frame.deliveredAt ?? .now)
-        segment.lastSessionTime = frame.sessionTime
-        segment.lastFrameEnd = frameEnd
+        segment.boundary.lastSessionTime = frame.sessionTime
+        segment.boundary.lastFrameEnd = frameEnd
         segment.frameCount += 1
-        segment.captureFormat = frame.captureFormat
+        segment.boundary.captureFormat = frame.captureFormat
         open = segment
         lastSessionTime = frame.sessionTime
         matcher.frameWritten(at: frame.sessionTime)
         builder.apply(.frameWritten(segment: segment.index))
-    }
-
-    private static func sameRate(_ a: FrameRate, _ b: FrameRate) -> Bool {
-        Int128(a.numerator) * Int128(b.denominator) == Int128(b.numerator) * Int128(a.denominator)
     }
 
     // MARK: Closing
@@ -514,7 +450,7 @@ public actor SegmentMuxer {
     /// The end of the open segment's last frame by its own duration (at least one session
     /// tick after the last frame, whatever duration it claimed).
     private var naturalEndOfOpenSegment: MediaTime? {
-        guard let segment = open else { return nil }
+        guard let segment = open?.boundary else { return nil }
         let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
         return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
     }
@@ -532,13 +468,13 @@ public actor SegmentMuxer {
         defer { if state == .endingFile { state = resumeState } }
         open = nil
         var end = requestedEnd
-        if let longest = try? segment.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
+        if let longest = try? segment.boundary.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
             end = longest
             announce(.warning("the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
         }
-        guard end > segment.lastSessionTime else {
+        guard end > segment.boundary.lastSessionTime else {
             discard(segment, because: "its end \(end) is not after its last frame")
-            throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.lastSessionTime)")
+            throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.boundary.lastSessionTime)")
         }
         let fileEnd: MediaTime
         do {
@@ -589,8 +525,8 @@ public actor SegmentMuxer {
     /// written, the partial stays listed for `segrec recover`. Without a partial the segment
     /// is gone and its frames count as `writeFailed`.
     private func salvage(_ segment: FinishingSegment, after error: any Error) {
-        let url = configuration.output.url.appendingPathComponent(segment.file)
-        let partial = url.appendingPathExtension("partial")
+        let files = SegmentFiles(segment.file, in: configuration.output.url)
+        let (url, partial) = (files.url, files.partial)
         guard OutputDirectory.isRegularFile(partial) else {
             announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)"))
             return
@@ -608,7 +544,7 @@ public actor SegmentMuxer {
             if lstat(url.path, &exists) == 0 {
                 // The final name was taken by someone else's file: never claim it. The frames
                 // stay on disk under a name segrec never writes.
-                let aside = OutputDirectory.setAside(partial, suffix: "unfinished")
+                let aside = SegmentFiles.setAside(partial, .unfinished)
                 announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
                 return
             }
