@@ -29,7 +29,7 @@ extension RecordCommand {
     /// - Throws: usage errors (64) for a `--camera-source` without `=`, for an unknown camera
     ///   id (naming the ids), for a camera id given twice, or for raw-video options; scenario errors (65); footage errors.
     static func camerasSource(_ parsed: ParsedArguments, scenario: Scenario, source: String, mode: RecordingMode,
-                              outputURL: URL, pool: PixelBufferPool) throws -> (CameraSwitchingSession, SegmentMuxer.Configuration) {
+                              outputURL: URL, pool: PixelBufferPool) throws -> (CaptureSession, SegmentMuxer.Configuration) {
         let file = parsed.value("scenario") ?? scenario.name
         let options = try sourceOptions(parsed, source: source)
         let cameras = scenario.cameras ?? []
@@ -74,20 +74,20 @@ extension RecordCommand {
             notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
         }
         let stamp = parsed.flag("stamp-frame-index") || sources.contains { $0.stampsFrameIndex }
-        let session: CameraSwitchingSession
+        let session: CaptureSession
         do {
-            session = try CameraSwitchingSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
-                                                 mirrorMode: mirror, pixelBufferPool: pool)
+            session = try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
+                                         mirrorMode: mirror, pixelBufferPool: pool)
         } catch {
             throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
                                 allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
         }
-        let settings = try encoderSettings(parsed, frameRate: session.streamingDevice.frameRate)
+        let settings = try encoderSettings(parsed, frameRate: session.device.frameRate)
         try checkNotInterrupted()
         let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
         var configuration = SegmentMuxer.Configuration(
             output: output, settings: settings, policy: SplitPolicy(mode),
-            devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
+            devices: session.devices.map(\.clock),
             frameIndexStamp: stamp, pixelBufferPool: pool, notes: notes)
         configuration.recordsSessionEvents = true
         configuration.deviceControls = scenario.deviceControls

@@ -78,9 +78,9 @@ extension RecordCommand {
                 try VideoFileDecoder(path: source, options: options, pixelBufferPool: pool, stopRequest: .process)
             }
             let session = try scenarioSession(scenario, file: scenarioPath) {
-                try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: stamp, pixelBufferPool: pool)
+                try CaptureSession(scenario: scenario, sources: [sensor], stampFrameIndex: stamp, mirrorMode: mirrorMode(parsed),
+                                   pixelBufferPool: pool)
             }
-            session.output.isVideoMirrored = mirrorMode(parsed) != .off
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             let notes = clipNotes(sensor, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")

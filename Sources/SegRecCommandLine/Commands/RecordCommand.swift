@@ -65,11 +65,10 @@ enum RecordCommand {
             _ = try sourceOptions(parsed, source: sourceName)
             let scenario = try loadScenario(parsed.value("scenario"))
             let settings = try encoderSettings(parsed, frameRate: scenario.device.fps)
-            let session = try scenarioSession(scenario, file: parsed.value("scenario")) {
-                try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
-            }
             // The single Center Stage camera always faces the user: auto mirrors like on.
-            session.output.isVideoMirrored = mirrorMode(parsed) != .off
+            let session = try scenarioSession(scenario, file: parsed.value("scenario")) {
+                try CaptureSession(scenario: scenario, stampFrameIndex: true, mirrorMode: mirrorMode(parsed), pixelBufferPool: pool)
+            }
             try checkNotInterrupted()
             let output = try OutputDirectory(preparing: outputURL, force: parsed.flag("force"))
             var oneCamera = SegmentMuxer.Configuration(output: output, settings: settings, policy: SplitPolicy(mode),

@@ -13,11 +13,11 @@ extension Scenario {
             try Self.checkStabilization(mode, type: .builtInUltraWideCamera, at: "device.preferredVideoStabilizationMode", file: file)
         }
         if !device.enabledFramings.isEmpty {
-            guard format.isSmartFramingSupported, let monitor = (try? makeCaptureDevice())?.smartFramingMonitor else {
+            guard format.isSmartFramingSupported else {
                 throw ScenarioError(file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
                                     allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
             }
-            let supported = monitor.supportedFramings.map(\.name)
+            let supported = SmartFramingMonitor(format: format).supportedFramings.map(\.name)
             for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
                 throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
                                     allowed: supported.joined(separator: ", "))
