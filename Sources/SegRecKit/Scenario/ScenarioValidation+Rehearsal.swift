@@ -5,7 +5,8 @@ extension Scenario {
     /// have), so an event the session would reject fails before anything is recorded.
     /// - Throws: ``ScenarioError`` naming `file`, `events[N].<action>` (N as in the file)
     ///   and what is allowed then: for `activeFormat`, the formats of the camera streaming
-    ///   at that time, or those listing the ratio in effect.
+    ///   at that time, or those listing the ratio in effect; for `setDynamicAspectRatio`,
+    ///   the ratios of the format in effect at its time.
     func rehearseEvents(file: String) throws(ScenarioError) {
         let failure: CaptureEventError
         // Construction failures are the recording's to report (they name their keys).
@@ -35,8 +36,8 @@ extension Scenario {
             }
         }
         if case .unsupportedRatio(let wanted, let side, let supported) = failure.error {
-            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not listed by format \(side) of \(streaming)",
-                                allowed: supported.map(\.rawValue).joined(separator: ", "))
+            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not supported by format \(side)",
+                                allowed: supported.map(\.rawValue).joined(separator: ", ") + " for format \(side)")
         }
         if case .invalidParameter(_, let value, let allowed) = failure.error {
             throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(value)) is rejected by \(streaming)", allowed: allowed)
