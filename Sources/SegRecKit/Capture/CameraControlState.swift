@@ -4,8 +4,7 @@
 /// Center Stage active), so the session can log each change once in the manifest's
 /// `events` at the first frame it affects.
 ///
-/// A `Sendable` value owned by one session (``CaptureSession`` or
-/// ``CameraSwitchingSession``) and mutated from its single task.
+/// A `Sendable` value owned by one ``CaptureSession`` and mutated from its single task.
 public struct CameraControlState: Sendable {
     /// How the phone is held now (`initialDeviceOrientation`, then `deviceOrientation`
     /// events).

@@ -1,5 +1,5 @@
 /// A scheduled event a capture session rejects when it applies it, found by a rehearsal
-/// (``CaptureSession`` and ``CameraSwitchingSession`` apply their events without pictures
+/// (``CaptureSession`` applies its events without pictures
 /// before recording, so a scenario fails before anything is written).
 public struct CaptureEventError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Position of the event in the session's `events` (time order), or nil when the

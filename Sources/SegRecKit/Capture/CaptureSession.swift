@@ -1,17 +1,52 @@
-/// The analog of `AVCaptureSession` with one ``CaptureDevice`` input and one
+/// The analog of `AVCaptureSession` with one or more ``CaptureDevice`` inputs and one
 /// ``VideoDataOutput``, run deterministically as a pull-style stream of
-/// ``CaptureOutputEvent``s.
+/// ``CaptureOutputEvent``s. One camera streams at a time; the ``Routing`` says which: the
+/// single Center Stage front camera throughout, the iPhone Duo camera the posture selects, or
+/// the Virtual Front Camera (DESIGN.md, "Time and clocks", "Cameras: iPhone Duo and switching").
 ///
 /// ## What it delivers
-/// Frames `0, 1, 2, …` while the frame's session timestamp is before
-/// `sessionStart + duration` (DESIGN.md, "Time and clocks"). Before frame `i` it applies,
-/// in time order, every scheduled event whose host time is ≤ frame `i`'s session time;
-/// events after the last frame are applied at the end. Completions of
-/// `setDynamicAspectRatio` requests are placed just before frame
-/// `k + completionDelayFrames`, never before the first frame at/after the request and in
-/// FIFO order; completions due after the last frame come at the end of the stream. A
+/// Camera *c* captures frame *i* at `D_c(i) = D0_c + round(i · ts_c / fps_c)`, with
+/// `D0_c = convertTime(sessionStart, host → c)`: every camera's grid starts at session start.
+/// Frames are delivered with their session time `convertTime(D_c(i), c → host)` and a
+/// delivery sequence number (0, 1, 2, … over the whole session: ``VideoFrame/index``; with
+/// one camera the grid index *i*) while that session time is before
+/// `sessionStart + duration`. Before each frame it applies, in time order, every scheduled
+/// event whose host time is ≤ the frame's session time; events after the last frame are
+/// applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
+/// frame `k + completionDelayFrames`, never before the first frame at/after the request and
+/// in FIFO order; completions due after the last frame come at the end of the stream. A
 /// request that a later one overrides on its own frame completes `superseded`
 /// (``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)``).
+///
+/// ## Individual cameras (``Routing/individual(initialPosture:)``)
+/// A posture event at host time `s` whose preferred camera `b` (``DirectionCoordinator``)
+/// is not the streaming one ends the old camera's frames at those whose session time is
+/// before `s`; `b` delivers from its first frame with
+/// `D_b(i) ≥ convertTime(s + switchGap, host → b)`, cropped to the ratio last set on a square
+/// camera when its format lists it. Requests pending on the old camera (not yet in effect)
+/// complete `superseded` at once. A `setDynamicAspectRatio` that reaches the back camera
+/// fails `unsupported`: a warning and an `aspectRatioRequestFailed` event, and the session
+/// goes on. `cameraSwitched` is logged at the new camera's first frame (its device time on its clock).
+///
+/// ## Virtual Front Camera (``Routing/virtualFrontCamera(initialPosture:)``)
+/// One device, `virtualFront`, with its own clock and format streams throughout; a posture
+/// change swaps its constituent (the camera whose picture it delivers) from its first frame
+/// with `D ≥ convertTime(s, host → virtual) + changeLatencyFrames · ts / fps`: no gap, no
+/// new size, a `constituentSwapped` event. It cannot switch formats.
+///
+/// ## Orientation, formats and stabilization (DESIGN.md)
+/// Every frame carries the streaming camera's capture angle
+/// (``CameraControlState/rotationAngle(deviceType:)``: square sensors portrait-mounted, the
+/// back camera landscape-mounted) and its active format; a `deviceOrientation` event applies
+/// from the first frame at or after it. An `apply` that needs another format, or an
+/// `activeFormat` event, reconfigures the streaming camera: frames stop at the event time
+/// `s`, requests not yet in effect complete `superseded` (the new format starts with the
+/// ratio in effect at `s`, what the last frame had, or an `apply`'s own), and the new
+/// format's grid is anchored at `D0' = ⌈convertTime(s + switchGap, host → device)⌉` (frame
+/// *j* of it at `D0' + round(j · ts / fps')`). Frame indices keep counting across switches.
+/// Each camera's `videoZoomFactor` is drawn into its pictures when the source is a
+/// ``ZoomingImageSource``. Buffers are mirrored as ``mirrorMode`` says (`mirroringChanged`
+/// at the first frame mirrored differently).
 ///
 /// ## Use
 /// ```swift
@@ -21,29 +56,39 @@
 /// ```
 /// A session runs once: after its last event, ``next()`` returns `nil`.
 ///
-/// ## Orientation, formats and stabilization (DESIGN.md)
-/// Every frame carries the capture angle in effect (``CameraControlState/rotationAngle(deviceType:facing:)``:
-/// the front camera is portrait-mounted and faces the user) and its active format; a
-/// `deviceOrientation` event applies from the first frame at or after it. An `apply` that
-/// needs another format, or an `activeFormat` event, reconfigures the camera: frames stop at
-/// the event time `s`, requests not yet in effect complete `superseded` (the new format starts
-/// with the ratio in effect at `s`, what the last frame had, or an `apply`'s own), and the new format's
-/// grid is anchored at `D0' = ⌈convertTime(s + switchGap, host → device)⌉` (its first frame is
-/// the first device tick at or after the gap end; frame *j* of it at `D0' + round(j · ts / fps')`).
-/// Frame indices (the stamp) keep counting across the switch. The device's
-/// `videoZoomFactor` is drawn into the picture when the source is a ``ZoomingImageSource``.
-///
 /// Concurrency: a non-`Sendable` class driven by one task (the consumer pulling events);
-/// the device, monitor, output and source are owned by it and never shared.
+/// the devices, coordinator, monitor, output and sources are owned by it and never shared.
 public final class CaptureSession {
+    /// Which camera the session streams from (DESIGN.md, "Cameras").
+    public enum Routing: Sendable, Hashable {
+        /// One camera streams throughout: the single Center Stage front camera, facing the
+        /// user. Its frames name no camera and carry no camera code.
+        case fixed
+        /// Individual cameras, switched as the app does with
+        /// `AVCaptureDeviceDirectionCoordinator`: the camera the posture selects streams
+        /// (`closed` → outer, `open` → inner, `openOuterDisplay` → back if present, else outer).
+        case individual(initialPosture: DevicePosture)
+        /// The Virtual Front Camera (the last device, type `builtInVirtualFrontCamera`)
+        /// streams throughout, showing the constituent the posture selects.
+        case virtualFrontCamera(initialPosture: DevicePosture)
+    }
+
     /// The clock sample times are expressed on: the host clock (nanoseconds).
     public let synchronizationClock: MediaClock = .host
-    /// The camera (replaced by a reconfigured one at an active-format switch).
-    public private(set) var device: CaptureDevice
+    /// How the streaming camera is chosen.
+    public let routing: Routing
+    /// The physical cameras as descriptors, in order (their position is the stamp's camera code).
+    public let cameras: [CaptureDeviceDescriptor]
+    /// The devices: the physical cameras in ``cameras`` order, then the Virtual Front Camera
+    /// with ``Routing/virtualFrontCamera(initialPosture:)`` (a camera reconfigured to another
+    /// format is replaced).
+    public private(set) var devices: [CaptureDevice]
     /// Orientation, Center Stage and the last frame's angle and zoom.
     public private(set) var controls: CameraControlState
-    /// The video data output.
+    /// The video data output (one picture source per physical camera).
     public let output: VideoDataOutput
+    /// Posture → facing and preferred camera; `nil` with ``Routing/fixed``.
+    public let coordinator: DirectionCoordinator?
     /// Host time the session starts at (frame 0's capture instant), nanoseconds.
     public let sessionStart: MediaTime
     /// How long the source runs, nanoseconds.
@@ -52,22 +97,37 @@ public final class CaptureSession {
     public let sessionEnd: MediaTime
     /// Scheduled events, in time order.
     public let events: [Event]
+    /// Whether buffers are mirrored (`isVideoMirrored`): `auto` while the streaming camera faces the user.
+    public let mirrorMode: MirrorMode
 
     /// Whether the session has started (the first ``next()`` starts it).
     public private(set) var isRunning = false
     /// Frames delivered so far.
     public private(set) var deliveredFrameCount: Int64 = 0
 
-    private var timing: FrameTiming?
-    private var nextFrame: Int64 = 0
-    /// Delivery index of the current device's grid frame 0 (non-zero after a format switch).
-    private var gridBase: Int64 = 0
-    /// Format switches so far (the frames' ``CaptureFormatTag/generation``).
-    private var formatGeneration = 0
+    /// Position in ``devices`` of the device frames come from.
+    private var streaming: Int
+    /// Next grid index of each device.
+    private var nextGrid: [Int64]
+    /// Requests of each device already moved to the completion queue.
+    private var requestsSeen: [Int]
+    /// Format switches per device (the frames' ``CaptureFormatTag/generation``).
+    private var formatGenerations: [Int]
+    /// Each device's rate as asked at start (kept across format switches where the format allows it).
+    private let preferredFrameRates: [FrameRate]
+    /// Virtual routing: constituent position from each grid index on (ascending).
+    private var constituents: [(frame: Int64, position: Int)] = []
+    /// The ratio last set on a square camera (the app's choice), carried to a camera switched to.
+    private var appRatio: DynamicAspectRatio
+    /// The ratio a camera switched to starts with (the carried-over app ratio), until it
+    /// delivers a frame: its ratio in effect before then.
+    private var activationRatio: DynamicAspectRatio?
+    private var lastDelivered: (device: Int, producer: Int)?
+    private var lastMirrored: Bool?
+    /// Session time of the streaming device's grid frame `grid`, already computed as the
+    /// previous frame's end.
+    private var nextFrameSessionTime: (device: Int, grid: Int64, time: MediaTime)?
     private var nextEvent = 0
-    /// Session time of frame `nextFrame`, already computed as the previous frame's end.
-    private var nextFrameSessionTime: (frame: Int64, time: MediaTime)?
-    private var requestsSeen = 0
     private var completions = CompletionQueue()
     private var outbox: [CaptureOutputEvent] = []
     private var outboxHead = 0
@@ -75,19 +135,26 @@ public final class CaptureSession {
 
     /// Creates a session.
     /// - Parameters:
+    ///   - devices: the cameras (their position is the stamp's camera code); exactly one
+    ///     with ``Routing/fixed``; at least an outer and an inner camera otherwise, the
+    ///     Virtual Front Camera last with ``Routing/virtualFrontCamera(initialPosture:)``.
+    ///   - routing: which camera streams (default ``Routing/fixed``).
+    ///   - output: one picture source per physical camera (in virtual routing sized to the
+    ///     virtual format).
     ///   - sessionStart: host time of frame 0 (any timescale; kept at nanoseconds).
     ///   - duration: > 0.
-    ///   - events: in non-decreasing time order, each in `sessionStart ..< sessionStart + duration`.
-    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration or
-    ///   event time; ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` for a ratio
-    ///   the format lacks; ``CaptureError/smartFramingUnsupported(formatSide:)`` for people
-    ///   counts without a monitor; ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``;
-    ///   ``CaptureError/time(_:)``.
-    ///   - controls: initial orientation, Center Stage state and the format-switch gap
-    ///     (default: portrait, iOS's Center Stage defaults, 0.25 s).
-    public init(device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(),
+    ///   - events: in non-decreasing time order, each in `sessionStart ..< sessionStart + duration`;
+    ///     what an event asks of the camera is checked when it is applied (``rehearse()``
+    ///     applies them all without pictures).
+    ///   - controls: initial orientation, Center Stage state and the switch gap (default:
+    ///     portrait, iOS's Center Stage defaults, 0.25 s).
+    ///   - mirrorMode: default `.off`.
+    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration,
+    ///   gap or event time, a negative people count, devices or sources that do not fit the
+    ///   routing; ``CaptureError/time(_:)``.
+    public init(devices: [CaptureDevice], routing: Routing = .fixed, output: VideoDataOutput = VideoDataOutput(),
                 sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
-                controls: CameraControlState = CameraControlState()) throws(CaptureError) {
+                controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off) throws(CaptureError) {
         let ns = MediaClock.host.timescale
         do {
             self.sessionStart = try sessionStart.converted(toTimescale: ns)
@@ -97,68 +164,105 @@ public final class CaptureSession {
         guard duration > .zero else {
             throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0")
         }
-        var previous = sessionStart
-        var format = device.activeFormat  // follows apply / activeFormat switches
+        var physical = devices
+        var posture = DevicePosture.closed
+        switch routing {
+        case .fixed:
+            guard devices.count == 1 else {
+                throw .invalidParameter(name: "devices", value: "\(devices.count)", allowed: "one camera with fixed routing")
+            }
+        case .individual(let initial):
+            posture = initial
+        case .virtualFrontCamera(let initial):
+            posture = initial
+            guard physical.popLast()?.deviceType == .builtInVirtualFrontCamera else {
+                throw .invalidParameter(name: "devices", value: devices.map(\.deviceType.rawValue).joined(separator: ", "),
+                                        allowed: "the physical cameras, then the builtInVirtualFrontCamera")
+            }
+        }
+        if routing != .fixed {
+            guard controls.switchGap >= .zero else {
+                throw .invalidParameter(name: "switchGapSeconds", value: "\(controls.switchGap)", allowed: "≥ 0")
+            }
+        }
+        guard output.frameSources.count == physical.count else {
+            throw .invalidParameter(name: "sources", value: "\(output.frameSources.count)", allowed: "one per camera (\(physical.count))")
+        }
+        let cameras = physical.enumerated().map { CaptureDeviceDescriptor($0.element, stampPosition: $0.offset) }
+        let coordinator = routing == .fixed ? nil : DirectionCoordinator(monitoring: cameras, posture: posture)
+        if let coordinator {
+            guard coordinator.preferredCamera(in: .closed) != nil, coordinator.preferredCamera(in: .open) != nil else {
+                throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
+                                        allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
+            }
+        }
+        var previous = self.sessionStart
         for (i, event) in events.enumerated() {
             guard event.hostTime >= previous, event.hostTime < sessionEnd else {
                 throw .invalidParameter(name: "events[\(i)] host time", value: "\(event.hostTime)",
-                                        allowed: "non-decreasing, in [\(sessionStart), \(sessionEnd))")
+                                        allowed: "non-decreasing, in [\(self.sessionStart), \(sessionEnd))")
             }
             previous = event.hostTime
-            switch event.action {
-            case .setDynamicAspectRatio(let ratio): try format.validate(ratio)
-            case .videoZoomFactor(let factor):
-                try CaptureDevice.validateVideoZoomFactor(factor)
-            case .peopleInFrame(let count):
-                // A fact about the scene, on any format at any time: it drives active Center
-                // Stage's zoom and running smart framing, and is only remembered otherwise.
-                guard count >= 0 else {
-                    throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: Self.peopleInFrameAllowed)
-                }
-            case .posture(let posture):
-                throw .invalidParameter(name: "events[\(i)].posture", value: posture.rawValue,
-                                        allowed: "posture events only with several cameras (scenario key cameras)")
-            case .deviceOrientation, .centerStageEnabled:
-                break
-            case .apply(let ratio):
-                if !format.supportedDynamicAspectRatios.contains(ratio),
-                   let first = device.formats.first(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) {
-                    format = first
-                }
-                guard device.formats.contains(where: { $0.supportedDynamicAspectRatios.contains(ratio) }) else {
-                    throw .invalidParameter(name: "events[\(i)].apply", value: ratio.rawValue,
-                                            allowed: Set(device.formats.flatMap(\.supportedDynamicAspectRatios)).map(\.rawValue).sorted().joined(separator: ", "))
-                }
-            case .activeFormat(let name):
-                format = device.formats.first { $0.name == name } ?? format
-                guard device.formats.contains(where: { $0.name == name }) else {
-                    throw .invalidParameter(name: "events[\(i)].activeFormat", value: name,
-                                            allowed: device.formats.map(\.name).joined(separator: ", "))
-                }
-            case .smartFraming:
-                guard device.smartFramingMonitor != nil else {
-                    throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-                }
+            // A fact about the scene, on any format at any time: it drives active Center
+            // Stage's zoom and running smart framing, and is only remembered otherwise.
+            if case .peopleInFrame(let count) = event.action, count < 0 {
+                throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: Self.peopleInFrameAllowed)
             }
         }
-        self.device = device
+        self.routing = routing
+        self.cameras = cameras
+        self.devices = devices
+        self.coordinator = coordinator
         self.controls = controls
-        self.preferredFrameRate = device.frameRate
         self.output = output
         self.events = events
+        self.mirrorMode = mirrorMode
+        nextGrid = Array(repeating: 0, count: devices.count)
+        requestsSeen = Array(repeating: 0, count: devices.count)
+        formatGenerations = Array(repeating: 0, count: devices.count)
+        preferredFrameRates = devices.map(\.frameRate)
+        // The app's ratio at start: what the square cameras start with.
+        appRatio = devices.first { $0.activeFormat.fixedDimensions == nil }?.ratioInEffect(beforeFrame: 0) ?? .ratio9x16
+        switch routing {
+        case .fixed:
+            streaming = 0
+        case .individual(let initial):
+            streaming = coordinator?.preferredCamera(in: initial)?.stampPosition ?? 0
+        case .virtualFrontCamera(let initial):
+            streaming = physical.count
+            constituents = [(0, coordinator?.virtualConstituent(in: initial)?.stampPosition ?? 0)]
+        }
     }
 
-    /// Starts the device (frame 0 at ``sessionStart``). Called by the first ``next()``.
+    /// A one-camera session (``Routing/fixed``): see
+    /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:)``.
+    public convenience init(device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(),
+                            sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
+                            controls: CameraControlState = CameraControlState()) throws(CaptureError) {
+        try self.init(devices: [device], output: output, sessionStart: sessionStart, duration: duration,
+                      events: events, controls: controls)
+    }
+
+    /// The device frames come from: the one camera, the streaming individual camera, or the
+    /// Virtual Front Camera (a camera reconfigured to another format is replaced).
+    public var device: CaptureDevice { devices[streaming] }
+
+    private var isVirtual: Bool {
+        if case .virtualFrontCamera = routing { return true }
+        return false
+    }
+
+    /// Starts the devices (frame 0 at ``sessionStart``). Called by the first ``next()``.
     /// - Throws: ``CaptureError/time(_:)``.
     public func startRunning() throws(CaptureError) {
         guard !isRunning else { return }
-        try device.startCapture(sessionStart: sessionStart)
-        timing = device.frameTiming
+        for device in devices { try device.startCapture(sessionStart: sessionStart) }
         isRunning = true
     }
 
-    /// The number of frames the session delivers: the frames whose session timestamp is
-    /// before ``sessionEnd``. - Throws: ``CaptureError/time(_:)``.
+    /// The number of frames the streaming camera's grid has before ``sessionEnd``: the
+    /// frames a session that never switches cameras or formats delivers.
+    /// - Throws: ``CaptureError/time(_:)``.
     public func frameCount() throws(CaptureError) -> Int64 {
         do {
             let timing = try FrameTiming(deviceClock: device.clock, frameRate: device.frameRate,
@@ -174,7 +278,7 @@ public final class CaptureSession {
     }
 
     /// The next output event, or `nil` at the end of the stream.
-    /// - Throws: ``CaptureError`` or the frame source's errors.
+    /// - Throws: ``CaptureError`` or the frame sources' errors.
     public func next() throws -> CaptureOutputEvent? {
         while outboxHead == outbox.count {
             if finished { return nil }
@@ -197,66 +301,98 @@ public final class CaptureSession {
         public mutating func next() throws -> CaptureOutputEvent? { try session.next() }
     }
 
+    // MARK: Producing
+
+    /// The streaming device's next grid index and its session time.
+    private func candidate() throws(CaptureError) -> (grid: Int64, time: MediaTime) {
+        let grid = nextGrid[streaming]
+        if let cached = nextFrameSessionTime, cached.device == streaming, cached.grid == grid { return (grid, cached.time) }
+        guard let timing = device.frameTiming else { throw .notCapturing }
+        do { return (grid, try timing.sessionTime(ofFrame: grid)) } catch { throw .time(error) }
+    }
+
     /// Produces the events up to and including the next frame (or the end of the stream).
     private func produce() throws {
         try startRunning()
-        guard timing != nil else { throw CaptureError.notCapturing }
-        var sessionTime = try candidateSessionTime()
-        guard sessionTime < sessionEnd else {
-            while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
-            collectRequests()
-            while let completion = completions.pop() { outbox.append(completion) }
-            finished = true
-            return
-        }
-        while nextEvent < events.count, events[nextEvent].hostTime <= sessionTime {
+        var next = try candidate()
+        while nextEvent < events.count, events[nextEvent].hostTime <= next.time {
             try apply(events[nextEvent])
             nextEvent += 1
-            // A format switch moves the next frame past the reconfiguration gap.
-            sessionTime = try candidateSessionTime()
+            // A camera or format switch moves the next frame past its gap.
+            next = try candidate()
         }
-        guard sessionTime < sessionEnd, let timing else {
-            // The switch's gap ran past the end: the session ends with the frames before it.
-            while nextEvent < events.count { try apply(events[nextEvent]); nextEvent += 1 }
-            collectRequests()
+        collectRequests()
+        guard next.time < sessionEnd else {
             while let completion = completions.pop() { outbox.append(completion) }
             finished = true
             return
         }
-        collectRequests()
-        while let completion = completions.popDue(beforeFrame: nextFrame) { outbox.append(completion) }
-        let grid = nextFrame - gridBase
-        var frame: VideoFrame
+        while let completion = completions.popDue(beforeFrame: deliveredFrameCount) { outbox.append(completion) }
+        try deliver(grid: next.grid, sessionTime: next.time)
+    }
+
+    private func deliver(grid: Int64, sessionTime: MediaTime) throws {
+        let device = self.device
+        guard let timing = device.frameTiming else { throw CaptureError.notCapturing }
+        let producer = isVirtual ? constituent(atFrame: grid) : streaming
+        let deviceTime: MediaTime, nextSessionTime: MediaTime
         do {
-            let deviceTime = try timing.deviceTime(ofFrame: grid)
-            let nextSessionTime = try timing.sessionTime(ofFrame: grid + 1)
-            nextFrameSessionTime = (nextFrame + 1, nextSessionTime)
-            if let zooming = output.frameSource as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
-            frame = try output.frame(index: nextFrame, dimensions: device.dimensions(atFrame: grid),
-                                     deviceTime: deviceTime, sessionTime: sessionTime,
-                                     nextSessionTime: nextSessionTime)
-        } catch let error as MediaTimeError { throw CaptureError.time(error) }
+            deviceTime = try timing.deviceTime(ofFrame: grid)
+            nextSessionTime = try timing.sessionTime(ofFrame: grid + 1)
+        } catch { throw CaptureError.time(error) }
+        nextFrameSessionTime = (streaming, grid + 1, nextSessionTime)
+        let index = deliveredFrameCount
+        if let last = lastDelivered {
+            if last.device != streaming {
+                outbox.append(.sessionEvent(SessionEventRecord(
+                    kind: .cameraSwitched, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
+                    camera: device.uniqueID, from: devices[last.device].uniqueID, to: device.uniqueID, frameIndex: index)))
+            } else if last.producer != producer {
+                outbox.append(.sessionEvent(SessionEventRecord(
+                    kind: .constituentSwapped, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
+                    camera: device.uniqueID, from: devices[last.producer].uniqueID, to: devices[producer].uniqueID,
+                    frameIndex: index)))
+            }
+        }
+        let facing = DirectionCoordinator.facing(of: device.deviceType, in: coordinator?.posture ?? .closed)
+        let mirrored = mirrorMode.mirrors(facing)
+        if let lastMirrored, lastMirrored != mirrored {
+            outbox.append(.sessionEvent(SessionEventRecord(
+                kind: .mirroringChanged, sessionTime: sessionTime, camera: device.uniqueID,
+                from: lastMirrored ? "on" : "off", to: mirrored ? "on" : "off", frameIndex: index)))
+        }
+        // One camera: the frames name none and the stamp carries no camera code.
+        let camera = routing == .fixed ? nil : FrameCamera(
+            id: device.uniqueID, deviceType: device.deviceType, facing: facing, producer: devices[producer].uniqueID,
+            producerPosition: producer, isMirrored: mirrored)
+        if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
+        var frame = try output.frame(index: index, dimensions: device.dimensions(atFrame: grid), deviceTime: deviceTime,
+                                     sessionTime: sessionTime, nextSessionTime: nextSessionTime,
+                                     source: producer, camera: camera, mirrored: mirrored)
         let angle = controls.rotationAngle(deviceType: device.deviceType)
         frame.rotationAngle = angle
         frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name,
-                                               frameRate: device.frameRate, generation: formatGeneration)
-        for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: nextFrame,
-                                            sessionTime: sessionTime, deviceTime: frame.deviceTime) {
+                                               frameRate: device.frameRate, generation: formatGenerations[streaming])
+        for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index,
+                                            sessionTime: sessionTime, deviceTime: deviceTime) {
             outbox.append(.sessionEvent(record))
         }
         outbox.append(.frame(frame))
-        nextFrame += 1
+        lastDelivered = (streaming, producer)
+        activationRatio = nil
+        lastMirrored = mirrored
         deliveredFrameCount += 1
+        nextGrid[streaming] = grid + 1
         device.didCapture(upTo: grid + 1, hostTime: sessionTime)
     }
 
     /// Applies every scheduled event at its time without producing pictures: the checks a
-    /// recording meets at each event (a format the camera lacks, a ratio the format in
-    /// effect does not list, …) made before anything is recorded. Frames between events are
-    /// counted as delivered, not drawn, so the cost grows with the events, not the frames.
-    /// The session is used up: record with a new one.
+    /// recording meets at each event (a format the streaming camera lacks, a ratio the format
+    /// in effect does not list, …) made before anything is recorded. Frames between events
+    /// are counted as delivered, not drawn, so the cost grows with the events, not the
+    /// frames. The session is used up: record with a new one.
     /// - Throws: ``CaptureEventError`` with the position in ``events`` of the event the
-    ///   session rejects; the session's state (``device``) is then the one at that event.
+    ///   session rejects; ``device`` is then the camera streaming at that event, in its state then.
     func rehearse() throws(CaptureEventError) {
         do { try startRunning() } catch { throw CaptureEventError(eventIndex: nil, error: error) }
         for (i, event) in events.enumerated() {
@@ -269,66 +405,85 @@ public final class CaptureSession {
         finished = true
     }
 
-    /// Counts as delivered the frames of the current grid whose session time is before `h`:
+    /// Counts as delivered the streaming device's frames whose session time is before `h`:
     /// those ``produce()`` delivers before it applies an event at host time `h` (< ``sessionEnd``).
     private func skipFrames(before h: MediaTime) throws(CaptureError) {
-        guard let timing else { throw .notCapturing }
-        let grid = nextFrame - gridBase
+        let device = self.device
+        guard let timing = device.frameTiming else { throw .notCapturing }
+        let grid = nextGrid[streaming]
         do {
             let n = try timing.firstFrame(capturedAtOrAfter: h, minimumIndex: grid)
             guard n > grid else { return }
             let last = try timing.sessionTime(ofFrame: n - 1)
-            nextFrame += n - grid
             deliveredFrameCount += n - grid
+            nextGrid[streaming] = n
             nextFrameSessionTime = nil
+            lastDelivered = (streaming, isVirtual ? constituent(atFrame: n - 1) : streaming)
+            activationRatio = nil
             device.didCapture(upTo: n, hostTime: last)
         } catch { throw .time(error) }
     }
 
-    /// Session time of the next frame (delivery index `nextFrame`) on the current device's grid.
-    private func candidateSessionTime() throws -> MediaTime {
-        guard let timing else { throw CaptureError.notCapturing }
-        if let cached = nextFrameSessionTime, cached.frame == nextFrame { return cached.time }
-        do { return try timing.sessionTime(ofFrame: nextFrame - gridBase) } catch { throw CaptureError.time(error) }
+    /// The ratio in effect on the streaming camera now (what its buffers had; the grid's
+    /// initial ratio before its first frame): pending requests do not count; a camera just
+    /// switched to has the ratio it started with.
+    var ratioInEffect: DynamicAspectRatio {
+        activationRatio ?? device.ratioInEffect(beforeFrame: nextGrid[streaming])
     }
 
-    /// Moves requests the device recorded since the last call into the completion queue.
+    /// Virtual routing: the constituent whose picture frame `grid` shows.
+    private func constituent(atFrame grid: Int64) -> Int {
+        constituents.last { $0.frame <= grid }?.position ?? streaming
+    }
+
+    /// Moves requests the streaming device recorded into the completion queue, their frame
+    /// indices translated to delivery sequence numbers (the device delivers its grid frames
+    /// from `nextGrid` on as delivery numbers from `deliveredFrameCount` on).
     private func collectRequests() {
+        let device = self.device
         let requests = device.requests
-        while requestsSeen < requests.count {
-            // Device frame indices count from the current grid's frame 0; the queue counts deliveries.
-            let request = requests[requestsSeen]
-            completions.enqueue(gridBase == 0 ? request : DynamicAspectRatioRequest(
+        let seen = requestsSeen[streaming]
+        guard seen < requests.count else { return }
+        let shift = deliveredFrameCount - nextGrid[streaming]
+        for request in requests[seen...] {
+            completions.enqueue(shift == 0 ? request : DynamicAspectRatioRequest(
                 sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio,
-                requestTime: request.requestTime, requestFrameIndex: request.requestFrameIndex + gridBase,
-                effectiveFrameIndex: request.effectiveFrameIndex + gridBase, change: request.change,
+                requestTime: request.requestTime, requestFrameIndex: request.requestFrameIndex + shift,
+                effectiveFrameIndex: request.effectiveFrameIndex + shift, change: request.change,
                 changesDimensions: request.changesDimensions), completionDelayFrames: device.completionDelayFrames)
-            requestsSeen += 1
         }
+        requestsSeen[streaming] = requests.count
     }
 
-    /// Applies one scheduled event to the device at its host time.
+    // MARK: Events
+
+    /// Applies one scheduled event to the streaming device at its host time.
     private func apply(_ event: Event) throws(CaptureError) {
+        let device = self.device
+        let grid = nextGrid[streaming]
         switch event.action {
         case .setDynamicAspectRatio(let ratio):
-            try device.submitDynamicAspectRatio(ratio, atSessionTime: event.hostTime)
+            try setDynamicAspectRatio(ratio, at: event.hostTime)
         case .videoZoomFactor(let factor):
-            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
             controls.noteZoomCause("videoZoomFactor")
             try device.setVideoZoomFactor(factor)
         case .peopleInFrame(let count):
-            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
             if try controls.observePeople(count, device: device) { return }
             // Neither active Center Stage nor a smart framing monitor: the count is only kept.
             guard let monitor = device.smartFramingMonitor else { return }
             try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
         case .posture(let posture):
-            throw .invalidParameter(name: "posture", value: posture.rawValue,
-                                    allowed: "posture events only with several cameras (scenario key cameras)")
+            guard routing != .fixed else {
+                throw .invalidParameter(name: "posture", value: posture.rawValue,
+                                        allowed: "posture events only with several cameras (scenario key cameras)")
+            }
+            try changePosture(to: posture, at: event.hostTime)
         case .deviceOrientation(let orientation):
             if let record = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(record)) }
         case .centerStageEnabled(let enabled):
-            device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
             for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) {
                 outbox.append(.sessionEvent(record))
             }
@@ -341,36 +496,34 @@ public final class CaptureSession {
                                                                camera: device.uniqueID, to: action.rawValue)))
                 // Started with people already in frame: the monitor recommends for them at once.
                 if action == .start, let count = controls.peopleInFrame {
-                    device.didCapture(upTo: nextFrame - gridBase, hostTime: event.hostTime)
+                    device.didCapture(upTo: grid, hostTime: event.hostTime)
                     try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
                 }
             }
         case .apply(let ratio):
-            let selection: ActiveFormatSelection<CaptureDevice.Format>
-            do {
-                selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
-                                                            currentAspectRatio: ratioInEffect,
-                                                            currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
-            } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
-            if selection.formatChanged {
-                try switchFormat(to: selection, at: event.hostTime, because: "apply(\(ratio.rawValue))")
-            } else {
-                try device.submitDynamicAspectRatio(ratio, atSessionTime: event.hostTime)
-            }
+            try applyRatio(ratio, at: event.hostTime)
         case .activeFormat(let name):
-            let selection: ActiveFormatSelection<CaptureDevice.Format>
-            do {
-                selection = try ActiveFormatSelection.switchFormat(to: name, formats: device.formats, activeFormat: device.activeFormat,
-                                                                   currentAspectRatio: ratioInEffect,
-                                                                   currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRate)
-            } catch { throw .invalidParameter(name: "activeFormat", value: name, allowed: "\(error)") }
-            if selection.formatChanged { try switchFormat(to: selection, at: event.hostTime, because: "activeFormat \(name)") }
+            try switchActiveFormat(to: name, at: event.hostTime)
         }
     }
 
-    /// The rate the app asked for (the scenario's `fps`): kept across format switches where
-    /// the format allows it.
-    private let preferredFrameRate: FrameRate
+    /// `setDynamicAspectRatio` on the streaming device at host time `s`; on a camera without
+    /// dynamic aspect ratio (the back camera) a warning and an `aspectRatioRequestFailed`
+    /// event, and the session goes on.
+    private func setDynamicAspectRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
+        do {
+            try device.submitDynamicAspectRatio(ratio, atSessionTime: s)
+            appRatio = ratio
+            collectRequests()
+        } catch .dynamicAspectRatioUnsupported(let camera, let type) {
+            let message = "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size"
+            outbox.append(.warning(message))
+            outbox.append(.sessionEvent(SessionEventRecord(
+                kind: .aspectRatioRequestFailed, sessionTime: s, camera: camera, to: ratio.rawValue, message: message)))
+        } catch {
+            throw error
+        }
+    }
 
     /// Lets a running smart framing monitor see `count` people at host time `s`; a new
     /// recommendation is logged (`smartFramingRecommended`) and applied as Apple advises:
@@ -389,41 +542,144 @@ public final class CaptureSession {
     public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
 
-    /// The ratio in effect now (what the last delivered frame of the current grid had; the
-    /// grid's initial ratio before its first frame): pending requests do not count.
-    var ratioInEffect: DynamicAspectRatio { device.ratioInEffect(beforeFrame: nextFrame - gridBase) }
+    /// The seeds' `apply(ratio)` on the streaming camera: a plain `setDynamicAspectRatio`
+    /// when its format lists the ratio, else a switch to the first format that does; on the
+    /// back camera (no format lists any ratio) it fails `unsupported` like a request would.
+    private func applyRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
+        let device = self.device
+        if device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil {
+            return try setDynamicAspectRatio(ratio, at: s)
+        }
+        guard !isVirtual else {
+            throw .invalidParameter(name: "apply", value: ratio.rawValue,
+                                    allowed: "a ratio the Virtual Front Camera's format lists (use individual cameras to switch formats)")
+        }
+        let selection: ActiveFormatSelection<CaptureDevice.Format>
+        do {
+            selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
+                                                        currentAspectRatio: ratioInEffect, currentFrameRate: device.frameRate,
+                                                        preferredFrameRate: preferredFrameRates[streaming])
+        } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
+        appRatio = ratio
+        try switchFormat(to: selection, at: s, because: "apply(\(ratio.rawValue))")
+    }
 
-    /// Reconfigures the camera to `selection` at host time `s` (DESIGN.md "Active format"):
-    /// pending requests not in effect complete `superseded` (they never take effect: the new
-    /// format starts with `selection.aspectRatio`, the ratio in effect at `s`, or an
-    /// `apply`'s own ratio); the new device captures from `s + switchGap`; Center Stage's
-    /// zoom follows its active state on the new format; an `activeFormatChanged` event names
-    /// the new format's first frame.
+    /// `{"activeFormat": name}` on the streaming camera.
+    private func switchActiveFormat(to name: String, at s: MediaTime) throws(CaptureError) {
+        let device = self.device
+        guard !isVirtual else {
+            throw .invalidParameter(name: "activeFormat", value: name,
+                                    allowed: "no format switch on the Virtual Front Camera (use individual cameras)")
+        }
+        let selection: ActiveFormatSelection<CaptureDevice.Format>
+        if device.activeFormat.fixedDimensions != nil {
+            // The back camera's fixed-size formats: no ratio to keep, only size and rate.
+            guard let index = device.formats.firstIndex(where: { $0.name == name }), let size = device.formats[index].fixedDimensions else {
+                throw .invalidParameter(name: "activeFormat", value: name,
+                                        allowed: "camera \(device.uniqueID): " + device.formats.map(\.name).joined(separator: ", "))
+            }
+            let format = device.formats[index]
+            let rate = ActiveFormatSelection<CaptureDevice.Format>.clamped(preferredFrameRates[streaming], to: format.maxFrameRate)
+            selection = ActiveFormatSelection(format: format, formatIndex: index, aspectRatio: ratioInEffect,
+                                              dimensions: size, frameRate: rate, formatChanged: format != device.activeFormat,
+                                              aspectRatioChanged: false, dimensionsChanged: size != device.activeFormat.fixedDimensions,
+                                              frameRateChanged: rate != device.frameRate)
+        } else {
+            do {
+                selection = try ActiveFormatSelection.switchFormat(
+                    to: name, formats: device.formats, activeFormat: device.activeFormat, currentAspectRatio: ratioInEffect,
+                    currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRates[streaming])
+            } catch {
+                throw .invalidParameter(name: "activeFormat", value: name,
+                                        allowed: (routing == .fixed ? "" : "camera \(device.uniqueID): ") + "\(error)")
+            }
+        }
+        guard selection.formatChanged else { return }
+        try switchFormat(to: selection, at: s, because: "activeFormat \(name)")
+        // Requests pending at the switch were superseded: the app's ratio is the one kept.
+        if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
+    }
+
+    /// Reconfigures the streaming camera to `selection` at host time `s` (DESIGN.md "Active
+    /// format"): pending requests not in effect complete `superseded` (they never take
+    /// effect: the new format starts with `selection.aspectRatio`, the ratio in effect at
+    /// `s`, or an `apply`'s own ratio); the new device captures from `s + switchGap`; Center
+    /// Stage's zoom follows its active state on the new format; an `activeFormatChanged`
+    /// event names the new format's first frame.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
                               because cause: String) throws(CaptureError) {
         collectRequests()
-        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: nextFrame))
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
         let start: MediaTime
         do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
         let old = device
         let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
                                        aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
         try controls.formatDidChange(from: old, to: new)
-        device = new
-        timing = new.frameTiming
-        gridBase = nextFrame
-        requestsSeen = 0
-        formatGeneration += 1
+        devices[streaming] = new
+        activationRatio = nil
+        nextGrid[streaming] = 0
+        requestsSeen[streaming] = 0
+        formatGenerations[streaming] += 1
         nextFrameSessionTime = nil
-        guard let timing else { throw .notCapturing }
+        guard let timing = new.frameTiming else { throw .notCapturing }
         do {
-            let first = try timing.deviceTime(ofFrame: 0)
             outbox.append(.sessionEvent(SessionEventRecord(
-                kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: first,
+                kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0),
                 deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
-                to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: nextFrame,
+                to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: deliveredFrameCount,
                 message: "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
                     + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
         } catch { throw .time(error) }
+    }
+
+    /// A posture event at host time `s`: `postureChanged` and `facingChanged` records, then
+    /// the Virtual Front Camera's constituent swap or the switch to the camera the posture
+    /// selects (see the type's documentation).
+    private func changePosture(to posture: DevicePosture, at s: MediaTime) throws(CaptureError) {
+        guard let coordinator else { return }
+        let before = Dictionary(uniqueKeysWithValues: cameras.map { ($0.uniqueID, coordinator.facing(of: $0)) })
+        let old = coordinator.posture
+        guard let change = coordinator.update(posture: posture) else { return }
+        outbox.append(.sessionEvent(SessionEventRecord(kind: .postureChanged, sessionTime: s,
+                                                       from: old.rawValue, to: posture.rawValue)))
+        for (descriptor, facing) in change.facings where before[descriptor.uniqueID] != facing {
+            outbox.append(.sessionEvent(SessionEventRecord(
+                kind: .facingChanged, sessionTime: s, camera: descriptor.uniqueID,
+                from: before[descriptor.uniqueID]?.rawValue, to: facing.rawValue)))
+        }
+        if isVirtual {
+            let virtual = device
+            guard let target = coordinator.virtualConstituent(in: posture)?.stampPosition,
+                  target != constituents.last?.position, let timing = virtual.frameTiming else { return }
+            do {
+                let threshold = try convertTime(s, from: .host, to: virtual.clock)
+                let k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: virtual.changeLatencyFrames,
+                                              minimumIndex: deliveredFrameCount)
+                constituents.removeAll { $0.frame >= k }
+                if constituents.last?.position != target { constituents.append((k, target)) }
+            } catch { throw .time(error) }
+            return
+        }
+        guard let b = change.preferredCamera?.stampPosition, b != streaming else { return }
+        // Requests not in effect on the old camera never will be.
+        collectRequests()
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        devices[streaming].didCapture(upTo: nextGrid[streaming], hostTime: s)
+        let device = devices[b]
+        guard let timing = device.frameTiming else { throw .notCapturing }
+        let first: Int64
+        do {
+            let threshold = try convertTime(try s.adding(controls.switchGap), from: .host, to: device.clock)
+            first = try timing.firstFrame(atOrAfter: threshold, minimumIndex: max(device.nextFrameIndex, nextGrid[b]))
+        } catch { throw .time(error) }
+        device.carryOver(appRatio, fromFrame: first)
+        activationRatio = device.aspectRatio(atFrame: first)
+        device.didCapture(upTo: first, hostTime: s)
+        // Requests the new camera took earlier are already queued; count them as seen.
+        requestsSeen[b] = device.requests.count
+        nextGrid[b] = first
+        streaming = b
+        nextFrameSessionTime = nil
     }
 }

@@ -8,8 +8,8 @@ extension CaptureSession {
         /// Feeds the smart framing monitor a people count; a new recommendation is applied
         /// at once as a `setDynamicAspectRatio` followed by a zoom.
         case peopleInFrame(Int)
-        /// The device posture changes (several-camera sessions only:
-        /// ``CameraSwitchingSession``); a one-camera session rejects it.
+        /// The device posture changes (several-camera routings only); a session with
+        /// ``CaptureSession/Routing/fixed`` rejects it.
         case posture(DevicePosture)
         /// The phone is now held this way (`UIDeviceOrientation`): the rotation coordinator's
         /// capture angle follows from the first frame captured at or after it.

@@ -5,57 +5,59 @@
 /// Concurrency: a non-`Sendable` class owned by one ``CaptureSession`` and used from the
 /// task that pulls its events.
 public final class VideoDataOutput {
-    /// Where pictures come from; the ``SyntheticSensor`` by default. A later source may
-    /// substitute decoded real footage.
-    public var frameSource: any SensorImageSource
+    /// Where pictures come from, one source per physical camera of the session (in its
+    /// `cameras` order; the Virtual Front Camera shows its constituent's): the
+    /// ``SyntheticSensor`` by default. A later source may substitute decoded real footage.
+    public var frameSources: [any SensorImageSource]
+    /// The first camera's source (the only one of a one-camera session).
+    public var frameSource: any SensorImageSource {
+        get { frameSources[0] }
+        set { frameSources[0] = newValue }
+    }
     /// Whether to write the frame-index stamp into sources that do not stamp themselves.
     /// Synthetic frames are always stamped.
     public var stampFrameIndex: Bool
-    /// `AVCaptureConnection.isVideoMirrored`: flip every buffer left-right before the stamp
-    /// is drawn (one-camera sessions; a several-camera session decides per frame).
-    public var isVideoMirrored = false
 
-    /// Creates an output. - Parameters: `frameSource` (default ``SyntheticSensor``);
-    /// `stampFrameIndex` to stamp sources that do not stamp (default `false`).
-    public init(frameSource: any SensorImageSource = SyntheticSensor(), stampFrameIndex: Bool = false) {
-        self.frameSource = frameSource
+    /// Creates an output with one source. - Parameters: `frameSource` (default
+    /// ``SyntheticSensor``); `stampFrameIndex` to stamp sources that do not stamp (default `false`).
+    public convenience init(frameSource: any SensorImageSource = SyntheticSensor(), stampFrameIndex: Bool = false) {
+        self.init(frameSources: [frameSource], stampFrameIndex: stampFrameIndex)
+    }
+
+    /// Creates an output with one source per camera (at least one).
+    public init(frameSources: [any SensorImageSource], stampFrameIndex: Bool = false) {
+        precondition(!frameSources.isEmpty, "a video data output needs a frame source")
+        self.frameSources = frameSources
         self.stampFrameIndex = stampFrameIndex
     }
 
     /// Whether delivered frames carry the frame-index stamp.
     public var deliversStampedFrames: Bool { stampFrameIndex || frameSource.stampsFrameIndex }
 
-    /// Builds frame `index`.
+    /// Builds frame `index` from `frameSources[source]`: the picture is flipped left-right
+    /// first when `mirrored` (`AVCaptureConnection.isVideoMirrored`), then stamped (rows
+    /// 0–15 the index; with a `camera`, rows 16–31 the producing camera's position), so the
+    /// stamp reads as usual.
     /// - Parameters:
     ///   - dimensions: the picture size for the ratio in effect.
     ///   - deviceTime: `D(index)` on the device clock.
     ///   - sessionTime: `D(index)` converted to the session clock (host ns).
     ///   - nextSessionTime: the next frame's session time; the difference is the duration.
+    ///   - camera: the delivering camera of a several-camera session, `nil` for one camera.
     /// - Throws: the source's errors, or ``CaptureError/invalidParameter(name:value:allowed:)``
     ///   when the source returns a picture of the wrong size.
-    func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime,
-               sessionTime: MediaTime, nextSessionTime: MediaTime) throws -> VideoFrame {
-        try frame(index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime,
-                  nextSessionTime: nextSessionTime, source: &frameSource, camera: nil, mirrored: isVideoMirrored)
-    }
-
-    /// Builds frame `index` from `source` for `camera` (several-camera sessions): the
-    /// picture is mirrored first when `camera.isMirrored`, then stamped (rows 0–15 the
-    /// index, rows 16–31 the producing camera's position), so the stamp reads as usual.
-    /// - Throws: as ``frame(index:dimensions:deviceTime:sessionTime:nextSessionTime:)``.
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
-               nextSessionTime: MediaTime, source: inout any SensorImageSource,
-               camera: FrameCamera?, mirrored: Bool? = nil) throws -> VideoFrame {
-        let mirrored = mirrored ?? camera?.isMirrored ?? false
-        var buffer = try source.pixelBuffer(forFrame: index, dimensions: dimensions)
+               nextSessionTime: MediaTime, source: Int = 0, camera: FrameCamera? = nil, mirrored: Bool = false) throws -> VideoFrame {
+        var buffer = try frameSources[source].pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
             throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
                                                 value: buffer.dimensions.description,
                                                 allowed: dimensions.description)
         }
         if mirrored { buffer.mirrorHorizontally() }
-        let stamped = source.stampsFrameIndex || stampFrameIndex
-        if stampFrameIndex && !source.stampsFrameIndex || (mirrored && stamped) {
+        let selfStamping = frameSources[source].stampsFrameIndex
+        let stamped = selfStamping || stampFrameIndex
+        if stampFrameIndex && !selfStamping || (mirrored && stamped) {
             FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }

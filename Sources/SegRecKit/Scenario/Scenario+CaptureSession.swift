@@ -1,39 +1,141 @@
 extension Scenario {
-    /// The device clock: `MediaClock(identifier: "front", …)` from ``Device/clock``, each
-    /// decimal parameter rounded once.
-    /// - Throws: ``CaptureError/time(_:)`` for parameters the clock model rejects.
-    public func makeDeviceClock() throws(CaptureError) -> MediaClock {
-        do {
-            return try MediaClock(identifier: "front", timescale: device.clock.timescale,
-                                  offsetSeconds: device.clock.offsetSeconds, driftPPM: device.clock.driftPPM)
-        } catch { throw .time(error) }
+    /// One camera of `cameras` (DESIGN.md, "Cameras: iPhone Duo and switching").
+    public struct Camera: Sendable, Hashable {
+        /// Unique id (the manifest's `camera` and the clock's name).
+        public var id: String
+        /// The camera type: `builtInOuterUltraWideCamera`, `builtInInnerUltraWideCamera` or
+        /// `builtInDualWideCamera`.
+        public var type: CaptureDevice.DeviceType
+        /// The active format's spelling: a square side (`"1920"`) or `"WxH"` for the back camera.
+        public var format: String
+        /// Capture rate, at most the format's maximum.
+        public var fps: FrameRate
+        /// The camera's device clock.
+        public var clock: Clock
+        /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.
+        public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
+
+        /// A camera; see the properties.
+        public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate,
+                    clock: Clock = Clock()) {
+            self.id = id
+            self.type = type
+            self.format = format
+            self.fps = fps
+            self.clock = clock
+        }
+
+        /// The active format, or `nil` when the type does not offer `format`.
+        public var activeFormat: CaptureDevice.Format? { type.formats.first { $0.name == format } }
     }
 
-    /// The front camera this scenario describes: its change latency from
-    /// ``Device/effectiveChangeLatencyFrames``; smart framing limited to
-    /// `device.enabledFramings` (default none) and started when `device.smartFraming` is true.
-    /// - Throws: ``CaptureError`` for a configuration the device rejects (run
-    ///   ``validate(file:)`` first for messages naming keys).
-    public func makeCaptureDevice() throws(CaptureError) -> CaptureDevice {
-        guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
-            throw .invalidParameter(name: "format", value: "\(device.format)", allowed: ScenarioLimits.formatAllowed)
+    /// The Virtual Front Camera's configuration (`virtual`).
+    public struct VirtualCamera: Sendable, Hashable {
+        /// Square side: 1280 or 1920 (what inner and outer share).
+        public var format: Int
+        /// At most 60 fps.
+        public var fps: FrameRate
+        /// Its own device clock.
+        public var clock: Clock
+
+        /// A configuration; see the properties.
+        public init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
+            self.format = format
+            self.fps = fps
+            self.clock = clock
         }
-        let camera = try CaptureDevice(format: format, frameRate: device.fps, clock: try makeDeviceClock(),
-                                       initialAspectRatio: device.initialAspectRatio,
-                                       changeLatencyFrames: device.effectiveChangeLatencyFrames,
-                                       completionDelayFrames: device.completionDelayFrames)
-        if let monitor = camera.smartFramingMonitor {
-            do { try monitor.setEnabledFramings(named: device.enabledFramings) } catch {
-                throw .invalidParameter(name: "enabledFramings", value: device.enabledFramings.joined(separator: ", "), allowed: "\(error)")
+    }
+
+    /// The id of the Virtual Front Camera's device and clock.
+    public static let virtualFrontID = "virtualFront"
+
+    /// The camera types a `cameras` entry may name.
+    public static let cameraTypes: [CaptureDevice.DeviceType] = [
+        .builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera, .builtInDualWideCamera,
+    ]
+}
+
+extension Scenario {
+    /// The cameras the session is built from, in order (position = stamp code): `cameras`,
+    /// or for a `device` scenario its one camera, the Center Stage front camera (`id`
+    /// `front`, type `builtInUltraWideCamera`, `device`'s format, fps, clock and
+    /// stabilization mode).
+    public var sessionCameras: [Camera] {
+        if let cameras { return cameras }
+        var front = Camera(id: "front", type: .builtInUltraWideCamera, format: "\(device.format)", fps: device.fps,
+                           clock: device.clock)
+        front.preferredVideoStabilizationMode = device.preferredVideoStabilizationMode
+        return [front]
+    }
+
+    /// How the session picks its streaming camera: ``CaptureSession/Routing/fixed`` for a
+    /// `device` scenario, else individual cameras or the Virtual Front Camera (`frontCamera`
+    /// with its `virtual` description) from `initialPosture`.
+    public var routing: CaptureSession.Routing {
+        guard cameras != nil else { return .fixed }
+        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture)
+                                                         : .individual(initialPosture: initialPosture)
+    }
+
+    /// The change latency of `camera`: an explicit `changeLatencyFrames` wins, else its
+    /// stabilization mode's default, else `changeLatencyFrames` (DESIGN.md "Stabilization").
+    func changeLatencyFrames(of camera: Camera) -> Int64 {
+        Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
+                             mode: camera.preferredVideoStabilizationMode, fallback: device.changeLatencyFrames)
+    }
+
+    /// The cameras as descriptors, in ``sessionCameras`` order (position = stamp code); the
+    /// front camera's smart framing as `device.smartFraming` and `device.enabledFramings` say.
+    /// - Throws: ``CaptureError`` for a format the type lacks or clock parameters the model
+    ///   rejects (run ``validate(file:)`` first for messages naming keys).
+    public func makeCameraDescriptors() throws(CaptureError) -> [CaptureDeviceDescriptor] {
+        var descriptors: [CaptureDeviceDescriptor] = []
+        for (position, camera) in sessionCameras.enumerated() {
+            guard let format = camera.activeFormat else {
+                throw .invalidParameter(name: cameras == nil ? "format" : "cameras[\(position)].format", value: camera.format,
+                                        allowed: cameras == nil ? ScenarioLimits.formatAllowed
+                                                                : camera.type.formats.map(\.name).joined(separator: ", "))
             }
+            descriptors.append(CaptureDeviceDescriptor(
+                uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps,
+                clock: try Self.makeClock(camera.id, camera.clock), stampPosition: position,
+                changeLatencyFrames: changeLatencyFrames(of: camera), completionDelayFrames: device.completionDelayFrames,
+                enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming))
         }
-        if device.smartFraming {
-            guard let monitor = camera.smartFramingMonitor else {
-                throw .smartFramingUnsupported(formatSide: format.squareSide)
-            }
-            monitor.startMonitoring()
+        return descriptors
+    }
+
+    /// The Virtual Front Camera's descriptor (`nil` unless `"frontCamera": "virtual"`).
+    /// - Throws: ``CaptureError`` as ``makeCameraDescriptors()``.
+    public func makeVirtualDescriptor() throws(CaptureError) -> CaptureDeviceDescriptor? {
+        guard cameras != nil, frontCamera == .virtual, let virtual else { return nil }
+        guard let format = CaptureDevice.Format.virtualFrontFormats.first(where: { $0.squareSide == virtual.format }) else {
+            throw .invalidParameter(name: "virtual.format", value: "\(virtual.format)", allowed: "1280, 1920")
         }
-        return camera
+        return CaptureDeviceDescriptor(
+            uniqueID: Self.virtualFrontID, deviceType: .builtInVirtualFrontCamera, format: format, frameRate: virtual.fps,
+            clock: try Self.makeClock(Self.virtualFrontID, virtual.clock), stampPosition: cameras?.count ?? 0,
+            changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames)
+    }
+
+    /// Every device clock, the manifest's `devices`: the cameras' in order, then the virtual one.
+    /// - Throws: ``CaptureError`` as ``makeCameraDescriptors()``.
+    public func makeCameraClocks() throws(CaptureError) -> [MediaClock] {
+        try makeCameraDescriptors().map(\.clock) + (try makeVirtualDescriptor().map { [$0.clock] } ?? [])
+    }
+
+    /// The front camera's clock of a `device` scenario: `MediaClock(identifier: "front", …)`
+    /// from ``Device/clock``, each decimal parameter rounded once.
+    /// - Throws: ``CaptureError/time(_:)`` for parameters the clock model rejects.
+    public func makeDeviceClock() throws(CaptureError) -> MediaClock {
+        try Self.makeClock("front", device.clock)
+    }
+
+    private static func makeClock(_ id: String, _ clock: Clock) throws(CaptureError) -> MediaClock {
+        do {
+            return try MediaClock(identifier: id, timescale: clock.timescale, offsetSeconds: clock.offsetSeconds,
+                                  driftPPM: clock.driftPPM)
+        } catch { throw .time(error) }
     }
 
     /// The position in ``events`` of each session event: time order, file order among
@@ -53,33 +155,8 @@ extension Scenario {
                 return CaptureSession.Event(hostTime: MediaTime(value: start &+ offset, timescale: 1_000_000_000), action: event.action)
             }
     }
-}
 
-extension CaptureSession {
-    /// A session running `scenario`: its device, start, duration and events.
-    /// - Parameters:
-    ///   - frameSource: pictures; `nil` for a new ``SyntheticSensor``.
-    ///   - stampFrameIndex: stamp frame indices into a source that does not stamp itself.
-    ///   - pixelBufferPool: where the ``SyntheticSensor`` built when `frameSource` is `nil`
-    ///     takes its planes; default: a pool of its own; pass the recording's pool,
-    ///     which the muxer's writers recycle encoded pictures into. A given `frameSource` keeps its own pool.
-    /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
-    ///   fails on arithmetic overflow).
-    public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)? = nil,
-                            stampFrameIndex: Bool = false,
-                            pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
-        // The zoom is drawn into the picture; a stamping base keeps rows 0–31 (index and camera code).
-        let pictures = ZoomingImageSource(base: frameSource ?? SyntheticSensor(pixelBufferPool: pixelBufferPool),
-                                          preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool)
-        try self.init(device: try scenario.makeCaptureDevice(),
-                      output: VideoDataOutput(frameSource: pictures, stampFrameIndex: stampFrameIndex),
-                      sessionStart: scenario.sessionStart, duration: scenario.duration,
-                      events: scenario.sessionEvents, controls: scenario.cameraControlState)
-    }
-}
-
-extension Scenario {
-    /// The session's orientation, Center Stage state and format-switch gap at start.
+    /// The session's orientation, Center Stage state and switch gap at start.
     public var cameraControlState: CameraControlState {
         CameraControlState(deviceOrientation: initialDeviceOrientation,
                            centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode,
@@ -98,21 +175,61 @@ extension Scenario {
                                      centerStageEnabled: centerStageEnabled, centerStageControlMode: centerStageControlMode,
                                      isCenterStageSupported: supported, isCenterStageActive: supported && centerStageEnabled)
         }
-        guard let cameras else {
-            return ["front": info(.builtInUltraWideCamera, CaptureDevice.Format.frontCenterStage(squareSide: device.format),
-                                  device.preferredVideoStabilizationMode, device.effectiveChangeLatencyFrames)]
-        }
         var result: [String: DeviceControlInfo] = [:]
-        for camera in cameras {
+        for camera in sessionCameras {
             result[camera.id] = info(camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode,
-                                     Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
-                                                          mode: camera.preferredVideoStabilizationMode, fallback: device.changeLatencyFrames))
+                                     changeLatencyFrames(of: camera))
         }
-        if frontCamera == .virtual, let virtual {
+        if cameras != nil, frontCamera == .virtual, let virtual {
             result[Self.virtualFrontID] = info(.builtInVirtualFrontCamera,
                                                CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format },
                                                nil, device.changeLatencyFrames)
         }
         return result
+    }
+}
+
+extension CaptureSession {
+    /// The session `scenario` describes, for one camera (`device`) or several (`cameras`):
+    /// its devices (``Scenario/makeCameraDescriptors()``, the Virtual Front Camera last),
+    /// routing, start, duration, events and controls.
+    /// - Parameters:
+    ///   - sources: one picture source per camera, in ``Scenario/sessionCameras`` order
+    ///     (sized to the virtual format in virtual mode); `nil` for a ``SyntheticSensor``
+    ///     per camera (the single camera's look, or each Duo camera's own: pattern = position + 1).
+    ///     The zoom is drawn into each (``ZoomingImageSource``).
+    ///   - stampFrameIndex: stamp sources that do not stamp themselves.
+    ///   - mirrorMode: `--mirror` (default `.off`).
+    ///   - pixelBufferPool: where the synthetic sensors and the zoom take their planes;
+    ///     default: a pool of its own; pass the recording's pool, which the muxer's writers
+    ///     recycle encoded pictures into. A given source keeps its own pool.
+    /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
+    ///   fails on arithmetic overflow).
+    public convenience init(scenario: Scenario, sources: [any SensorImageSource]? = nil, stampFrameIndex: Bool = false,
+                            mirrorMode: MirrorMode = .off, pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
+        let cameras = try scenario.makeCameraDescriptors()
+        let virtual = try scenario.makeVirtualDescriptor()
+        let pictures = sources ?? cameras.indices.map {
+            SyntheticSensor(pixelBufferPool: pixelBufferPool, pattern: scenario.cameras == nil ? 0 : $0 + 1) as any SensorImageSource
+        }
+        var devices: [CaptureDevice] = []
+        for descriptor in cameras + (virtual.map { [$0] } ?? []) {
+            devices.append(try descriptor.makeDevice(initialAspectRatio: scenario.device.initialAspectRatio))
+        }
+        // The zoom is drawn into the picture; a stamping base keeps rows 0–31 (index and camera code).
+        let output = VideoDataOutput(frameSources: pictures.map {
+            ZoomingImageSource(base: $0, preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool)
+        }, stampFrameIndex: stampFrameIndex)
+        try self.init(devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart,
+                      duration: scenario.duration, events: scenario.sessionEvents, controls: scenario.cameraControlState,
+                      mirrorMode: mirrorMode)
+    }
+
+    /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`
+    /// for a new ``SyntheticSensor``); see ``init(scenario:sources:stampFrameIndex:mirrorMode:pixelBufferPool:)``.
+    public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)?, stampFrameIndex: Bool = false,
+                            pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
+        try self.init(scenario: scenario, sources: frameSource.map { [$0] }, stampFrameIndex: stampFrameIndex,
+                      pixelBufferPool: pixelBufferPool)
     }
 }

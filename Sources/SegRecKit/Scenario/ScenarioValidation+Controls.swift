@@ -5,19 +5,18 @@ extension Scenario {
         centerStageEnabled || events.contains { $0.action == .centerStageEnabled(true) }
     }
 
-    /// `device.preferredVideoStabilizationMode`, `device.enabledFramings` and
-    /// `switchGapSeconds` of a one-camera scenario.
+    /// `device.preferredVideoStabilizationMode` and `device.enabledFramings` of a one-camera scenario.
     /// - Throws: ``ScenarioError`` naming the key and the supported values.
     func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
         if let mode = device.preferredVideoStabilizationMode {
             try Self.checkStabilization(mode, type: .builtInUltraWideCamera, at: "device.preferredVideoStabilizationMode", file: file)
         }
         if !device.enabledFramings.isEmpty {
-            guard format.isSmartFramingSupported, let monitor = (try? makeCaptureDevice())?.smartFramingMonitor else {
+            guard format.isSmartFramingSupported else {
                 throw ScenarioError(file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
                                     allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
             }
-            let supported = monitor.supportedFramings.map(\.name)
+            let supported = SmartFramingMonitor(format: format).supportedFramings.map(\.name)
             for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
                 throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
                                     allowed: supported.joined(separator: ", "))
@@ -31,10 +30,6 @@ extension Scenario {
                 }
                 firstIndex[name] = i
             }
-        }
-        guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
-            throw ScenarioError(file: file, key: "switchGapSeconds", problem: "\(switchGapSeconds) is out of range",
-                                allowed: ScenarioLimits.switchGapAllowed)
         }
     }
 
@@ -50,47 +45,40 @@ extension Scenario {
         }
     }
 
-    /// A one-camera scenario's orientation, format, smart framing and Center Stage event.
-    /// An `activeFormat` must name a front format (whether it lists the ratio in effect at
-    /// its time, which depends on the change latency, is checked by ``rehearseEvents(file:)``).
-    func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format, file: String) throws(ScenarioError) {
+    /// An orientation, format, smart framing or Center Stage event, with the one front
+    /// camera's initial `format` or with cameras (`nil`). An `activeFormat` must name a format
+    /// of the front camera or of some camera (whether the camera streaming then has it and
+    /// whether it lists the ratio in effect at its time, which depends on the change latency,
+    /// is checked by ``rehearseEvents(file:)``).
+    func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format?, file: String) throws(ScenarioError) {
         let key = "\(path).\(event.action.key)"
         switch event.action {
         case .activeFormat(let name):
-            let formats = CaptureDevice.Format.frontCenterStageFormats
-            guard formats.contains(where: { $0.name == name }) else {
-                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
-                                    allowed: formats.map(\.name).joined(separator: ", "))
+            guard let cameras else {
+                let formats = CaptureDevice.Format.frontCenterStageFormats
+                guard formats.contains(where: { $0.name == name }) else {
+                    throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
+                                        allowed: formats.map(\.name).joined(separator: ", "))
+                }
+                return
             }
-        case .smartFraming:
-            guard format.isSmartFramingSupported else {
-                throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
-                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
-            }
-        case .centerStageEnabled(let enabled):
-            try checkCenterStageToggle(enabled, key: key, file: file)
-        default:
-            break
-        }
-    }
-
-    /// A cameras scenario's orientation, format and Center Stage event.
-    func validateCamerasControlEvent(_ event: Event, at path: String, file: String) throws(ScenarioError) {
-        let key = "\(path).\(event.action.key)"
-        switch event.action {
-        case .activeFormat(let name):
             guard frontCamera == .individual else {
                 throw ScenarioError(file: file, key: key, problem: "the Virtual Front Camera cannot switch formats",
                                     allowed: "activeFormat only with \"frontCamera\": \"individual\"")
             }
-            let cameras = cameras ?? []
             guard cameras.contains(where: { $0.type.formats.contains { $0.name == name } }) else {
                 throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
                                     allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
             }
         case .smartFraming:
-            throw ScenarioError(file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
-                                allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+            guard let format else {
+                throw ScenarioError(file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
+                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+            }
+            guard format.isSmartFramingSupported else {
+                throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
+                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+            }
         case .centerStageEnabled(let enabled):
             try checkCenterStageToggle(enabled, key: key, file: file)
         default:
@@ -113,26 +101,5 @@ extension Scenario {
                                 problem: "the app cannot turn Center Stage \(enabled ? "on" : "off") while centerStageControlMode is \(centerStageControlMode.rawValue)",
                                 allowed: "\"centerStageControlMode\": " + allowed.joined(separator: " or "))
         }
-    }
-
-    /// The front camera's format in effect when each event (by position in `events`)
-    /// happens, following `apply` (the first format listing the ratio when the active one
-    /// does not) and `activeFormat` in time order (file order among equal times).
-    func activeFormatsByEvent(initial: CaptureDevice.Format) -> [Int: CaptureDevice.Format] {
-        let formats = CaptureDevice.Format.frontCenterStageFormats
-        var current = initial
-        var result: [Int: CaptureDevice.Format] = [:]
-        for (i, event) in events.enumerated().sorted(by: { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }) {
-            result[i] = current
-            switch event.action {
-            case .apply(let ratio) where !current.supportedDynamicAspectRatios.contains(ratio):
-                current = formats.first { $0.supportedDynamicAspectRatios.contains(ratio) } ?? current
-            case .activeFormat(let name):
-                current = formats.first { $0.name == name } ?? current
-            default:
-                break
-            }
-        }
-        return result
     }
 }

@@ -1,28 +1,18 @@
 extension Scenario {
     /// Runs the events through the session this scenario describes without pictures
-    /// (``CaptureSession/rehearse()``, ``CameraSwitchingSession/rehearse()``: the session's
-    /// own rules, so the camera streaming at an event, the format active then and the ratio
-    /// in effect are the ones the recording will have), so an event the session would reject
-    /// fails before anything is recorded.
+    /// (``CaptureSession/rehearse()``: the session's own rules, so the camera streaming at an
+    /// event, the format active then and the ratio in effect are the ones the recording will
+    /// have), so an event the session would reject fails before anything is recorded.
     /// - Throws: ``ScenarioError`` naming `file`, `events[N].<action>` (N as in the file)
     ///   and what is allowed then: for `activeFormat`, the formats of the camera streaming
-    ///   at that time, or those listing the ratio in effect.
+    ///   at that time, or those listing the ratio in effect; for `setDynamicAspectRatio`,
+    ///   the ratios of the format in effect at its time.
     func rehearseEvents(file: String) throws(ScenarioError) {
         let failure: CaptureEventError
-        let camera: CaptureDevice
-        let ratio: DynamicAspectRatio
-        if cameras != nil {
-            // Construction failures are the recording's to report (they name their keys).
-            guard let session = try? CameraSwitchingSession(scenario: self) else { return }
-            do { try session.rehearse(); return } catch {
-                failure = error; camera = session.streamingDevice; ratio = session.ratioInEffect
-            }
-        } else {
-            guard let session = try? CaptureSession(scenario: self) else { return }
-            do { try session.rehearse(); return } catch {
-                failure = error; camera = session.device; ratio = session.ratioInEffect
-            }
-        }
+        // Construction failures are the recording's to report (they name their keys).
+        guard let session = try? CaptureSession(scenario: self) else { return }
+        do { try session.rehearse(); return } catch { failure = error }
+        let camera = session.device, ratio = session.ratioInEffect
         guard let position = failure.eventIndex else { return }
         let order = sessionEventOrder
         guard order.indices.contains(position) else { return }
@@ -46,8 +36,8 @@ extension Scenario {
             }
         }
         if case .unsupportedRatio(let wanted, let side, let supported) = failure.error {
-            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not listed by format \(side) of \(streaming)",
-                                allowed: supported.map(\.rawValue).joined(separator: ", "))
+            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not supported by format \(side)",
+                                allowed: supported.map(\.rawValue).joined(separator: ", ") + " for format \(side)")
         }
         if case .invalidParameter(_, let value, let allowed) = failure.error {
             throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(value)) is rejected by \(streaming)", allowed: allowed)

@@ -16,6 +16,8 @@ public enum ScenarioLimits {
     public static let maximumOffsetSeconds = Double(MediaClock.maximumOffsetNanoseconds) / 1e9
     /// Largest |driftPPM| (1000 ppm).
     public static let maximumDriftPPM = Double(MediaClock.maximumDriftPartsPerBillion) / 1000
+    /// Largest `switchGapSeconds`.
+    public static let maximumSwitchGapSeconds = 10.0
 
     static let formatAllowed = formats.map(String.init).joined(separator: ", ")
     static let sessionStartAllowed = "a number of seconds, 0 ≤ sessionStartSeconds ≤ 1000000000"
@@ -26,67 +28,47 @@ public enum ScenarioLimits {
     static let offsetAllowed = "a number of seconds, |offsetSeconds| ≤ 3162240000 (100 years)"
     static let driftAllowed = "a number of parts per million, -1000...1000"
     static let zoomAllowed = "a number, \(CaptureDevice.videoZoomFactorRange.lowerBound)...\(CaptureDevice.videoZoomFactorRange.upperBound)"
+    static let switchGapAllowed = "a number of seconds, 0...10"
+    static let virtualAllowed = "format 1280 or 1920 at up to 60 fps (what the outer and inner cameras share); for 3840 or more than 60 fps use \"frontCamera\": \"individual\""
     static let peopleAllowed = "an integer, 0...100, on any format at any time: the people in the scene drive Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs (4032)"
 }
 
 extension Scenario {
-    /// Checks every value against the camera model and ``ScenarioLimits``.
+    /// Checks every value against the camera model and ``ScenarioLimits``, the same way for
+    /// one camera (`device`) and several (`cameras`); then every event the session rejects
+    /// when it applies it (``rehearseEvents(file:)``).
     /// - Parameter file: the file name (or built-in name) used in messages.
-    /// - Throws: ``ScenarioError`` naming `file`, the key path and what is allowed: a format
-    ///   that is not one of the four, an fps above the format's maximum, a ratio the format
-    ///   does not support (including `initialAspectRatio`), smart framing on a format without
-    ///   it, out-of-range clock parameters, latencies or times, events before 0, at or past
-    ///   the end, zoom factors out of range, people counts out of range; then every event
-    ///   the session rejects when it applies it (``rehearseEvents(file:)``: an
-    ///   `activeFormat` lacking the ratio in effect at its time).
+    /// - Throws: ``ScenarioError`` naming `file`, the key path (`device.fps`,
+    ///   `cameras[1].format`, `virtual.fps`, `events[2].posture`, …) and what is allowed: a
+    ///   format the camera lacks, an fps above the format's maximum, an initial ratio the
+    ///   format does not support, smart framing on a format without it; unknown or duplicate
+    ///   camera ids, a type used twice, cameras without an outer and an inner camera, a
+    ///   virtual format above the shared limits; out-of-range clock parameters, latencies,
+    ///   gap or times, events before 0, at or past the end, zoom factors or people counts out
+    ///   of range, posture events with one camera; then the rehearsal's: a ratio the format
+    ///   in effect at its time does not list, an `activeFormat` the streaming camera lacks
+    ///   or that lacks the ratio in effect.
     public func validate(file: String) throws(ScenarioError) {
-        if cameras != nil { return try validateCameras(file: file) }
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
             ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
         }
-        guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
-            throw fail("device.format", "\(device.format) is not a front camera format", ScenarioLimits.formatAllowed)
-        }
-        let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
-        // A frame must not last longer than a segment file can store (see
-        // SegmentMuxer.maximumFrameDuration); no camera runs below 1 fps.
-        // The encoder's time base is an AVRational of two 32-bit ints.
-        guard Int32(exactly: device.fps.numerator) != nil, Int32(exactly: device.fps.denominator) != nil else {
-            throw fail("device.fps", "\(Excerpt.of(device.fps.description)) does not reduce to a fraction whose terms fit in 32 bits",
-                       "a rate n/d with n and d ≤ \(Int32.max) once reduced, 1 to \(format.maxFrameRate) fps for format \(format.squareSide)")
-        }
-        guard device.fps.numerator >= device.fps.denominator else {
-            throw fail("device.fps", "\(device.fps) fps is below 1 fps",
-                       "1 to \(format.maxFrameRate) fps for format \(format.squareSide)")
-        }
-        guard format.supports(frameRate: device.fps) else {
-            throw fail("device.fps", "\(device.fps) fps exceeds the \(format.squareSide) format's maximum",
-                       "up to \(format.maxFrameRate) fps for format \(format.squareSide)")
-        }
-        guard format.supportedDynamicAspectRatios.contains(device.initialAspectRatio) else {
-            throw fail("device.initialAspectRatio",
-                       "\(device.initialAspectRatio.rawValue) is not supported by format \(format.squareSide)",
-                       "\(ratios) for format \(format.squareSide)")
-        }
-        guard device.clock.timescale > 0 else {
-            throw fail("device.clock.timescale", "\(device.clock.timescale) is out of range", ScenarioLimits.timescaleAllowed)
-        }
-        guard device.clock.offsetSeconds.isFinite, abs(device.clock.offsetSeconds) <= ScenarioLimits.maximumOffsetSeconds else {
-            throw fail("device.clock.offsetSeconds", "\(device.clock.offsetSeconds) is out of range", ScenarioLimits.offsetAllowed)
-        }
-        guard device.clock.driftPPM.isFinite, abs(device.clock.driftPPM) <= ScenarioLimits.maximumDriftPPM else {
-            throw fail("device.clock.driftPPM", "\(device.clock.driftPPM) is out of range", ScenarioLimits.driftAllowed)
-        }
+        // The one front camera's format, nil with cameras.
+        let format = cameras == nil ? try validateFrontCamera(file: file) : nil
+        if cameras != nil { try validateCameraList(file: file) }
+        let prefix = cameras == nil ? "device." : ""
         guard ScenarioLimits.latencyRange.contains(device.changeLatencyFrames) else {
-            throw fail("device.changeLatencyFrames", "\(device.changeLatencyFrames) is out of range", ScenarioLimits.latencyAllowed)
+            throw fail("\(prefix)changeLatencyFrames", "\(device.changeLatencyFrames) is out of range", ScenarioLimits.latencyAllowed)
         }
         guard ScenarioLimits.completionDelayRange.contains(device.completionDelayFrames) else {
-            throw fail("device.completionDelayFrames", "\(device.completionDelayFrames) is out of range",
+            throw fail("\(prefix)completionDelayFrames", "\(device.completionDelayFrames) is out of range",
                        ScenarioLimits.completionDelayAllowed)
         }
-        try validateDeviceControls(format: format, file: file)
-        if device.smartFraming && !format.isSmartFramingSupported {
+        if let format { try validateDeviceControls(format: format, file: file) }
+        guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
+            throw fail("switchGapSeconds", "\(switchGapSeconds) is out of range", ScenarioLimits.switchGapAllowed)
+        }
+        if let format, device.smartFraming && !format.isSmartFramingSupported {
             throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing",
                        "true only with format 4032; false otherwise")
         }
@@ -98,7 +80,6 @@ extension Scenario {
               duration > .zero else {
             throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
         }
-        let activeFormats = activeFormatsByEvent(initial: format)
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
             let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds))"
@@ -110,14 +91,8 @@ extension Scenario {
             }
             let key = "\(path).\(event.action.key)"
             switch event.action {
-            case .setDynamicAspectRatio(let ratio):
-                // The format in effect then (an earlier apply or activeFormat may have switched it).
-                let active = activeFormats[i] ?? format
-                guard active.supportedDynamicAspectRatios.contains(ratio) else {
-                    let listed = active.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
-                    throw fail(key, "\(ratio.rawValue) is not supported by format \(active.squareSide)",
-                               "\(listed) for format \(active.squareSide)")
-                }
+            case .setDynamicAspectRatio:
+                break  // decoded from the allowed spellings; the format in effect then is the rehearsal's to check
             case .videoZoomFactor(let factor):
                 do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {
                     throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
@@ -128,12 +103,122 @@ extension Scenario {
                     throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
                 }
             case .posture:
-                throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
-                           "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
+                guard cameras != nil else {
+                    throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
+                               "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
+                }
             case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
         try rehearseEvents(file: file)
+    }
+
+    /// `device`: its format, fps, initial ratio and clock. - Returns: the format.
+    private func validateFrontCamera(file: String) throws(ScenarioError) -> CaptureDevice.Format {
+        guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
+            throw ScenarioError(file: file, key: "device.format", problem: "\(device.format) is not a front camera format",
+                                allowed: ScenarioLimits.formatAllowed)
+        }
+        try Self.checkRate(device.fps, format: format, at: "device.fps", file: file, device: true)
+        guard format.supportedDynamicAspectRatios.contains(device.initialAspectRatio) else {
+            let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
+            throw ScenarioError(file: file, key: "device.initialAspectRatio",
+                                problem: "\(device.initialAspectRatio.rawValue) is not supported by format \(format.squareSide)",
+                                allowed: "\(ratios) for format \(format.squareSide)")
+        }
+        try Self.checkClock(device.clock, at: "device.clock", file: file)
+        return format
+    }
+
+    /// `cameras` (ids, types, formats, rates, clocks, stabilization modes) and `virtual`.
+    private func validateCameraList(file: String) throws(ScenarioError) {
+        func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
+            ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
+        }
+        guard let cameras, !cameras.isEmpty else {
+            throw fail("cameras", "is empty", "an array of camera objects with an outer and an inner camera")
+        }
+        var ids: Set<String> = []
+        var seenTypes: Set<CaptureDevice.DeviceType> = []
+        for (i, camera) in cameras.enumerated() {
+            let path = "cameras[\(i)]"
+            guard !camera.id.isEmpty, camera.id != Self.virtualFrontID, ids.insert(camera.id).inserted else {
+                throw fail("\(path).id", "\"\(Excerpt.of(camera.id))\" is empty, reserved or used twice",
+                           "a unique non-empty id other than \(Self.virtualFrontID)")
+            }
+            guard Self.cameraTypes.contains(camera.type) else {
+                throw fail("\(path).type", "\(camera.type.rawValue) is not an iPhone Duo camera",
+                           Self.cameraTypes.map(\.rawValue).joined(separator: ", "))
+            }
+            guard seenTypes.insert(camera.type).inserted else {
+                throw fail("\(path).type", "\(camera.type.rawValue) is used twice",
+                           "each camera type once (one device per type on iPhone Duo)")
+            }
+            let names = camera.type.formats.map(\.name).joined(separator: ", ")
+            guard let format = camera.activeFormat else {
+                throw fail("\(path).format", "\(Excerpt.of(camera.format)) is not a format of \(camera.id) (\(camera.type.rawValue))",
+                           "\(names) for \(camera.type.rawValue)")
+            }
+            try Self.checkRate(camera.fps, format: format, at: "\(path).fps", file: file)
+            try Self.checkClock(camera.clock, at: "\(path).clock", file: file)
+            if let mode = camera.preferredVideoStabilizationMode {
+                try Self.checkStabilization(mode, type: camera.type, at: "\(path).preferredVideoStabilizationMode", file: file)
+            }
+        }
+        let types = Set(cameras.map(\.type))
+        guard types.contains(.builtInOuterUltraWideCamera), types.contains(.builtInInnerUltraWideCamera) else {
+            throw fail("cameras", "has no \(types.contains(.builtInOuterUltraWideCamera) ? "builtInInnerUltraWideCamera" : "builtInOuterUltraWideCamera")",
+                       "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera (posture selects between them), optionally a builtInDualWideCamera")
+        }
+        switch (frontCamera, virtual) {
+        case (.individual, .some):
+            throw fail("virtual", "is given but \"frontCamera\" is \"individual\"", "\"virtual\" only with \"frontCamera\": \"virtual\"")
+        case (.virtual, .none):
+            throw fail("virtual", "is missing", "\"virtual\": {\"format\": 1920, \"fps\": 30, \"clock\": {…}} with \"frontCamera\": \"virtual\"")
+        case (.virtual, .some(let virtual)):
+            guard let format = CaptureDevice.Format.virtualFrontFormats.first(where: { $0.squareSide == virtual.format }) else {
+                throw fail("virtual.format", "\(virtual.format) is above what the Virtual Front Camera offers", ScenarioLimits.virtualAllowed)
+            }
+            guard format.supports(frameRate: virtual.fps) else {
+                throw fail("virtual.fps", "\(virtual.fps) fps is above what the Virtual Front Camera offers", ScenarioLimits.virtualAllowed)
+            }
+            try Self.checkRate(virtual.fps, format: format, at: "virtual.fps", file: file)
+            try Self.checkClock(virtual.clock, at: "virtual.clock", file: file)
+        case (.individual, .none):
+            break
+        }
+    }
+
+    /// A camera's `fps` on `format`: terms that fit the encoder's 32-bit time base, at least
+    /// 1 fps (a frame must not last longer than a segment file can store, see
+    /// SegmentMuxer.maximumFrameDuration), at most the format's maximum. `device` words
+    /// the allowed range as its messages always have.
+    private static func checkRate(_ fps: FrameRate, format: CaptureDevice.Format, at key: String, file: String,
+                                  device: Bool = false) throws(ScenarioError) {
+        let allowed = "1 to \(format.maxFrameRate) fps for format \(format.name)"
+        guard Int32(exactly: fps.numerator) != nil, Int32(exactly: fps.denominator) != nil else {
+            throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(fps.description)) does not reduce to a fraction whose terms fit in 32 bits",
+                                allowed: device ? "a rate n/d with n and d ≤ \(Int32.max) once reduced, " + allowed : allowed)
+        }
+        guard fps.numerator >= fps.denominator else {
+            throw ScenarioError(file: file, key: key, problem: "\(fps) fps is below 1 fps", allowed: allowed)
+        }
+        guard format.supports(frameRate: fps) else {
+            throw ScenarioError(file: file, key: key, problem: "\(fps) fps exceeds the \(format.name) format's maximum",
+                                allowed: device ? "up to \(format.maxFrameRate) fps for format \(format.name)" : allowed)
+        }
+    }
+
+    private static func checkClock(_ clock: Clock, at path: String, file: String) throws(ScenarioError) {
+        guard clock.timescale > 0 else {
+            throw ScenarioError(file: file, key: "\(path).timescale", problem: "\(clock.timescale) is out of range", allowed: ScenarioLimits.timescaleAllowed)
+        }
+        guard clock.offsetSeconds.isFinite, abs(clock.offsetSeconds) <= ScenarioLimits.maximumOffsetSeconds else {
+            throw ScenarioError(file: file, key: "\(path).offsetSeconds", problem: "\(clock.offsetSeconds) is out of range", allowed: ScenarioLimits.offsetAllowed)
+        }
+        guard clock.driftPPM.isFinite, abs(clock.driftPPM) <= ScenarioLimits.maximumDriftPPM else {
+            throw ScenarioError(file: file, key: "\(path).driftPPM", problem: "\(clock.driftPPM) is out of range", allowed: ScenarioLimits.driftAllowed)
+        }
     }
 }

@@ -14,7 +14,7 @@ struct CameraRecordingTests {
                        mirror: MirrorMode = .off) async throws -> (URL, RecordingManifest) {
         let scenario = try F.scenario(json)
         let pool = PixelBufferPool()
-        let session = try CameraSwitchingSession(scenario: scenario, mirrorMode: mirror, pixelBufferPool: pool)
+        let session = try CaptureSession(scenario: scenario, mirrorMode: mirror, pixelBufferPool: pool)
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = SegmentMuxer.Configuration(
             output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
@@ -103,8 +103,8 @@ struct CameraRecordingTests {
     @Test("mirroring flips the pixels left-right, the stamp still reads, and no segment starts")
     func mirroring() throws {
         let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
-        let plain = F.frames(try F.run(try CameraSwitchingSession(scenario: try F.scenario(json))))
-        let mirrored = F.frames(try F.run(try CameraSwitchingSession(scenario: try F.scenario(json), mirrorMode: .auto)))
+        let plain = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json))))
+        let mirrored = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json), mirrorMode: .auto)))
         #expect(plain.count == mirrored.count)
         for i in [0, 48, 49, 57] {
             let a = plain[i].pixelBuffer, b = mirrored[i].pixelBuffer

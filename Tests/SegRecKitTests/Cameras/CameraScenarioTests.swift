@@ -21,7 +21,7 @@ struct CameraScenarioTests {
         for file in files {
             let scenario = try Scenario.load(contentsOf: directory.appendingPathComponent(file))
             strategies.insert(scenario.frontCamera)
-            let frames = F.frames(try F.run(try CameraSwitchingSession(scenario: scenario)))
+            let frames = F.frames(try F.run(try CaptureSession(scenario: scenario)))
             #expect(frames.map(\.index) == Array(0..<Int64(frames.count)), "\(file)")
         }
         #expect(strategies == [.individual, .virtual])

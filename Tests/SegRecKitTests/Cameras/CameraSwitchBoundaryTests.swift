@@ -49,7 +49,7 @@ struct CameraSwitchBoundaryTests {
     @Test("outer → inner: old frames end before s, the new camera starts on its own grid", arguments: cases)
     func switchBoundary(_ e: Expected) throws {
         let scenario = try F.scenario(F.individual(start: e.start, events: Self.events))
-        let events = try F.run(try CameraSwitchingSession(scenario: scenario))
+        let events = try F.run(try CaptureSession(scenario: scenario))
         let frames = F.frames(events)
         #expect(frames.count == 58)
         #expect(frames.map(\.index) == Array(0..<58))
@@ -76,7 +76,7 @@ struct CameraSwitchBoundaryTests {
     @Test("a request pending at the switch completes superseded at once; an earlier one completes late, after the switch", arguments: cases)
     func pendingAndLate(_ e: Expected) throws {
         let scenario = try F.scenario(F.individual(start: e.start, events: Self.events))
-        let events = try F.run(try CameraSwitchingSession(scenario: scenario))
+        let events = try F.run(try CaptureSession(scenario: scenario))
         let superseded = events.enumerated().compactMap { item -> (Int, DynamicAspectRatioSupersession)? in
             if case .dynamicAspectRatioChangeSuperseded(let s) = item.element { (item.offset, s) } else { nil }
         }
@@ -105,7 +105,7 @@ struct CameraSwitchBoundaryTests {
         let json = F.individual(start: e.start, events: """
             {"atSeconds": 0.3, "setDynamicAspectRatio": "16x9"}, {"atSeconds": 0.4, "posture": "open"}
             """)
-        let frames = F.frames(try F.run(try CameraSwitchingSession(scenario: try F.scenario(json))))
+        let frames = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json))))
         #expect(frames.count == 58)
         #expect(frames[49].dimensions == VideoDimensions(width: 1280, height: 720))
         #expect(frames[49].sessionTime == F.t(e.innerT))
@@ -119,7 +119,7 @@ struct CameraSwitchBoundaryTests {
         let json = F.individual(start: "1.0", events: """
             {"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.7, "setDynamicAspectRatio": "1x1"}
             """, duration: "1.0")
-        let events = try F.run(try CameraSwitchingSession(scenario: try F.scenario(json)))
+        let events = try F.run(try CaptureSession(scenario: try F.scenario(json)))
         let frames = F.frames(events)
         let back = frames.filter { $0.camera?.id == "back" }
         #expect(back.first?.sessionTime == F.t(1_666_666_667))

@@ -38,7 +38,7 @@ enum DuoFixtures {
     }
 
     /// Every event the session delivers.
-    static func run(_ session: CameraSwitchingSession) throws -> [CaptureOutputEvent] {
+    static func run(_ session: CaptureSession) throws -> [CaptureOutputEvent] {
         var out: [CaptureOutputEvent] = []
         while let event = try session.next() { out.append(event) }
         return out

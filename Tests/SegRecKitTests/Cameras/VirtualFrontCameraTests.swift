@@ -26,7 +26,7 @@ struct VirtualFrontCameraTests {
         // Virtual clock ts 48000, offset 100.125 s, +35 ppm, 30 fps, start 2.0 s (Python fractions):
         //   open at 2.8 s: k = min i: D(i) ≥ to_dev(2.8e9) + 2·48000/30 = 27, D(27) = 4945372, T(27) = 2899977459
         //   closed at 4.2 s: k = 69, D(69) = 5012572, T(69) = 4299928461
-        let events = try F.run(try CameraSwitchingSession(scenario: try F.scenario(Self.json)))
+        let events = try F.run(try CaptureSession(scenario: try F.scenario(Self.json)))
         let frames = F.frames(events)
         #expect(frames.allSatisfy { $0.camera?.id == "virtualFront" && $0.dimensions == VideoDimensions(width: 720, height: 1280) })
         #expect(frames.map { $0.camera?.producer ?? "?" } == Array(repeating: "outer", count: 27)

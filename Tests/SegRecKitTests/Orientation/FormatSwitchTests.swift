@@ -163,7 +163,7 @@ struct DuoFormatSwitchTests {
         // Python fractions: T(12) = 1099995000 < 1.1e9 ≤ T(13): 13 old frames (1280: 720x1280);
         // D0' = ceil(to_dev(1.35e9)) = 332416620, T = 1350000000; j = 1: D0' + 200000 → 1358332917.
         let json = DuoFixtures.individual(start: "1.0", events: #"{"atSeconds": 0.1, "activeFormat": 1920}"#, duration: "0.4")
-        let session = try CameraSwitchingSession(scenario: try DuoFixtures.scenario(json))
+        let session = try CaptureSession(scenario: try DuoFixtures.scenario(json))
         let events = try DuoFixtures.run(session)
         let frames = DuoFixtures.frames(events)
         #expect(frames[12].sessionTime == DuoFixtures.t(1_099_995_000) && frames[12].dimensions == VideoDimensions(width: 720, height: 1280))

@@ -102,7 +102,7 @@ struct RotationRecordingTests {
             let json = DuoFixtures.individual(start: "1.0", events: "", duration: "0.1")
                 .replacingOccurrences(of: "\"initialPosture\": \"closed\"",
                                       with: "\"initialPosture\": \"\(posture)\", \"initialDeviceOrientation\": \"landscapeLeft\"")
-            let session = try CameraSwitchingSession(scenario: try DuoFixtures.scenario(json))
+            let session = try CaptureSession(scenario: try DuoFixtures.scenario(json))
             let frames = DuoFixtures.frames(try DuoFixtures.run(session))
             #expect(!frames.isEmpty && frames.allSatisfy { $0.camera?.id == camera && $0.rotationAngle == angle })
         }

@@ -3,8 +3,8 @@
 /// to the app's change handler instead of a device (DESIGN.md, "Cameras").
 ///
 /// It holds everything needed to make the device (type, active format, frame rate, device
-/// clock, latencies) plus the camera's position in the scenario's `cameras` list, which the
-/// frame stamp's rows 16–31 carry.
+/// clock, latencies, smart framing) plus the camera's position in the scenario's `cameras`
+/// list, which the frame stamp's rows 16–31 carry.
 public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// `AVCaptureDevice.uniqueID`: the scenario's camera `id` (also the clock's identifier).
     public let uniqueID: String
@@ -23,11 +23,16 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public let changeLatencyFrames: Int64
     /// Frames from the first new-size frame to the completion.
     public let completionDelayFrames: Int64
+    /// The smart framing monitor's `enabledFramings` by name (formats with smart framing only).
+    public let enabledFramings: [String]
+    /// Whether the smart framing monitor runs from the start (formats with smart framing only).
+    public let startsSmartFraming: Bool
 
     /// A descriptor; see the properties.
     public init(uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format,
                 frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
-                changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0) {
+                changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0,
+                enabledFramings: [String] = [], startsSmartFraming: Bool = false) {
         self.uniqueID = uniqueID
         self.deviceType = deviceType
         self.format = format
@@ -36,20 +41,45 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
         self.stampPosition = stampPosition
         self.changeLatencyFrames = changeLatencyFrames
         self.completionDelayFrames = completionDelayFrames
+        self.enabledFramings = enabledFramings
+        self.startsSmartFraming = startsSmartFraming
+    }
+
+    /// The descriptor of `device` as it is now, at `stampPosition` (smart framing as its
+    /// monitor is set up).
+    public init(_ device: CaptureDevice, stampPosition: Int) {
+        self.init(uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat,
+                  frameRate: device.frameRate, clock: device.clock, stampPosition: stampPosition,
+                  changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
+                  enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
+                  startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false)
     }
 
     /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
     public var position: CaptureDevice.Position { deviceType.position }
 
     /// Builds the device with `initialAspectRatio` (ignored by a fixed-size format; a square
-    /// format that lacks it starts at its first listed ratio).
-    /// - Throws: ``CaptureError`` as ``CaptureDevice/init(format:frameRate:clock:initialAspectRatio:changeLatencyFrames:completionDelayFrames:formats:deviceType:)``.
+    /// format that lacks it starts at its first listed ratio), its smart framing monitor
+    /// limited to ``enabledFramings`` and started when ``startsSmartFraming``.
+    /// - Throws: ``CaptureError`` as ``CaptureDevice/init(format:frameRate:clock:initialAspectRatio:changeLatencyFrames:completionDelayFrames:formats:deviceType:)``;
+    ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for framings the format lacks,
+    ///   ``CaptureError/smartFramingUnsupported(formatSide:)`` for smart framing without a monitor.
     public func makeDevice(initialAspectRatio: DynamicAspectRatio) throws(CaptureError) -> CaptureDevice {
         let ratios = format.supportedDynamicAspectRatios
         let ratio = ratios.isEmpty || ratios.contains(initialAspectRatio) ? initialAspectRatio : ratios[0]
-        return try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio,
-                                 changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
-                                 formats: deviceType.formats, deviceType: deviceType)
+        let device = try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio,
+                                       changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
+                                       formats: deviceType.formats, deviceType: deviceType)
+        if let monitor = device.smartFramingMonitor {
+            do { try monitor.setEnabledFramings(named: enabledFramings) } catch {
+                throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)")
+            }
+        }
+        if startsSmartFraming {
+            guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: format.squareSide) }
+            monitor.startMonitoring()
+        }
+        return device
     }
 
     /// `outer (builtInOuterUltraWideCamera, 3840 at 120 fps)`.

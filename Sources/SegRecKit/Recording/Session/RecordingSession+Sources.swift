@@ -9,10 +9,9 @@ extension RecordingSession {
         let scenario = request.scenario ?? Scenario.tapToRotate
         let settings = try encoderSettings(request, frameRate: scenario.device.fps)
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
-            try CaptureSession(scenario: scenario, stampFrameIndex: true, pixelBufferPool: pool)
+            // The single Center Stage camera always faces the user: auto mirrors like on.
+            try CaptureSession(scenario: scenario, stampFrameIndex: true, mirrorMode: request.mirror, pixelBufferPool: pool)
         }
-        // The single Center Stage camera always faces the user: auto mirrors like on.
-        session.output.isVideoMirrored = request.mirror != .off
         return BuiltSource(source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: true,
                            deviceControls: scenario.deviceControls,
                            expectedFrames: Int((try? session.frameCount()) ?? 0))
@@ -31,10 +30,9 @@ extension RecordingSession {
             try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
         }
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
-            try CaptureSession(scenario: scenario, frameSource: sensor, stampFrameIndex: request.stampFrameIndex,
-                               pixelBufferPool: pool)
+            try CaptureSession(scenario: scenario, sources: [sensor], stampFrameIndex: request.stampFrameIndex,
+                               mirrorMode: request.mirror, pixelBufferPool: pool)
         }
-        session.output.isVideoMirrored = request.mirror != .off
         let notes = clipNotes(sensor, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
         return BuiltSource(source: session, settings: settings, devices: [session.device.clock],
                            stampsFrameIndex: request.stampFrameIndex, notes: notes,
@@ -100,17 +98,17 @@ extension RecordingSession {
             notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
         }
         let stamp = request.stampFrameIndex || sources.contains { $0.stampsFrameIndex }
-        let session: CameraSwitchingSession
+        let session: CaptureSession
         do {
-            session = try CameraSwitchingSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
-                                                 mirrorMode: mirror, pixelBufferPool: pool)
+            session = try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
+                                         mirrorMode: mirror, pixelBufferPool: pool)
         } catch {
             throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
                                 allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
         }
-        let settings = try encoderSettings(request, frameRate: session.streamingDevice.frameRate)
+        let settings = try encoderSettings(request, frameRate: session.device.frameRate)
         return BuiltSource(source: session, settings: settings,
-                           devices: session.cameras.map(\.clock) + (session.virtualDevice.map { [$0.clock] } ?? []),
+                           devices: session.devices.map(\.clock),
                            stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
                            deviceControls: scenario.deviceControls)
     }
