@@ -17,7 +17,7 @@ struct PushRecorderTests {
     /// Records 40 frames, 640x480 before `changeFrame` and 480x640 from it, announcing the
     /// change at frame `announcedFrame`'s time (nil: no announcement).
     static func record(mode: RecordingMode = .segment, changeFrame: Int = 20,
-                       announcedFrame: Int?) async throws -> (URL, RecordingManifest) {
+                       announcedFrame: Int?, announcedTime: Int? = nil) async throws -> (URL, RecordingManifest) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = PushRecorder.Configuration(output: dir)
         configuration.mode = mode
@@ -27,8 +27,8 @@ struct PushRecorderTests {
         let recorder = try PushRecorder(configuration)
         for i in 0..<40 {
             if i == announcedFrame {
-                try await recorder.finishCurrentSegment(atSessionTime: time(i))
-                try await recorder.startNextSegment(afterSessionTime: time(i))
+                try await recorder.finishCurrentSegment(atSessionTime: time(announcedTime ?? i))
+                try await recorder.startNextSegment(afterSessionTime: time(announcedTime ?? i))
             }
             let (w, h) = i < changeFrame ? (640, 480) : (480, 640)
             try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: w, height: h),
@@ -82,4 +82,89 @@ struct PushRecorderTests {
         #expect(manifest.segments[0].sessionEnd == Self.ns(20))
         #expect(manifest.stopReason == .dimensionsChanged)
     }
+
+    @Test("an announced time later than the first frame of the new size: the buffers win, with a warning")
+    func lateAnnouncement() async throws {
+        let (_, manifest) = try await Self.record(changeFrame: 20, announcedFrame: 23)
+        #expect(manifest.segments.map(\.frameCount) == [20, 20])
+        #expect(manifest.segments[1].sessionStart == Self.ns(20))
+        #expect(manifest.warnings.count == 1)
+        #expect(manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers") == true)
+        #expect(manifest.segments[1].change?.announced == true)
+    }
+
+    @Test("announced before the change for a later time: the buffers win, with a warning")
+    func announcedAheadForLaterTime() async throws {
+        let (_, manifest) = try await Self.record(changeFrame: 20, announcedFrame: 19, announcedTime: 23)
+        #expect(manifest.segments.map(\.frameCount) == [20, 20])
+        #expect(manifest.segments[1].sessionStart == Self.ns(20))
+        #expect(manifest.warnings.count == 1)
+        #expect(manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers") == true)
+        #expect(manifest.segments[1].change?.announced == true)
+    }
+
+    @Test("after finishWriting every call throws and the recording on disk stays as it was")
+    func finishedRecorderRefusesCalls() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        var configuration = PushRecorder.Configuration(output: dir)
+        configuration.encoder = RecorderTestSupport.settings
+        let recorder = try PushRecorder(configuration)
+        for i in 0..<10 {
+            try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), withPresentationTime: Self.time(i))
+        }
+        let manifest = try await recorder.finishWriting()
+        let onDisk = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
+        await #expect(throws: RecordingError.self) { _ = try await recorder.finishWriting() }
+        await #expect(throws: RecordingError.self) {
+            try await recorder.append(MediaTestSupport.stampedFrame(index: 10, width: 320, height: 240), withPresentationTime: Self.time(10))
+        }
+        await #expect(throws: RecordingError.self) { try await recorder.finishCurrentSegment(atSessionTime: Self.time(11)) }
+        #expect(try Data(contentsOf: dir.appendingPathComponent("manifest.json")) == onDisk)
+        #expect(manifest.stopReason == .endOfStream && manifest.segments.map(\.frameCount) == [10])
+    }
 }
+
+/// The recording session runs once and says so before it touches anything.
+@Suite("Recording: RecordingSession is single-use and honours an early stop")
+struct RecordingSessionUseTests {
+    static func request(_ dir: URL) throws -> RecordingRequest {
+        var request = RecordingRequest(output: dir)
+        request.scenario = try Scenario.decode(Data("""
+            {"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}
+            """.utf8), file: "short.json")
+        request.encoder = RecorderTestSupport.settings
+        return request
+    }
+
+    @Test("a second run throws with the first run's manifest and leaves the folder as it was")
+    func secondRun() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        let session = try RecordingSession(Self.request(dir))
+        let first = try await session.run()
+        #expect(first.segments.map(\.frameCount) == [15])
+        let onDisk = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
+        do {
+            _ = try await session.run()
+            Issue.record("a second run did not throw")
+        } catch {
+            #expect(error.manifest == first)
+            #expect(error.underlying as? RecordingError != nil)
+        }
+        #expect(try Data(contentsOf: dir.appendingPathComponent("manifest.json")) == onDisk)
+    }
+
+    @Test("a stop requested before the session is made: stoppedBeforeStart for footage too, nothing written")
+    func stopBeforeStart() throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        let clip = dir.deletingLastPathComponent().appendingPathComponent("clip.y4m")
+        try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 3)
+        let stop = RecordingStopRequest()
+        stop.request()
+        var request = try Self.request(dir)
+        request.scenario = nil
+        request.source = .file(clip.path)
+        #expect(throws: RecordingRequestError.stoppedBeforeStart) { _ = try RecordingSession(request, stopRequest: stop) }
+        #expect(!FileManager.default.fileExists(atPath: dir.path))
+    }
+}
+

@@ -8,8 +8,10 @@ import Foundation
 /// one movie file that stops at the first change), exact boundaries, `manifest.json`.
 ///
 /// The buffers win where they disagree with an announcement: the segment starts at the
-/// first frame with new dimensions, and the manifest warns when the announced time differs.
-/// A change nobody announced is recorded with `change.announced: false`.
+/// first frame with new dimensions, and the manifest warns when the announced time differs
+/// (earlier or later). An announcement belongs to the next change of dimensions, as a
+/// `setDynamicAspectRatio` completion does (DESIGN.md, "Dynamic aspect ratio"). A change nobody
+/// announced is recorded with `change.announced: false`.
 ///
 /// ```swift
 /// let recorder = try PushRecorder(PushRecorder.Configuration(output: folder))
@@ -52,6 +54,15 @@ public actor PushRecorder: SegmentingRecorder {
     private var dimensions: VideoDimensions?
     /// The time of an announced change whose first new-size frame has not arrived yet.
     private var announcedChange: MediaTime?
+    /// An announced change whose new size has arrived, held until a frame reaches the
+    /// announced time (so the muxer meets it as a completion for a time it has seen).
+    private var heldCompletion: DynamicAspectRatioChange?
+    /// The dimensions of the latest change of size no announcement has claimed yet.
+    private var unannouncedDimensions: VideoDimensions?
+    /// The session time of the last frame appended.
+    private var lastTime: MediaTime?
+    /// Set by ``finishWriting()``: the recording is over.
+    private var finished = false
 
     /// Claims the output folder and prepares the muxer.
     /// - Throws: ``EncoderSettingsError``; ``RecordingError`` (a folder that is locked, not
@@ -81,11 +92,14 @@ public actor PushRecorder: SegmentingRecorder {
     /// must increase). The recorder keeps it on the session clock's nanosecond timescale
     /// (rounded once, half away from zero). Its index is the number of frames appended
     /// before it.
-    /// - Throws: what the encoder, muxer or file system throws (``SegmentWriterError``,
-    ///   ``FFmpegError``, ``RecordingError``); a frame after the recording stopped is
-    ///   counted as dropped, not thrown.
+    /// - Throws: ``RecordingError/invalidState(_:)`` after ``finishWriting()``; what the
+    ///   encoder, muxer or file system throws (``SegmentWriterError``, ``FFmpegError``,
+    ///   ``RecordingError``): call ``finishWriting()`` then to keep what was written. A
+    ///   frame after a stop-on-change stop, or whose time (in nanoseconds) does not come
+    ///   after the last one, is dropped and counted in the manifest, not thrown.
     /// Mirrors `AVAssetWriterInputPixelBufferAdaptor.append(_:withPresentationTime:)`.
     public func append(_ pixelBuffer: PixelBuffer, withPresentationTime sessionTime: MediaTime) async throws {
+        try checkNotFinished("append")
         let time = try sessionTime.converted(toTimescale: Self.clock.timescale)
         let newDimensions = pixelBuffer.dimensions
         let changed = dimensions.map { $0 != newDimensions } ?? false
@@ -95,14 +109,54 @@ public actor PushRecorder: SegmentingRecorder {
         frame.deliveredAt = .now
         appended += 1
         try await muxer.process(.frame(frame))
+        lastTime = time
         // The announcement follows the first frame of the new size, as a completion handler
-        // that runs after that buffer: the segment it opened takes it, exactly or (another
-        // time) with the warning that the buffers won.
-        if changed, let announced = announcedChange {
-            announcedChange = nil
-            try await muxer.process(.dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange(
-                aspectRatio: DynamicAspectRatio(matching: newDimensions), dimensions: newDimensions,
-                deviceTime: announced, sessionTime: announced)))
+        // that runs after that buffer, and once a frame has reached the announced time: the
+        // segment it opened takes it, exactly or (another time) with the warning that the
+        // buffers won.
+        if changed {
+            try await sendHeldCompletion()
+            if let announced = announcedChange {
+                announcedChange = nil
+                heldCompletion = Self.completion(newDimensions, at: announced)
+            } else {
+                unannouncedDimensions = newDimensions
+            }
+        }
+        try await sendHeldCompletion(reached: time)
+    }
+
+    /// An app's announcement as a `setDynamicAspectRatio` completion: the ratio that crops
+    /// to `dimensions`, if any; device time = session time.
+    private static func completion(_ dimensions: VideoDimensions, at time: MediaTime) -> DynamicAspectRatioChange {
+        DynamicAspectRatioChange(aspectRatio: DynamicAspectRatio(matching: dimensions), dimensions: dimensions,
+                                 deviceTime: time, sessionTime: time)
+    }
+
+    /// Hands the held completion to the muxer once a frame has reached its time (nil: now).
+    private func sendHeldCompletion(reached time: MediaTime? = nil) async throws {
+        guard let held = heldCompletion else { return }
+        if let time, time < held.sessionTime { return }
+        heldCompletion = nil
+        try await muxer.process(.dynamicAspectRatioChangeCompleted(held))
+    }
+
+    /// An announcement at `time`: for the change of size already appended and not yet
+    /// announced (a late answer), else for the next one.
+    private func announce(_ time: MediaTime) async throws {
+        if let dimensions = unannouncedDimensions {
+            unannouncedDimensions = nil
+            heldCompletion = Self.completion(dimensions, at: time)
+            if let lastTime { try await sendHeldCompletion(reached: lastTime) }
+        } else {
+            announcedChange = time
+        }
+    }
+
+    /// Throws once the recording is over: its files and manifest stay as they are.
+    private func checkNotFinished(_ call: String) throws(RecordingError) {
+        if finished {
+            throw .invalidState("PushRecorder.\(call): the recording is finished (finishWriting was called); start a new PushRecorder")
         }
     }
 
@@ -111,20 +165,37 @@ public actor PushRecorder: SegmentingRecorder {
     /// warned about when the recording finishes.
     /// - Throws: ``MediaTimeError`` for a time the session clock cannot hold.
     public func finishCurrentSegment(atSessionTime time: MediaTime) async throws {
-        announcedChange = try time.converted(toTimescale: Self.clock.timescale)
+        try checkNotFinished("finishCurrentSegment")
+        try await announce(time.converted(toTimescale: Self.clock.timescale))
     }
 
     /// The next segment starts at `time` with the first frame of new dimensions: the same
     /// instant as ``finishCurrentSegment(atSessionTime:)`` (a later time replaces it).
     /// - Throws: ``MediaTimeError`` for a time the session clock cannot hold.
     public func startNextSegment(afterSessionTime time: MediaTime) async throws {
-        announcedChange = try time.converted(toTimescale: Self.clock.timescale)
+        try checkNotFinished("startNextSegment")
+        let time = try time.converted(toTimescale: Self.clock.timescale)
+        // The same instant as finishCurrentSegment's announces nothing more.
+        if announcedChange == time || heldCompletion?.sessionTime == time { return }
+        if let held = heldCompletion, held.sessionTime != time {
+            // A later time replaces the held one.
+            heldCompletion = Self.completion(held.dimensions, at: time)
+            if let lastTime { try await sendHeldCompletion(reached: lastTime) }
+            return
+        }
+        try await announce(time)
     }
 
     /// Closes the open segment and writes the manifest (like `AVAssetWriter.finishWriting`).
+    /// Call it once; the recorder takes nothing after it.
     /// - Returns: the manifest, also in the output folder.
-    /// - Throws: what closing the last segment throws; the manifest then describes what was kept.
+    /// - Throws: ``RecordingError/invalidState(_:)`` on a second call (the files and the
+    ///   manifest stay as they are); what closing the last segment throws: the manifest
+    ///   then describes what was kept.
     public func finishWriting() async throws -> RecordingManifest {
+        try checkNotFinished("finishWriting")
+        finished = true
+        try await sendHeldCompletion()
         if let announced = announcedChange {
             try await muxer.process(.warning("finishCurrentSegment(atSessionTime: \(announced)) announced a change of dimensions, but no frame with new dimensions followed"))
         }

@@ -26,6 +26,8 @@ public final class RecordingSession {
     /// Checked before each event; once requested the recording ends with `stopReason: requested`.
     public let stopRequest: RecordingStopRequest?
     private var progressContinuation: AsyncStream<RecordingProgress>.Continuation?
+    /// The manifest of the one run, once it ended (a session runs once).
+    private var ran: RecordingManifest?
 
     /// Checks `request`, builds its source and muxer configuration, and claims its folder.
     /// - Parameter stopRequest: the flag that stops the recording (a process's SIGINT
@@ -39,6 +41,7 @@ public final class RecordingSession {
     public init(_ request: RecordingRequest, stopRequest: RecordingStopRequest? = nil) throws {
         self.request = request
         self.stopRequest = stopRequest
+        if stopRequest?.isRequested == true { throw RecordingRequestError.stoppedBeforeStart }
         try Self.checkCombinations(request)
         if let url = request.statisticsURL {
             let folder = url.deletingLastPathComponent()
@@ -83,19 +86,29 @@ public final class RecordingSession {
 
     /// A stream of the recording's progress, one element after each frame (the newest
     /// when the reader falls behind), finished when ``run()`` ends. Call before ``run()``;
-    /// without it no progress is gathered.
+    /// without it no progress is gathered. One stream at a time: calling again finishes
+    /// the stream an earlier call returned.
     public func progressUpdates() -> AsyncStream<RecordingProgress> {
         let (stream, continuation) = AsyncStream.makeStream(of: RecordingProgress.self,
                                                             bufferingPolicy: .bufferingNewest(1))
+        progressContinuation?.finish()
         progressContinuation = continuation
+        if ran != nil { continuation.finish() }
         return stream
     }
 
     /// Records to the end of the source (or the stop request), writes the manifest into the
-    /// folder and releases the folder's lock.
+    /// folder and releases the folder's lock. A session runs once.
     /// - Returns: the manifest.
-    /// - Throws: ``RecordingFailure``, carrying the manifest of what was kept.
+    /// - Throws: ``RecordingFailure``, carrying the manifest of what was kept; on a second
+    ///   call a ``RecordingFailure`` with ``RecordingError/invalidState(_:)`` and the first
+    ///   run's manifest (the folder is not touched).
     public func run() async throws(RecordingFailure) -> RecordingManifest {
+        if let manifest = ran {
+            throw RecordingFailure(underlying: RecordingError.invalidState("RecordingSession.run: a session runs once, and this one has run; make a new RecordingSession"),
+                                   manifest: manifest)
+        }
+        ran = RecordingManifest(mode: request.mode, devices: [], encoder: nil)
         var pipeline = RecordingPipeline(source: source, muxer: SegmentMuxer(configuration))
         pipeline.statisticsURL = request.statisticsURL
         pipeline.stopRequest = stopRequest
@@ -104,7 +117,14 @@ public final class RecordingSession {
             continuation?.finish()
             output.lock.release()
         }
-        return try await pipeline.run(progress: continuation.map { continuation in { continuation.yield($0) } })
+        do {
+            let manifest = try await pipeline.run(progress: continuation.map { continuation in { continuation.yield($0) } })
+            ran = manifest
+            return manifest
+        } catch {
+            ran = error.manifest
+            throw error
+        }
     }
 
     /// The request's fields that exclude each other, in the order `segrec record` checks them.
