@@ -4,39 +4,30 @@ import Foundation
 /// the camera model over footage, several cameras (each on the pattern or a clip), and
 /// footage passed through with its own sizes and times.
 extension RecordingSession {
-    /// The single Center Stage camera drawing the synthetic pattern (frame index stamped).
-    static func syntheticSource(_ request: RecordingRequest, pool: PixelBufferPool) throws -> BuiltSource {
-        let scenario = request.scenario ?? Scenario.tapToRotate
-        let settings = try encoderSettings(request, frameRate: scenario.device.fps)
-        let session = try scenarioSession(scenario, file: request.scenarioFile) {
-            // The single Center Stage camera always faces the user: auto mirrors like on.
-            try CaptureSession(scenario: scenario, stampFrameIndex: true, mirrorMode: request.mirror, pixelBufferPool: pool)
-        }
-        return BuiltSource(source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: true,
-                           deviceControls: scenario.deviceControls,
-                           expectedFrames: Int((try? session.frameCount()) ?? 0))
-    }
-
-    /// The single camera with a clip as its sensor image: each decoded picture centre-cropped
-    /// to a square, scaled to the format's side; the clip's timestamps are ignored.
-    static func footageThroughCamera(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
-                                     stopRequest: RecordingStopRequest?) throws -> BuiltSource {
-        let path = request.source.path ?? "-"
+    /// The single Center Stage camera over the synthetic pattern (frame index stamped), or
+    /// over the request's clip as its sensor image: each decoded picture centre-cropped to a
+    /// square, scaled to the format's side; the clip's timestamps are ignored.
+    static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
+                                stopRequest: RecordingStopRequest?) throws -> BuiltSource {
         let settings = try encoderSettings(request, frameRate: scenario.device.fps)
         // The clip's own display rotation is applied to its pixels: the sensor image is
         // upright before it is cropped, and the files carry the device's capture angle.
-        let sensor = try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-",
-                                           pixelBufferPool: pool, appliesDisplayRotation: true) {
-            try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
+        let sensor = try request.source.path.map { path in
+            try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-",
+                                  pixelBufferPool: pool, appliesDisplayRotation: true) {
+                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
+            }
         }
+        let stamp = sensor == nil || request.stampFrameIndex
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
-            try CaptureSession(scenario: scenario, sources: [sensor], stampFrameIndex: request.stampFrameIndex,
+            // The single Center Stage camera always faces the user: auto mirrors like on.
+            try CaptureSession(scenario: scenario, sources: sensor.map { [$0] }, stampFrameIndex: stamp,
                                mirrorMode: request.mirror, pixelBufferPool: pool)
         }
-        let notes = clipNotes(sensor, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops")
-        return BuiltSource(source: session, settings: settings, devices: [session.device.clock],
-                           stampsFrameIndex: request.stampFrameIndex, notes: notes,
-                           deviceControls: scenario.deviceControls)
+        let notes = sensor.map { clipNotes($0, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops") } ?? []
+        return BuiltSource(source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: stamp,
+                           notes: notes, deviceControls: scenario.deviceControls,
+                           expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0)
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and

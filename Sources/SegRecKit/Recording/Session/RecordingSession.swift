@@ -54,10 +54,9 @@ public final class RecordingSession {
         let built: BuiltSource
         if let scenario = request.camerasScenario {
             built = try Self.camerasSource(request, scenario: scenario, pool: pool, stopRequest: stopRequest)
-        } else if request.source == .synthetic {
-            built = try Self.syntheticSource(request, pool: pool)
-        } else if let scenario = request.scenario {
-            built = try Self.footageThroughCamera(request, scenario: scenario, pool: pool, stopRequest: stopRequest)
+        } else if request.source == .synthetic || request.scenario != nil {
+            built = try Self.oneCameraSource(request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool,
+                                             stopRequest: stopRequest)
         } else {
             built = try Self.footagePassedThrough(request, pool: pool, stopRequest: stopRequest)
         }
