@@ -6,7 +6,10 @@
 /// `didDrop`) plus the completion handlers of `AVCaptureDevice.setDynamicAspectRatio`, all
 /// serialized on one queue, in delivery order.
 public enum CaptureOutputEvent: Sendable {
-    /// A captured frame (`captureOutput(_:didOutput:from:)`).
+    /// The format of the frames that follow (camera, capture rate, angle, dimensions), sent
+    /// before the first frame and whenever it changes, like GStreamer's CAPS event.
+    case formatChanged(VideoStreamFormat)
+    /// A captured frame (`captureOutput(_:didOutput:from:)`), in the last announced format.
     case frame(VideoFrame)
     /// A `setDynamicAspectRatio` request that took effect: its ratio and the device and
     /// session times of its first frame. May come before or after that frame.

@@ -35,10 +35,12 @@
 /// new size, a `constituentSwapped` event. It cannot switch formats.
 ///
 /// ## Orientation, formats and stabilization (DESIGN.md)
-/// Every frame carries the streaming camera's capture angle
-/// (``CameraControlState/rotationAngle(deviceType:)``: square sensors portrait-mounted, the
-/// back camera landscape-mounted) and its active format; a `deviceOrientation` event applies
-/// from the first frame at or after it. An `apply` that needs another format, or an
+/// Before the first frame, and before every frame in which any part of it changes, the
+/// session announces the stream's format (``CaptureOutputEvent/formatChanged(_:)``): the
+/// streaming camera, its capture angle (``CameraControlState/rotationAngle(deviceType:)``:
+/// square sensors portrait-mounted, the back camera landscape-mounted), rate, active format,
+/// mirroring and dimensions; a `deviceOrientation` event applies from the first frame at or
+/// after it. An `apply` that needs another format, or an
 /// `activeFormat` event, reconfigures the streaming camera: frames stop at the event time
 /// `s`, requests not yet in effect complete `superseded` (the new format starts with the
 /// ratio in effect at `s`, what the last frame had, or an `apply`'s own), and the new
@@ -62,7 +64,7 @@ public final class CaptureSession {
     /// Which camera the session streams from (DESIGN.md, "Cameras").
     public enum Routing: Sendable, Hashable {
         /// One camera streams throughout: the single Center Stage front camera, facing the
-        /// user. Its frames name no camera and carry no camera code.
+        /// user. Its stream format names no camera and its frames carry no camera code.
         case fixed
         /// Individual cameras, switched as the app does with
         /// `AVCaptureDeviceDirectionCoordinator`: the camera the posture selects streams
@@ -111,8 +113,10 @@ public final class CaptureSession {
     private var nextGrid: [Int64]
     /// Requests of each device already moved to the completion queue.
     private var requestsSeen: [Int]
-    /// Format switches per device (the frames' ``CaptureFormatTag/generation``).
+    /// Format switches per device (``VideoStreamFormat/formatGeneration``).
     private var formatGenerations: [Int]
+    /// The format last announced in the event stream (``CaptureOutputEvent/formatChanged(_:)``).
+    private var announcedFormat: VideoStreamFormat?
     /// Each device's rate as asked at start (kept across format switches where the format allows it).
     private let preferredFrameRates: [FrameRate]
     /// Virtual routing: constituent position from each grid index on (ascending).
@@ -361,21 +365,26 @@ public final class CaptureSession {
                 kind: .mirroringChanged, sessionTime: sessionTime, camera: device.uniqueID,
                 from: lastMirrored ? "on" : "off", to: mirrored ? "on" : "off", frameIndex: index)))
         }
-        // One camera: the frames name none and the stamp carries no camera code.
-        let camera = routing == .fixed ? nil : FrameCamera(
-            id: device.uniqueID, deviceType: device.deviceType, facing: facing, producer: devices[producer].uniqueID,
-            producerPosition: producer, isMirrored: mirrored)
+        // One camera: the format names none and the stamp carries no camera code.
+        let camera = routing == .fixed ? nil : VideoStreamFormat.Camera(
+            id: device.uniqueID, facing: facing, constituent: devices[producer].uniqueID == device.uniqueID ? nil : devices[producer].uniqueID,
+            isMirrored: mirrored)
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
-        var frame = try output.frame(index: index, dimensions: device.dimensions(atFrame: grid), deviceTime: deviceTime,
+        let dimensions = device.dimensions(atFrame: grid)
+        let frame = try output.frame(index: index, dimensions: dimensions, deviceTime: deviceTime,
                                      sessionTime: sessionTime, nextSessionTime: nextSessionTime,
-                                     source: producer, camera: camera, mirrored: mirrored)
+                                     source: producer, producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
         let angle = controls.rotationAngle(deviceType: device.deviceType)
-        frame.rotationAngle = angle
-        frame.captureFormat = CaptureFormatTag(camera: device.uniqueID, format: device.activeFormat.name,
-                                               frameRate: device.frameRate, generation: formatGenerations[streaming])
         for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index,
                                             sessionTime: sessionTime, deviceTime: deviceTime) {
             outbox.append(.sessionEvent(record))
+        }
+        let format = VideoStreamFormat(dimensions: dimensions, frameRate: device.frameRate, camera: camera,
+                                       rotationAngle: angle, activeFormat: device.activeFormat.name,
+                                       formatGeneration: formatGenerations[streaming])
+        if format != announcedFormat {
+            outbox.append(.formatChanged(format))
+            announcedFormat = format
         }
         outbox.append(.frame(frame))
         lastDelivered = (streaming, producer)

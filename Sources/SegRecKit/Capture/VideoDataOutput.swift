@@ -43,11 +43,12 @@ public final class VideoDataOutput {
     ///   - deviceTime: `D(index)` on the device clock.
     ///   - sessionTime: `D(index)` converted to the session clock (host ns).
     ///   - nextSessionTime: the next frame's session time; the difference is the duration.
-    ///   - camera: the delivering camera of a several-camera session, `nil` for one camera.
+    ///   - producerPosition: in a several-camera session, the 0-based position in `cameras`
+    ///     of the camera that made the picture (stamp rows 16–31); `nil` for one camera.
     /// - Throws: the source's errors, or ``CaptureError/invalidParameter(name:value:allowed:)``
     ///   when the source returns a picture of the wrong size.
     func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
-               nextSessionTime: MediaTime, source: Int = 0, camera: FrameCamera? = nil, mirrored: Bool = false) throws -> VideoFrame {
+               nextSessionTime: MediaTime, source: Int = 0, producerPosition: Int? = nil, mirrored: Bool = false) throws -> VideoFrame {
         var buffer = try frameSources[source].pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
             throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
@@ -61,16 +62,14 @@ public final class VideoDataOutput {
             FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
-        if let camera, stamped {
-            FrameIndexStamp.write(UInt32(camera.producerPosition), intoLuma: &buffer.lumaPlane,
+        if let producerPosition, stamped {
+            FrameIndexStamp.write(UInt32(producerPosition), intoLuma: &buffer.lumaPlane,
                                   width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow,
                                   firstRow: FrameIndexStamp.cameraRow)
         }
         let duration: MediaTime
         do { duration = try nextSessionTime.subtracting(sessionTime) } catch { throw CaptureError.time(error) }
-        var frame = VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
-                               sessionTime: sessionTime, duration: duration)
-        frame.camera = camera
-        return frame
+        return VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
+                          sessionTime: sessionTime, duration: duration)
     }
 }

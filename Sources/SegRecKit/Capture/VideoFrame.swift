@@ -1,5 +1,6 @@
 /// One captured video frame as a `VideoDataOutput` delivers it: the analog of the
-/// `CMSampleBuffer` an `AVCaptureVideoDataOutputSampleBufferDelegate` receives.
+/// `CMSampleBuffer` an `AVCaptureVideoDataOutputSampleBufferDelegate` receives. Its camera,
+/// rate and angle are the stream's, announced in-band before it (``VideoStreamFormat``).
 public struct VideoFrame: Sendable {
     /// The picture (NV12).
     public var pixelBuffer: PixelBuffer
@@ -18,18 +19,6 @@ public struct VideoFrame: Sendable {
     /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
     /// for `--stats` timings.
     public var deliveredAt: ContinuousClock.Instant? = nil
-    /// The camera that delivered the frame in a several-camera session (DESIGN.md,
-    /// "Cameras"), or `nil` for the single camera and for footage passed through.
-    public var camera: FrameCamera? = nil
-    /// The capture angle in effect for this frame (`videoRotationAngleForHorizonLevelCapture`
-    /// when the camera model captured it, DESIGN.md "Orientation, formats and
-    /// stabilization"), or `nil` for footage passed through. A segment file's display matrix
-    /// carries its first frame's angle.
-    public var rotationAngle: VideoRotationAngle? = nil
-    /// The camera's active format and capture rate for this frame, or `nil` for footage
-    /// passed through. A change of format that changes the dimensions or the rate starts a
-    /// segment (`startReason: formatChanged`).
-    public var captureFormat: CaptureFormatTag? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
@@ -43,34 +32,6 @@ public struct VideoFrame: Sendable {
 
     /// The picture's dimensions.
     public var dimensions: VideoDimensions { pixelBuffer.dimensions }
-}
-
-/// Which camera delivered a frame (several-camera sessions).
-public struct FrameCamera: Sendable, Hashable {
-    /// The streaming device's id: a camera of `cameras`, or `virtualFront`.
-    public let id: String
-    /// The streaming device's type.
-    public let deviceType: CaptureDevice.DeviceType
-    /// Where it faced when the frame was captured.
-    public let facing: CameraFacing
-    /// The physical camera that made the picture (the Virtual Front Camera's constituent;
-    /// else `id`).
-    public let producer: String
-    /// `producer`'s 0-based position in `cameras`: what the stamp's rows 16–31 carry.
-    public let producerPosition: Int
-    /// Whether the buffer was mirrored (flipped left-right, `isVideoMirrored`).
-    public let isMirrored: Bool
-
-    /// A camera record; see the properties.
-    public init(id: String, deviceType: CaptureDevice.DeviceType, facing: CameraFacing, producer: String,
-                producerPosition: Int, isMirrored: Bool) {
-        self.id = id
-        self.deviceType = deviceType
-        self.facing = facing
-        self.producer = producer
-        self.producerPosition = producerPosition
-        self.isMirrored = isMirrored
-    }
 }
 
 /// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.
@@ -93,27 +54,5 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
         self.dimensions = dimensions
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
-    }
-}
-
-/// Which active format (and rate) a camera captured a frame with: what the recorder compares
-/// to see a format switch (`activeFormat` / `apply`, DESIGN.md "Active format").
-public struct CaptureFormatTag: Sendable, Hashable {
-    /// The camera's id (`front`, `outer`, …).
-    public let camera: String
-    /// The format's scenario spelling (`"1920"`, `"1920x1080"`).
-    public let format: String
-    /// Capture rate, frames per second.
-    public let frameRate: FrameRate
-    /// Bumped on every format switch of the camera (0 before any), so a switch back to the
-    /// same format still reads as a switch.
-    public let generation: Int
-
-    /// A tag; see the properties.
-    public init(camera: String, format: String, frameRate: FrameRate, generation: Int) {
-        self.camera = camera
-        self.format = format
-        self.frameRate = frameRate
-        self.generation = generation
     }
 }

@@ -1,6 +1,6 @@
 /// Where a recording's segments begin and end (DESIGN.md "Recorders", "Cameras",
-/// "Orientation, formats and stabilization"): a pure function of the open segment and the
-/// next frame, with no side effects. ``SegmentMuxer`` carries its decisions out.
+/// "Orientation, formats and stabilization"): a pure function of the open segment, the
+/// next frame and the stream format it comes in (``VideoStreamFormat``), with no side effects. ``SegmentMuxer`` carries its decisions out.
 ///
 /// In order: after a stop-on-change stop every frame is dropped (`recordingStopped`); a
 /// frame whose session time does not come after the last one written is dropped
@@ -39,8 +39,8 @@ struct SegmentBoundaryRule: Sendable {
         let rotation: VideoRotationAngle?
         /// The rate the file is encoded at.
         let frameRate: FrameRate
-        /// The last frame's active format (camera-model recordings).
-        var captureFormat: CaptureFormatTag?
+        /// The stream format of its last frame (camera recordings; nil for footage).
+        var lastFormat: VideoStreamFormat?
         /// Session time of its last frame.
         var lastSessionTime: MediaTime
         /// Session time its last frame ends at by its own duration.
@@ -56,12 +56,13 @@ struct SegmentBoundaryRule: Sendable {
 
     /// The decision for `frame`.
     /// - Parameters:
+    ///   - format: the stream format last announced before `frame`, nil for footage.
     ///   - open: the open segment, or nil.
     ///   - lastWritten: the session time of the last frame written, in any segment, or nil.
     ///   - stopped: whether the recording stopped taking frames (stop-on-change).
     ///   - segmentsOpened: segments opened so far (0: `frame` would open the first).
     /// - Throws: `MediaTimeError` when a time difference or sum overflows.
-    func decision(for frame: VideoFrame, open: OpenSegment?, lastWritten: MediaTime?, stopped: Bool,
+    func decision(for frame: VideoFrame, in format: VideoStreamFormat?, open: OpenSegment?, lastWritten: MediaTime?, stopped: Bool,
                   segmentsOpened: Int) throws -> Decision {
         if stopped { return .drop(.recordingStopped) }
         if let last = lastWritten, frame.sessionTime <= last {
@@ -77,16 +78,16 @@ struct SegmentBoundaryRule: Sendable {
                         warning: "no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)")
         }
         // A camera switch: the old segment's last frame lasts until the new camera's first.
-        if let camera = frame.camera?.id, let previous = segment.camera, camera != previous {
+        if let camera = format?.camera?.id, let previous = segment.camera, camera != previous {
             return change(.cameraSwitched, .cameraSwitched, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from camera \(camera), the movie file from \(previous)")
         }
         // A format switch that changes the dimensions or the rate, across its reconfiguration gap.
-        if let format = frame.captureFormat, let last = segment.captureFormat, format.camera == last.camera,
-           format.generation != last.generation,
+        if let format, let last = segment.lastFormat, format.camera?.id == last.camera?.id,
+           format.formatGeneration != last.formatGeneration,
            frame.dimensions != segment.dimensions || !Self.sameRate(format.frameRate, segment.frameRate) {
-            return change(.formatChanged, .formatChanged, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.format) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps")
+            return change(.formatChanged, .formatChanged, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.activeFormat) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps")
         }
-        if splitOnRotation, policy == .split, let angle = frame.rotationAngle,
+        if splitOnRotation, policy == .split, let angle = format?.rotationAngle,
            let current = segment.rotation, angle != current, frame.dimensions == segment.dimensions {
             return .cut(.rotationChanged, closingAt: frame.sessionTime)
         }

@@ -65,8 +65,8 @@ public actor SegmentMuxer {
         /// The device clocks frames are captured on, for the manifest.
         public var devices: [MediaClock]
         /// Display rotation written into every segment (counter-clockwise degrees, as
-        /// ffprobe's `rotation`), or nil; a frame carrying a capture angle
-        /// (``VideoFrame/rotationAngle``) overrides it for the segment it opens.
+        /// ffprobe's `rotation`), or nil; the capture angle of the stream format
+        /// (``VideoStreamFormat/rotationAngle``) overrides it for the segment a frame opens.
         public var rotationDegrees: Int?
         /// Whether every frame carries the frame-index stamp (recorded in the manifest).
         public var frameIndexStamp: Bool
@@ -84,7 +84,7 @@ public actor SegmentMuxer {
         /// Several-camera recordings (DESIGN.md, "Cameras"): the manifest always has its
         /// `events` list. False (default) for one camera or footage, whose manifests list
         /// events only once one is logged. (Each segment is encoded at its first frame's
-        /// capture rate, ``VideoFrame/captureFormat``, whichever camera made it.)
+        /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
         public var recordsSessionEvents = false
         // --- back-pressure (issue 15) ---
         /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
@@ -99,7 +99,7 @@ public actor SegmentMuxer {
         public var dropsFramesWhenBehind = false
         // --- end back-pressure ---
         /// `--split-on-rotation` (segment mode only): a frame whose capture angle
-        /// (``VideoFrame/rotationAngle``) differs from its segment's starts a segment
+        /// (``VideoStreamFormat/rotationAngle``) differs from its segment's starts a segment
         /// (`startReason: rotationChanged`). Off (default): the angle of a segment's first
         /// frame is its display matrix, later changes apply from the next segment.
         public var splitOnRotation = false
@@ -181,6 +181,8 @@ public actor SegmentMuxer {
     private let journal: ManifestJournal
     private var nextSegmentIndex = 0
     private var previousDimensions: VideoDimensions?
+    /// The stream format last announced (``CaptureOutputEvent/formatChanged(_:)``); nil for footage.
+    private var streamFormat: VideoStreamFormat?
     /// Session time of the last frame written, across segments.
     private var lastSessionTime: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
@@ -235,6 +237,8 @@ public actor SegmentMuxer {
         try enter()
         defer { busy = false }
         switch event {
+        case .formatChanged(let format):
+            streamFormat = format
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
@@ -330,7 +334,7 @@ public actor SegmentMuxer {
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private func route(_ frame: VideoFrame) async throws {
-        switch try boundaryRule.decision(for: frame, open: open?.boundary, lastWritten: lastSessionTime,
+        switch try boundaryRule.decision(for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime,
                                          stopped: state == .stopped, segmentsOpened: nextSegmentIndex) {
         case .append:
             try await append(frame)
@@ -366,7 +370,8 @@ public actor SegmentMuxer {
         // A camera or format switch realizes no completion: the new stream starts with its size.
         var (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions,
                                                         cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
-        let switchedCamera = reason == .cameraSwitched ? frame.camera : nil
+        let format = streamFormat
+        let switchedCamera = reason == .cameraSwitched ? format?.camera : nil
         if reason == .formatChanged || switchedCamera != nil {
             // The reconfigured (or new) camera's first frame, on its own clock, converted by
             // the session: no completion announces it.
@@ -376,16 +381,16 @@ public actor SegmentMuxer {
         }
         var settings = configuration.settings
         var timescale = fileTimescale
-        if let rate = frame.captureFormat?.frameRate {
+        if let rate = format?.frameRate {
             settings.frameRate = rate
             timescale = TrackTiming.timescale(for: rate)
         }
         // The capture angle of the first frame is the file's display matrix (a movie file
         // output fixes it at the start); footage keeps the configured rotation.
-        let displayRotation = frame.rotationAngle.map(\.displayMatrixRotationDegrees) ?? configuration.rotationDegrees
+        let displayRotation = format?.rotationAngle.displayMatrixRotationDegrees ?? configuration.rotationDegrees
         // The manifest always holds the clockwise angle a player turns the picture; footage's
         // display matrix (ffprobe's counter-clockwise `rotation`) is turned into it.
-        let manifestRotation = frame.rotationAngle.map(\.degrees)
+        let manifestRotation = format?.rotationAngle.degrees
             ?? configuration.rotationDegrees.map { VideoRotationAngle(displayMatrixRotation: $0)?.degrees ?? ((-$0 % 360) + 360) % 360 }
         let start = frame.sessionTime
         announce(.segmentOpened(SegmentRecord(
@@ -395,8 +400,7 @@ public actor SegmentMuxer {
             sessionStart: start, sessionStartSeconds: start.seconds,
             sessionEnd: start, sessionEndSeconds: start.seconds,
             startReason: reason, change: change, byteCount: 0, rotationDegrees: manifestRotation,
-            camera: frame.camera?.id, facing: frame.camera?.facing,
-            constituent: frame.camera.flatMap { $0.producer != $0.id ? $0.producer : nil })))
+            camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent)))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }
@@ -411,8 +415,8 @@ public actor SegmentMuxer {
             slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(index: index, writer: writer, sessionStart: start, boundary: SegmentBoundaryRule.OpenSegment(
-            file: file, dimensions: frame.dimensions, camera: frame.camera?.id, rotation: frame.rotationAngle,
-            frameRate: settings.frameRate, captureFormat: frame.captureFormat, lastSessionTime: start, lastFrameEnd: start))
+            file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle,
+            frameRate: settings.frameRate, lastFormat: format, lastSessionTime: start, lastFrameEnd: start))
         try await append(frame)
     }
 
@@ -438,7 +442,7 @@ public actor SegmentMuxer {
         segment.boundary.lastSessionTime = frame.sessionTime
         segment.boundary.lastFrameEnd = frameEnd
         segment.frameCount += 1
-        segment.boundary.captureFormat = frame.captureFormat
+        segment.boundary.lastFormat = streamFormat
         open = segment
         lastSessionTime = frame.sessionTime
         matcher.frameWritten(at: frame.sessionTime)

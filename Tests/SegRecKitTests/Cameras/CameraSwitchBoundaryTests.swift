@@ -49,12 +49,12 @@ struct CameraSwitchBoundaryTests {
     @Test("outer → inner: old frames end before s, the new camera starts on its own grid", arguments: cases)
     func switchBoundary(_ e: Expected) throws {
         let scenario = try F.scenario(F.individual(start: e.start, events: Self.events))
-        let events = try F.run(try CaptureSession(scenario: scenario))
+        let events = try F.run(try CaptureSession(scenario: scenario, stampFrameIndex: true))
         let frames = F.frames(events)
         #expect(frames.count == 58)
         #expect(frames.map(\.index) == Array(0..<58))
-        #expect(frames[..<49].allSatisfy { $0.camera?.id == "outer" && $0.camera?.producerPosition == 0 })
-        #expect(frames[49...].allSatisfy { $0.camera?.id == "inner" && $0.camera?.producerPosition == 1 })
+        #expect(frames[..<49].allSatisfy { $0.camera?.id == "outer" && $0.stampedCameraPosition == 0 })
+        #expect(frames[49...].allSatisfy { $0.camera?.id == "inner" && $0.stampedCameraPosition == 1 })
         // The last outer frame and the first inner frame, each on its own clock.
         #expect(frames[48].sessionTime == F.t(e.lastOuterT))
         #expect(frames[48].deviceTime == F.t(e.lastOuterD, 24_000_000))
@@ -119,14 +119,14 @@ struct CameraSwitchBoundaryTests {
         let json = F.individual(start: "1.0", events: """
             {"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.7, "setDynamicAspectRatio": "1x1"}
             """, duration: "1.0")
-        let events = try F.run(try CaptureSession(scenario: try F.scenario(json)))
+        let events = try F.run(try CaptureSession(scenario: try F.scenario(json), stampFrameIndex: true))
         let frames = F.frames(events)
         let back = frames.filter { $0.camera?.id == "back" }
         #expect(back.first?.sessionTime == F.t(1_666_666_667))
         #expect(back.first?.deviceTime == F.t(2_166_666_667))
         // Back frames 20…29 (T < 2.0 s), all at the back camera's fixed 1920x1080.
         #expect(back.count == 10)
-        #expect(back.allSatisfy { $0.dimensions == VideoDimensions(width: 1920, height: 1080) && $0.camera?.producerPosition == 2 })
+        #expect(back.allSatisfy { $0.dimensions == VideoDimensions(width: 1920, height: 1080) && $0.stampedCameraPosition == 2 })
         let failed = F.records(events, .aspectRatioRequestFailed)
         #expect(failed.count == 1 && failed.first?.camera == "back" && failed.first?.to == "1x1")
         #expect(failed.first?.sessionTime == F.t(1_700_000_000))

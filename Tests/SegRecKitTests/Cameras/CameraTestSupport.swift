@@ -44,8 +44,16 @@ enum DuoFixtures {
         return out
     }
 
-    static func frames(_ events: [CaptureOutputEvent]) -> [VideoFrame] {
-        events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
+    /// Every frame, with the stream format announced before it.
+    static func frames(_ events: [CaptureOutputEvent]) -> [StreamFrame] {
+        var format: VideoStreamFormat?
+        return events.compactMap {
+            switch $0 {
+            case .formatChanged(let f): format = f; return nil
+            case .frame(let f): return StreamFrame(frame: f, format: format)
+            default: return nil
+            }
+        }
     }
 
     static func records(_ events: [CaptureOutputEvent], _ kind: SessionEventRecord.Kind) -> [SessionEventRecord] {
@@ -58,4 +66,21 @@ enum DuoFixtures {
     }
 
     static func t(_ value: Int64, _ timescale: Int32 = ns) -> MediaTime { MediaTime(value: value, timescale: timescale) }
+}
+
+/// A delivered frame with the stream format it arrived in; reads through to the frame.
+@dynamicMemberLookup
+struct StreamFrame: Sendable {
+    let frame: VideoFrame
+    let format: VideoStreamFormat?
+
+    subscript<T>(dynamicMember keyPath: KeyPath<VideoFrame, T>) -> T { frame[keyPath: keyPath] }
+    /// The streaming camera (several-camera sessions).
+    var camera: VideoStreamFormat.Camera? { format?.camera }
+    /// The capture angle.
+    var rotationAngle: VideoRotationAngle? { format?.rotationAngle }
+    /// The camera that made the picture: the constituent, or the streaming camera.
+    var producer: String? { camera.map { $0.constituent ?? $0.id } }
+    /// The producing camera's position as the stamp's rows 16–31 carry it (stamped frames only).
+    var stampedCameraPosition: UInt32? { FrameIndexStamp.read(frame.pixelBuffer, firstRow: FrameIndexStamp.cameraRow) }
 }

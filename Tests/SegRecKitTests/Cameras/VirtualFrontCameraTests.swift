@@ -29,7 +29,7 @@ struct VirtualFrontCameraTests {
         let events = try F.run(try CaptureSession(scenario: try F.scenario(Self.json)))
         let frames = F.frames(events)
         #expect(frames.allSatisfy { $0.camera?.id == "virtualFront" && $0.dimensions == VideoDimensions(width: 720, height: 1280) })
-        #expect(frames.map { $0.camera?.producer ?? "?" } == Array(repeating: "outer", count: 27)
+        #expect(frames.map { $0.producer ?? "?" } == Array(repeating: "outer", count: 27)
                 + Array(repeating: "inner", count: 42) + Array(repeating: "outer", count: frames.count - 69))
         // No gap: consecutive virtual frames throughout.
         for (a, b) in zip(frames, frames.dropFirst()) { #expect(try a.sessionTime.adding(a.duration) == b.sessionTime) }

@@ -44,6 +44,8 @@ enum CaptureTestSupport {
                 changes.append(change)
             case .dynamicAspectRatioChangeSuperseded(let superseded):
                 tokens.append("S\(superseded.aspectRatio.rawValue)")
+            case .formatChanged:
+                break  // the stream format before a frame (StreamFormatAnnouncementTests)
             case .sessionEvent:
                 break  // zoom, smart framing, rotation, format records for the manifest's events
             case .frameDropped, .note, .warning, .inputDamaged:

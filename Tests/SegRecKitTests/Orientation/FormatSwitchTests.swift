@@ -34,11 +34,11 @@ struct FormatSwitchTests {
         #expect(frames[24].sessionTime == F.ns(1_399_980_001))
         #expect(frames[24].dimensions == VideoDimensions(width: 1920, height: 1080))
         let (r30, r60) = (try FrameRate(30), try FrameRate(60))
-        #expect(frames[24].captureFormat?.frameRate == r60)
+        #expect(frames[24].format?.frameRate == r60)
         #expect(frames[25].deviceTime == MediaTime(value: 339_616_980, timescale: 24_000_000))
         #expect(frames[25].sessionTime == F.ns(1_650_000_000))
         #expect(frames[25].dimensions == VideoDimensions(width: 3840, height: 2160))
-        #expect(frames[25].captureFormat?.format == "3840" && frames[25].captureFormat?.frameRate == r30)
+        #expect(frames[25].format?.activeFormat == "3840" && frames[25].format?.frameRate == r30)
         #expect(frames[35].sessionTime == F.ns(1_983_316_667))
         // A frame's own duration is its grid's next frame: T(25) − T(24) = 1416645834 − 1399980001
         // (the muxer ends the segment at the new format's first frame instead).
@@ -102,11 +102,11 @@ struct FormatSwitchTests {
         #expect(frames[16].sessionTime == F.ns(1_750_000_278) && frames[16].dimensions == VideoDimensions(width: 1280, height: 720))
         #expect(frames[16].deviceTime == MediaTime(value: -67_502, timescale: 90_000))
         let r30 = try FrameRate(30)
-        #expect(frames[16].captureFormat?.format == "1280" && frames[16].captureFormat?.frameRate == r30)
+        #expect(frames[16].format?.activeFormat == "1280" && frames[16].format?.frameRate == r30)
         // 1x1 is listed by 1280: a plain request (latency 2), no second format switch.
         #expect(F.records(events, .activeFormatChanged).count == 1)
         #expect(frames.last?.dimensions == VideoDimensions(width: 1280, height: 1280))
-        #expect(Set(frames.compactMap { $0.captureFormat?.generation }) == [0, 1])
+        #expect(Set(frames.compactMap { $0.format?.formatGeneration }) == [0, 1])
     }
 }
 
@@ -171,7 +171,7 @@ struct DuoFormatSwitchTests {
         #expect(frames[13].deviceTime == MediaTime(value: 332_416_620, timescale: 24_000_000))
         #expect(frames[14].sessionTime == DuoFixtures.t(1_358_332_917))
         #expect(frames.allSatisfy { $0.camera?.id == "outer" })
-        #expect(frames[13].captureFormat?.generation == 1 && frames[12].captureFormat?.generation == 0)
+        #expect(frames[13].format?.formatGeneration == 1 && frames[12].format?.formatGeneration == 0)
         let switched = DuoFixtures.records(events, .activeFormatChanged)
         #expect(switched.map(\.frameIndex) == [13] && switched.first?.from == "1280@120" && switched.first?.to == "1920@120")
         #expect(session.devices[0].activeFormat.squareSide == 1920)

@@ -63,7 +63,7 @@ enum OrientationFixtures {
         return (json["streams"] as? [[String: Any]])?.first?["r_frame_rate"] as? String
     }
 
-    static func frames(_ events: [CaptureOutputEvent]) -> [VideoFrame] { DuoFixtures.frames(events) }
+    static func frames(_ events: [CaptureOutputEvent]) -> [StreamFrame] { DuoFixtures.frames(events) }
     static func records(_ events: [CaptureOutputEvent], _ kind: SessionEventRecord.Kind) -> [SessionEventRecord] {
         DuoFixtures.records(events, kind)
     }

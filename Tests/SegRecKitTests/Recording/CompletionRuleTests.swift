@@ -111,7 +111,8 @@ struct CompletionRuleTests {
         let events = try S.tokensAndEvents(try Self.session(completionDelay: 40, [(1.3, .ratio16x9)]))
         // The completion is due after the last frame: cut the stream before it.
         let cut = events.filter { if case .dynamicAspectRatioChangeCompleted = $0 { false } else { true } }
-        #expect(cut.count == 30 && events.count == 31)
+        #expect(cut.count == events.count - 1)
+        #expect(cut.filter { if case .frame = $0 { true } else { false } }.count == 30)
         let (dir, manifest) = try await RecorderTestSupport.record(cut, clock: S.plainClock)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
         #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.D(11), sessionTime: S.ns(1_366_666_667),
@@ -151,9 +152,13 @@ struct CompletionRuleTests {
         #expect(superseded == [.ratio1x1, .ratio4x3])
         let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
         #expect(frames.count == 16)
-        // Every completion is due after the last frame (k + 3 > 15).
-        #expect(events.prefix(16).allSatisfy { if case .frame = $0 { true } else { false } })
-        let kept = keepTrailingCompletions ? events : Array(events.prefix(16))
+        // Every completion is due after the last frame (k + 3 > 15): before it come only
+        // frames and the stream formats they are in.
+        let lastFrame = try #require(events.lastIndex { if case .frame = $0 { true } else { false } })
+        #expect(events[...lastFrame].allSatisfy {
+            switch $0 { case .frame, .formatChanged: true; default: false }
+        })
+        let kept = keepTrailingCompletions ? events : Array(events[...lastFrame])
         let (dir, manifest) = try await RecorderTestSupport.record(kept, clock: probe.device.clock)
         #expect(manifest.segments.map(\.frameCount) == [14, 1, 1])
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x720", "1280x1280"])

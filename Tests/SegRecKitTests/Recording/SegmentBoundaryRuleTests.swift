@@ -4,8 +4,8 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// SegmentBoundaryRule is a pure function: each row gives it an open segment and a frame by
-/// hand and checks the exact decision (no files). The open segment is 180x320 at 30 fps,
+/// SegmentBoundaryRule is a pure function: each row gives it an open segment and a frame (with
+/// the stream format it arrives in) by hand and checks the exact decision (no files). The open segment is 180x320 at 30 fps,
 /// its last frame at 1 s, ending at 1.033333333 s; the next frame (31) comes at 1.033333333 s;
 /// a frame may last at most 2 s.
 @Suite("SegmentBoundaryRule (pure)")
@@ -15,27 +15,37 @@ struct SegmentBoundaryRuleTests {
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
     static let tall = VideoDimensions(width: 180, height: 320), wide = VideoDimensions(width: 320, height: 180)
     static func rate(_ fps: Int64) -> FrameRate { try! FrameRate(fps) }
-    static func format(_ name: String, _ fps: Int64, generation: Int, camera: String = "outer") -> CaptureFormatTag {
-        CaptureFormatTag(camera: camera, format: name, frameRate: rate(fps), generation: generation)
+    static func format(_ name: String, _ fps: Int64, generation: Int, camera: String = "outer") -> VideoStreamFormat {
+        VideoStreamFormat(dimensions: tall, frameRate: rate(fps), camera: VideoStreamFormat.Camera(id: camera, facing: .user),
+                          rotationAngle: .degrees0, activeFormat: name, formatGeneration: generation)
     }
 
-    /// Frame 31 at `t` ns (1.033333333 s unless given).
+    /// A frame and the stream format it arrives in.
+    struct Arrival: Sendable {
+        let frame: VideoFrame
+        let format: VideoStreamFormat?
+    }
+
+    /// Frame 31 at `t` ns (1.033333333 s unless given), in `format`, or in a stream format
+    /// naming `camera` and `rotation` if either is given, or in none (footage).
     static func frame(_ dims: VideoDimensions = tall, at t: Int64 = 1_033_333_333, camera: String? = nil,
-                      rotation: VideoRotationAngle? = nil, format: CaptureFormatTag? = nil) -> VideoFrame {
-        var frame = VideoFrame(pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: 31,
+                      rotation: VideoRotationAngle? = nil, format: VideoStreamFormat? = nil) -> Arrival {
+        let frame = VideoFrame(pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: 31,
                                deviceTime: ns(t), sessionTime: ns(t), duration: ns(33_333_333))
-        frame.camera = camera.map { FrameCamera(id: $0, deviceType: .builtInOuterUltraWideCamera, facing: .user,
-                                                producer: $0, producerPosition: 0, isMirrored: false) }
-        frame.rotationAngle = rotation
-        frame.captureFormat = format
-        return frame
+        var stream = format
+        if stream == nil, camera != nil || rotation != nil {
+            stream = VideoStreamFormat(dimensions: dims, frameRate: rate(30),
+                                       camera: camera.map { VideoStreamFormat.Camera(id: $0, facing: .user) },
+                                       rotationAngle: rotation ?? .degrees0, activeFormat: "1920")
+        }
+        return Arrival(frame: frame, format: stream)
     }
 
     /// The open segment `segment-000.mp4`.
-    static func segment(camera: String? = nil, rotation: VideoRotationAngle? = nil, format: CaptureFormatTag? = nil,
+    static func segment(camera: String? = nil, rotation: VideoRotationAngle? = nil, format: VideoStreamFormat? = nil,
                         lastFrameEnd: Int64 = 1_033_333_333) -> Rule.OpenSegment {
         Rule.OpenSegment(file: "segment-000.mp4", dimensions: tall, camera: camera, rotation: rotation, frameRate: rate(30),
-                         captureFormat: format, lastSessionTime: ns(1_000_000_000), lastFrameEnd: ns(lastFrameEnd))
+                         lastFormat: format, lastSessionTime: ns(1_000_000_000), lastFrameEnd: ns(lastFrameEnd))
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -46,7 +56,7 @@ struct SegmentBoundaryRuleTests {
         var lastWritten: MediaTime? = SegmentBoundaryRuleTests.ns(1_000_000_000)
         var stopped = false
         var segmentsOpened = 1
-        let frame: VideoFrame
+        let frame: Arrival
         let expected: Rule.Decision
         var testDescription: String { name }
     }
@@ -108,14 +118,14 @@ struct SegmentBoundaryRuleTests {
             frame: frame(format: format("1920", 60, generation: 0)), expected: .append),
         Row(name: "new size without a format switch", open: segment(format: format("1920", 30, generation: 0)),
             frame: frame(wide, format: format("1920", 30, generation: 0)), expected: .cut(.dimensionsChanged, closingAt: next)),
-        Row(name: "another camera's format tag", open: segment(format: format("1920", 30, generation: 0)),
+        Row(name: "another camera's format generation", open: segment(format: format("1920", 30, generation: 0)),
             frame: frame(format: format("1920", 60, generation: 1, camera: "inner")), expected: .append),
     ]
 
     @Test(arguments: rows)
     func decision(_ row: Row) throws {
         let rule = Rule(policy: row.policy, splitOnRotation: row.splitOnRotation, maximumFrameDuration: Self.ns(2_000_000_000))
-        let decision = try rule.decision(for: row.frame, open: row.open, lastWritten: row.lastWritten, stopped: row.stopped,
+        let decision = try rule.decision(for: row.frame.frame, in: row.frame.format, open: row.open, lastWritten: row.lastWritten, stopped: row.stopped,
                                          segmentsOpened: row.segmentsOpened)
         #expect(decision == row.expected)
     }
