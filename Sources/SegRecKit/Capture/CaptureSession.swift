@@ -144,7 +144,7 @@ public final class CaptureSession {
     ///   - sessionStart: host time of frame 0 (any timescale; kept at nanoseconds).
     ///   - duration: > 0.
     ///   - events: in non-decreasing time order, each in `sessionStart ..< sessionStart + duration`;
-    ///     what an event asks of the camera is checked when it is applied (``rehearse()``
+    ///     what an event asks of the camera is checked when it is applied (`rehearse()`
     ///     applies them all without pictures).
     ///   - controls: initial orientation, Center Stage state and the switch gap (default:
     ///     portrait, iOS's Center Stage defaults, 0.25 s).

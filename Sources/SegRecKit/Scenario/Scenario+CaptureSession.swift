@@ -194,6 +194,7 @@ extension CaptureSession {
     /// its devices (``Scenario/makeCameraDescriptors()``, the Virtual Front Camera last),
     /// routing, start, duration, events and controls.
     /// - Parameters:
+    ///   - scenario: a scenario that passed ``Scenario/validate(file:)``.
     ///   - sources: one picture source per camera, in ``Scenario/sessionCameras`` order
     ///     (sized to the virtual format in virtual mode); `nil` for a ``SyntheticSensor``
     ///     per camera (the single camera's look, or each Duo camera's own: pattern = position + 1).

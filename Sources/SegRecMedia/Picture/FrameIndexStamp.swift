@@ -60,7 +60,7 @@ public enum FrameIndexStamp {
         return value
     }
 
-    /// Convenience over ``read(luma:width:height:bytesPerRow:)`` for an NV12 ``PixelBuffer``.
+    /// Convenience over ``read(luma:width:height:bytesPerRow:firstRow:)`` for an NV12 ``PixelBuffer``.
     public static func read(_ buffer: PixelBuffer, firstRow: Int = 0) -> UInt32? {
         buffer.lumaPlane.withUnsafeBufferPointer {
             read(luma: $0, width: buffer.width, height: buffer.height, bytesPerRow: buffer.lumaBytesPerRow,
