@@ -1,6 +1,6 @@
 /// A camera (`AVCaptureDevice`): by default the front Center Stage camera (device type
 /// `.builtInUltraWideCamera`, position `.front`), a square sensor cropped to a dynamic
-/// aspect ratio, with its own device clock (DESIGN.md, "Time and clocks" and "Dynamic
+/// aspect ratio, with its own device clock (Docs/clocks.md and Docs/cameras.md, "Dynamic
 /// aspect ratio"); also the iPhone Duo cameras (``DeviceType``), including the back
 /// camera's fixed 16:9 formats, built from a ``CaptureDeviceDescriptor``.
 ///
@@ -20,7 +20,7 @@
 /// is deterministic: the device's "now" is the host time the session has reached.
 public final class CaptureDevice {
     /// `AVCaptureDevice.DeviceType`: the single Center Stage front camera and the iPhone Duo
-    /// cameras of DESIGN.md's "Cameras" table.
+    /// cameras of the table in Docs/cameras.md.
     public enum DeviceType: String, Sendable, CaseIterable {
         /// The ultra-wide camera; on the front, the Center Stage square sensor.
         case builtInUltraWideCamera
@@ -34,7 +34,7 @@ public final class CaptureDevice {
         /// limited to the formats they share.
         case builtInVirtualFrontCamera
 
-        /// The formats a camera of this type offers (DESIGN.md table), smallest first.
+        /// The formats a camera of this type offers (the table in Docs/cameras.md), smallest first.
         public var formats: [Format] {
             switch self {
             case .builtInUltraWideCamera: Format.frontCenterStageFormats

@@ -2,7 +2,7 @@
 /// ``VideoDataOutput``, run deterministically as a pull-style stream of
 /// ``CaptureOutputEvent``s. One camera streams at a time; the ``Routing`` says which: the
 /// single Center Stage front camera throughout, the iPhone Duo camera the posture selects, or
-/// the Virtual Front Camera (DESIGN.md, "Time and clocks", "Cameras: iPhone Duo and switching").
+/// the Virtual Front Camera (Docs/clocks.md, Docs/cameras.md).
 ///
 /// ## What it delivers
 /// Camera *c* captures frame *i* at `D_c(i) = D0_c + round(i · ts_c / fps_c)`, with
@@ -34,7 +34,7 @@
 /// with `D ≥ convertTime(s, host → virtual) + changeLatencyFrames · ts / fps`: no gap, no
 /// new size, a `constituentSwapped` event. It cannot switch formats.
 ///
-/// ## Orientation, formats and stabilization (DESIGN.md)
+/// ## Orientation, formats and stabilization (Docs/cameras.md)
 /// Every frame carries the streaming camera's capture angle
 /// (``CameraControlState/rotationAngle(deviceType:)``: square sensors portrait-mounted, the
 /// back camera landscape-mounted) and its active format; a `deviceOrientation` event applies
@@ -59,7 +59,7 @@
 /// Concurrency: a non-`Sendable` class driven by one task (the consumer pulling events);
 /// the devices, coordinator, monitor, output and sources are owned by it and never shared.
 public final class CaptureSession {
-    /// Which camera the session streams from (DESIGN.md, "Cameras").
+    /// Which camera the session streams from (Docs/cameras.md).
     public enum Routing: Sendable, Hashable {
         /// One camera streams throughout: the single Center Stage front camera, facing the
         /// user. Its frames name no camera and carry no camera code.
@@ -600,7 +600,7 @@ public final class CaptureSession {
         if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
     }
 
-    /// Reconfigures the streaming camera to `selection` at host time `s` (DESIGN.md "Active
+    /// Reconfigures the streaming camera to `selection` at host time `s` (Docs/cameras.md, "Active
     /// format"): pending requests not in effect complete `superseded` (they never take
     /// effect: the new format starts with `selection.aspectRatio`, the ratio in effect at
     /// `s`, or an `apply`'s own ratio); the new device captures from `s + switchGap`; Center

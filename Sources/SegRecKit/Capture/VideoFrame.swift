@@ -18,11 +18,11 @@ public struct VideoFrame: Sendable {
     /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
     /// for `--stats` timings.
     public var deliveredAt: ContinuousClock.Instant? = nil
-    /// The camera that delivered the frame in a several-camera session (DESIGN.md,
+    /// The camera that delivered the frame in a several-camera session (Docs/cameras.md,
     /// "Cameras"), or `nil` for the single camera and for footage passed through.
     public var camera: FrameCamera? = nil
     /// The capture angle in effect for this frame (`videoRotationAngleForHorizonLevelCapture`
-    /// when the camera model captured it, DESIGN.md "Orientation, formats and
+    /// when the camera model captured it, Docs/cameras.md "Orientation, formats and
     /// stabilization"), or `nil` for footage passed through. A segment file's display matrix
     /// carries its first frame's angle.
     public var rotationAngle: VideoRotationAngle? = nil
@@ -97,7 +97,7 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
 }
 
 /// Which active format (and rate) a camera captured a frame with: what the recorder compares
-/// to see a format switch (`activeFormat` / `apply`, DESIGN.md "Active format").
+/// to see a format switch (`activeFormat` / `apply`, Docs/cameras.md "Active format").
 public struct CaptureFormatTag: Sendable, Hashable {
     /// The camera's id (`front`, `outer`, …).
     public let camera: String

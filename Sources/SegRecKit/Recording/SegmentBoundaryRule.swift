@@ -1,4 +1,4 @@
-/// Where a recording's segments begin and end (DESIGN.md "Recorders", "Cameras",
+/// Where a recording's segments begin and end (Docs/clocks.md, Docs/cameras.md:
 /// "Orientation, formats and stabilization"): a pure function of the open segment and the
 /// next frame, with no side effects. ``SegmentMuxer`` carries its decisions out.
 ///

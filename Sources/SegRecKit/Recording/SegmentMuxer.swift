@@ -81,12 +81,12 @@ public actor SegmentMuxer {
         /// about this much; nil writes each file as one MP4 at the end (a crash loses the
         /// open segment). Default 1 s.
         public var fragmentInterval: MediaTime?
-        /// Several-camera recordings (DESIGN.md, "Cameras"): the manifest always has its
+        /// Several-camera recordings (Docs/cameras.md): the manifest always has its
         /// `events` list. False (default) for one camera or footage, whose manifests list
         /// events only once one is logged. (Each segment is encoded at its first frame's
         /// capture rate, ``VideoFrame/captureFormat``, whichever camera made it.)
         public var recordsSessionEvents = false
-        // --- back-pressure (issue 15) ---
+        // --- back-pressure (Docs/performance.md) ---
         /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
         /// ``SegmentMuxer/framesInFlight``).
         public var framesInFlight = SegmentMuxer.framesInFlight
