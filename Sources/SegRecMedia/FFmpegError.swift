@@ -23,8 +23,8 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// Builds the error for `code` returned by `call`; fills ``message`` with the error line
     /// FFmpeg logged on the calling thread within the last second (see
-    /// ``FFmpegLog/takeRecentError()``), else — and always for the operating system's I/O
-    /// errors (``systemErrnos``) — with `av_strerror`.
+    /// `FFmpegLog.takeRecentError()`), else — and always for the operating system's I/O
+    /// errors (`systemErrnos`) — with `av_strerror`.
     public init(call: String, code: Int32, context: String? = nil) {
         self.call = call
         self.code = code

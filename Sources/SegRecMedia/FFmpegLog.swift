@@ -7,7 +7,7 @@ import Synchronization
 /// raw to stderr. segrec installs its callback with `av_log_set_callback` and formats each
 /// line with `av_log_format_line2` in a small C callback (`segrec_av_log_callback` in
 /// Sources/CFFmpeg/shim.h: a Swift `@convention(c)` function cannot take a `va_list`),
-/// which hands it to ``receive(level:line:)``.
+/// which hands it to `receive(level:line:)`.
 ///
 /// - ``Mode/quiet`` (the default): lines are dropped; lines at `AV_LOG_ERROR` or worse are
 ///   counted (``errorLineCount``) and the latest per thread is kept for a second, so an

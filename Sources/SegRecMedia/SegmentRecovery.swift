@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 import SegRecTime
 
-/// What ``SegmentRecovery/recover(partial:to:)`` wrote.
+/// What ``SegmentRecovery/recover(partial:to:knownEnd:)`` wrote.
 public struct RecoveredSegment: Sendable, Hashable {
     /// The finished file.
     public let url: URL
@@ -35,7 +35,7 @@ public struct RecoveredSegment: Sendable, Hashable {
     public let byteCount: Int64
 }
 
-/// Why ``SegmentRecovery/recover(partial:to:)`` could not produce a file.
+/// Why ``SegmentRecovery/recover(partial:to:knownEnd:)`` could not produce a file.
 public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The partial file holds no complete frame that can be kept (e.g. killed before the
     /// first fragment was written): `reason` says what was found.
@@ -70,7 +70,7 @@ public enum SegmentRecovery {
     /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`, created
     /// exclusively, then given the name `url` with `link(2)`), a `faststart` MP4 made by
     /// stream copy: same pts, codec tag, extradata and rotation (decode times and sample
-    /// durations as ``FaststartRemuxer`` sets them); every frame lasts
+    /// durations as `FaststartRemuxer` sets them); every frame lasts
     /// until the next presented one, the last presented one lasts until the first frame read
     /// but not kept (its exact successor), else keeps its stored duration.
     /// `partial` is left in place: the caller deletes it.

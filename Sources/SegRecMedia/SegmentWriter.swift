@@ -11,7 +11,7 @@ import SegRecTime
 ///
 /// - Zero copy: the encoder is opened in the pictures' own layout when it takes it (x264
 ///   takes NV12 and yuv420p, x265 yuv420p), and a picture whose planes carry FFmpeg's
-///   padding is handed to it as an `AVFrame` over those planes (``Frame/reference(_:recyclingInto:)``),
+///   padding is handed to it as an `AVFrame` over those planes (`Frame.reference(_:recyclingInto:)`),
 ///   not copied; the planes go back to the ``PixelBufferPool`` once the encoder releases
 ///   them (libx264 and libx265 copy the picture into their own frames during
 ///   `avcodec_send_frame`).
@@ -23,7 +23,7 @@ import SegRecTime
 ///   starts at the first frame (pts 0).
 /// - Durations: each frame lasts until the next frame's pts; the last lasts until the
 ///   `endTime` passed to ``finish(endTime:)``. The finished file's sample table lists
-///   exactly those durations in presentation order (see ``FaststartRemuxer``), with or
+///   exactly those durations in presentation order (see `FaststartRemuxer`), with or
 ///   without B-frames, so a constant-rate segment has one `stts` entry.
 /// - Files: writing goes to `<name>.partial` next to `url`. With a ``fragmentInterval``
 ///   (the default, 1 s) the partial file is a fragmented MP4 (`empty_moov`,
@@ -32,10 +32,10 @@ import SegRecTime
 ///   cut, so a `kill -9` loses at most the fragment being built; ``SegmentRecovery`` turns
 ///   such a file into a finished one. Without fragments the partial file is an ordinary
 ///   MP4 (`moov` at the end). Either way ``finish(endTime:)`` remuxes it (stream copy, see
-///   ``FaststartRemuxer``) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
+///   `FaststartRemuxer`) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
 ///   `mdat` (`faststart`) and its final sample timing, and gives that file the name `url`.
 /// - Safe files: every file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and written
-///   through our own `AVIOContext` (``SafeFile``, ``FileAVIOContext``); anything already at
+///   through our own `AVIOContext` (`SafeFile`, `FileAVIOContext`); anything already at
 ///   the partial or temporary name (a file, a symbolic link) is an error, and the final
 ///   name is given with `link(2)`, which never replaces an existing `url` nor follows a
 ///   link there.
@@ -69,7 +69,7 @@ public final class SegmentWriter {
     private var fileTimeBase = AVRational(num: 0, den: 1)
     /// The validated encoder settings.
     public let settings: EncoderSettings
-    /// Frames accepted by ``append(_:presentationTime:)`` so far.
+    /// Frames accepted by ``append(_:presentationTime:recyclingInto:)`` so far.
     public private(set) var frameCount = 0
 
     private enum State {
@@ -422,7 +422,7 @@ public final class SegmentWriter {
     /// Abandons the segment: closes the file and deletes the partial file (even one holding
     /// fragments). After a failure it does nothing: the partial file stays as the failure
     /// left it. Idempotent; later
-    /// calls to ``append(_:presentationTime:)`` / ``finish(endTime:)`` throw.
+    /// calls to ``append(_:presentationTime:recyclingInto:)`` / ``finish(endTime:)`` throw.
     public func cancel() {
         if case .open = state { discardPartialFile(reason: "cancelled") }
     }

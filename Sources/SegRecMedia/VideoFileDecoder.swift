@@ -5,14 +5,14 @@ import SegRecTime
 /// Opens anything libavformat demuxes and libavcodec decodes (MP4/MOV, Matroska/WebM, IVF,
 /// MPEG-TS, HLS playlists, Annex B H.264, YUV4MPEG2, raw video, standard input, named
 /// pipes) and hands out the pictures of its first video stream in presentation order,
-/// converted to NV12 (``PictureConverter``).
+/// converted to NV12 (`PictureConverter`).
 ///
 /// - Names: a path goes to libavformat as `file:` + path, so any existing file name works
 ///   (also `cam1:2024-05-01.ivf`); a `file:` prefix is accepted too.
 /// - Streams: the first video stream that is not an attached picture
 ///   (`AV_DISPOSITION_ATTACHED_PIC`, e.g. an MP3's cover) is decoded; the others are
 ///   ignored (`AVDISCARD_ALL`) and listed in ``notes``.
-/// - Damage is gone past, as `ffmpeg` does (see ``InputDamage``): corrupt packets are
+/// - Damage is gone past, as `ffmpeg` does (see `InputDamage`): corrupt packets are
 ///   decoded (the decoder conceals what it can), rejected packets lose their picture, and
 ///   ``corruptPackets``, ``droppedPictures`` and ``concealedPictures`` count them; one
 ///   warning per run of damage goes to ``warningHandler``. Reading stops with an error
@@ -22,7 +22,7 @@ import SegRecTime
 ///   named); that error (``MediaInputError/badInput(path:field:detail:)``) comes after
 ///   every picture decoded before it.
 /// - Interruption: with a ``RecordingStopRequest``, a read that waits on standard input or
-///   a pipe (``InputPipe``), or any libavformat wait (`AVIOInterruptCB`), ends once a stop
+///   a pipe (`InputPipe`), or any libavformat wait (`AVIOInterruptCB`), ends once a stop
 ///   is requested; ``nextPicture()`` then returns the pictures still in the decoder and
 ///   nil, and ``wasInterrupted`` is true.
 ///
@@ -129,7 +129,7 @@ public final class VideoFileDecoder {
     ///     own waits) end once it is requested.
     ///   - keepsYUV420P: hand out yuv420p pictures (most video files) in their own layout
     ///     instead of converting them to NV12, so the encoder takes them without a
-    ///     conversion pass (``PictureConverter/keepsYUV420P``); default false.
+    ///     conversion pass (`PictureConverter.keepsYUV420P`); default false.
     /// - Throws: ``MediaInputError/inputNotFound(path:)``,
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``

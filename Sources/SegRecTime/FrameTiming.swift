@@ -1,4 +1,4 @@
-/// When a camera captures each frame, on its device clock (DESIGN.md, "Time and clocks").
+/// When a camera captures each frame, on its device clock (Docs/clocks.md).
 ///
 /// Frame `i` is captured at device tick `D(i) = D0 + round(i · timescale / fps)` (half away
 /// from zero), computed from `i` directly so timestamps never accumulate error. `D0` is the
@@ -67,7 +67,7 @@ public struct FrameTiming: Sendable, Hashable {
     /// The smallest frame index `k ≥ minimumIndex` with `D(k) ≥ threshold`, where the
     /// threshold is the exact rational `deviceTime + latencyFrames · timescale / fps` device
     /// ticks (`deviceTime` in any timescale of the device clock). This is the frame on which
-    /// a `setDynamicAspectRatio` request takes effect (DESIGN.md, "Dynamic aspect ratio").
+    /// a `setDynamicAspectRatio` request takes effect (Docs/clocks.md, "A change").
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
     public func firstFrame(atOrAfter deviceTime: MediaTime, plusFramePeriods latencyFrames: Int64 = 0,
                            minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {

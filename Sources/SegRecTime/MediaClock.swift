@@ -1,7 +1,7 @@
 /// A clock on which media times are measured: the host clock or a camera's device clock.
 ///
 /// The analog of CoreMedia's `CMClock`. Every clock is an exact affine function of the
-/// host clock (DESIGN.md, "Time and clocks"):
+/// host clock (Docs/clocks.md):
 ///
 ///     clock_seconds = (host_seconds + offsetNanoseconds / 1e9) · (1 + driftPartsPerBillion / 1e9)
 ///

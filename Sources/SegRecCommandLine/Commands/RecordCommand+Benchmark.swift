@@ -1,7 +1,7 @@
 import Foundation
 import SegRecKit
 
-/// `record`'s benchmarking options (issue 7), kept apart from the source handling:
+/// `record`'s benchmarking options (Docs/performance.md), kept apart from the source handling:
 /// `--stats FILE` (per-frame and per-switch timings as JSON lines), `--realtime`
 /// (pace the source at its frame rate and drop the frames the recorder cannot take in
 /// time, see ``RealtimePacer``) and `--frames-in-flight N` (how many pictures may wait for

@@ -22,7 +22,7 @@ extension CaptureDevice.Format: ActiveFormatCandidate {
     public var formatName: String { "\(squareSide)" }
 }
 
-/// The outcome of choosing the active format for a ratio (the seeds' `apply()`, DESIGN.md
+/// The outcome of choosing the active format for a ratio (the seeds' `apply()`, Docs/cameras.md
 /// "Active format") or switching it explicitly (`{"activeFormat": 1920}`), as a pure value
 /// the session applies:
 ///

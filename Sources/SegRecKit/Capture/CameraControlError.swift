@@ -1,4 +1,4 @@
-/// Errors of the camera controls modelled after issue 13 (rotation, stabilization, Center
+/// Errors of the camera controls of Docs/cameras.md (rotation, stabilization, Center
 /// Stage, smart framing, active format). Every message names the offending value and what
 /// is allowed, so a scenario error can name the file and key around it (exit 65 at the CLI).
 public enum CameraControlError: Error, Equatable, Sendable, CustomStringConvertible {

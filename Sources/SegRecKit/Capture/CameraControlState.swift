@@ -1,4 +1,4 @@
-/// The issue-13 camera controls a capture session owns besides its devices (DESIGN.md
+/// The camera controls a capture session owns besides its devices (Docs/cameras.md,
 /// "Orientation, formats and stabilization"): how the phone is held, Center Stage's
 /// process-wide state, and what the last delivered frame looked like (capture angle, zoom,
 /// Center Stage active), so the session can log each change once in the manifest's
@@ -40,7 +40,7 @@ public struct CameraControlState: Sendable {
     public static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
 
     /// The capture angle for a camera of `deviceType` now (``RotationCoordinator``'s
-    /// `videoRotationAngleForHorizonLevelCapture`), as DESIGN.md's table gives it per sensor:
+    /// `videoRotationAngleForHorizonLevelCapture`), as Docs/cameras.md's table gives it per sensor:
     /// square sensors (every front camera, the Virtual Front Camera) are portrait-mounted
     /// and user-facing (0, 90, 180, 270 for portrait, landscapeLeft, portraitUpsideDown,
     /// landscapeRight); the back camera's 16:9 sensor is landscape-mounted and away-facing

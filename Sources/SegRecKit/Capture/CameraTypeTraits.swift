@@ -17,7 +17,7 @@ public struct CameraTypeTraits: Sendable, Hashable {
     /// How its sensor is mounted in the phone.
     public let sensorMounting: RotationCoordinator.SensorMounting
 
-    /// The device types DESIGN.md models, in table order.
+    /// The device types the camera model has (Docs/cameras.md), in table order.
     public static let knownDeviceTypes = ["builtInUltraWideCamera", "builtInOuterUltraWideCamera",
                                           "builtInInnerUltraWideCamera", "builtInDualWideCamera"]
 

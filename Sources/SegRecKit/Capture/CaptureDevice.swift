@@ -1,6 +1,6 @@
 /// A camera (`AVCaptureDevice`): by default the front Center Stage camera (device type
 /// `.builtInUltraWideCamera`, position `.front`), a square sensor cropped to a dynamic
-/// aspect ratio, with its own device clock (DESIGN.md, "Time and clocks" and "Dynamic
+/// aspect ratio, with its own device clock (Docs/clocks.md and Docs/cameras.md, "Dynamic
 /// aspect ratio"); also the iPhone Duo cameras (``DeviceType``), including the back
 /// camera's fixed 16:9 formats, built from a ``CaptureDeviceDescriptor``.
 ///
@@ -20,7 +20,7 @@
 /// is deterministic: the device's "now" is the host time the session has reached.
 public final class CaptureDevice {
     /// `AVCaptureDevice.DeviceType`: the single Center Stage front camera and the iPhone Duo
-    /// cameras of DESIGN.md's "Cameras" table.
+    /// cameras of the table in Docs/cameras.md.
     public enum DeviceType: String, Sendable, CaseIterable {
         /// The ultra-wide camera; on the front, the Center Stage square sensor.
         case builtInUltraWideCamera
@@ -34,7 +34,7 @@ public final class CaptureDevice {
         /// limited to the formats they share.
         case builtInVirtualFrontCamera
 
-        /// The formats a camera of this type offers (DESIGN.md table), smallest first.
+        /// The formats a camera of this type offers (the table in Docs/cameras.md), smallest first.
         public var formats: [Format] {
             switch self {
             case .builtInUltraWideCamera: Format.frontCenterStageFormats
@@ -111,10 +111,11 @@ public final class CaptureDevice {
     ///   - frameRate: capture rate, at most the format's ``Format/maxFrameRate``.
     ///   - clock: the device clock (timescale, offset, drift).
     ///   - initialAspectRatio: the ratio of frame 0; must be supported by `format`.
-    ///   - changeLatencyFrames: ≥ 0 (default 2). - completionDelayFrames: any (default 0).
-    ///   - formats: the camera's format list; - deviceType: its type (default the single
-    ///     Center Stage front camera). A fixed-size format (the back camera) ignores
-    ///     `initialAspectRatio`.
+    ///   - changeLatencyFrames: ≥ 0 (default 2).
+    ///   - completionDelayFrames: any (default 0).
+    ///   - formats: the camera's format list.
+    ///   - deviceType: its type (default the single Center Stage front camera). A
+    ///     fixed-size format (the back camera) ignores `initialAspectRatio`.
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``,
     ///   ``CaptureError/unsupportedFrameRate(_:formatSide:maximum:)`` or
     ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative latency.
@@ -188,8 +189,10 @@ public final class CaptureDevice {
     /// Asks for `ratio` at host time `sessionTime`: the synchronous core of
     /// ``setDynamicAspectRatio(_:)`` used by the deterministic pipeline.
     ///
-    /// - Parameter sessionTime: the host (session clock) time of the request; not earlier
-    ///   than ``currentHostTime``; it becomes the new current time.
+    /// - Parameters:
+    ///   - ratio: the aspect ratio asked for; the active format must support it.
+    ///   - sessionTime: the host (session clock) time of the request; not earlier
+    ///     than ``currentHostTime``; it becomes the new current time.
     /// - Returns: the request; its `change.deviceTime` is `D(k)`, the device time of the
     ///   first frame with the new dimensions (the frame `k` on which the request takes effect
     ///   when the ratio is already in effect).

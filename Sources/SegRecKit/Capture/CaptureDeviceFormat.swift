@@ -1,6 +1,6 @@
 extension CaptureDevice {
     /// One square-sensor format of the Center Stage front camera: the analog of
-    /// `AVCaptureDevice.Format` (DESIGN.md, "Dynamic aspect ratio").
+    /// `AVCaptureDevice.Format` (Docs/cameras.md, "Dynamic aspect ratio").
     ///
     /// | square side | max fps | dynamic aspect ratios      | smart framing |
     /// |-------------|---------|----------------------------|---------------|

@@ -12,7 +12,9 @@ extension CaptureFraming {
     ]
 
     /// The framing spelled `name`.
-    /// - Parameter allowed: the names to list when `name` is unknown (default all four).
+    /// - Parameters:
+    ///   - name: `wide3x4`, `narrow3x4`, `wide4x3` or `narrow4x3`.
+    ///   - allowed: the names to list when `name` is unknown (default all four).
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `allowed`.
     public init(named name: String, allowed: [String] = CaptureFraming.named.map(\.name)) throws(CameraControlError) {
         guard let framing = Self.named.first(where: { $0.name == name })?.framing else {

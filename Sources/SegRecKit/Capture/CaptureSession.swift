@@ -2,7 +2,7 @@
 /// ``VideoDataOutput``, run deterministically as a pull-style stream of
 /// ``CaptureOutputEvent``s. One camera streams at a time; the ``Routing`` says which: the
 /// single Center Stage front camera throughout, the iPhone Duo camera the posture selects, or
-/// the Virtual Front Camera (DESIGN.md, "Time and clocks", "Cameras: iPhone Duo and switching").
+/// the Virtual Front Camera (Docs/clocks.md, Docs/cameras.md).
 ///
 /// ## What it delivers
 /// Camera *c* captures frame *i* at `D_c(i) = D0_c + round(i · ts_c / fps_c)`, with
@@ -34,7 +34,7 @@
 /// with `D ≥ convertTime(s, host → virtual) + changeLatencyFrames · ts / fps`: no gap, no
 /// new size, a `constituentSwapped` event. It cannot switch formats.
 ///
-/// ## Orientation, formats and stabilization (DESIGN.md)
+/// ## Orientation, formats and stabilization (Docs/cameras.md)
 /// Before the first frame, and before every frame in which any part of it changes, the
 /// session announces the stream's format (``CaptureOutputEvent/formatChanged(_:)``): the
 /// streaming camera, its capture angle (``CameraControlState/rotationAngle(deviceType:)``:
@@ -61,7 +61,7 @@
 /// Concurrency: a non-`Sendable` class driven by one task (the consumer pulling events);
 /// the devices, coordinator, monitor, output and sources are owned by it and never shared.
 public final class CaptureSession {
-    /// Which camera the session streams from (DESIGN.md, "Cameras").
+    /// Which camera the session streams from (Docs/cameras.md).
     public enum Routing: Sendable, Hashable {
         /// One camera streams throughout: the single Center Stage front camera, facing the
         /// user. Its stream format names no camera and its frames carry no camera code.
@@ -148,7 +148,7 @@ public final class CaptureSession {
     ///   - sessionStart: host time of frame 0 (any timescale; kept at nanoseconds).
     ///   - duration: > 0.
     ///   - events: in non-decreasing time order, each in `sessionStart ..< sessionStart + duration`;
-    ///     what an event asks of the camera is checked when it is applied (``rehearse()``
+    ///     what an event asks of the camera is checked when it is applied (`rehearse()`
     ///     applies them all without pictures).
     ///   - controls: initial orientation, Center Stage state and the switch gap (default:
     ///     portrait, iOS's Center Stage defaults, 0.25 s).
@@ -609,7 +609,7 @@ public final class CaptureSession {
         if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
     }
 
-    /// Reconfigures the streaming camera to `selection` at host time `s` (DESIGN.md "Active
+    /// Reconfigures the streaming camera to `selection` at host time `s` (Docs/cameras.md, "Active
     /// format"): pending requests not in effect complete `superseded` (they never take
     /// effect: the new format starts with `selection.aspectRatio`, the ratio in effect at
     /// `s`, or an `apply`'s own ratio); the new device captures from `s + switchGap`; Center

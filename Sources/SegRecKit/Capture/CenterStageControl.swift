@@ -1,4 +1,4 @@
-/// Center Stage's state, as the seeds separate it (DESIGN.md "Center Stage state"):
+/// Center Stage's state, as the seeds separate it (Docs/cameras.md, "Center Stage state"):
 ///
 /// - ``isCenterStageEnabled``: the *process-wide intent* (`AVCaptureDevice.isCenterStageEnabled`,
 ///   a class property on iOS), changed by the app or by the user in Control Center, as

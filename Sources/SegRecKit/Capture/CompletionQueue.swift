@@ -1,4 +1,4 @@
-/// Places `setDynamicAspectRatio` completions in the output stream (DESIGN.md): a request
+/// Places `setDynamicAspectRatio` completions in the output stream (Docs/clocks.md): a request
 /// taking effect on frame `k` completes just before frame `k + completionDelayFrames`, but
 /// never before the first frame at/after the request (`requestFrameIndex`), and never before
 /// an earlier request's completion (FIFO).

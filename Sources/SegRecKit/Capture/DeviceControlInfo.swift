@@ -1,4 +1,4 @@
-/// A camera's controls at session start, for its manifest `devices` entry (DESIGN.md
+/// A camera's controls at session start, for its manifest `devices` entry (Docs/cameras.md,
 /// "Orientation, formats and stabilization", "Center Stage state").
 public struct DeviceControlInfo: Sendable, Equatable {
     /// `AVCaptureDevice.DeviceType` spelling.

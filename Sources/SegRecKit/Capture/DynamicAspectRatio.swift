@@ -36,7 +36,7 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
     public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// Dimensions in pixels of a square sensor of side `side` cropped to this ratio
-    /// (DESIGN.md): `width = side, height = even(side·b/a)` when a ≥ b, else
+    /// (Docs/cameras.md): `width = side, height = even(side·b/a)` when a ≥ b, else
     /// `height = side, width = even(side·a/b)`, `even(x)` being the nearest multiple of 2
     /// (exact halves away from zero). 1920 → 16x9: 1920x1080; 9x16: 1080x1920.
     public func dimensions(squareSide side: Int) -> VideoDimensions {

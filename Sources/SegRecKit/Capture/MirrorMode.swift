@@ -1,5 +1,5 @@
 /// `--mirror off|on|auto`: whether delivered buffers are flipped left-right, like
-/// `AVCaptureConnection.isVideoMirrored` on a video data output (DESIGN.md, "Mirroring").
+/// `AVCaptureConnection.isVideoMirrored` on a video data output (Docs/cameras.md, `--mirror`).
 public enum MirrorMode: String, Sendable, Hashable, CaseIterable {
     /// Never mirror (default).
     case off

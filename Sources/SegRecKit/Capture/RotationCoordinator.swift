@@ -1,7 +1,7 @@
 /// The analog of `AVCaptureDevice.RotationCoordinator` for one camera: from how the
 /// camera's sensor is mounted, which way it faces and how the phone is held
 /// (``DeviceOrientation``), the clockwise angle a player must turn each captured picture
-/// to show it level (`videoRotationAngleForHorizonLevelCapture`), DESIGN.md "Orientation,
+/// to show it level (`videoRotationAngleForHorizonLevelCapture`), Docs/cameras.md "Orientation,
 /// formats and stabilization".
 ///
 /// ## Rule

@@ -1,5 +1,5 @@
 /// One entry of the manifest's top-level `events` list: something the capture session did,
-/// in session order (DESIGN.md, "Cameras: iPhone Duo and switching", "Manifest").
+/// in session order (Docs/manifest.md, `events`).
 ///
 /// Generic on purpose: a ``Kind`` plus optional fields, so later kinds (rotation, active
 /// format, smart framing, …) join the same list. JSON:

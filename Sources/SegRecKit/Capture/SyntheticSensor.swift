@@ -19,7 +19,7 @@ public final class SyntheticSensor: SensorImageSource {
     /// Where the planes of its pictures come from.
     public let pixelBufferPool: PixelBufferPool
     /// Which camera's look (0 for the single camera): each iPhone Duo camera gets its own
-    /// (``pattern(forCameraPosition:)``), so pictures from different cameras differ visibly:
+    /// (`pattern(forCameraPosition:)`), so pictures from different cameras differ visibly:
     /// pattern `p > 0` tints the chroma (``tint(of:)``) and moves the texture the other way
     /// along x when `p` is odd.
     public let pattern: Int

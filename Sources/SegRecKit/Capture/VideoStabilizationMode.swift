@@ -1,5 +1,5 @@
 /// `AVCaptureVideoStabilizationMode`, as set with an `AVCaptureConnection`'s
-/// `preferredVideoStabilizationMode` (DESIGN.md "Orientation, formats and stabilization").
+/// `preferredVideoStabilizationMode` (Docs/cameras.md, "Orientation, formats and stabilization").
 /// The raw value is the scenario spelling.
 ///
 /// Stabilization looks ahead, so it delays when the first buffer of a new size comes: the

@@ -9,7 +9,7 @@
 /// frame; each frame's buffer still decides its dimensions (buffers win). Footage passed
 /// through announces no format: its rate and rotation are the recording's configuration.
 public struct VideoStreamFormat: Sendable, Hashable {
-    /// The streaming camera of a several-camera session (DESIGN.md "Cameras").
+    /// The streaming camera of a several-camera session (Docs/cameras.md).
     public struct Camera: Sendable, Hashable {
         /// The streaming device's id: a camera of `cameras`, or `virtualFront`.
         public var id: String

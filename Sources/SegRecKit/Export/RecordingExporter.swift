@@ -3,7 +3,7 @@ import Foundation
 /// Turns a finished recording folder into something one player plays from start to end:
 /// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:force:)``) or an
 /// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
-/// re-encodes: HLS segments are remuxed with libavformat (``FragmentedRemuxer``).
+/// re-encodes: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
 public enum RecordingExporter {
     /// What ``exportHLS(from:to:wallClock:force:)`` wrote.
     public struct HLSResult: Sendable, Equatable {
@@ -58,17 +58,18 @@ public enum RecordingExporter {
 
     /// Writes an HLS VOD playlist (version 7) of fMP4 segments for the recording in
     /// `directory`: per segment file an initialization section and one media segment,
-    /// remuxed (not re-encoded) by ``FragmentedRemuxer``; every segment after the first
+    /// remuxed (not re-encoded) by `FragmentedRemuxer`; every segment after the first
     /// starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`; `EXTINF` is the exact
     /// `sessionEnd − sessionStart`. Timestamps continue across segments: each file's pts are
     /// shifted by the sum of the exact durations before it, so the media timeline is the
-    /// playlist's; decode times increase across files (see ``FragmentedRemuxer``). Every
-    /// file gets one common time base (``FragmentedRemuxer/commonTimeBase(of:)``: the least
+    /// playlist's; decode times increase across files (see `FragmentedRemuxer`). Every
+    /// file gets one common time base (`FragmentedRemuxer.commonTimeBase(of:)`: the least
     /// common multiple of the files' timescales, ≥ 90 kHz, so every timestamp stays exact;
     /// `1/90000` with rounding when that does not fit in 32 bits), because FFmpeg's `hls`
     /// demuxer reads every file's ticks in the first initialization section's time base.
     ///
     /// - Parameters:
+    ///   - directory: the recording folder (its `manifest.json` and segment files).
     ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
     ///   - wallClock: the wall-clock time of the first segment's first frame; each segment
     ///     then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock + (sessionStart − first
@@ -162,7 +163,7 @@ public enum RecordingExporter {
     /// H.264 files are listed as they are (FFmpeg's concat demuxer inserts
     /// `h264_mp4toannexb` itself, so each file's SPS/PPS reach the decoder). For any other
     /// codec (HEVC) the demuxer hands the decoder only the first file's parameter sets, so
-    /// each file is remuxed (not re-encoded) by ``FragmentedRemuxer`` into a copy with
+    /// each file is remuxed (not re-encoded) by `FragmentedRemuxer` into a copy with
     /// in-band parameter sets (`hev1`) in the folder `LIST-files/`, and the list names those.
     /// - Throws: what ``ExportSource/init(directory:)`` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;

@@ -1,4 +1,4 @@
-/// Matches `setDynamicAspectRatio` completions to the segments the buffers open (DESIGN.md,
+/// Matches `setDynamicAspectRatio` completions to the segments the buffers open (Docs/clocks.md,
 /// "Dynamic aspect ratio"): a pure value the muxer feeds with segment openings and
 /// completions, in delivery order, and that answers with what to record.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Writes the manifest journal (DESIGN.md "Crash safety": `manifest.json` rewritten at
+/// Writes the manifest journal (Docs/reliability.md, "Crash safety": `manifest.json` rewritten at
 /// every segment open and close, `stopReason: null`) off the capture path: snapshots go
 /// into a stream that keeps only the newest one, and a task on a serial queue of its own
 /// encodes and writes each atomically (``ManifestWriter/write(_:to:)``). A burst of

@@ -1,11 +1,11 @@
 import Foundation
 
-/// `OUTPUT/manifest.json`: what a recording produced, laid out as DESIGN.md ("Files")
+/// `OUTPUT/manifest.json`: what a recording produced, laid out as Docs/manifest.md
 /// specifies, with a few extra fields (byte counts, exact clock parameters, drop reasons).
 public struct RecordingManifest: Codable, Sendable, Equatable {
     /// Always 1 for this layout.
     public var formatVersion: Int = RecordingManifest.currentFormatVersion
-    /// The manifest format this segrec writes and reads (DESIGN.md "Files").
+    /// The manifest format this segrec writes and reads (Docs/manifest.md).
     public static let currentFormatVersion = 1
     /// `segment` or `stop-on-change`.
     public var mode: RecordingMode
@@ -33,14 +33,14 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public var notes: [String]
     /// What `segrec recover` did after an interrupted recording, or nil.
     public var recovery: RecoveryInfo?
-    /// True when every frame carries the frame-index stamp of DESIGN.md in rows 0–15, so
+    /// True when every frame carries the frame-index stamp (Docs/clocks.md) in rows 0–15, so
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp: Bool
     /// What the capture session did, in session order (posture changes, camera switches,
     /// constituent swaps, facing and mirroring changes, turns, format switches, zooms, …):
     /// always present for several cameras; for one camera present once its session logs an
-    /// event (possibly empty when every logged event was left out, see the README's
-    /// "Output"); absent (`nil`) for footage passed through and in manifests written before it.
+    /// event (possibly empty when every logged event was left out, see Docs/manifest.md,
+    /// `events`); absent (`nil`) for footage passed through and in manifests written before it.
     public var events: [SessionEventRecord]?
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).

@@ -33,7 +33,7 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
 /// pipelines can run at once (`async let`, task groups). Each run pulls its source and
-/// drives its muxer on a serial capture queue of its own (a ``SerialQueueExecutor`` as the
+/// drives its muxer on a serial capture queue of its own (a `SerialQueueExecutor` as the
 /// task executor preference; the muxer, a default actor, follows it), as
 /// an app's sample-buffer delegate runs on its own queue.
 public struct RecordingPipeline {

@@ -1,5 +1,5 @@
 /// What `segrec verify` expects of the camera code (stamp rows 16–31) in a several-camera
-/// recording (DESIGN.md, "Frame index"): the manifest's `devices` list the cameras in
+/// recording (Docs/cameras.md, "Which camera made each frame"): the manifest's `devices` list the cameras in
 /// `cameras` order (then `virtualFront`), so a camera's code is its position there. A
 /// segment from a physical camera holds only that camera's frames; a `virtualFront`
 /// segment holds, from each `constituentSwapped` event's `frameIndex` on, the frames of its

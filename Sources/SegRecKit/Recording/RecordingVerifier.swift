@@ -47,7 +47,7 @@ public enum RecordingVerifier {
     /// the report names the failure.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` when there is no manifest,
     ///   ``RecordingError/badInput(path:field:detail:)`` when it does not parse or a number
-    ///   in it is out of range (``checkRanges(_:path:)``), so no arithmetic below can trap.
+    ///   in it is out of range (`checkRanges(_:path:)`), so no arithmetic below can trap.
     public static func verify(_ directory: URL) throws(RecordingError) -> Report {
         let manifest = try ManifestWriter.read(from: directory)
         try checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)

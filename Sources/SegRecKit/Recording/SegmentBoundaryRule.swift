@@ -1,6 +1,7 @@
-/// Where a recording's segments begin and end (DESIGN.md "Recorders", "Cameras",
-/// "Orientation, formats and stabilization"): a pure function of the open segment, the
-/// next frame and the stream format it comes in (``VideoStreamFormat``), with no side effects. ``SegmentMuxer`` carries its decisions out.
+/// Where a recording's segments begin and end (Docs/clocks.md, Docs/cameras.md:
+/// "Orientation, formats and stabilization"): a pure function of the open segment, the next
+/// frame and the stream format it comes in (``VideoStreamFormat``), with no side effects.
+/// ``SegmentMuxer`` carries its decisions out.
 ///
 /// In order: after a stop-on-change stop every frame is dropped (`recordingStopped`); a
 /// frame whose session time does not come after the last one written is dropped

@@ -19,7 +19,7 @@ import Glibc
 /// the previous frame lasts until the next one. Only a frame more than
 /// ``maximumFrameDuration`` after the previous one (≈ 4.8 h at 30 fps, at least 1 h at any
 /// rate; see ``TrackTiming``) ends the segment after its last frame and opens the next
-/// (`startReason: timestampGap`). These decisions are ``SegmentBoundaryRule``'s, a pure
+/// (`startReason: timestampGap`). These decisions are `SegmentBoundaryRule`'s, a pure
 /// function of the open segment and the frame; the muxer carries them out.
 ///
 /// ## File time
@@ -28,7 +28,7 @@ import Glibc
 /// minus the segment's `sessionStart`, rounded once to that tick. The manifest keeps the
 /// exact session times. A frame whose session time does not come after the
 /// previous one is dropped (`nonMonotonicTimestamp`). Completions are matched to segments
-/// by ``ChangeAnnouncementMatcher``.
+/// by `ChangeAnnouncementMatcher`.
 ///
 /// ## States
 /// `collecting` (taking events; a segment may be open), `endingFile` (closing a segment:
@@ -36,15 +36,15 @@ import Glibc
 /// further frame is dropped), `finished` (the manifest is written).
 ///
 /// ## Concurrency
-/// Each segment's writer is a ``SegmentWriterActor`` on its own serial queue: opening,
+/// Each segment's writer is a `SegmentWriterActor` on its own serial queue: opening,
 /// encoding and finishing run there, so finishing one file overlaps opening the next.
-/// Back-pressure is an `await` (``FrameSlots``: at most ``framesInFlight`` pictures queued
+/// Back-pressure is an `await` (`FrameSlots`: at most ``framesInFlight`` pictures queued
 /// and not yet encoded); at most one closed segment is still being finished when the next
 /// one closes. Nothing blocks a thread. Send events one at a time and await each call: a
 /// call made while another is suspended throws ``RecordingError/invalidState(_:)``.
 ///
 /// ## Crash safety
-/// `manifest.json` is rewritten atomically (off the capture path, ``ManifestJournal``)
+/// `manifest.json` is rewritten atomically (off the capture path, `ManifestJournal`)
 /// whenever a segment opens, is handed off to be finished, or is finished, with `stopReason: null` while recording: after a crash it
 /// places every file on the session clock and lists the open segment's `.partial` file for
 /// `segrec recover`. The folder's ``RecordingLock`` is released when the recording ends.
@@ -81,12 +81,12 @@ public actor SegmentMuxer {
         /// about this much; nil writes each file as one MP4 at the end (a crash loses the
         /// open segment). Default 1 s.
         public var fragmentInterval: MediaTime?
-        /// Several-camera recordings (DESIGN.md, "Cameras"): the manifest always has its
+        /// Several-camera recordings (Docs/cameras.md): the manifest always has its
         /// `events` list. False (default) for one camera or footage, whose manifests list
         /// events only once one is logged. (Each segment is encoded at its first frame's
         /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
         public var recordsSessionEvents = false
-        // --- back-pressure (issue 15) ---
+        // --- back-pressure (Docs/performance.md) ---
         /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
         /// ``SegmentMuxer/framesInFlight``).
         public var framesInFlight = SegmentMuxer.framesInFlight

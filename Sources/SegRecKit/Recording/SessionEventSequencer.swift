@@ -1,6 +1,6 @@
 /// Holds back a session event that names a frame (``SessionEventRecord/frameIndex``) until
-/// that frame arrives, so the manifest's `events` list only what happened (DESIGN.md
-/// "Manifest": `events` in session order).
+/// that frame arrives, so the manifest's `events` list only what happened (Docs/manifest.md,
+/// `events`: in session order).
 ///
 /// A capture session logs some events before the frame they name: an active-format switch
 /// names the new format's first frame (`frameIndex`, `sessionTime`) as soon as the switch is

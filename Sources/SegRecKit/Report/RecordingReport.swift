@@ -21,6 +21,7 @@ public enum RecordingReport {
 
     /// Writes the report for the recording in `directory`.
     /// - Parameters:
+    ///   - directory: the recording folder; the page and posters are written into it.
     ///   - force: replace an existing page and posters (only those files); without it an
     ///     existing one is an error.
     ///   - posterSide: the posters' longer side at most, in pixels.

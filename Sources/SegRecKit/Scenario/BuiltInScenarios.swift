@@ -1,5 +1,5 @@
 extension Scenario {
-    /// The DESIGN.md example, which needs no file: the 1920 format at 30 fps, 9x16, device
+    /// The design contract's example (Docs/cameras.md, "Scenario files"), which needs no file: the 1920 format at 30 fps, 9x16, device
     /// clock 24 MHz with offset 12.5 s and drift +50 ppm, session start 1.0 s, 10 s long;
     /// tap to rotate to 16x9 at 2 s, zoom 1.5 at 4 s, 1x1 at 6 s.
     public static let tapToRotate = Scenario(

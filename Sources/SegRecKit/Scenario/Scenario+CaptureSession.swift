@@ -1,5 +1,5 @@
 extension Scenario {
-    /// One camera of `cameras` (DESIGN.md, "Cameras: iPhone Duo and switching").
+    /// One camera of `cameras` (Docs/cameras.md).
     public struct Camera: Sendable, Hashable {
         /// Unique id (the manifest's `camera` and the clock's name).
         public var id: String
@@ -78,7 +78,7 @@ extension Scenario {
     }
 
     /// The change latency of `camera`: an explicit `changeLatencyFrames` wins, else its
-    /// stabilization mode's default, else `changeLatencyFrames` (DESIGN.md "Stabilization").
+    /// stabilization mode's default, else `changeLatencyFrames` (Docs/cameras.md, "Orientation, formats and stabilization").
     func changeLatencyFrames(of camera: Camera) -> Int64 {
         Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
                              mode: camera.preferredVideoStabilizationMode, fallback: device.changeLatencyFrames)
@@ -194,6 +194,7 @@ extension CaptureSession {
     /// its devices (``Scenario/makeCameraDescriptors()``, the Virtual Front Camera last),
     /// routing, start, duration, events and controls.
     /// - Parameters:
+    ///   - scenario: a scenario that passed ``Scenario/validate(file:)``.
     ///   - sources: one picture source per camera, in ``Scenario/sessionCameras`` order
     ///     (sized to the virtual format in virtual mode); `nil` for a ``SyntheticSensor``
     ///     per camera (the single camera's look, or each Duo camera's own: pattern = position + 1).

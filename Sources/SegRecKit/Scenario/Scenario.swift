@@ -1,4 +1,4 @@
-/// A capture scenario (DESIGN.md, "Scenario files"): the front camera's configuration,
+/// A capture scenario (Docs/cameras.md, "Scenario files"): the front camera's configuration,
 /// when the session starts and how long it runs, and timed events (aspect-ratio requests,
 /// zoom changes, people counts for smart framing).
 ///
@@ -112,7 +112,7 @@ public struct Scenario: Sendable, Hashable {
     public var durationSeconds: Double
     /// Events in time order.
     public var events: [Event]
-    /// Several cameras (iPhone Duo, DESIGN.md "Cameras"), or `nil` for the one camera of
+    /// Several cameras (iPhone Duo, Docs/cameras.md), or `nil` for the one camera of
     /// ``device``. With cameras, ``device`` holds only the top-level `initialAspectRatio`,
     /// `changeLatencyFrames` and `completionDelayFrames`.
     public var cameras: [Camera]? = nil

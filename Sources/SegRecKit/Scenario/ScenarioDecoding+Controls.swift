@@ -1,5 +1,5 @@
 extension Scenario {
-    /// Top-level keys of both schemas for the phone and Center Stage (DESIGN.md
+    /// Top-level keys of both schemas for the phone and Center Stage (Docs/cameras.md,
     /// "Orientation, formats and stabilization").
     public static let controlTopLevelKeys = ["initialDeviceOrientation", "centerStageEnabled", "centerStageControlMode"]
     /// Event actions of both schemas for orientation, active format, smart framing and

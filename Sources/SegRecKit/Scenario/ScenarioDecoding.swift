@@ -12,7 +12,7 @@ extension Scenario {
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
     /// The action keys of an event; each event has exactly one.
     public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"] + controlActionKeys
-    /// Keys allowed at the top level of a scenario with `cameras` (DESIGN.md, "Cameras", "Schema").
+    /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
     public static let camerasTopLevelKeys = ["description", "cameras", "frontCamera", "virtual", "initialPosture",
                                              "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
                                              "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"]

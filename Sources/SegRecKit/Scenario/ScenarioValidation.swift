@@ -37,7 +37,7 @@ public enum ScenarioLimits {
 extension Scenario {
     /// Checks every value against the camera model and ``ScenarioLimits``, the same way for
     /// one camera (`device`) and several (`cameras`); then every event the session rejects
-    /// when it applies it (``rehearseEvents(file:)``).
+    /// when it applies it (`rehearseEvents(file:)`).
     /// - Parameter file: the file name (or built-in name) used in messages.
     /// - Throws: ``ScenarioError`` naming `file`, the key path (`device.fps`,
     ///   `cameras[1].format`, `virtual.fps`, `events[2].posture`, …) and what is allowed: a

@@ -1,4 +1,4 @@
-/// The frame-index stamp of DESIGN.md, which lets any decoder prove no frame was lost.
+/// The frame-index stamp (Docs/clocks.md), which lets any decoder prove no frame was lost.
 ///
 /// Rows 0–15 of the luma plane hold 32 blocks of width `W / 32` (integer division), bit 31
 /// first; a 1-bit is luma 235, a 0-bit luma 16. Columns right of the 32nd block are set to
@@ -8,7 +8,7 @@ public enum FrameIndexStamp {
     /// Rows the stamp occupies.
     public static let rows = 16
     /// First row of the second code: the producing camera's position in `cameras`
-    /// (several-camera sessions only; DESIGN.md, "Frame index").
+    /// (several-camera sessions only; Docs/cameras.md).
     public static let cameraRow = 16
     /// Luma of a 1-bit and of a 0-bit.
     public static let oneLuma: UInt8 = 235, zeroLuma: UInt8 = 16
@@ -60,7 +60,7 @@ public enum FrameIndexStamp {
         return value
     }
 
-    /// Convenience over ``read(luma:width:height:bytesPerRow:)`` for an NV12 ``PixelBuffer``.
+    /// Convenience over ``read(luma:width:height:bytesPerRow:firstRow:)`` for an NV12 ``PixelBuffer``.
     public static func read(_ buffer: PixelBuffer, firstRow: Int = 0) -> UInt32? {
         buffer.lumaPlane.withUnsafeBufferPointer {
             read(luma: $0, width: buffer.width, height: buffer.height, bytesPerRow: buffer.lumaBytesPerRow,

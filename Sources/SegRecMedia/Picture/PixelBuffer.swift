@@ -38,7 +38,7 @@ public struct PixelBuffer: Sendable {
     public var chromaPlane: [UInt8]
     /// Bytes per luma row (≥ width).
     public let lumaBytesPerRow: Int
-    /// Bytes per chroma row (≥ ``minimumChromaBytesPerRow``).
+    /// Bytes per chroma row (≥ ``minimumChromaBytesPerRow(width:pixelFormat:)``).
     public let chromaBytesPerRow: Int
 
     /// Wraps existing planes. Preconditions: even, positive dimensions; planes large

@@ -1,6 +1,6 @@
 /// A `Sendable` stand-in for a camera, from which a session builds the ``CaptureDevice``:
 /// the analog of AVKit's `AVCaptureDeviceDescriptor`, which a direction coordinator hands
-/// to the app's change handler instead of a device (DESIGN.md, "Cameras").
+/// to the app's change handler instead of a device (Docs/cameras.md).
 ///
 /// It holds everything needed to make the device (type, active format, frame rate, device
 /// clock, latencies, smart framing) plus the camera's position in the scenario's `cameras`

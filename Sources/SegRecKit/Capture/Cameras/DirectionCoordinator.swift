@@ -1,5 +1,5 @@
 /// Turns the device posture into each camera's facing and says which camera the app should
-/// stream from: the analog of AVKit's `AVCaptureDeviceDirectionCoordinator` (DESIGN.md,
+/// stream from: the analog of AVKit's `AVCaptureDeviceDirectionCoordinator` (Docs/cameras.md,
 /// "Cameras: iPhone Duo and switching").
 ///
 /// | posture            | outer | inner | back | single front / virtual |

@@ -10,7 +10,7 @@ import Foundation
 /// The buffers win where they disagree with an announcement: the segment starts at the
 /// first frame with new dimensions, and the manifest warns when the announced time differs
 /// (earlier or later). An announcement belongs to the next change of dimensions, as a
-/// `setDynamicAspectRatio` completion does (DESIGN.md, "Dynamic aspect ratio"). A change nobody
+/// `setDynamicAspectRatio` completion does (Docs/clocks.md, "A change"). A change nobody
 /// announced is recorded with `change.announced: false`.
 ///
 /// ```swift

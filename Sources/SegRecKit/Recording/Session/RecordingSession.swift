@@ -30,9 +30,11 @@ public final class RecordingSession {
     private var ran: RecordingManifest?
 
     /// Checks `request`, builds its source and muxer configuration, and claims its folder.
-    /// - Parameter stopRequest: the flag that stops the recording (a process's SIGINT
-    ///   handler sets ``RecordingStopRequest/process``); also passed to footage decoders,
-    ///   so a read that waits on a pipe gives up. `nil`: runs to the end of the source.
+    /// - Parameters:
+    ///   - request: what to record, where and how.
+    ///   - stopRequest: the flag that stops the recording (a process's SIGINT
+    ///     handler sets ``RecordingStopRequest/process``); also passed to footage decoders,
+    ///     so a read that waits on a pipe gives up. `nil`: runs to the end of the source.
     /// - Throws: ``RecordingRequestError`` (fields that do not go together, or a stop
     ///   requested before the folder was claimed); ``ScenarioError`` (a scenario the camera
     ///   model rejects); ``EncoderSettingsError``; ``MediaInputError`` / ``FFmpegError``

@@ -1,7 +1,7 @@
 /// A recorder an app tells where segments end, in session time: the protocol of the Center
 /// Stage article's recorder (`SegmentingRecorder`, with ``MediaTime`` for `CMTime`). The app
 /// converts `setDynamicAspectRatio`'s device-clock answer to the session's synchronization
-/// clock (``ClockConversion/convertTime(_:from:to:rounding:)``, `CMSyncConvertTime`) and
+/// clock (``convertTime(_:from:to:rounding:)``, `CMSyncConvertTime`) and
 /// calls both methods with that time.
 public protocol SegmentingRecorder: Actor {
     /// The open segment ends at `time` (session clock): its last frame lasts until then.
