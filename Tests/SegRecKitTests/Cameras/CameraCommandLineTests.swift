@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Cameras: command line and verify")
+@Suite("Cameras: command line and verify", .tags(.cameras))
 struct CameraCommandLineTests {
     typealias F = DuoFixtures
 
@@ -55,7 +55,7 @@ struct CameraCommandLineTests {
     }
 }
 
-@Suite("Cameras: manifest fields")
+@Suite("Cameras: manifest fields", .tags(.cameras))
 struct CameraManifestFieldTests {
     @Test("one-camera manifests keep their keys (no camera, facing, events); camera manifests add them")
     func additiveFields() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Records camera switches into real files and reads them back (libavcodec and ffprobe):
 /// frame indices (rows 0–15) and camera positions (rows 16–31), tiling, change records.
-@Suite("Cameras: recording switches")
+@Suite("Cameras: recording switches", .tags(.cameras))
 struct CameraRecordingTests {
     typealias F = DuoFixtures
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Cameras: scenarios, coordinator, formats")
+@Suite("Cameras: scenarios, coordinator, formats", .tags(.cameras))
 struct CameraScenarioTests {
     typealias F = DuoFixtures
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Switch boundaries between two cameras with different clocks (DESIGN.md, "Cameras:
 /// iPhone Duo and switching"), exact to the tick, at session start 1 s and past 26.5 h.
-@Suite("Cameras: switch boundaries")
+@Suite("Cameras: switch boundaries", .tags(.cameras))
 struct CameraSwitchBoundaryTests {
     typealias F = DuoFixtures
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Defects a cold test of the iPhone Duo support found: report labels, verify's checks of
 /// `change`/`camera`/`facing`, session events after a stop-on-change stop, input checks.
-@Suite("Cameras: cold-test defects", .serialized)
+@Suite("Cameras: cold-test defects", .tags(.cameras), .serialized)
 struct DuoDefectTests {
     typealias F = DuoFixtures
     static let switchJSON = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)

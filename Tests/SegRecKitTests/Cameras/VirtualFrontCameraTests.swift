@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Cameras: Virtual Front Camera")
+@Suite("Cameras: Virtual Front Camera", .tags(.cameras))
 struct VirtualFrontCameraTests {
     typealias F = DuoFixtures
 

@@ -6,7 +6,7 @@ import Testing
 /// The seeds' apply(): keep the active format if it supports the ratio, else the first
 /// format in the camera's list that does; an explicit activeFormat switch; exact
 /// dimensions and frame rates before and after.
-@Suite("Capture: active format selection")
+@Suite("Capture: active format selection", .tags(.capture))
 struct ActiveFormatSelectionTests {
     typealias Format = CaptureDevice.Format
     let formats = Format.frontCenterStageFormats  // 1280, 1920, 3840, 4032 photo

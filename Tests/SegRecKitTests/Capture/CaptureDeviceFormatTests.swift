@@ -3,7 +3,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: device formats")
+@Suite("Capture: device formats", .tags(.capture))
 struct CaptureDeviceFormatTests {
     /// Every format × every ratio it supports, with the exact expected dimensions:
     /// a ≥ b → width S, height even(S·b/a); else height S, width even(S·a/b).

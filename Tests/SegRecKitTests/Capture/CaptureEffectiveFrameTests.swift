@@ -6,7 +6,7 @@ import Testing
 /// `setDynamicAspectRatio` answers with D(k) of the first frame with
 /// `D(k) ≥ convertTime(s, host → device) + L · ts / fps`. Expected values below were worked
 /// out by hand / exact rational arithmetic, independently of the library.
-@Suite("Capture: effective frame of a dynamic aspect ratio request")
+@Suite("Capture: effective frame of a dynamic aspect ratio request", .tags(.capture))
 struct CaptureEffectiveFrameTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String

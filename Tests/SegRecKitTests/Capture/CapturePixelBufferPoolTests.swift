@@ -3,7 +3,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: PixelBufferPool")
+@Suite("Capture: PixelBufferPool", .tags(.capture))
 struct CapturePixelBufferPoolTests {
     @Test func reusesRecycledPlanesOfTheSameSize() {
         let pool = PixelBufferPool(maximumPooledBytes: 1 << 20)

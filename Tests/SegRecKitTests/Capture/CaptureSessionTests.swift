@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: session event stream")
+@Suite("Capture: session event stream", .tags(.capture))
 struct CaptureSessionTests {
     typealias S = CaptureTestSupport
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: synthetic sensor")
+@Suite("Capture: synthetic sensor", .tags(.capture))
 struct CaptureSyntheticSensorTests {
     static let sizes = [VideoDimensions(width: 1920, height: 1080), VideoDimensions(width: 1080, height: 1920),
                         VideoDimensions(width: 1280, height: 720), VideoDimensions(width: 3024, height: 4032),

@@ -5,7 +5,7 @@ import Testing
 
 /// Center Stage: process-wide enabled state and control mode (owned by a session value),
 /// per-camera active state, zoom inside the ratio.
-@Suite("Capture: Center Stage state")
+@Suite("Capture: Center Stage state", .tags(.capture))
 struct CenterStageControlTests {
     @Test("iOS defaults: user control, disabled; the app sets a control mode before enabling")
     func controlModes() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// NV12 quarter turns: every luma pixel and CbCr pair lands exactly where a clockwise turn
 /// puts it; a region of the turned picture equals the turned region.
-@Suite("Capture: NV12 rotation")
+@Suite("Capture: NV12 rotation", .tags(.capture))
 struct PixelBufferRotationTests {
     /// A `width`x`height` picture whose every luma byte and CbCr pair differs from its
     /// neighbours (so a misplaced pixel shows), with `padding` extra bytes per row.

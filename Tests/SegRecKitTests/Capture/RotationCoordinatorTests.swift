@@ -6,7 +6,7 @@ import Testing
 /// RotationCoordinator (`videoRotationAngleForHorizonLevelCapture`), VideoRotationAngle and
 /// RotationSchedule: exact angles per camera and orientation, and the frame a change
 /// applies from.
-@Suite("Rotation coordinator")
+@Suite("Rotation coordinator", .tags(.capture))
 struct RotationCoordinatorTests {
     private let orientations: [DeviceOrientation] = [.portrait, .landscapeLeft, .portraitUpsideDown, .landscapeRight]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Smart framing controls: enabledFramings by name (default none, a subset allowed, unknown
 /// names listing the supported ones), start/stop mid-session.
-@Suite("Capture: smart framing controls")
+@Suite("Capture: smart framing controls", .tags(.capture))
 struct SmartFramingControlTests {
     private func monitor() throws -> SmartFramingMonitor {
         SmartFramingMonitor(format: try #require(CaptureDevice.Format.frontCenterStage(squareSide: 4032)))

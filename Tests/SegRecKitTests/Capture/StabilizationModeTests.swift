@@ -5,7 +5,7 @@ import Testing
 
 /// preferredVideoStabilizationMode: default change latency per mode, support per camera,
 /// errors naming the supported modes.
-@Suite("Capture: video stabilization modes")
+@Suite("Capture: video stabilization modes", .tags(.capture))
 struct StabilizationModeTests {
     @Test("default changeLatencyFrames per mode; an explicit value wins")
     func latency() {

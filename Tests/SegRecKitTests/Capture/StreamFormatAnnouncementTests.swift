@@ -8,7 +8,7 @@ import Testing
 /// GStreamer CAPS-style: right before the first frame and right before every frame whose
 /// camera, rate, angle, active format, mirroring or dimensions differ from the last
 /// announcement, and never otherwise.
-@Suite("Capture: the stream format is announced in-band")
+@Suite("Capture: the stream format is announced in-band", .tags(.capture))
 struct StreamFormatAnnouncementTests {
     typealias F = DuoFixtures
 

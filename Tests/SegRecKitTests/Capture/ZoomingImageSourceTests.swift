@@ -5,7 +5,7 @@ import Testing
 
 /// videoZoomFactor drawn into the picture: the centre 1/zoom scaled back, same dimensions,
 /// the frame-index stamp still readable.
-@Suite("Capture: zoom drawn into the picture")
+@Suite("Capture: zoom drawn into the picture", .tags(.capture))
 struct ZoomingImageSourceTests {
     static let size = VideoDimensions(width: 1280, height: 720)
 

@@ -10,7 +10,7 @@ import Testing
 /// frame lands before the edit list and is discarded, two frames per segment never decode.
 /// Each segment now keeps time in its rate's own tick. Recorded through the muxer as the
 /// recorder does, 17 stamped frames per rate, both codecs.
-@Suite("Cases: every frame rate, HEVC and H.264")
+@Suite("Cases: every frame rate, HEVC and H.264", .tags(.cases, .media))
 struct CasesCodecFrameRateTests {
     static let rates = ["1", "2", "3", "5", "7", "10", "12", "15", "18", "20", "24", "25", "30000/1001", "30",
                         "48", "50", "60000/1001", "60", "90", "120"]

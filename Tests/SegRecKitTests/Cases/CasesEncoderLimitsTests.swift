@@ -8,7 +8,7 @@ import Testing
 /// Encoder limits (issue 14, item 2): H.264 records every even size from 2x2; HEVC every
 /// size from 16x16 (libx265's minimum) and refuses a smaller one with a named limit; no size
 /// reaches libx265's CU-tree bug below 50 px wide (heap corruption at 34x18, 36x20, 40x24).
-@Suite("Cases: encoder size limits")
+@Suite("Cases: encoder size limits", .tags(.cases, .media))
 struct CasesEncoderLimitsTests {
     static let widths = [2, 4, 6, 8, 14, 16, 18, 22, 32, 34, 36, 40, 46, 48, 50, 52, 64, 66, 80]
     static let heights = [2, 4, 8, 14, 16, 18, 20, 24, 34, 48, 64, 80]

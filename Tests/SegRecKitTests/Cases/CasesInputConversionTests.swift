@@ -6,7 +6,7 @@ import Testing
 
 /// What is converted, and said: alpha (p12), attached pictures (p13), interlace (p10),
 /// pixel-format and bit-depth changes (case04), chroma filtered rather than point-sampled.
-@Suite("Cases: input conversions", .serialized,
+@Suite("Cases: input conversions", .tags(.cases, .media), .serialized,
        .enabled(if: CasesTestSupport.ready, "../shared/cases/ or ffmpeg/ffprobe missing: case tests skipped"))
 struct CasesInputConversionTests {
     typealias T = FootageTestSupport

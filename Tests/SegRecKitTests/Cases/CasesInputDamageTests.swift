@@ -7,7 +7,7 @@ import Testing
 /// Damaged input is recorded past, as ffmpeg decodes it: `p01` (a TS with lost transport
 /// packets), `p15` (an HLS playlist whose size changes after damage), and the same kind of
 /// damage at other points and in other containers.
-@Suite("Cases: input damage", .serialized,
+@Suite("Cases: input damage", .tags(.cases, .media), .serialized,
        .enabled(if: CasesTestSupport.ready, "../shared/cases/ or ffmpeg/ffprobe missing: case tests skipped"))
 struct CasesInputDamageTests {
     typealias T = FootageTestSupport

@@ -9,7 +9,7 @@ import Glibc
 
 /// Input names (any existing file, a `file:` prefix), truncated YUV4MPEG2 and raw video,
 /// and a read blocked on a pipe that a stop request ends.
-@Suite("Cases: input reading", .serialized,
+@Suite("Cases: input reading", .tags(.cases, .media), .serialized,
        .enabled(if: FootageTestSupport.tool("ffmpeg") != nil, "ffmpeg missing: input reading tests skipped"))
 struct CasesInputReadingTests {
     typealias T = FootageTestSupport

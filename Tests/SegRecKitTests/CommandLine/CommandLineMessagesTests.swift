@@ -6,7 +6,7 @@ import Testing
 @testable import SegRecTime
 import CFFmpeg
 
-@Suite("CommandLine: usage, scenario and verify messages and exit codes")
+@Suite("CommandLine: usage, scenario and verify messages and exit codes", .tags(.commandLine))
 struct CommandLineMessagesTests {
     typealias P = CommandLineProcess
 

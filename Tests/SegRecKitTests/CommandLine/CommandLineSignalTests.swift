@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecTime
 
 /// The built binary under SIGINT / SIGTERM. Skipped when the binary is not beside the tests.
-@Suite("CommandLine: signals", .serialized, .enabled(if: CommandLineProcess.binary != nil, "segrec binary not found beside the test bundle"))
+@Suite("CommandLine: signals", .tags(.commandLine, .crashSafety), .serialized, .enabled(if: CommandLineProcess.binary != nil, "segrec binary not found beside the test bundle"))
 struct CommandLineSignalTests {
     typealias P = CommandLineProcess
 

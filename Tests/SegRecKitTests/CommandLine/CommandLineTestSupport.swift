@@ -20,9 +20,7 @@ enum CommandLineProcess {
 
     /// A fresh empty temporary folder.
     static func temporaryFolder(_ label: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("segrec-cli-\(label)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestTemporaryDirectories.make("cli-\(label)")
     }
 
     /// Starts `segrec arguments`, with stdout and stderr collected into files in `folder`.

@@ -9,7 +9,7 @@ import Testing
 /// A bad value is a usage error before anything is created; a queue of one picture still
 /// records every frame across a segment switch (back-pressure, nothing dropped), and the
 /// largest queue is accepted.
-@Suite("CommandLine: --frames-in-flight")
+@Suite("CommandLine: --frames-in-flight", .tags(.commandLine))
 struct FramesInFlightOptionTests {
     typealias P = CommandLineProcess
 

@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecTime
 
 /// The text formats on their own: exact decimals, the HLS playlist, the ffconcat list.
-@Suite("Export text")
+@Suite("Export text", .tags(.export))
 struct ExportTextTests {
     @Test func decimalSecondsAreExact() {
         #expect(DecimalSeconds.text(MediaTime(value: 199_998_000, timescale: 1_000_000_000)) == "0.199998000")

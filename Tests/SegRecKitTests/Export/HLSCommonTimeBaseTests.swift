@@ -8,7 +8,7 @@ import Testing
 /// `export --hls` of a recording whose files have different time bases (cameras at
 /// different frame rates): FFmpeg's hls demuxer reads every file's ticks in the first
 /// initialization section's time base, so every file must get the same one.
-@Suite("Export: HLS common time base", .serialized)
+@Suite("Export: HLS common time base", .tags(.export), .serialized)
 struct HLSCommonTimeBaseTests {
     /// The repository's duo scenario: outer 120 fps (mp4 time base 1/15360), inner
     /// 29.97 fps (1/30000); five segments, two camera switches.

@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecTime
 
 /// `export --hls` and `--concat` of real recordings, read back with ffmpeg and ffprobe.
-@Suite("Export recordings", .serialized)
+@Suite("Export recordings", .tags(.export), .serialized)
 struct RecordingExporterTests {
     @Test(arguments: ["h264", "hevc"])
     func hlsDecodesEveryFrameInOrder(codec: String) async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The phone sample (1920x1080 stored, 90° display matrix) as the sensor image: turned
 /// upright before cropping, it matches `ffmpeg`'s autorotated decoding of the same frames.
-@Suite("Footage: clip rotation applied to the sensor image", .serialized,
+@Suite("Footage: clip rotation applied to the sensor image", .tags(.footage), .serialized,
        .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: clip rotation tests skipped"))
 struct ClipRotationTests {
     typealias T = FootageTestSupport

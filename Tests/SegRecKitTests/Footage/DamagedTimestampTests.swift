@@ -8,7 +8,7 @@ import Testing
 /// rest of the recording with it: before, the frames after it all came "before" it and
 /// were dropped (`nonMonotonicTimestamp`, 76 of 150), or the time did not fit in 64-bit
 /// ticks and the recording stopped with an error. A real jump ahead stays a jump.
-@Suite("Footage: an isolated damaged timestamp", .serialized,
+@Suite("Footage: an isolated damaged timestamp", .tags(.footage), .serialized,
        .enabled(if: FootageTestSupport.tool("ffmpeg") != nil && FootageTestSupport.tool("ffprobe") != nil,
                 "ffmpeg/ffprobe missing: damaged timestamp tests skipped"))
 struct DamagedTimestampTests {

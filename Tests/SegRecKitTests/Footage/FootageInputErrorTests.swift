@@ -6,7 +6,7 @@ import Testing
 
 /// Streams the tests build with ffmpeg: size changes, damage, bad timestamps, odd sizes,
 /// and inputs that cannot be recorded.
-@Suite("Footage: built streams and bad input", .serialized,
+@Suite("Footage: built streams and bad input", .tags(.footage), .serialized,
        .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped"))
 struct FootageInputErrorTests {
     typealias T = FootageTestSupport

@@ -6,7 +6,7 @@ import Testing
 
 /// Every real sample recorded with and without a scenario, checked with ffprobe and
 /// RecordingVerifier.
-@Suite("Footage: real samples", .serialized,
+@Suite("Footage: real samples", .tags(.footage), .serialized,
        .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped"))
 struct FootageRecordingTests {
     typealias T = FootageTestSupport

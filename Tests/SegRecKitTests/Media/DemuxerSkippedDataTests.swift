@@ -10,7 +10,7 @@ import Testing
 /// is the only sign, and it must be enough to count the swallowed pictures (before, it
 /// took a concealed picture right after the gap, which libavcodec's frame threads report
 /// or not from run to run).
-@Suite("Media: pictures the demuxer skips are counted", .serialized,
+@Suite("Media: pictures the demuxer skips are counted", .tags(.media), .serialized,
        .enabled(if: FootageTestSupport.tool("ffmpeg") != nil && FootageTestSupport.tool("ffprobe") != nil,
                 "ffmpeg/ffprobe missing: demuxer damage tests skipped"))
 struct DemuxerSkippedDataTests {

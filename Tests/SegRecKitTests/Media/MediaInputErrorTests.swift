@@ -6,7 +6,7 @@ import Testing
 @testable import SegRecTime
 
 /// The media layer's input errors read and exit exactly as the recording layer's did.
-@Suite("Media: input errors")
+@Suite("Media: input errors", .tags(.media))
 struct MediaInputErrorTests {
     @Test("messages are the recording layer's text for the same problem")
     func sameMessages() {

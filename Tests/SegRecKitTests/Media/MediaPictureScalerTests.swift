@@ -3,7 +3,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: PictureScaler")
+@Suite("Media: PictureScaler", .tags(.media))
 struct MediaPictureScalerTests {
     /// A packed picture whose luma is `luma` and chroma (Cb, Cr) is `chroma` everywhere.
     func flat(_ width: Int, _ height: Int, luma: UInt8, chroma: (UInt8, UInt8)) -> PixelBuffer {

@@ -6,12 +6,9 @@ import Testing
 
 /// Helpers shared by the media tests: synthetic stamped NV12 pictures, temp dirs, ffprobe.
 enum MediaTestSupport {
-    /// A fresh empty directory under the system temp dir.
+    /// A fresh empty directory under the test process's temporary root (``TestTemporaryDirectories``, removed at exit).
     static func makeTemporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("segrec-media-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestTemporaryDirectories.make("media")
     }
 
     /// An NV12 picture carrying `index` in its stamp, over a moving diagonal pattern

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: VideoFileDecoder")
+@Suite("Media: VideoFileDecoder", .tags(.media))
 struct MediaVideoFileDecoderTests {
     @Test("decodes a YUV4MPEG2 file to NV12 pictures in order, then ends")
     func decodesInOrder() throws {

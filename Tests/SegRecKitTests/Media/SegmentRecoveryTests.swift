@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentRecovery of truncated partial files")
+@Suite("Media: SegmentRecovery of truncated partial files", .tags(.media, .crashSafety))
 struct MediaSegmentRecoveryTests {
     static let size = VideoDimensions(width: 320, height: 240)
     static let frame: Int64 = 33_333_333

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter HEVC, B-frames, rotation, timescales")
+@Suite("Media: SegmentWriter HEVC, B-frames, rotation, timescales", .tags(.media))
 struct MediaSegmentWriterCodecTests {
     @Test func hevcIsTaggedHvc1AndKeepsStamps() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()

@@ -7,7 +7,7 @@ import Testing
 /// Each capture angle written as a segment's display matrix reads back, in ffprobe and in
 /// our own reader, as `rotation = −angle` (FFmpeg's range): 0 → none/0, 90 → −90,
 /// 180 → −180, 270 → 90; per writer, so consecutive segments may carry different angles.
-@Suite("Media: display rotation per capture angle", .serialized)
+@Suite("Media: display rotation per capture angle", .tags(.media), .serialized)
 struct SegmentWriterDisplayRotationTests {
     typealias M = MediaTestSupport
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter fragmented partial files and faststart finish")
+@Suite("Media: SegmentWriter fragmented partial files and faststart finish", .tags(.media, .crashSafety))
 struct MediaSegmentWriterFragmentTests {
     static let size = VideoDimensions(width: 320, height: 240)
 

@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecTime
 
 /// 10 stamped 1920x1080 NV12 frames at pts i·33_333_333 ns, finished at 333_333_330 ns.
-@Suite("Media: SegmentWriter H.264 1080p")
+@Suite("Media: SegmentWriter H.264 1080p", .tags(.media))
 struct MediaSegmentWriterH264Tests {
     static let pts: [Int64] = (0..<10).map { Int64($0) * 33_333_333 }
     static let end: Int64 = 333_333_330

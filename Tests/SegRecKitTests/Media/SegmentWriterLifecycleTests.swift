@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter files, misuse and errors")
+@Suite("Media: SegmentWriter files, misuse and errors", .tags(.media))
 struct MediaSegmentWriterLifecycleTests {
     static let size = VideoDimensions(width: 320, height: 240)
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter safe files (exclusive create, no symlinks, no replace)")
+@Suite("Media: SegmentWriter safe files (exclusive create, no symlinks, no replace)", .tags(.media, .crashSafety))
 struct MediaSegmentWriterSafeFileTests {
     static let size = VideoDimensions(width: 320, height: 240)
 

@@ -39,7 +39,7 @@ private struct TinyFileSystem {
     }
 }
 
-@Suite("Media: SegmentWriter write errors (disk full)")
+@Suite("Media: SegmentWriter write errors (disk full)", .tags(.media, .crashSafety))
 struct MediaSegmentWriterWriteErrorTests {
     static let size = VideoDimensions(width: 320, height: 240)
     static let quarterSecond = MediaTime(value: 1, timescale: 4)

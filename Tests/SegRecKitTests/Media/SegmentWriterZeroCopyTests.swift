@@ -9,7 +9,7 @@ import Testing
 /// pictures reach an encoder that takes yuv420p without conversion; any other pairing is
 /// converted. Each file is read back by ffmpeg: pixel format, frame count, and the exact
 /// chroma values of flat Cb/Cr planes (which CRF coding keeps within ±2).
-@Suite("Media: SegmentWriter zero-copy and pixel layouts")
+@Suite("Media: SegmentWriter zero-copy and pixel layouts", .tags(.media))
 struct SegmentWriterZeroCopyTests {
     static let width = 64, height = 48
     static let cb: UInt8 = 90, cr: UInt8 = 200

@@ -8,7 +8,7 @@ import Testing
 /// With `cameras`, an `activeFormat` is checked against the camera streaming at the event's
 /// time, found by rehearsing the scenario's events through ``CaptureSession`` (the
 /// session's own posture rule), before anything is recorded.
-@Suite("Orientation: cameras formats checked against the streaming camera before recording")
+@Suite("Orientation: cameras formats checked against the streaming camera before recording", .tags(.cameras))
 struct CamerasFormatValidationTests {
     typealias F = OrientationFixtures
 

@@ -7,7 +7,7 @@ import Testing
 /// Center Stage's zoom across an `activeFormat` switch, and `peopleInFrame` as a fact about
 /// the scene (accepted on any format at any time; it acts only where Center Stage is active
 /// or smart framing runs).
-@Suite("Orientation: Center Stage across format switches, peopleInFrame anywhere")
+@Suite("Orientation: Center Stage across format switches, peopleInFrame anywhere", .tags(.cameras))
 struct CenterStageFormatSwitchTests {
     typealias F = OrientationFixtures
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Scenario spelling details around formats and framings: the `WxH` name `segrec formats`
 /// prints for a square format, numbers echoed as written, duplicate framings.
-@Suite("Orientation: format and framing spellings")
+@Suite("Orientation: format and framing spellings", .tags(.cameras))
 struct FormatScenarioNitsTests {
     typealias F = OrientationFixtures
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `activeFormat` and `apply` (the seeds' `apply()`): the reconfiguration gap, the new grid,
 /// `formatChanged` segments with their own size and rate, read back with libavcodec and ffprobe.
-@Suite("Orientation: active format switching")
+@Suite("Orientation: active format switching", .tags(.cameras))
 struct FormatSwitchTests {
     typealias F = OrientationFixtures
 
@@ -133,7 +133,7 @@ extension FormatSwitchTests {
     }
 }
 
-@Suite("Orientation: SampleStreams/orientation")
+@Suite("Orientation: SampleStreams/orientation", .tags(.cameras))
 struct OrientationSampleStreamsTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleStreams/orientation")
@@ -155,7 +155,7 @@ struct OrientationSampleStreamsTests {
     }
 }
 
-@Suite("Orientation: format switching on iPhone Duo cameras")
+@Suite("Orientation: format switching on iPhone Duo cameras", .tags(.cameras))
 struct DuoFormatSwitchTests {
     @Test("activeFormat on the streaming outer camera: gap, new grid at the gap end, same camera, new size")
     func outerCameraSwitch() throws {

@@ -14,7 +14,7 @@ import Testing
 /// (rounded half away). A switch at 1.52 s: frames 0…15 are old (T(15) = 1.5e9 < 1.52e9 ≤
 /// T(16) = 1 533 333 333). Gap 0.05 s: `D0' = ceil(to_dev(1.57e9)) = 37 680 000`, new frame j
 /// at `T = 1.57e9 + j · 1e9/30`, delivered while < 2.2e9: j = 0…18 (19 frames), 35 in all.
-@Suite("Orientation: ratio request pending at a format switch")
+@Suite("Orientation: ratio request pending at a format switch", .tags(.cameras))
 struct PendingRatioFormatSwitchTests {
     typealias F = OrientationFixtures
 

@@ -7,7 +7,7 @@ import Testing
 /// Capture angles in files: each segment's display matrix is the angle at its first frame
 /// (ffprobe `rotation` = −angle), `rotationDegrees` in the manifest is the angle; later
 /// changes are logged and apply from the next segment, or split with `--split-on-rotation`.
-@Suite("Orientation: rotation per segment")
+@Suite("Orientation: rotation per segment", .tags(.cameras))
 struct RotationRecordingTests {
     typealias F = OrientationFixtures
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Smart framing started while people are already in frame recommends for them at once,
 /// instead of waiting for the next `peopleInFrame`.
-@Suite("Orientation: smart framing started with people in frame")
+@Suite("Orientation: smart framing started with people in frame", .tags(.cameras))
 struct SmartFramingStartTests {
     typealias F = OrientationFixtures
 

@@ -7,7 +7,7 @@ import Testing
 /// Stabilization modes' change latency on the session, Center Stage and smart framing
 /// controls, zoom drawn into the picture without splitting, and the scenario errors that
 /// name what is allowed (exit 65 at the CLI).
-@Suite("Orientation: stabilization, Center Stage, smart framing")
+@Suite("Orientation: stabilization, Center Stage, smart framing", .tags(.cameras))
 struct StabilizationAndFramingTests {
     typealias F = OrientationFixtures
 

@@ -7,7 +7,7 @@ import Testing
 /// `segrec verify` compares each file's display matrix (ffprobe `rotation`, counter-
 /// clockwise) with the manifest's `rotationDegrees` (clockwise): a manifest edited to
 /// another angle, or to none, no longer passes.
-@Suite("Orientation: verify compares the display matrix with rotationDegrees")
+@Suite("Orientation: verify compares the display matrix with rotationDegrees", .tags(.cameras))
 struct VerifyRotationTests {
     typealias F = OrientationFixtures
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `--stats`, `--realtime` and finishing segments in the background (issue 7). No timing
 /// assertions: only what the timings are attached to, and that files stay exact.
-@Suite("Benchmark instrumentation and background finalization")
+@Suite("Benchmark instrumentation and background finalization", .tags(.recording))
 struct BenchmarkInstrumentationTests {
     let script = EventScript()
 

@@ -8,7 +8,7 @@ import Testing
 /// requests, the ``SegmentMuxer`` writes real files, and the change records, boundaries and
 /// stamped frame indices are read back. The plain camera captures frame i at
 /// D(i) = 24_000_000 + 800_000·i ticks = (1 + i/30) s on the host clock.
-@Suite("Completion rule: timed, superseded and missing completions")
+@Suite("Completion rule: timed, superseded and missing completions", .tags(.recording))
 struct CompletionRuleTests {
     typealias S = CaptureTestSupport
 

@@ -6,7 +6,7 @@ import Testing
 
 /// ManifestBuilder and ChangeAnnouncementMatcher are pure values: these tests feed them
 /// events by hand and check the manifest and decisions exactly (no files).
-@Suite("ManifestBuilder and ChangeAnnouncementMatcher (pure)")
+@Suite("ManifestBuilder and ChangeAnnouncementMatcher (pure)", .tags(.recording))
 struct ManifestBuilderTests {
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 

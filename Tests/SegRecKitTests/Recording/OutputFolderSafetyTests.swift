@@ -7,7 +7,7 @@ import Testing
 /// The output folder is shared with the user's own files: segrec touches only the names it
 /// writes, removes with --force only what its previous manifest lists, never follows or
 /// deletes a symlink or a folder, and keeps one recording per folder (recording.lock).
-@Suite("Output folder safety")
+@Suite("Output folder safety", .tags(.recording, .crashSafety))
 struct OutputFolderSafetyTests {
     let fm = FileManager.default
 

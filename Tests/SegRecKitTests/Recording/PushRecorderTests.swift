@@ -6,7 +6,7 @@ import Testing
 
 /// The push API: an app's own frames, its own announcements (the Center Stage article's
 /// `SegmentingRecorder` calls), the same files and manifest as `segrec record`.
-@Suite("Recording: PushRecorder records frames an app appends")
+@Suite("Recording: PushRecorder records frames an app appends", .tags(.recording))
 struct PushRecorderTests {
     /// Frame `i` at 1000 s + i/30 s on the session clock, as the app stamps it.
     static func time(_ i: Int) -> MediaTime { MediaTime(value: 1_000, timescale: 1) + MediaTime(value: Int64(i), timescale: 30) }
@@ -125,7 +125,7 @@ struct PushRecorderTests {
 }
 
 /// The recording session runs once and says so before it touches anything.
-@Suite("Recording: RecordingSession is single-use and honours an early stop")
+@Suite("Recording: RecordingSession is single-use and honours an early stop", .tags(.recording))
 struct RecordingSessionUseTests {
     static func request(_ dir: URL) throws -> RecordingRequest {
         var request = RecordingRequest(output: dir)

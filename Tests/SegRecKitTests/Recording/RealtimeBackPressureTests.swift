@@ -8,7 +8,7 @@ import Testing
 /// it drops the frame `late` (`isReadyForMoreMediaData == false`); otherwise it waits for a
 /// free slot and drops nothing. The test holds the writer queue's slots itself, so "the
 /// encoder is behind" is a fact, not a timing.
-@Suite("Back-pressure and real time")
+@Suite("Back-pressure and real time", .tags(.recording))
 struct RealtimeBackPressureTests {
     let script = EventScript()
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `segrec recover` on a folder as a crash leaves it: a copy taken while the recording
 /// runs (journal + fragmented .partial), recovered, verified and read back.
-@Suite("Recovery of an interrupted recording")
+@Suite("Recovery of an interrupted recording", .tags(.recording, .crashSafety))
 struct RecordingRecoveryTests {
     let script = EventScript()
     let fm = FileManager.default

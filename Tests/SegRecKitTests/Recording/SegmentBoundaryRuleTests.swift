@@ -8,7 +8,7 @@ import Testing
 /// the stream format it arrives in) by hand and checks the exact decision (no files). The open segment is 180x320 at 30 fps,
 /// its last frame at 1 s, ending at 1.033333333 s; the next frame (31) comes at 1.033333333 s;
 /// a frame may last at most 2 s.
-@Suite("SegmentBoundaryRule (pure)")
+@Suite("SegmentBoundaryRule (pure)", .tags(.recording))
 struct SegmentBoundaryRuleTests {
     typealias Rule = SegmentBoundaryRule
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The muxer's async API from the places an app would call it: a `Task`, and two
 /// recordings at once with `async let`. Every file is read back.
-@Suite("SegmentMuxer driven from tasks")
+@Suite("SegmentMuxer driven from tasks", .tags(.recording))
 struct SegmentMuxerConcurrencyTests {
     let script = EventScript()
 

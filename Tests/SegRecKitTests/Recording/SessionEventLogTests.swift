@@ -14,7 +14,7 @@ import Testing
 ///
 /// Session times below are exact: every clock has no drift, so a frame's session time is
 /// `start + k / fps` in exact fractions (worked out in each comment).
-@Suite("Recording: session event log")
+@Suite("Recording: session event log", .tags(.recording))
 struct SessionEventLogTests {
     typealias F = OrientationFixtures
 

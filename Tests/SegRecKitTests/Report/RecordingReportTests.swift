@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecTime
 
 /// `segrec report`: the timeline's layout, the page's bars and players, the posters.
-@Suite("Report", .serialized)
+@Suite("Report", .tags(.export), .serialized)
 struct RecordingReportTests {
     @Test func timelineIsToScale() async throws {
         guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture scenario: decoding and validation")
+@Suite("Capture scenario: decoding and validation", .tags(.scenario))
 struct CaptureScenarioDecodingTests {
     static func decode(_ json: String, file: String = "bad.json") throws(ScenarioError) -> Scenario {
         try Scenario.decode(Data(json.utf8), file: file)
@@ -183,7 +183,7 @@ struct CaptureScenarioDecodingTests {
     }
 }
 
-@Suite("Scenario: frame rate floor")
+@Suite("Scenario: frame rate floor", .tags(.scenario))
 struct ScenarioFrameRateFloorTests {
     /// Below 1 fps a frame would outlast what a segment file can store; rejected by name.
     @Test func belowOneFramePerSecondIsRejected() throws {
@@ -199,7 +199,7 @@ struct ScenarioFrameRateFloorTests {
     }
 }
 
-@Suite("Scenario: event order")
+@Suite("Scenario: event order", .tags(.scenario))
 struct ScenarioEventOrderTests {
     /// Events need not be listed in time order: the session applies them by time, and
     /// events at the same instant in file order.
@@ -213,7 +213,7 @@ struct ScenarioEventOrderTests {
     }
 }
 
-@Suite("Scenario: default initial ratio")
+@Suite("Scenario: default initial ratio", .tags(.scenario))
 struct ScenarioDefaultRatioTests {
     /// Without `initialAspectRatio`: 9x16 where the format has it, else its first ratio.
     @Test(arguments: [(1920, DynamicAspectRatio.ratio9x16), (4032, .ratio3x4)])

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Scenario: duplicate keys, 32-bit rates, excerpts, many events")
+@Suite("Scenario: duplicate keys, 32-bit rates, excerpts, many events", .tags(.scenario))
 struct ScenarioMessagesTests {
     static func error(_ json: String, file: String = "dup.json") -> ScenarioError? {
         do { _ = try Scenario.decode(Data(json.utf8), file: file); return nil } catch { return error }

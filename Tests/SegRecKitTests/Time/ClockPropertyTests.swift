@@ -16,7 +16,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite("convertTime: seeded properties")
+@Suite("convertTime: seeded properties", .tags(.time))
 struct ClockPropertyTests {
     static let thirtyDaysNs: Int64 = 30 * 86_400 * 1_000_000_000
 

@@ -3,7 +3,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("FrameTiming")
+@Suite("FrameTiming", .tags(.time))
 struct FrameTimingTests {
     static let front = try! MediaClock(identifier: "front", timescale: 24_000_000,
                                        offsetNanoseconds: 12_500_000_000, driftPartsPerBillion: 50_000)

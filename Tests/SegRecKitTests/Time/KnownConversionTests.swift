@@ -5,7 +5,7 @@ import Testing
 
 /// Conversions worked out by hand as exact fractions (and cross-checked with Python's
 /// `fractions.Fraction`), each asserting the exact tick value.
-@Suite("convertTime: known conversions")
+@Suite("convertTime: known conversions", .tags(.time))
 struct KnownConversionTests {
     static let front = try! MediaClock(identifier: "front", timescale: 24_000_000,
                                        offsetNanoseconds: 12_500_000_000, driftPartsPerBillion: 50_000)

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("MediaTime")
+@Suite("MediaTime", .tags(.time))
 struct MediaTimeTests {
     @Test func exactComparisonAcrossTimescales() {
         #expect(MediaTime(value: 1, timescale: 2) == MediaTime(value: 500, timescale: 1000))

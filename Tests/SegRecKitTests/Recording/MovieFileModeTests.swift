@@ -4,8 +4,8 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("MovieFileRecorder (stop on change) on real encoded files")
-struct MovieFileRecorderTests {
+@Suite("Movie-file mode (stop on change) on real encoded files", .tags(.recording))
+struct MovieFileModeTests {
     let script = EventScript()
 
     @Test(arguments: [Int64(-1), 0, 2])
@@ -38,7 +38,7 @@ struct MovieFileRecorderTests {
     }
 }
 
-@Suite("OutputDirectory")
+@Suite("OutputDirectory", .tags(.recording))
 struct OutputDirectoryTests {
     /// A previous recording is refused without --force; with it, exactly the files its
     /// manifest lists (and the manifest) go, and the user's file stays.
@@ -85,7 +85,7 @@ struct OutputDirectoryTests {
     }
 }
 
-@Suite("RecordingPipeline stop request")
+@Suite("RecordingPipeline stop request", .tags(.recording, .crashSafety))
 struct RecordingStopRequestTests {
     /// A source that asks the pipeline to stop once it has delivered `stopAfter` events.
     final class StoppingSource: CaptureOutputEventSource {

@@ -4,8 +4,8 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("SegmentingRecorder on real encoded files")
-struct SegmentingRecorderTests {
+@Suite("Segment mode on real encoded files", .tags(.recording))
+struct SegmentModeTests {
     let script = EventScript()
 
     /// Tap-to-rotate: 9x16 for frames 0–6, 16x9 for 7–13, 1x1 for 14–19, with the
@@ -148,7 +148,7 @@ struct SegmentingRecorderTests {
     }
 }
 
-@Suite("SegmentingRecorder: completions matched to the right change")
+@Suite("Segment mode: completions matched to the right change", .tags(.recording))
 struct CompletionMatchingTests {
     let script = EventScript()
 
@@ -202,7 +202,7 @@ struct CompletionMatchingTests {
     }
 }
 
-@Suite("Recorders: frames longer than a file can hold")
+@Suite("Recorders: frames longer than a file can hold", .tags(.recording))
 struct LongFrameTests {
     let script = EventScript()
 
@@ -292,7 +292,7 @@ struct LongFrameTests {
     }
 }
 
-@Suite("SegmentingRecorder: completions before their frame")
+@Suite("Segment mode: completions before their frame", .tags(.recording))
 struct EarlyCompletionMatchingTests {
     let script = EventScript()
 
