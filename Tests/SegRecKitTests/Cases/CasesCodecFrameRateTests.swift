@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// HEVC at every frame rate (issue 14, item 6). With a 1 ns track time base, libx265's
+/// HEVC at every frame rate. With a 1 ns track time base, libx265's
 /// reordering (up to 6 frames) gave composition offsets above 2²⁸ ticks (0.27 s) at 2–18 fps;
 /// FFmpeg's mov demuxer then drops the whole `ctts` ("CTTS invalid"): pts = dts, the key
 /// frame lands before the edit list and is discarded, two frames per segment never decode.

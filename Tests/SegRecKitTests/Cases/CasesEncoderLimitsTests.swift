@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// Encoder limits (issue 14, item 2): H.264 records every even size from 2x2; HEVC every
+/// Encoder limits: H.264 records every even size from 2x2; HEVC every
 /// size from 16x16 (libx265's minimum) and refuses a smaller one with a named limit; no size
 /// reaches libx265's CU-tree bug below 50 px wide (heap corruption at 34x18, 36x20, 40x24).
 @Suite("Cases: encoder size limits", .tags(.cases, .media))

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// File timing (issue 14, item 3): every segment's frame count, frame rate and duration read
+/// File timing: every segment's frame count, frame rate and duration read
 /// the same in MediaInfo, ffprobe and the manifest, with and without B-frames, and a still
 /// period is one long sample, never a split.
 @Suite("Cases: file timing (track time base, last frame, still periods)", .tags(.cases, .media), .serialized,

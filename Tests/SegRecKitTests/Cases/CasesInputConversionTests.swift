@@ -93,7 +93,7 @@ struct CasesInputConversionTests {
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(C.shapes(m) == [[320, 240, 90]])
-        // yuv420p reaches the encoder as decoded (issue 15); the other formats are converted.
+        // yuv420p reaches the encoder as decoded; the other formats are converted.
         #expect(m.notes.contains("input pixel format yuv420p (8-bit YUV 4:2:0): recorded as decoded, no conversion"), "\(m.notes)")
         #expect(m.notes.contains("input pixel format changed from yuv420p to yuv444p at picture 30"), "\(m.notes)")
         #expect(m.notes.contains { $0.contains("yuv444p (8-bit YUV 4:4:4)") && $0.contains("bicubic") && $0.contains("(from picture 30)") })

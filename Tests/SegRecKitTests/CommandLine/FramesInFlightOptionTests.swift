@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// `record --frames-in-flight N` (issue 15): how many pictures may wait for the encoder.
+/// `record --frames-in-flight N`: how many pictures may wait for the encoder.
 /// A bad value is a usage error before anything is created; a queue of one picture still
 /// records every frame across a segment switch (back-pressure, nothing dropped), and the
 /// largest queue is accepted.

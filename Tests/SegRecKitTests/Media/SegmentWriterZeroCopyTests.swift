@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// The encode path without copies (issue 15): padded pool planes are handed to the encoder
+/// The encode path without copies: padded pool planes are handed to the encoder
 /// as they are (an `AVFrame` over them) and come back to the pool once it lets go; yuv420p
 /// pictures reach an encoder that takes yuv420p without conversion; any other pairing is
 /// converted. Each file is read back by ffmpeg: pixel format, frame count, and the exact

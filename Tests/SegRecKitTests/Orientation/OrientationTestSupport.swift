@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// Helpers for issue 13's tests (DESIGN.md "Orientation, formats and stabilization").
+/// Helpers for the orientation and format tests (DESIGN.md "Orientation, formats and stabilization").
 /// Expected values are worked out independently with Python `fractions` (arithmetic in each
 /// test's comment), from DESIGN.md's formulas (see ``DuoFixtures`` for `to_dev`/`to_host`);
 /// a format switch at host time `s` anchors the new grid at `D0' = ceil(to_dev(s + gap))`.

@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// `--stats`, `--realtime` and finishing segments in the background (issue 7). No timing
+/// `--stats`, `--realtime` and finishing segments in the background. No timing
 /// assertions: only what the timings are attached to, and that files stay exact.
 @Suite("Benchmark instrumentation and background finalization", .tags(.recording))
 struct BenchmarkInstrumentationTests {

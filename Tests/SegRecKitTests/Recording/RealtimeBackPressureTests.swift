@@ -4,7 +4,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// What the muxer does when the encoder is behind (issue 15): in real time it never waits,
+/// What the muxer does when the encoder is behind: in real time it never waits,
 /// it drops the frame `late` (`isReadyForMoreMediaData == false`); otherwise it waits for a
 /// free slot and drops nothing. The test holds the writer queue's slots itself, so "the
 /// encoder is behind" is a fact, not a timing.
