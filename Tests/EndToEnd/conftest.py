@@ -51,7 +51,13 @@ def pytest_sessionfinish(session, exitstatus):
     if updates:
         layout = load_layout()
         layout.update(updates)
-        LAYOUT_PATH.write_text(json.dumps(dict(sorted(layout.items())), indent=1) + "\n")
+        write_layout(layout)
+
+
+def write_layout(layout):
+    """One recording a line: KEY: [startReason of every segment]."""
+    lines = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(layout.items())]
+    LAYOUT_PATH.write_text("{\n" + ",\n".join(lines) + "\n}\n")
 
 
 def load_layout():

@@ -177,7 +177,7 @@ def test_kill_test_input_made_by_ffmpeg(kills):
     assert kills.made.returncode == 0, kills.made.stderr[-300:]
 
 
-kill_cases = pytest.mark.parametrize("kind,n", KILLS, ids=[f"{k}-#{n}-after-{WAITS[(k, n)]:.2f}s" for k, n in KILLS])
+kill_cases = pytest.mark.parametrize("kind,n", KILLS, ids=[f"{k}-{n}-after-{WAITS[(k, n)]:.2f}s" for k, n in KILLS])
 
 
 @kill_cases

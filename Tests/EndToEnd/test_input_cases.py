@@ -108,7 +108,7 @@ def ts_damage(inputs, fraction, how):
     return inputs.once(f"ts-{how}-{fraction}", make)
 
 
-ts_cases = pytest.mark.parametrize("fraction,how", TS_DAMAGE, ids=[f"4-packets-{how}-at-{int(f * 100)}%" for f, how in TS_DAMAGE])
+ts_cases = pytest.mark.parametrize("fraction,how", TS_DAMAGE, ids=[f"4-packets-{how}-at-{int(f * 100)}pc" for f, how in TS_DAMAGE])
 
 
 @needs_cases
