@@ -191,10 +191,14 @@ def expected_frames(manifest):
 
 
 def tree_digest(folder):
+    """SHA-256 over every file under `folder` (relative path and bytes), subfolders included
+    (`segrec report` adds report-posters/)."""
     h = hashlib.sha256()
-    for p in sorted(pathlib.Path(folder).iterdir()):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    folder = pathlib.Path(folder)
+    for p in sorted(folder.rglob("*")):
+        h.update(str(p.relative_to(folder)).encode())
+        if p.is_file():
+            h.update(p.read_bytes())
     return h.hexdigest()
 
 
