@@ -82,6 +82,14 @@ def exports(recordings, binary, tmp_path_factory):
 
 
 keyed = pytest.mark.parametrize("key", EXPORT_KEYS)
+EXPORT_ONLY = [k for k in EXPORT_KEYS if k.startswith("export/")]
+
+
+@pytest.mark.parametrize("key", EXPORT_ONLY)
+def test_export_recording_exits_0(recordings, key):
+    """The recordings made for export and report only (the others are checked in test_recordings.py)."""
+    rec = recordings.get(key)
+    assert rec.returncode == 0, rec.stderr.strip()[-400:]
 
 
 @keyed
