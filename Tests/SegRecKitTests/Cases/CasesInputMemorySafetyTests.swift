@@ -6,7 +6,7 @@ import Testing
 
 /// Every tiny size in every common pixel format decodes and converts to the right NV12
 /// picture, or is refused cleanly; the planes handed to libswscale carry FFmpeg's padding.
-/// (The built binary runs a sweep under `MALLOC_CHECK_=3` in `Scripts/e2e`.)
+/// (The built binary runs a sweep under `MALLOC_CHECK_=3` in Tests/EndToEnd/test_input_cases.py.)
 @Suite("Cases: input memory safety", .tags(.cases, .media))
 struct CasesInputMemorySafetyTests {
     typealias C = CasesTestSupport

@@ -1,0 +1,223 @@
+"""Command-line faults from issue 14: usage/data exit codes with file and key named, short
+echoes, FFmpeg's reasons instead of its codes, no raw FFmpeg lines on stderr, signals at any
+moment, `verify` on failed or damaged manifests (200 mutations)."""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+import e2e_helpers as h
+
+
+def only_segrec_lines(stderr):
+    return all(line.startswith("segrec: ") for line in stderr.splitlines() if line.strip())
+
+
+def test_empty_output_exits_64(binary):
+    r = h.run([binary, "record", "--output", ""])
+    assert r.returncode == 64 and "--output" in r.stderr, f"exit {r.returncode}: {r.stderr.strip()}"
+
+
+BAD_SCENARIOS = {
+    "dup.json": ('{"durationSeconds": 1,\n "device": {"format": 1280, "format": 1920}}',
+                 "device.format: duplicate key (second occurrence on line 2)"),
+    "fps32.json": ('{"durationSeconds": 1, "device": {"format": 1280, "fps": "4294967297/4294967296"}}', "device.fps:"),
+    "long.json": ('{"durationSeconds": 1, "events": [{"atSeconds": 0.5, "setDynamicAspectRatio": "' + "x" * 1_000_000 + '"}]}',
+                  "events[0].setDynamicAspectRatio: \"" + "x" * 60 + "…\""),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_SCENARIOS))
+def test_bad_scenario_exits_65_naming_file_and_key_in_one_short_line(binary, tmp_path, name):
+    text, expected = BAD_SCENARIOS[name]
+    path = tmp_path / name
+    path.write_text(text)
+    r = h.run([binary, "record", "--scenario", path, "--output", tmp_path / ("out-" + name)])
+    assert r.returncode == 65 and str(path) in r.stderr and expected in r.stderr and len(r.stderr) < 600 \
+        and r.stderr.count("\n") == 1 and not (tmp_path / ("out-" + name)).exists(), f"exit {r.returncode}: {r.stderr[:300]!r}"
+
+
+@pytest.fixture
+def zero_y4m(tmp_path):
+    bad = tmp_path / "zero.y4m"
+    bad.write_bytes(b"YUV4MPEG2 W0 H10 F30:1 C420jpeg\nFRAME\nabc")
+    return bad
+
+
+def test_invalid_picture_size_says_so_only_segrec_lines_on_stderr(binary, tmp_path, zero_y4m):
+    r = h.run([binary, "record", "--source", zero_y4m, "--output", tmp_path / "out-zero"])
+    assert r.returncode == 65 and "Picture size 0x10 is invalid" in r.stderr and "busy" not in r.stderr \
+        and only_segrec_lines(r.stderr), r.stderr[-400:]
+
+
+def test_verbose_prints_ffmpeg_lines_prefixed(binary, tmp_path, zero_y4m):
+    r = h.run([binary, "record", "--source", zero_y4m, "--output", tmp_path / "out-zero-v", "--verbose"])
+    assert r.returncode == 65 and any(l.startswith("ffmpeg: ") and "Picture size 0x10" in l for l in r.stderr.splitlines()), \
+        r.stderr[-400:]
+
+
+@pytest.fixture(scope="module")
+def good(binary, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "good"
+    return h.run([binary, "record", "--output", out, "--preset", "ultrafast"]), out
+
+
+def test_a_normal_recording_writes_nothing_to_stderr(good):
+    r, _ = good
+    assert r.returncode == 0 and r.stderr == "", f"exit {r.returncode}: {r.stderr[-300:]!r}"
+
+
+# Signals. The handler is installed on main's first line; before that only the dynamic
+# loader runs (mapping FFmpeg's ~240 libraries), where the default action applies.
+def caught(pid, sig):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("SigCgt:"):
+                return int(line.split()[1], 16) >> (sig - 1) & 1 == 1
+    except OSError:
+        return False
+    return False
+
+
+def valid_if_any(binary, out):
+    if not (out / "manifest.json").exists():
+        return not out.exists() or not any(p.suffix == ".partial" for p in out.iterdir()), "no manifest"
+    m = h.load_manifest(out)
+    v = h.run([binary, "verify", out])
+    return m["stopReason"] == "requested" and v.returncode == 0, f"{m['stopReason']} verify {v.returncode} {v.stdout[-300:]}"
+
+
+def start_recording(binary, out):
+    return subprocess.Popen([binary, "record", "--output", str(out), "--preset", "ultrafast"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+SIGNALS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
+
+
+@pytest.mark.parametrize("delay", [0.02, 0.2], ids=["20ms", "200ms"])
+@pytest.mark.parametrize("sig,code", SIGNALS, ids=["SIGINT", "SIGTERM"])
+def test_signal_after_delay_exits_cleanly_or_loader_default_manifest_valid_if_any(binary, tmp_path, sig, code, delay):
+    out = tmp_path / f"sig-{sig.name}-{delay}"
+    p = start_recording(binary, out)
+    time.sleep(delay)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    ok, detail = valid_if_any(binary, out)
+    assert p.returncode in (0, code, -sig) and ok, f"exit {p.returncode}: {detail} {err.decode()[-200:]}"
+
+
+@pytest.mark.parametrize("sig,code", SIGNALS, ids=["SIGINT", "SIGTERM"])
+def test_signal_the_moment_the_handler_exists_never_killed(binary, tmp_path, sig, code):
+    out = tmp_path / f"sig-{sig.name}-handler"
+    p = start_recording(binary, out)
+    deadline = time.time() + 30
+    while time.time() < deadline and not caught(p.pid, sig):
+        time.sleep(0.0005)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    ok, detail = valid_if_any(binary, out)
+    assert p.returncode in (0, code) and ok, f"exit {p.returncode}: {detail} {err.decode()[-200:]}"
+
+
+def test_sigterm_mid_recording_exit_0_requested_ffprobe_counts_manifest_frames_verify_passes(binary, tmp_path):
+    out = tmp_path / "sigterm-mid"
+    p = start_recording(binary, out)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(out.glob("segment-000.mp4*")):
+        time.sleep(0.01)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=120)
+    ok, detail = valid_if_any(binary, out)
+    frames = 0
+    if (out / "manifest.json").exists():
+        m = h.load_manifest(out)
+        frames = sum(len(h.ffprobe_frames(out / s["file"])) for s in m["segments"])
+        ok = ok and frames == m["frames"]["written"] and 0 < frames < 301
+    assert p.returncode == 0 and ok, f"exit {p.returncode}: {detail}, {frames} frames"
+
+
+def test_a_second_sigterm_exits_143_at_once(binary, tmp_path):
+    out = tmp_path / "sigterm-twice"
+    p = start_recording(binary, out)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(out.glob("segment-000.mp4*")):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    p.send_signal(signal.SIGTERM)
+    start = time.time()
+    p.communicate(timeout=120)
+    assert p.returncode in (143, 0) and time.time() - start < 5, f"exit {p.returncode} after {time.time() - start:.1f} s"
+
+
+def test_verify_fails_on_a_recording_whose_manifest_says_it_failed(binary, good, tmp_path):
+    _, good_dir = good
+    failed = tmp_path / "failed"
+    failed.mkdir()
+    m = h.load_manifest(good_dir)
+    m.update(stopReason="error", error="avcodec_send_frame failed: Invalid argument (-22)", segments=[],
+             frames={"received": 0, "written": 0, "dropped": 0, "droppedReasons": {}})
+    (failed / "manifest.json").write_text(json.dumps(m))
+    r = h.run([binary, "verify", failed])
+    assert r.returncode == 1 and "the manifest says the recording failed" in r.stdout, f"exit {r.returncode}: {r.stdout[-300:]}"
+
+
+def leaves(o, path=()):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            yield from leaves(v, path + (k,))
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from leaves(v, path + (i,))
+    yield path
+
+
+def test_verify_on_200_mutated_manifests_never_crashes(binary, good, tmp_path):
+    """verify ends with 0, 1 or 65, never a signal, in short lines."""
+    _, good_dir = good
+    base = h.load_manifest(good_dir)
+    weird = [0, -1, 1, 2**31 - 1, 2**31, 2**32 + 1, 2**53 + 1, 2**63 - 1, -2**63, 2**64, 10**30, 1e308, -1e308, 0.5,
+             "x" * 100_000, None, True, [], {}, "segment-000.mp4", "../../etc/passwd", "error", "requested"]
+    paths = [p for p in leaves(base) if p]
+    rng = random.Random(14)
+    codes, worst = {}, ""
+    for n in range(200):
+        mutated = json.loads(json.dumps(base))
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(paths)
+            node = mutated
+            try:
+                for k in path[:-1]:
+                    node = node[k]
+                node[path[-1]] = rng.choice(weird)
+            except (KeyError, IndexError, TypeError):
+                pass
+        folder = tmp_path / f"fuzz-{n}"
+        folder.mkdir()
+        for f in good_dir.glob("*.mp4"):
+            os.link(f, folder / f.name)
+        (folder / "manifest.json").write_text(json.dumps(mutated))
+        r = h.run([binary, "verify", folder], timeout=120)
+        codes[r.returncode] = codes.get(r.returncode, 0) + 1
+        if r.returncode not in (0, 1, 65) or len(r.stderr) > 1200:
+            worst = f"mutation {n}: exit {r.returncode}: {r.stderr[-300:]}"
+        shutil.rmtree(folder)
+    assert worst == "", f"{worst} (exits {dict(sorted(codes.items()))})"
+
+
+def test_a_scenario_of_10_5_events_records_its_10_frames(binary, tmp_path):
+    """10^5 events: decoding, validation and scheduling are linear (timed by Scripts/bench)."""
+    many = h.write_json(tmp_path / "many.json", {
+        "device": {"format": 1280, "fps": 1}, "durationSeconds": 10,
+        "events": [{"atSeconds": i / 10_000, "setDynamicAspectRatio": ["16x9", "9x16"][i % 2]} for i in range(100_000)]})
+    r = h.run([binary, "record", "--scenario", many, "--output", tmp_path / "many", "--preset", "ultrafast", "--json"],
+              timeout=120)
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr[-300:]}"
+    m = h.manifest_from_stdout(r.stdout)
+    assert m["frames"]["written"] == 10 and m["stopReason"] == "endOfStream", m["frames"]
