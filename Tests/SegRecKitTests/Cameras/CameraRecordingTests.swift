@@ -40,7 +40,7 @@ struct CameraRecordingTests {
     @Test("segments split at the switch, tile exactly, and the files prove which camera made each frame")
     func recordSwitch() async throws {
         // T_out(0) = to_host(to_dev(95400 s)): the first outer frame (one rounding each way).
-        let T0: Int64 = 95_400_000_000_000
+        let sessionStartNs: Int64 = 95_400_000_000_000
         // Values of CameraSwitchBoundaryTests at 26.5 h: outer frames 0…39 9x16, 40…48 16x9
         // (k1 = 40, T_out(40) = 95400333316667), inner from T_in(39) = 95400650014667 at 4x3
         // (D_in(39) = 8585594286 on the inner clock), 9 frames, ending at T_in(48) = 95400800017667.
@@ -52,7 +52,7 @@ struct CameraRecordingTests {
         #expect(segments.map(\.startReason) == [.recordingStarted, .dimensionsChanged, .cameraSwitched])
         #expect(segments.map(\.camera) == ["outer", "outer", "inner"])
         #expect(segments.map(\.facing) == [.user, .user, .user])
-        #expect(segments[0].sessionStart == F.t(T0))
+        #expect(segments[0].sessionStart == F.t(sessionStartNs))
         #expect(segments[1].sessionStart == F.t(95_400_333_316_667))
         #expect(segments[2].sessionStart == F.t(95_400_650_014_667))
         #expect(segments[2].sessionEnd == F.t(95_400_800_017_667))

@@ -44,11 +44,11 @@ struct HLSCommonTimeBaseTests {
 
         let playlistBase = try Self.timeBase(out.appendingPathComponent("segment-000-init.mp4").path)
         for segment in manifest.segments {
-            let init_ = out.appendingPathComponent(segment.file.replacingOccurrences(of: ".mp4", with: "-init.mp4")).path
-            let base = try Self.timeBase(init_)
-            #expect(base.0 == playlistBase.0 && base.1 == playlistBase.1, "\(init_): \(base)")
+            let initSegment = out.appendingPathComponent(segment.file.replacingOccurrences(of: ".mp4", with: "-init.mp4")).path
+            let base = try Self.timeBase(initSegment)
+            #expect(base.0 == playlistBase.0 && base.1 == playlistBase.1, "\(initSegment): \(base)")
         }
-        let D = Int128(playlistBase.1)
+        let playlistDenominator = Int128(playlistBase.1)
         // Expected presentation times, exact: (sessionStart_k − sessionStart_0) + pts / den_k.
         let first = manifest.segments[0].sessionStart
         var expected: [(Int128, Int128)] = []  // numerator, denominator (seconds)
@@ -74,7 +74,7 @@ struct HLSCommonTimeBaseTests {
         var worst: Int128 = 0
         for (tick, e) in zip(played, expected) {
             // |(tick − firstTick)·den − num·D| ≤ den (1 tick of the common base)
-            let diff = (Int128(tick - firstTick) * e.1 - e.0 * D)
+            let diff = (Int128(tick - firstTick) * e.1 - e.0 * playlistDenominator)
             worst = max(worst, (diff < 0 ? -diff : diff) * 1000 / e.1)
             #expect(diff <= e.1 && -diff <= e.1, "frame at tick \(tick): expected \(e.0)/\(e.1) s")
         }

@@ -13,7 +13,7 @@ struct CompletionRuleTests {
     typealias S = CaptureTestSupport
 
     /// D(i) of the plain camera, at 24 MHz.
-    static func D(_ i: Int64) -> MediaTime { MediaTime(value: 24_000_000 + 800_000 * i, timescale: 24_000_000) }
+    static func deviceTime(_ i: Int64) -> MediaTime { MediaTime(value: 24_000_000 + 800_000 * i, timescale: 24_000_000) }
 
     /// Records `session` (1280-format frames, synthetic and stamped) in segment mode.
     static func record(_ session: CaptureSession, mode: RecordingMode = .segment) async throws -> (URL, RecordingManifest) {
@@ -59,7 +59,7 @@ struct CompletionRuleTests {
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x720"])
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
         let change = try #require(manifest.segments[1].change)
-        #expect(change == ChangeRecord(deviceTime: Self.D(11), sessionTime: S.ns(1_366_666_667), aspectRatio: "16x9"))
+        #expect(change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667), aspectRatio: "16x9"))
         #expect(manifest.segments[1].sessionStart == S.ns(1_366_666_667))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try Self.expectFiles(dir, manifest, frames: [Array(0...10), Array(11...29)])
@@ -75,7 +75,7 @@ struct CompletionRuleTests {
         #expect(tokens.filter { $0.hasPrefix("S") || $0.hasPrefix("C") } == ["S16x9", "C1x1"])
         let (dir, manifest) = try await Self.record(try Self.session(completionDelay: completionDelay, requests))
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x1280"])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.D(11), sessionTime: S.ns(1_366_666_667),
+        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
                                                             aspectRatio: "1x1"))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try Self.expectFiles(dir, manifest, frames: [Array(0...10), Array(11...29)])
@@ -89,7 +89,7 @@ struct CompletionRuleTests {
         let first = try Self.session(completionDelay: 2, [(1.3, .ratio9x16), (1.3, .ratio16x9)])
         let (dir, manifest) = try await Self.record(first)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.D(11), sessionTime: S.ns(1_366_666_667),
+        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
                                                             aspectRatio: "16x9"))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try Self.expectFiles(dir, manifest, frames: [Array(0...10), Array(11...29)])
@@ -115,7 +115,7 @@ struct CompletionRuleTests {
         #expect(cut.filter { if case .frame = $0 { true } else { false } }.count == 30)
         let (dir, manifest) = try await RecorderTestSupport.record(cut, clock: S.plainClock)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.D(11), sessionTime: S.ns(1_366_666_667),
+        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
                                                             aspectRatio: "16x9", announced: false))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         let text = try String(contentsOf: dir.appendingPathComponent("manifest.json"), encoding: .utf8)
