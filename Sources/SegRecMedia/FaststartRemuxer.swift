@@ -196,8 +196,8 @@ enum FaststartRemuxer {
     }
 
     /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).
-    private static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
-                                     context: String) throws(FFmpegError) {
+    static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
+                             context: String) throws(FFmpegError) {
         for i in 0..<Int(input.pointee.nb_side_data) {
             let entry = input.pointee.side_data[i]
             guard let data = av_stream_new_side_data(output, entry.type, entry.size) else {

@@ -32,9 +32,6 @@ final class OutputFormatContext {
         file.installReadBack(on: pointer)
     }
 
-    /// Whether the output file is open.
-    var isFileOpen: Bool { file != nil }
-
     /// Flushes and closes the file; a no-op when it is not open.
     /// - Throws: ``SegmentWriterError/io(path:operation:errno:)`` for the first write or
     ///   close failure of the file's life.

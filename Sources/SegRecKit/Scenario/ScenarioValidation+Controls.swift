@@ -1,10 +1,4 @@
 extension Scenario {
-    /// Whether Center Stage is enabled at start or by some event (people counts then drive
-    /// its zoom).
-    var centerStageMayBeEnabled: Bool {
-        centerStageEnabled || events.contains { $0.action == .centerStageEnabled(true) }
-    }
-
     /// `device.preferredVideoStabilizationMode` and `device.enabledFramings` of a one-camera scenario.
     /// - Throws: ``ScenarioError`` naming the key and the supported values.
     func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
