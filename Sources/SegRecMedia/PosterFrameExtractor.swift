@@ -138,8 +138,7 @@ public enum PosterFrameExtractor {
             let prefix = tag == "hev1" ? "hev1" : "hvc1"
             guard p.profile > 0, p.level > 0 else { return prefix }
             return "\(prefix).\(p.profile).6.L\(p.level).B0"
-        default:
-            return tag
+        default: return tag
         }
     }
 }

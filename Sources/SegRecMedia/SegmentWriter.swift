@@ -460,8 +460,7 @@ public final class SegmentWriter {
         switch state {
         case .open: return
         case .failed(let error): throw error
-        case .closed(let reason):
-            throw SegmentWriterError.notWritable(path: url.path, underlying: reason)
+        case .closed(let reason): throw SegmentWriterError.notWritable(path: url.path, underlying: reason)
         }
     }
 

@@ -9,12 +9,9 @@ enum ErrorMapping {
                                     exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
         }
         switch error {
-        case let error as CommandLineError:
-            return error
-        case let failure as RecordingFailure:
-            return recordingFailure(failure, folder: nil)
-        default:
-            return CommandLineError("\(error)", exitCode: exitCode(for: error))
+        case let error as CommandLineError: return error
+        case let failure as RecordingFailure: return recordingFailure(failure, folder: nil)
+        default: return CommandLineError("\(error)", exitCode: exitCode(for: error))
         }
     }
 

@@ -175,8 +175,7 @@ public final class CaptureSession {
             guard devices.count == 1 else {
                 throw .invalidParameter(name: "devices", value: "\(devices.count)", allowed: "one camera with fixed routing")
             }
-        case .individual(let initial):
-            posture = initial
+        case .individual(let initial): posture = initial
         case .virtualFrontCamera(let initial):
             posture = initial
             guard physical.popLast()?.deviceType == .builtInVirtualFrontCamera else {
@@ -228,10 +227,8 @@ public final class CaptureSession {
         // The app's ratio at start: what the square cameras start with.
         appRatio = devices.first { $0.activeFormat.fixedDimensions == nil }?.ratioInEffect(beforeFrame: 0) ?? .ratio9x16
         switch routing {
-        case .fixed:
-            streaming = 0
-        case .individual(let initial):
-            streaming = coordinator?.preferredCamera(in: initial)?.stampPosition ?? 0
+        case .fixed: streaming = 0
+        case .individual(let initial): streaming = coordinator?.preferredCamera(in: initial)?.stampPosition ?? 0
         case .virtualFrontCamera(let initial):
             streaming = physical.count
             constituents = [(0, coordinator?.virtualConstituent(in: initial)?.stampPosition ?? 0)]
@@ -471,8 +468,7 @@ public final class CaptureSession {
         let device = self.device
         let grid = nextGrid[streaming]
         switch event.action {
-        case .setDynamicAspectRatio(let ratio):
-            try setDynamicAspectRatio(ratio, at: event.hostTime)
+        case .setDynamicAspectRatio(let ratio): try setDynamicAspectRatio(ratio, at: event.hostTime)
         case .videoZoomFactor(let factor):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             controls.noteZoomCause("videoZoomFactor")
@@ -509,8 +505,7 @@ public final class CaptureSession {
                     try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
                 }
             }
-        case .apply(let ratio):
-            try applyRatio(ratio, at: event.hostTime)
+        case .apply(let ratio): try applyRatio(ratio, at: event.hostTime)
         case .activeFormat(let name):
             try switchActiveFormat(to: name, at: event.hostTime)
         }

@@ -87,8 +87,7 @@ public enum ManifestWriter {
         case let number as NSNumber:
             let value = number.doubleValue
             if !value.isFinite || abs(value) >= 9.2e18 { return path.isEmpty ? "manifest" : path }
-        default:
-            break
+        default: break
         }
         return nil
     }
@@ -102,10 +101,8 @@ public enum ManifestWriter {
         switch error {
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context):
-            return "\(path(context)): missing key '\(key.stringValue)'"
-        case .typeMismatch(let type, let context):
-            return "\(path(context)): expected \(type)"
+        case .keyNotFound(let key, let context): return "\(path(context)): missing key '\(key.stringValue)'"
+        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
         case .valueNotFound(let type, let context):
             return "\(path(context)): expected \(type), found null"
         @unknown default:

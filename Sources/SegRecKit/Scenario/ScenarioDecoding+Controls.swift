@@ -56,10 +56,8 @@ extension ScenarioReader {
     /// One of ``Scenario/controlActionKeys``' values.
     func controlAction(_ key: String, _ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Action {
         switch key {
-        case "deviceOrientation":
-            return .deviceOrientation(try orientation(value, at: path))
-        case "apply":
-            return .apply(try ratio(value, at: path))
+        case "deviceOrientation": return .deviceOrientation(try orientation(value, at: path))
+        case "apply": return .apply(try ratio(value, at: path))
         case "activeFormat":
             switch value {
             case .integer(let n): return .activeFormat("\(n)")
@@ -67,10 +65,8 @@ extension ScenarioReader {
             default: throw error(path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
                                  "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
             }
-        case "smartFraming":
-            return .smartFraming(try named(value, at: path, "a smart framing action"))
-        default:
-            return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))
+        case "smartFraming": return .smartFraming(try named(value, at: path, "a smart framing action"))
+        default: return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))
         }
     }
 }

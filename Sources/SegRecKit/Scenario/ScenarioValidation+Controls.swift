@@ -73,10 +73,8 @@ extension Scenario {
                 throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
                                     allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
-        case .centerStageEnabled(let enabled):
-            try checkCenterStageToggle(enabled, key: key, file: file)
-        default:
-            break
+        case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)
+        default: break
         }
     }
 

@@ -185,8 +185,7 @@ extension Scenario {
             }
             try Self.checkRate(virtual.fps, format: format, at: "virtual.fps", file: file)
             try Self.checkClock(virtual.clock, at: "virtual.clock", file: file)
-        case (.individual, .none):
-            break
+        case (.individual, .none): break
         }
     }
 
