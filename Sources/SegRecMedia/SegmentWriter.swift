@@ -165,9 +165,7 @@ public final class SegmentWriter {
         guard settings.codec.accepts(dimensions) else {
             throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
         }
-        guard !SafeFile.exists(path: url.path) else {
-            throw SegmentWriterError.fileExists(path: url.path)
-        }
+        guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         self.url = url
         self.partialURL = SegmentFiles(url).partial
         self.temporaryURL = SegmentFiles(url).temporary

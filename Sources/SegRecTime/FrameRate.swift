@@ -14,9 +14,7 @@ public struct FrameRate: Sendable, Hashable {
     /// Creates `numerator / denominator` frames per second, reduced.
     /// - Throws: ``FrameRateError`` unless both terms are > 0.
     public init(_ numerator: Int64, _ denominator: Int64 = 1) throws(FrameRateError) {
-        guard numerator > 0, denominator > 0 else {
-            throw .notPositive("\(numerator)/\(denominator)")
-        }
+        guard numerator > 0, denominator > 0 else { throw .notPositive("\(numerator)/\(denominator)") }
         let divisor = Int64(ExactArithmetic.gcd(Int128(numerator), Int128(denominator)))
         self.numerator = numerator / divisor
         self.denominator = denominator / divisor

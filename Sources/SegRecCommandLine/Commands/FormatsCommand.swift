@@ -70,9 +70,7 @@ enum FormatsCommand {
     static func knownCameras(_ parsed: ParsedArguments) throws -> [(id: String, type: CaptureDevice.DeviceType)] {
         guard let path = parsed.value("scenario") else { return builtInCameras }
         let scenario = try RecordCommand.loadScenario(path)
-        guard let cameras = scenario.cameras else {
-            return [("front", .builtInUltraWideCamera)]
-        }
+        guard let cameras = scenario.cameras else { return [("front", .builtInUltraWideCamera)] }
         return cameras.map { ($0.id, $0.type) } + (scenario.frontCamera == .virtual ? [(Scenario.virtualFrontID, .builtInVirtualFrontCamera)] : [])
     }
 

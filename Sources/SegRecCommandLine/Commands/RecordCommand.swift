@@ -127,9 +127,7 @@ enum RecordCommand {
         } catch {
             await printer?.value
             // What was kept is still described: the manifest on stdout with --json.
-            if json {
-                print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self))
-            }
+            if json { print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self)) }
             throw ErrorMapping.recordingFailure(error, folder: output)
         }
         if json {

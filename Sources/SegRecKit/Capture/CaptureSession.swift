@@ -165,9 +165,7 @@ public final class CaptureSession {
             self.duration = try duration.converted(toTimescale: ns)
             self.sessionEnd = try self.sessionStart.adding(self.duration)
         } catch { throw .time(error) }
-        guard duration > .zero else {
-            throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0")
-        }
+        guard duration > .zero else { throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0") }
         var physical = devices
         var posture = DevicePosture.closed
         switch routing {
@@ -511,9 +509,7 @@ public final class CaptureSession {
         }
     }
 
-    /// `setDynamicAspectRatio` on the streaming device at host time `s`; on a camera without
-    /// dynamic aspect ratio (the back camera) a warning and an `aspectRatioRequestFailed`
-    /// event, and the session goes on.
+    /// `setDynamicAspectRatio` on the streaming device at host time `s` (the back camera: see the type's documentation).
     private func setDynamicAspectRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
         do {
             try device.submitDynamicAspectRatio(ratio, atSessionTime: s)
@@ -546,9 +542,7 @@ public final class CaptureSession {
     public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
 
-    /// The seeds' `apply(ratio)` on the streaming camera: a plain `setDynamicAspectRatio`
-    /// when its format lists the ratio, else a switch to the first format that does; on the
-    /// back camera (no format lists any ratio) it fails `unsupported` like a request would.
+    /// ``Action/apply(_:)`` on the streaming camera; on the back camera it fails like a request.
     private func applyRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
         let device = self.device
         if device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil {
@@ -604,12 +598,8 @@ public final class CaptureSession {
         if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
     }
 
-    /// Reconfigures the streaming camera to `selection` at host time `s` (Docs/cameras.md, "Active
-    /// format"): pending requests not in effect complete `superseded` (they never take
-    /// effect: the new format starts with `selection.aspectRatio`, the ratio in effect at
-    /// `s`, or an `apply`'s own ratio); the new device captures from `s + switchGap`; Center
-    /// Stage's zoom follows its active state on the new format; an `activeFormatChanged`
-    /// event names the new format's first frame.
+    /// Reconfigures the streaming camera to `selection` at host time `s` as the type's documentation
+    /// says; Center Stage's zoom follows its active state there; `activeFormatChanged` names its first frame.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
                               because cause: String) throws(CaptureError) {
         collectRequests()

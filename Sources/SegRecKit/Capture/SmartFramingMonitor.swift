@@ -39,9 +39,7 @@ public final class SmartFramingMonitor {
     /// - Throws: ``CaptureError/unsupportedFraming(_:)`` for a framing not in
     ///   ``supportedFramings``.
     public func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
-        if let bad = framings.first(where: { !supportedFramings.contains($0) }) {
-            throw .unsupportedFraming(bad)
-        }
+        if let bad = framings.first(where: { !supportedFramings.contains($0) }) { throw .unsupportedFraming(bad) }
         enabledFramings = framings
     }
 
@@ -113,9 +111,7 @@ public final class SmartFramingMonitor {
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
     @discardableResult
     public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
-        guard count >= 0 else {
-            throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0")
-        }
+        guard count >= 0 else { throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0") }
         guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count),
               enabledFramings.contains(framing), framing != recommendedFraming else { return nil }
         recommendedFraming = framing

@@ -145,9 +145,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             }
             let previous = held
             held = frame
-            if let previous {
-                return .frame(try finished(previous, nextSessionTime: frame.sessionTime))
-            }
+            if let previous { return .frame(try finished(previous, nextSessionTime: frame.sessionTime)) }
         }
     }
 

@@ -52,9 +52,7 @@ public enum ManifestWriter {
     /// - Throws: ``RecordingError/inputNotFound(path:)`` or ``RecordingError/badInput(path:field:detail:)``.
     public static func read(from directory: URL) throws(RecordingError) -> RecordingManifest {
         let url = directory.appendingPathComponent(fileName)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw .inputNotFound(path: url.path)
-        }
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw .inputNotFound(path: url.path) }
         do {
             return try JSONDecoder().decode(RecordingManifest.self, from: data)
         } catch let error as DecodingError {

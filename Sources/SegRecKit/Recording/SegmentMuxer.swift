@@ -550,9 +550,7 @@ public actor SegmentMuxer {
         }
     }
 
-    /// Queues the manifest as it stands, `stopReason` still `null`, to be rewritten
-    /// atomically off the capture path (``ManifestJournal``): the journal that
-    /// `segrec recover` completes after a crash.
+    /// Queues the manifest as it stands to the ``ManifestJournal`` (see "Crash safety").
     /// - Throws: the error of an earlier journal write (e.g. disk full), at once.
     private func writeJournal() throws {
         if let failure = journal.failure.error { throw failure }
