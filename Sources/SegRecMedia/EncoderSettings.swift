@@ -144,8 +144,7 @@ public enum EncoderSettingsError: Error, Equatable, Sendable, CustomStringConver
     /// `invalid encoder setting crf = 99: allowed 0...51`.
     public var description: String {
         switch self {
-        case .invalid(let field, let value, let allowed):
-            "invalid encoder setting \(field) = \(value): allowed \(allowed)"
+        case .invalid(let field, let value, let allowed): "invalid encoder setting \(field) = \(value): allowed \(allowed)"
         }
     }
 }

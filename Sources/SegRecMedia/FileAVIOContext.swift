@@ -177,9 +177,7 @@ final class FileAVIOContext {
     func installReadBack(on format: UnsafeMutablePointer<AVFormatContext>) {
         format.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         format.pointee.io_open = { format, pb, url, flags, _ in
-            guard let format, let pb, let url, let opaque = format.pointee.opaque else {
-                return segrec_averror_einval()
-            }
+            guard let format, let pb, let url, let opaque = format.pointee.opaque else { return segrec_averror_einval() }
             let writer = Unmanaged<FileAVIOContext>.fromOpaque(opaque).takeUnretainedValue()
             guard flags & AVIO_FLAG_WRITE == 0, String(cString: url) == writer.path else {
                 return segrec_averror_from_errno(EPERM)

@@ -238,9 +238,7 @@ package enum FragmentedRemuxer {
         }
         func drain() throws {
             guard let filter else { return }
-            while try filter.receive(into: filtered.pointer) {
-                try emit(filtered.pointer)
-            }
+            while try filter.receive(into: filtered.pointer) { try emit(filtered.pointer) }
         }
         let r = read.pointer
         while true {

@@ -86,7 +86,6 @@ public final class SegmentWriter {
     /// The frame that references a picture's own planes (holds no buffers between appends).
     private let referenceFrame: Frame
     private let packet: Packet
-    /// The encoder's pixel format.
     private let encoderPixelFormat: AVPixelFormat
     /// libswscale contexts from a picture layout the encoder does not take, made on first use.
     private var scalers: [AVPixelFormat: ScaleContext] = [:]
@@ -569,9 +568,7 @@ public final class SegmentWriter {
             previous = p.dts
         }
         guard !valid else { return }
-        for (k, packet) in packets.enumerated() {
-            packet.pointer.pointee.dts = presentation[k] - span
-        }
+        for (k, packet) in packets.enumerated() { packet.pointer.pointee.dts = presentation[k] - span }
     }
 
     /// Sets the packet's duration from the pts → duration map, rescales it to the stream's

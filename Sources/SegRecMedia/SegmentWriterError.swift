@@ -58,22 +58,19 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
             } else {
                 "first presentation time \(got) is negative"
             }
-        case .timeNotRepresentable(let time, let timescale):
-            "time \(time) is not exactly representable at timescale \(timescale)"
+        case .timeNotRepresentable(let time, let timescale): "time \(time) is not exactly representable at timescale \(timescale)"
         case .endTimeNotAfterLastFrame(let last, let end):
             "segment end \(end) is not after the last frame's presentation time \(last)"
         case .invalidTimescale(let timescale): "invalid timescale \(timescale): must be > 0"
         case .packetCountMismatch(let frames, let packets): "encoder produced \(packets) packets for \(frames) frames"
-        case .unexpectedPacketTimestamp(let pts):
-            "encoder returned a packet with pts \(pts), which matches no appended frame"
+        case .unexpectedPacketTimestamp(let pts): "encoder returned a packet with pts \(pts), which matches no appended frame"
         case .notWritable(let path, let underlying): "segment \(path) is no longer writable: \(underlying)"
         case .renameFailed(let from, let to, let reason): "could not rename \(from) to \(to): \(reason)"
         case .partialFileExists(let path):
             "\(path) already exists (a file or link left by an earlier run?); refusing to write through it"
         case .io(let path, let operation, let code):
             "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
-        case .invalidFragmentInterval(let interval):
-            "invalid fragment interval \(interval): must be ≥ 0 and at most 2147 s"
+        case .invalidFragmentInterval(let interval): "invalid fragment interval \(interval): must be ≥ 0 and at most 2147 s"
         case .pictureTooSmall(let path, let dimensions, let codec):
             "\(URL(fileURLWithPath: path).lastPathComponent): \(codec.displayName) needs pictures of at least \(codec.minimumDimensions.width)x\(codec.minimumDimensions.height); the pictures are \(dimensions.width)x\(dimensions.height)"
                 + (codec == .h264 ? "" : " (use --codec h264, which takes any even size from 2x2)")

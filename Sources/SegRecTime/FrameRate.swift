@@ -60,8 +60,7 @@ public enum FrameRateError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notPositive(let text): return "frame rate \(text) must be > 0"
-        case .malformed(let text):
-            return "frame rate '\(text)' is not a number or an exact rational such as \"30000/1001\""
+        case .malformed(let text): return "frame rate '\(text)' is not a number or an exact rational such as \"30000/1001\""
         }
     }
 }

@@ -24,8 +24,7 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
     /// The message: the offending value and what is allowed.
     public var description: String {
         switch self {
-        case .unknownValue(let name, let value, let allowed):
-            return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
+        case .unknownValue(let name, let value, let allowed): return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
         case .unsupportedStabilizationMode(let mode, let type, let supported):
             return "video stabilization mode \(mode.rawValue) is not supported by \(type); supported: "
                 + supported.map(\.rawValue).joined(separator: ", ")

@@ -42,8 +42,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notCapturing: return "the capture device is not capturing: start a session first"
         case .requestOutOfOrder(let requested, let current):
             return "request at host time \(requested) is earlier than the device's current time \(current); requests must be made in time order"
-        case .invalidParameter(let name, let value, let allowed):
-            return "\(name) \(value) is invalid; allowed: \(allowed)"
+        case .invalidParameter(let name, let value, let allowed): return "\(name) \(value) is invalid; allowed: \(allowed)"
         case .time(let error): return error.description
         case .dynamicAspectRatioUnsupported(let camera, let type):
             return "unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; only the square front cameras crop to 3x4, 4x3, 9x16, 16x9, 1x1"

@@ -181,21 +181,17 @@ public final class CaptureSession {
                                         allowed: "the physical cameras, then the builtInVirtualFrontCamera")
             }
         }
-        if routing != .fixed {
-            guard controls.switchGap >= .zero else {
-                throw .invalidParameter(name: "switchGapSeconds", value: "\(controls.switchGap)", allowed: "≥ 0")
-            }
+        guard routing == .fixed || controls.switchGap >= .zero else {
+            throw .invalidParameter(name: "switchGapSeconds", value: "\(controls.switchGap)", allowed: "≥ 0")
         }
         guard output.frameSources.count == physical.count else {
             throw .invalidParameter(name: "sources", value: "\(output.frameSources.count)", allowed: "one per camera (\(physical.count))")
         }
         let cameras = physical.enumerated().map { CaptureDeviceDescriptor($0.element, stampPosition: $0.offset) }
         let coordinator = routing == .fixed ? nil : DirectionCoordinator(monitoring: cameras, posture: posture)
-        if let coordinator {
-            guard coordinator.preferredCamera(in: .closed) != nil, coordinator.preferredCamera(in: .open) != nil else {
-                throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
-                                        allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
-            }
+        if let coordinator, coordinator.preferredCamera(in: .closed) == nil || coordinator.preferredCamera(in: .open) == nil {
+            throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
+                                    allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
         }
         var previous = self.sessionStart
         for (i, event) in events.enumerated() {

@@ -54,9 +54,7 @@ public final class SmartFramingMonitor {
         var framings: [CaptureFraming] = []
         for name in names {
             let framing = try CaptureFraming(named: name, allowed: supportedNames)
-            guard supportedFramings.contains(framing) else {
-                throw .unsupportedFraming(framing, supported: supportedFramings)
-            }
+            guard supportedFramings.contains(framing) else { throw .unsupportedFraming(framing, supported: supportedFramings) }
             if !framings.contains(framing) { framings.append(framing) }
         }
         enabledFramings = framings

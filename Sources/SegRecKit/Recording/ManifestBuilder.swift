@@ -78,8 +78,7 @@ public struct ManifestBuilder: Sendable {
             // times; an event logged ahead of its time moves back past the later ones.
             if manifest.events == nil { manifest.events = [] }
             Self.insertInSessionOrder(record, into: &manifest.events!)
-        case .inputDamaged(let packets):
-            manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
+        case .inputDamaged(let packets): manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

@@ -307,9 +307,7 @@ public actor SegmentMuxer {
     }
 
     private func enter() throws(RecordingError) {
-        guard !busy else {
-            throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call")
-        }
+        guard !busy else { throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call") }
         guard state != .finished else { throw .invalidState("SegmentMuxer: the recording is finished") }
         busy = true
     }

@@ -297,9 +297,7 @@ struct ScenarioReader {
     }
 
     func integer(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> Int64 {
-        guard case .integer(let n) = value else {
-            throw error(path, "expected an integer, got \(value.rendered)", allowed)
-        }
+        guard case .integer(let n) = value else { throw error(path, "expected an integer, got \(value.rendered)", allowed) }
         return n
     }
 
