@@ -46,3 +46,14 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
         }
     }
 }
+
+extension CameraControlError {
+    /// The case of `T` spelled `value`.
+    /// - Throws: ``unknownValue(name:value:allowed:)`` for `name`, naming every spelling.
+    static func spelled<T: CaseIterable & RawRepresentable<String>>(_ value: String, name: String) throws(CameraControlError) -> T {
+        guard let spelled = T(rawValue: value) else {
+            throw .unknownValue(name: name, value: value, allowed: T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return spelled
+    }
+}

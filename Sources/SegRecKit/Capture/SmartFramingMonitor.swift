@@ -76,11 +76,7 @@ public final class SmartFramingMonitor {
         /// The action spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `start, stop`.
         public init(named name: String) throws(CameraControlError) {
-            guard let action = Action(rawValue: name) else {
-                throw .unknownValue(name: "smartFraming", value: name,
-                                    allowed: Action.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            self = action
+            self = try CameraControlError.spelled(name, name: "smartFraming")
         }
     }
 
