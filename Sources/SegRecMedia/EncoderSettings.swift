@@ -116,9 +116,7 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
         guard Self.allowedPresets.contains(preset) else {
             throw .invalid(field: "preset", value: preset, allowed: Self.allowedPresets.joined(separator: ", "))
         }
-        guard Self.allowedCRF.contains(crf) else {
-            throw .invalid(field: "crf", value: "\(crf)", allowed: "0...51")
-        }
+        guard Self.allowedCRF.contains(crf) else { throw .invalid(field: "crf", value: "\(crf)", allowed: "0...51") }
         guard keyframeInterval >= 1, keyframeInterval <= Int(Int32.max) else {
             throw .invalid(field: "keyframeInterval", value: "\(keyframeInterval)", allowed: "an integer ≥ 1 (frames)")
         }
@@ -146,8 +144,7 @@ public enum EncoderSettingsError: Error, Equatable, Sendable, CustomStringConver
     /// `invalid encoder setting crf = 99: allowed 0...51`.
     public var description: String {
         switch self {
-        case .invalid(let field, let value, let allowed):
-            "invalid encoder setting \(field) = \(value): allowed \(allowed)"
+        case .invalid(let field, let value, let allowed): "invalid encoder setting \(field) = \(value): allowed \(allowed)"
         }
     }
 }

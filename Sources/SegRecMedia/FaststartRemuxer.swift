@@ -63,15 +63,11 @@ enum FaststartRemuxer {
             // The index entry of this sample (same file position) says how long it should be.
             let entry = avformat_index_get_entry(stream, sampleIndex)
             let confirmed = entry.map { $0.pointee.pos == p.pointee.pos && Int64($0.pointee.size) == Int64(p.pointee.size) } ?? false
-            if let entry, entry.pointee.pos == p.pointee.pos, p.pointee.size < entry.pointee.size {
-                complete = false
-            }
+            if let entry, entry.pointee.pos == p.pointee.pos, p.pointee.size < entry.pointee.size { complete = false }
             // Data reaching the end of the file is what a write cut short looks like (the
             // demuxer hands out what it could read): complete only if the sample table
             // confirms its size.
-            if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed {
-                complete = false
-            }
+            if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed { complete = false }
             sampleIndex += 1
             packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration,
                                         isComplete: complete))
@@ -196,8 +192,8 @@ enum FaststartRemuxer {
     }
 
     /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).
-    private static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
-                                     context: String) throws(FFmpegError) {
+    static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
+                             context: String) throws(FFmpegError) {
         for i in 0..<Int(input.pointee.nb_side_data) {
             let entry = input.pointee.side_data[i]
             guard let data = av_stream_new_side_data(output, entry.type, entry.size) else {

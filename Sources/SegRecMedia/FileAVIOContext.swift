@@ -157,17 +157,13 @@ final class FileAVIOContext {
     private func seek(to offset: Int64, whence: Int32) -> Int64 {
         let size = SafeFile.size(of: fd)
         switch whence & ~Int32(AVSEEK_FORCE) {
-        case Int32(AVSEEK_SIZE):
-            return size ?? Int64(segrec_averror_from_errno(EIO))
-        case SEEK_SET:
-            position = offset
-        case SEEK_CUR:
-            position += offset
+        case Int32(AVSEEK_SIZE): return size ?? Int64(segrec_averror_from_errno(EIO))
+        case SEEK_SET: position = offset
+        case SEEK_CUR: position += offset
         case SEEK_END:
             guard let size else { return Int64(segrec_averror_from_errno(EIO)) }
             position = size + offset
-        default:
-            return Int64(segrec_averror_einval())
+        default: return Int64(segrec_averror_einval())
         }
         guard position >= 0 else { return Int64(segrec_averror_einval()) }
         return position
@@ -181,9 +177,7 @@ final class FileAVIOContext {
     func installReadBack(on format: UnsafeMutablePointer<AVFormatContext>) {
         format.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         format.pointee.io_open = { format, pb, url, flags, _ in
-            guard let format, let pb, let url, let opaque = format.pointee.opaque else {
-                return segrec_averror_einval()
-            }
+            guard let format, let pb, let url, let opaque = format.pointee.opaque else { return segrec_averror_einval() }
             let writer = Unmanaged<FileAVIOContext>.fromOpaque(opaque).takeUnretainedValue()
             guard flags & AVIO_FLAG_WRITE == 0, String(cString: url) == writer.path else {
                 return segrec_averror_from_errno(EPERM)

@@ -32,9 +32,6 @@ final class OutputFormatContext {
         file.installReadBack(on: pointer)
     }
 
-    /// Whether the output file is open.
-    var isFileOpen: Bool { file != nil }
-
     /// Flushes and closes the file; a no-op when it is not open.
     /// - Throws: ``SegmentWriterError/io(path:operation:errno:)`` for the first write or
     ///   close failure of the file's life.
@@ -117,9 +114,7 @@ final class InputFormatContext {
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context (not a custom pb).
         try check(avformat_open_input(&context, url, format, &dictionary), "avformat_open_input", context: url)
-        guard let context else {
-            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_enomem(), context: url)
-        }
+        guard let context else { throw FFmpegError(call: "avformat_open_input", code: segrec_averror_enomem(), context: url) }
         if let unused = av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
             let key = String(cString: unused.pointee.key)
             var closing: UnsafeMutablePointer<AVFormatContext>? = context

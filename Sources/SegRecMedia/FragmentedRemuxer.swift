@@ -99,13 +99,7 @@ package enum FragmentedRemuxer {
                   "avcodec_parameters_copy", context: format.path)
         outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
         outStream.pointee.time_base = timeBase
-        for i in 0..<Int(inStream.pointee.nb_side_data) {
-            let entry = inStream.pointee.side_data[i]
-            guard let data = av_stream_new_side_data(outStream, entry.type, entry.size) else {
-                throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem(), context: format.path)
-            }
-            data.update(from: entry.data, count: entry.size)
-        }
+        try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
 
         var created: [String] = []
         do {
@@ -244,9 +238,7 @@ package enum FragmentedRemuxer {
         }
         func drain() throws {
             guard let filter else { return }
-            while try filter.receive(into: filtered.pointer) {
-                try emit(filtered.pointer)
-            }
+            while try filter.receive(into: filtered.pointer) { try emit(filtered.pointer) }
         }
         let r = read.pointer
         while true {

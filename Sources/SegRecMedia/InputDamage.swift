@@ -28,13 +28,8 @@ struct InputDamage {
     private var lostInClosedRuns = 0
     /// Pictures the decoder output with concealed errors.
     private(set) var concealedPictures = 0
-    /// Pictures the decoder put out of order after damage, given libavcodec's best-effort
-    /// timestamp (as `ffmpeg` does) instead of a pts that does not advance.
-    private(set) var retimedPictures = 0
     /// Pictures counted from gaps in the timestamps, over all runs (before late ones).
     private(set) var picturesMissingFromTimestamps = 0
-    /// Runs of damage met so far.
-    private(set) var runs = 0
 
     /// Packets without damage that end a run.
     static let runGap: Int64 = 30
@@ -151,7 +146,6 @@ struct InputDamage {
 
     /// A picture of the open run retimed to libavcodec's best-effort timestamp.
     mutating func pictureRetimed() {
-        retimedPictures += 1
         if run != nil { run!.retimed += 1 }
     }
 
@@ -182,7 +176,6 @@ struct InputDamage {
     private mutating func closeRun() -> String? {
         guard let open = run else { return nil }
         run = nil
-        runs += 1
         lostInClosedRuns += open.lost
         let packets = open.firstPacket == open.lastPacket ? "packet \(open.firstPacket)"
             : "packets \(open.firstPacket)-\(open.lastPacket)"

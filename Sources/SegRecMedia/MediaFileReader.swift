@@ -17,7 +17,7 @@ public final class MediaFileReader {
         FFmpegLog.silence()
         self.url = url
         let input = try InputFormatContext(path: url.path)
-        _ = try Self.firstVideoStream(in: input, path: url.path)
+        _ = try FaststartRemuxer.videoStream(of: input, path: url.path)
     }
 
     /// Demuxes the whole first video stream (`av_read_frame`) and reports its codec, tag,
@@ -25,7 +25,7 @@ public final class MediaFileReader {
     /// - Throws: ``FFmpegError`` from opening or demuxing.
     public func streamInfo() throws -> StreamInfo {
         let input = try InputFormatContext(path: url.path)
-        let stream = try Self.firstVideoStream(in: input, path: url.path)
+        let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let parameters = stream.pointee.codecpar!.pointee
         let packet = try Packet()
         var demuxed: [(pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool)] = []
@@ -61,7 +61,7 @@ public final class MediaFileReader {
     ///   if no decoder), or whatever `body` throws.
     public func decodeFrames(_ body: (DecodedFrame) throws -> Void) throws {
         let input = try InputFormatContext(path: url.path)
-        let stream = try Self.firstVideoStream(in: input, path: url.path)
+        let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let decoder = try CodecContext.openDecoder(for: stream, context: url.path)
         let packet = try Packet()
         let frame = try Frame()
@@ -84,15 +84,6 @@ public final class MediaFileReader {
     }
 
     // MARK: - Internals
-
-    /// The first stream whose `codec_type` is video.
-    private static func firstVideoStream(in input: InputFormatContext, path: String) throws(FFmpegError)
-        -> UnsafeMutablePointer<AVStream> {
-        guard let stream = input.streams.first(where: { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }) else {
-            throw FFmpegError(call: "avformat_find_stream", code: segrec_averror_stream_not_found(), context: path)
-        }
-        return stream
-    }
 
     /// `av_read_frame` until EOF, calling `body` with each packet of `stream` (then unref'd).
     private func forEachPacket(of stream: UnsafeMutablePointer<AVStream>, in input: InputFormatContext,
@@ -120,9 +111,7 @@ public final class MediaFileReader {
     /// `av_display_rotation_get` of the stream's display matrix, rounded; nil without one.
     static func rotation(of stream: UnsafeMutablePointer<AVStream>) -> Int? {
         var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
-            return nil
-        }
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
         let degrees = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
         guard degrees.isFinite else { return nil }
         let rounded = Int(degrees.rounded())

@@ -18,12 +18,9 @@ public enum MediaInputError: Error, Equatable, Sendable, CustomStringConvertible
     /// One line naming the path: `"<path>: no such file"` or `"<path>: <field>: <detail>"`.
     public var description: String {
         switch self {
-        case .inputNotFound(let path):
-            return "\(path): no such file"
-        case .badInput(let path, let field, let detail):
-            return "\(path): \(field): \(detail)"
-        case .interrupted(let path):
-            return "\(path): interrupted before any data arrived: nothing recorded"
+        case .inputNotFound(let path): return "\(path): no such file"
+        case .badInput(let path, let field, let detail): return "\(path): \(field): \(detail)"
+        case .interrupted(let path): return "\(path): interrupted before any data arrived: nothing recorded"
         }
     }
 }

@@ -181,9 +181,7 @@ final class PictureConverter {
             }
         }
         var changes: [String] = []
-        if format == AV_PIX_FMT_NV12 {
-            return "input pixel format nv12 (8-bit YUV 4:2:0): recorded as decoded, no conversion"
-        }
+        if format == AV_PIX_FMT_NV12 { return "input pixel format nv12 (8-bit YUV 4:2:0): recorded as decoded, no conversion" }
         if isPalette {
             changes.append("palette colours converted to BT.601 video-range YCbCr, chroma filtered to 4:2:0 (bicubic)")
         } else if isRGB {

@@ -65,9 +65,7 @@ public enum PosterFrameExtractor {
             let received = avcodec_receive_frame(decoder.pointer, frame.pointer)
             if received >= 0 { return true }
             if received == segrec_averror_eof() { return false }
-            guard received == segrec_averror_eagain() else {
-                throw FFmpegError(call: "avcodec_receive_frame", code: received)
-            }
+            guard received == segrec_averror_eagain() else { throw FFmpegError(call: "avcodec_receive_frame", code: received) }
             if draining { return false }
             let read = av_read_frame(source.pointer, packet.pointer)
             if read == segrec_averror_eof() {
@@ -138,8 +136,7 @@ public enum PosterFrameExtractor {
             let prefix = tag == "hev1" ? "hev1" : "hvc1"
             guard p.profile > 0, p.level > 0 else { return prefix }
             return "\(prefix).\(p.profile).6.L\(p.level).B0"
-        default:
-            return tag
+        default: return tag
         }
     }
 }

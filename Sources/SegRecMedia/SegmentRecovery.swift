@@ -46,8 +46,7 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
     /// One line naming the partial file.
     public var description: String {
         switch self {
-        case .noFrames(let path, let reason):
-            "no frame can be recovered from \(path): \(reason)"
+        case .noFrames(let path, let reason): "no frame can be recovered from \(path): \(reason)"
         case .unsupportedTimeBase(let path, let numerator, let denominator):
             "cannot recover \(path): time base \(numerator)/\(denominator) is not 1/n"
         }
@@ -93,8 +92,7 @@ public enum SegmentRecovery {
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         let scan: FaststartRemuxer.Scan
         switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {
-        case .success(let found):
-            scan = found
+        case .success(let found): scan = found
         case .failure(let error):
             guard error.call == "avformat_open_input" || error.call == "avformat_find_stream" else { throw error }
             throw SegmentRecoveryError.noFrames(path: partial.path, reason: error.description)

@@ -86,7 +86,6 @@ public final class SegmentWriter {
     /// The frame that references a picture's own planes (holds no buffers between appends).
     private let referenceFrame: Frame
     private let packet: Packet
-    /// The encoder's pixel format.
     private let encoderPixelFormat: AVPixelFormat
     /// libswscale contexts from a picture layout the encoder does not take, made on first use.
     private var scalers: [AVPixelFormat: ScaleContext] = [:]
@@ -165,9 +164,7 @@ public final class SegmentWriter {
         guard settings.codec.accepts(dimensions) else {
             throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
         }
-        guard !SafeFile.exists(path: url.path) else {
-            throw SegmentWriterError.fileExists(path: url.path)
-        }
+        guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         self.url = url
         self.partialURL = SegmentFiles(url).partial
         self.temporaryURL = SegmentFiles(url).temporary
@@ -460,8 +457,7 @@ public final class SegmentWriter {
         switch state {
         case .open: return
         case .failed(let error): throw error
-        case .closed(let reason):
-            throw SegmentWriterError.notWritable(path: url.path, underlying: reason)
+        case .closed(let reason): throw SegmentWriterError.notWritable(path: url.path, underlying: reason)
         }
     }
 
@@ -572,9 +568,7 @@ public final class SegmentWriter {
             previous = p.dts
         }
         guard !valid else { return }
-        for (k, packet) in packets.enumerated() {
-            packet.pointer.pointee.dts = presentation[k] - span
-        }
+        for (k, packet) in packets.enumerated() { packet.pointer.pointee.dts = presentation[k] - span }
     }
 
     /// Sets the packet's duration from the pts → duration map, rescales it to the stream's

@@ -23,11 +23,6 @@ package enum ExactArithmetic {
                              negative: negative, rounding: rounding)
     }
 
-    /// `round(n / d)` rounded once with `rounding`. Precondition: `d != 0`.
-    package static func divide(_ n: Int128, _ d: Int128, rounding: RoundingMethod) -> Int128? {
-        multiplyDivide(n, 1, d, rounding: rounding)
-    }
-
     /// Rounds the magnitude `quotient + remainder / divisor` of a value with the given sign.
     private static func applyRounding(quotient: UInt128, remainder: UInt128, divisor: UInt128,
                                       negative: Bool, rounding: RoundingMethod) -> Int128? {

@@ -14,9 +14,7 @@ public struct FrameRate: Sendable, Hashable {
     /// Creates `numerator / denominator` frames per second, reduced.
     /// - Throws: ``FrameRateError`` unless both terms are > 0.
     public init(_ numerator: Int64, _ denominator: Int64 = 1) throws(FrameRateError) {
-        guard numerator > 0, denominator > 0 else {
-            throw .notPositive("\(numerator)/\(denominator)")
-        }
+        guard numerator > 0, denominator > 0 else { throw .notPositive("\(numerator)/\(denominator)") }
         let divisor = Int64(ExactArithmetic.gcd(Int128(numerator), Int128(denominator)))
         self.numerator = numerator / divisor
         self.denominator = denominator / divisor
@@ -62,8 +60,7 @@ public enum FrameRateError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notPositive(let text): return "frame rate \(text) must be > 0"
-        case .malformed(let text):
-            return "frame rate '\(text)' is not a number or an exact rational such as \"30000/1001\""
+        case .malformed(let text): return "frame rate '\(text)' is not a number or an exact rational such as \"30000/1001\""
         }
     }
 }

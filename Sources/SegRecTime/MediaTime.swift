@@ -21,9 +21,7 @@ public struct MediaTime: Sendable {
     /// Creates `value / timescale` seconds from untrusted input.
     /// - Throws: ``MediaTimeError/invalidTimescale(_:)`` unless `timescale` is in `1...Int32.max`.
     public init(validatingValue value: Int64, timescale: Int64) throws(MediaTimeError) {
-        guard timescale > 0, timescale <= Int64(Int32.max) else {
-            throw .invalidTimescale(timescale)
-        }
+        guard timescale > 0, timescale <= Int64(Int32.max) else { throw .invalidTimescale(timescale) }
         self.init(value: value, timescale: Int32(timescale))
     }
 

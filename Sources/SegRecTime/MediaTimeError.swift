@@ -9,12 +9,9 @@ public enum MediaTimeError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .overflow(let operation):
-            return "time overflow in \(operation): the result does not fit in 64-bit ticks"
-        case .invalidTimescale(let timescale):
-            return "invalid timescale \(timescale): allowed 1...\(Int32.max)"
-        case .invalidClock(let detail):
-            return "invalid clock: \(detail)"
+        case .overflow(let operation): return "time overflow in \(operation): the result does not fit in 64-bit ticks"
+        case .invalidTimescale(let timescale): return "invalid timescale \(timescale): allowed 1...\(Int32.max)"
+        case .invalidClock(let detail): return "invalid clock: \(detail)"
         }
     }
 }

@@ -14,13 +14,9 @@ enum ExportCommand {
     ]
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser.parse(arguments, command: "export", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(usage: "segrec export DIR [--hls OUT] [--concat LIST] [--wall-clock ISO8601] [--force]",
-                                          abstract: "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations. Never re-encodes.",
-                                          options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "export", options: options, usage: "segrec export DIR [--hls OUT] [--concat LIST] [--wall-clock ISO8601] [--force]",
+            abstract: "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations. Never re-encodes.") else { return }
         let directory = try parsed.existingFolder(command: "export")
         let hls = parsed.value("hls"), concat = parsed.value("concat")
         guard hls != nil || concat != nil else {

@@ -21,11 +21,9 @@ enum FormatsCommand {
     ]
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser.parse(arguments, command: "formats", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(usage: "segrec formats [--camera ID [--scenario FILE] [--format F [--fps RATE]]]", abstract: "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios; with --camera, one iPhone Duo camera's.", options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "formats", options: options, usage: "segrec formats [--camera ID [--scenario FILE] [--format F [--fps RATE]]]",
+            abstract: "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios; with --camera, one iPhone Duo camera's.") else { return }
         guard parsed.positionals.isEmpty else {
             throw CommandLineError("formats: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
         }
@@ -72,9 +70,7 @@ enum FormatsCommand {
     static func knownCameras(_ parsed: ParsedArguments) throws -> [(id: String, type: CaptureDevice.DeviceType)] {
         guard let path = parsed.value("scenario") else { return builtInCameras }
         let scenario = try RecordCommand.loadScenario(path)
-        guard let cameras = scenario.cameras else {
-            return [("front", .builtInUltraWideCamera)]
-        }
+        guard let cameras = scenario.cameras else { return [("front", .builtInUltraWideCamera)] }
         return cameras.map { ($0.id, $0.type) } + (scenario.frontCamera == .virtual ? [(Scenario.virtualFrontID, .builtInVirtualFrontCamera)] : [])
     }
 

@@ -29,14 +29,9 @@ enum RecordCommand {
     static func run(_ arguments: [String], stopRequest: RecordingStopRequest) async throws {
         // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
         SignalHandling.armForRecording()
-        let parsed = try ArgumentParser.parse(arguments, command: "record", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(
-                usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
-                abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.",
-                options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "record", options: options, usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
+            abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.") else { return }
         guard parsed.positionals.isEmpty else {
             throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage)
         }
@@ -132,9 +127,7 @@ enum RecordCommand {
         } catch {
             await printer?.value
             // What was kept is still described: the manifest on stdout with --json.
-            if json {
-                print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self))
-            }
+            if json { print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self)) }
             throw ErrorMapping.recordingFailure(error, folder: output)
         }
         if json {

@@ -8,14 +8,9 @@ enum RecoverCommand {
     static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser.parse(arguments, command: "recover", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(
-                usage: "segrec recover DIR",
-                abstract: "Complete an interrupted recording: turn every segment's .partial file into a finished MP4 holding its complete fragments, and complete the manifest (stopReason interrupted). Running it twice changes nothing.",
-                options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "recover", options: options, usage: "segrec recover DIR",
+            abstract: "Complete an interrupted recording: turn every segment's .partial file into a finished MP4 holding its complete fragments, and complete the manifest (stopReason interrupted). Running it twice changes nothing.") else { return }
         let directory = try parsed.existingFolder(command: "recover")
         let report = try RecordingRecovery.recover(directory)
         guard report.changed else {

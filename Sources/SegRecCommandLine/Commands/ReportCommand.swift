@@ -10,13 +10,9 @@ enum ReportCommand {
     ]
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser.parse(arguments, command: "report", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(usage: "segrec report DIR [--force]",
-                                          abstract: "Write DIR/report.html: a self-contained page with the timeline drawn to scale (a bar per segment, change markers with exact times), a poster and a player per segment, warnings and drops. Posters go to DIR/report-posters/.",
-                                          options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "report", options: options, usage: "segrec report DIR [--force]",
+            abstract: "Write DIR/report.html: a self-contained page with the timeline drawn to scale (a bar per segment, change markers with exact times), a poster and a player per segment, warnings and drops. Posters go to DIR/report-posters/.") else { return }
         let directory = try parsed.existingFolder(command: "report")
         let result = try RecordingReport.write(for: directory, force: parsed.flag("force"))
         print("report: \(result.page.path) (\(result.pageBytes) bytes, \(result.posters.count) poster(s) in \(RecordingReport.postersFolder)/)")

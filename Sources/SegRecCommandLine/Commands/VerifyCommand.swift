@@ -8,11 +8,9 @@ enum VerifyCommand {
     static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ArgumentParser.parse(arguments, command: "verify", options: options)
-        if parsed.flag("help") {
-            print(ArgumentParser.helpText(usage: "segrec verify DIR", abstract: "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, and (when stamped) every frame index with none lost or duplicated.", options: options))
-            return
-        }
+        guard let parsed = try ArgumentParser.parse(
+            arguments, command: "verify", options: options, usage: "segrec verify DIR",
+            abstract: "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, and (when stamped) every frame index with none lost or duplicated.") else { return }
         let directory = try parsed.existingFolder(command: "verify")
         let report = try RecordingVerifier.verify(directory)
         // Several-camera recordings get a column naming the camera(s) read from rows 16–31.

@@ -78,6 +78,16 @@ public enum ArgumentParser {
         return parsed
     }
 
+    /// A command's arguments as ``parse(_:command:options:)`` reads them, or nil after
+    /// printing its ``helpText(usage:abstract:options:)`` for `--help` (a flag of `options`).
+    static func parse(_ arguments: [String], command: String, options: [OptionSpec], usage: String,
+                      abstract: String) throws(CommandLineError) -> ParsedArguments? {
+        let parsed = try parse(arguments, command: command, options: options)
+        guard parsed.flag("help") else { return parsed }
+        print(helpText(usage: usage, abstract: abstract, options: options))
+        return nil
+    }
+
     /// `--scenario, --mode, …`
     static func names(_ options: [OptionSpec]) -> String {
         options.map { "--\($0.name)" }.joined(separator: ", ")

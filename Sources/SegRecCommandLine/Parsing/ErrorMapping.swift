@@ -4,55 +4,46 @@ import SegRecKit
 /// Maps the library's errors to one-line messages and sysexits exit codes.
 enum ErrorMapping {
     static func commandLineError(_ error: any Error) -> CommandLineError {
+        if let error = error as? FFmpegError, error.isExit, let signal = SignalHandling.stopSignal {
+            return CommandLineError("interrupted by \(SignalHandling.name(of: signal)) (\(error.call))",
+                                    exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
+        }
         switch error {
-        case let error as CommandLineError:
-            return error
-        case let failure as RecordingFailure:
-            return recordingFailure(failure, folder: nil)
+        case let error as CommandLineError: return error
+        case let failure as RecordingFailure: return recordingFailure(failure, folder: nil)
+        default: return CommandLineError("\(error)", exitCode: exitCode(for: error))
+        }
+    }
+
+    /// The exit code of a library error's one-line message (``ExitCode/failure`` for any other error).
+    private static func exitCode(for error: any Error) -> ExitCode {
+        switch error {
         case let error as RecordingError:
             switch error {
-            case .outputExists, .cannotCreateOutput, .locked: return CommandLineError(error.description, exitCode: .cannotCreate)
-            case .io: return CommandLineError(error.description, exitCode: .ioError)
-            case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
-            case .badInput: return CommandLineError(error.description, exitCode: .dataError)
-            case .invalidState: return CommandLineError(error.description, exitCode: .failure)
+            case .outputExists, .cannotCreateOutput, .locked: .cannotCreate
+            case .io: .ioError
+            case .inputNotFound: .noInput
+            case .badInput: .dataError
+            case .invalidState: .failure
             }
         case let error as MediaInputError:
             switch error {
-            case .inputNotFound: return CommandLineError(error.description, exitCode: .noInput)
-            case .badInput: return CommandLineError(error.description, exitCode: .dataError)
-            case .interrupted:
-                // Stopped by a signal before any frame arrived: 128 + the signal, as a shell reports it.
-                let code = SignalHandling.stopSignal.flatMap { ExitCode(rawValue: SignalHandling.exitCode(for: $0)) }
-                return CommandLineError(error.description, exitCode: code ?? .failure)
+            case .inputNotFound: .noInput
+            case .badInput: .dataError
+            // Stopped by a signal before any frame arrived: 128 + the signal, as a shell reports it.
+            case .interrupted: SignalHandling.stopSignal.flatMap { ExitCode(rawValue: SignalHandling.exitCode(for: $0)) } ?? .failure
             }
         case let error as SegmentWriterError:
             switch error {
-            case .fileExists, .notWritable, .partialFileExists: return CommandLineError(error.description, exitCode: .cannotCreate)
-            case .renameFailed, .io: return CommandLineError(error.description, exitCode: .ioError)
-            case .pictureTooSmall: return CommandLineError(error.description, exitCode: .dataError)
-            default: return CommandLineError(error.description, exitCode: .failure)
+            case .fileExists, .notWritable, .partialFileExists: .cannotCreate
+            case .renameFailed, .io: .ioError
+            case .pictureTooSmall: .dataError
+            default: .failure
             }
-        case let error as FFmpegError:
-            if error.isExit, let signal = SignalHandling.stopSignal {
-                return CommandLineError("interrupted by \(SignalHandling.name(of: signal)) (\(error.call))",
-                                        exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
-            }
-            if error.isNoSpace { return CommandLineError(error.description, exitCode: .ioError) }
-            if error.isNotFound { return CommandLineError(error.description, exitCode: .noInput) }
-            return CommandLineError(error.description, exitCode: .failure)
-        case let error as SegmentRecoveryError:
-            return CommandLineError("\(error)", exitCode: .dataError)
-        case let error as ScenarioError:
-            return CommandLineError(error.description, exitCode: .dataError)
-        case let error as CaptureError:
-            return CommandLineError(error.description, exitCode: .dataError)
-        case let error as EncoderSettingsError:
-            return CommandLineError(error.description, exitCode: .usage)
-        case let error as MediaTimeError:
-            return CommandLineError(error.description, exitCode: .dataError)
-        default:
-            return CommandLineError("\(error)", exitCode: .failure)
+        case let error as FFmpegError: error.isNoSpace ? .ioError : error.isNotFound ? .noInput : .failure
+        case is SegmentRecoveryError, is ScenarioError, is CaptureError, is MediaTimeError: .dataError
+        case is EncoderSettingsError: .usage
+        default: .failure
         }
     }
 

@@ -77,12 +77,8 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
                              currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
                              preferredFrameRate: FrameRate? = nil) throws(CameraControlError) -> ActiveFormatSelection {
         let activeIndex = try index(of: activeFormat, in: formats)
-        let index: Int
-        if activeFormat.frameDimensions(for: ratio) != nil {
-            index = activeIndex
-        } else if let first = formats.firstIndex(where: { $0.frameDimensions(for: ratio) != nil }) {
-            index = first
-        } else {
+        guard let index = activeFormat.frameDimensions(for: ratio) != nil
+                ? activeIndex : formats.firstIndex(where: { $0.frameDimensions(for: ratio) != nil }) else {
             throw .noFormatSupports(ratio, formats: formats.map(\.formatName))
         }
         return make(formats: formats, index: index, activeFormat: activeFormat, ratio: ratio,

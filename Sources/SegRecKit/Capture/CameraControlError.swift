@@ -24,8 +24,7 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
     /// The message: the offending value and what is allowed.
     public var description: String {
         switch self {
-        case .unknownValue(let name, let value, let allowed):
-            return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
+        case .unknownValue(let name, let value, let allowed): return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
         case .unsupportedStabilizationMode(let mode, let type, let supported):
             return "video stabilization mode \(mode.rawValue) is not supported by \(type); supported: "
                 + supported.map(\.rawValue).joined(separator: ", ")
@@ -45,5 +44,16 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
             return "format \(format) does not support the dynamic aspect ratio in effect, \(ratio.rawValue); supported: "
                 + supported.map(\.rawValue).joined(separator: ", ")
         }
+    }
+}
+
+extension CameraControlError {
+    /// The case of `T` spelled `value`.
+    /// - Throws: ``unknownValue(name:value:allowed:)`` for `name`, naming every spelling.
+    static func spelled<T: CaseIterable & RawRepresentable<String>>(_ value: String, name: String) throws(CameraControlError) -> T {
+        guard let spelled = T(rawValue: value) else {
+            throw .unknownValue(name: name, value: value, allowed: T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return spelled
     }
 }

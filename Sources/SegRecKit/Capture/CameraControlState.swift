@@ -88,11 +88,9 @@ public struct CameraControlState: Sendable {
             throw .invalidParameter(name: "centerStageEnabled", value: "\(enabled)", allowed: "\(error)")
         }
         guard changed else { return [] }  // already in that state: nothing happens, nothing logged
-        var records: [SessionEventRecord] = []
         try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off")
-        records.append(SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID,
-                                          from: "\(!enabled)", to: "\(enabled)"))
-        return records
+        return [SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID,
+                                   from: "\(!enabled)", to: "\(enabled)")]
     }
 
     /// Center Stage's zoom after a format switch from `old` to `new` (the same camera

@@ -208,9 +208,7 @@ public final class CaptureDevice {
         }
         let dimensions = try activeFormat.dimensions(for: ratio)
         guard let timing = frameTiming else { throw .notCapturing }
-        guard sessionTime >= currentHostTime else {
-            throw .requestOutOfOrder(requested: sessionTime, current: currentHostTime)
-        }
+        guard sessionTime >= currentHostTime else { throw .requestOutOfOrder(requested: sessionTime, current: currentHostTime) }
         let k: Int64, deviceTime: MediaTime, changeSessionTime: MediaTime
         do {
             let threshold = try convertTime(sessionTime, from: .host, to: clock)

@@ -39,14 +39,11 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
             return "smart framing is not supported by the \(side) format; only the 4032 format supports it"
         case .unsupportedFraming(let framing):
             return "framing \(framing) is not one of the monitor's supported framings; allowed: " + CaptureFraming.allowedNames
-        case .notCapturing:
-            return "the capture device is not capturing: start a session first"
+        case .notCapturing: return "the capture device is not capturing: start a session first"
         case .requestOutOfOrder(let requested, let current):
             return "request at host time \(requested) is earlier than the device's current time \(current); requests must be made in time order"
-        case .invalidParameter(let name, let value, let allowed):
-            return "\(name) \(value) is invalid; allowed: \(allowed)"
-        case .time(let error):
-            return error.description
+        case .invalidParameter(let name, let value, let allowed): return "\(name) \(value) is invalid; allowed: \(allowed)"
+        case .time(let error): return error.description
         case .dynamicAspectRatioUnsupported(let camera, let type):
             return "unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; only the square front cameras crop to 3x4, 4x3, 9x16, 16x9, 1x1"
         }

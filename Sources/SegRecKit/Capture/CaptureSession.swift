@@ -165,9 +165,7 @@ public final class CaptureSession {
             self.duration = try duration.converted(toTimescale: ns)
             self.sessionEnd = try self.sessionStart.adding(self.duration)
         } catch { throw .time(error) }
-        guard duration > .zero else {
-            throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0")
-        }
+        guard duration > .zero else { throw .invalidParameter(name: "duration", value: "\(duration)", allowed: "> 0") }
         var physical = devices
         var posture = DevicePosture.closed
         switch routing {
@@ -175,8 +173,7 @@ public final class CaptureSession {
             guard devices.count == 1 else {
                 throw .invalidParameter(name: "devices", value: "\(devices.count)", allowed: "one camera with fixed routing")
             }
-        case .individual(let initial):
-            posture = initial
+        case .individual(let initial): posture = initial
         case .virtualFrontCamera(let initial):
             posture = initial
             guard physical.popLast()?.deviceType == .builtInVirtualFrontCamera else {
@@ -184,21 +181,17 @@ public final class CaptureSession {
                                         allowed: "the physical cameras, then the builtInVirtualFrontCamera")
             }
         }
-        if routing != .fixed {
-            guard controls.switchGap >= .zero else {
-                throw .invalidParameter(name: "switchGapSeconds", value: "\(controls.switchGap)", allowed: "≥ 0")
-            }
+        guard routing == .fixed || controls.switchGap >= .zero else {
+            throw .invalidParameter(name: "switchGapSeconds", value: "\(controls.switchGap)", allowed: "≥ 0")
         }
         guard output.frameSources.count == physical.count else {
             throw .invalidParameter(name: "sources", value: "\(output.frameSources.count)", allowed: "one per camera (\(physical.count))")
         }
         let cameras = physical.enumerated().map { CaptureDeviceDescriptor($0.element, stampPosition: $0.offset) }
         let coordinator = routing == .fixed ? nil : DirectionCoordinator(monitoring: cameras, posture: posture)
-        if let coordinator {
-            guard coordinator.preferredCamera(in: .closed) != nil, coordinator.preferredCamera(in: .open) != nil else {
-                throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
-                                        allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
-            }
+        if let coordinator, coordinator.preferredCamera(in: .closed) == nil || coordinator.preferredCamera(in: .open) == nil {
+            throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
+                                    allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
         }
         var previous = self.sessionStart
         for (i, event) in events.enumerated() {
@@ -228,10 +221,8 @@ public final class CaptureSession {
         // The app's ratio at start: what the square cameras start with.
         appRatio = devices.first { $0.activeFormat.fixedDimensions == nil }?.ratioInEffect(beforeFrame: 0) ?? .ratio9x16
         switch routing {
-        case .fixed:
-            streaming = 0
-        case .individual(let initial):
-            streaming = coordinator?.preferredCamera(in: initial)?.stampPosition ?? 0
+        case .fixed: streaming = 0
+        case .individual(let initial): streaming = coordinator?.preferredCamera(in: initial)?.stampPosition ?? 0
         case .virtualFrontCamera(let initial):
             streaming = physical.count
             constituents = [(0, coordinator?.virtualConstituent(in: initial)?.stampPosition ?? 0)]
@@ -471,8 +462,7 @@ public final class CaptureSession {
         let device = self.device
         let grid = nextGrid[streaming]
         switch event.action {
-        case .setDynamicAspectRatio(let ratio):
-            try setDynamicAspectRatio(ratio, at: event.hostTime)
+        case .setDynamicAspectRatio(let ratio): try setDynamicAspectRatio(ratio, at: event.hostTime)
         case .videoZoomFactor(let factor):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             controls.noteZoomCause("videoZoomFactor")
@@ -509,16 +499,13 @@ public final class CaptureSession {
                     try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
                 }
             }
-        case .apply(let ratio):
-            try applyRatio(ratio, at: event.hostTime)
+        case .apply(let ratio): try applyRatio(ratio, at: event.hostTime)
         case .activeFormat(let name):
             try switchActiveFormat(to: name, at: event.hostTime)
         }
     }
 
-    /// `setDynamicAspectRatio` on the streaming device at host time `s`; on a camera without
-    /// dynamic aspect ratio (the back camera) a warning and an `aspectRatioRequestFailed`
-    /// event, and the session goes on.
+    /// `setDynamicAspectRatio` on the streaming device at host time `s` (the back camera: see the type's documentation).
     private func setDynamicAspectRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
         do {
             try device.submitDynamicAspectRatio(ratio, atSessionTime: s)
@@ -551,9 +538,7 @@ public final class CaptureSession {
     public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
 
-    /// The seeds' `apply(ratio)` on the streaming camera: a plain `setDynamicAspectRatio`
-    /// when its format lists the ratio, else a switch to the first format that does; on the
-    /// back camera (no format lists any ratio) it fails `unsupported` like a request would.
+    /// ``Action/apply(_:)`` on the streaming camera; on the back camera it fails like a request.
     private func applyRatio(_ ratio: DynamicAspectRatio, at s: MediaTime) throws(CaptureError) {
         let device = self.device
         if device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil {
@@ -609,12 +594,8 @@ public final class CaptureSession {
         if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
     }
 
-    /// Reconfigures the streaming camera to `selection` at host time `s` (Docs/cameras.md, "Active
-    /// format"): pending requests not in effect complete `superseded` (they never take
-    /// effect: the new format starts with `selection.aspectRatio`, the ratio in effect at
-    /// `s`, or an `apply`'s own ratio); the new device captures from `s + switchGap`; Center
-    /// Stage's zoom follows its active state on the new format; an `activeFormatChanged`
-    /// event names the new format's first frame.
+    /// Reconfigures the streaming camera to `selection` at host time `s` as the type's documentation
+    /// says; Center Stage's zoom follows its active state there; `activeFormatChanged` names its first frame.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
                               because cause: String) throws(CaptureError) {
         collectRequests()

@@ -41,10 +41,7 @@ public struct CenterStageControl: Sendable, Hashable {
         /// The mode spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the three modes.
         public init(named name: String) throws(CameraControlError) {
-            guard let mode = ControlMode(rawValue: name) else {
-                throw .unknownValue(name: "centerStageControlMode", value: name, allowed: Self.allowedValues)
-            }
-            self = mode
+            self = try CameraControlError.spelled(name, name: "centerStageControlMode")
         }
     }
 

@@ -32,9 +32,6 @@ public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the four
     ///   allowed spellings.
     public init(named name: String) throws(CameraControlError) {
-        guard let orientation = DeviceOrientation(rawValue: name) else {
-            throw .unknownValue(name: "deviceOrientation", value: name, allowed: Self.allowedValues)
-        }
-        self = orientation
+        self = try CameraControlError.spelled(name, name: "deviceOrientation")
     }
 }

@@ -60,9 +60,7 @@ extension DynamicAspectRatio {
     /// `dimensions`, or nil (e.g. 352x288 pass-through input).
     public init?(matching dimensions: VideoDimensions) {
         let side = max(dimensions.width, dimensions.height)
-        guard let ratio = Self.allCases.first(where: { $0.dimensions(squareSide: side) == dimensions }) else {
-            return nil
-        }
+        guard let ratio = Self.allCases.first(where: { $0.dimensions(squareSide: side) == dimensions }) else { return nil }
         self = ratio
     }
 }

@@ -39,9 +39,7 @@ public final class SmartFramingMonitor {
     /// - Throws: ``CaptureError/unsupportedFraming(_:)`` for a framing not in
     ///   ``supportedFramings``.
     public func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
-        if let bad = framings.first(where: { !supportedFramings.contains($0) }) {
-            throw .unsupportedFraming(bad)
-        }
+        if let bad = framings.first(where: { !supportedFramings.contains($0) }) { throw .unsupportedFraming(bad) }
         enabledFramings = framings
     }
 
@@ -56,9 +54,7 @@ public final class SmartFramingMonitor {
         var framings: [CaptureFraming] = []
         for name in names {
             let framing = try CaptureFraming(named: name, allowed: supportedNames)
-            guard supportedFramings.contains(framing) else {
-                throw .unsupportedFraming(framing, supported: supportedFramings)
-            }
+            guard supportedFramings.contains(framing) else { throw .unsupportedFraming(framing, supported: supportedFramings) }
             if !framings.contains(framing) { framings.append(framing) }
         }
         enabledFramings = framings
@@ -80,11 +76,7 @@ public final class SmartFramingMonitor {
         /// The action spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `start, stop`.
         public init(named name: String) throws(CameraControlError) {
-            guard let action = Action(rawValue: name) else {
-                throw .unknownValue(name: "smartFraming", value: name,
-                                    allowed: Action.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            self = action
+            self = try CameraControlError.spelled(name, name: "smartFraming")
         }
     }
 
@@ -113,9 +105,7 @@ public final class SmartFramingMonitor {
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
     @discardableResult
     public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
-        guard count >= 0 else {
-            throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0")
-        }
+        guard count >= 0 else { throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0") }
         guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count),
               enabledFramings.contains(framing), framing != recommendedFraming else { return nil }
         recommendedFraming = framing

@@ -49,10 +49,7 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
     /// The mode spelled `name`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the six modes.
     public init(named name: String) throws(CameraControlError) {
-        guard let mode = VideoStabilizationMode(rawValue: name) else {
-            throw .unknownValue(name: "preferredVideoStabilizationMode", value: name, allowed: Self.allowedValues)
-        }
-        self = mode
+        self = try CameraControlError.spelled(name, name: "preferredVideoStabilizationMode")
     }
 
     /// The modes the camera of `deviceType` supports, in declaration order: all six on a

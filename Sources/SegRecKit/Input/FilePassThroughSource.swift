@@ -114,6 +114,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private func nextFrame() throws -> CaptureOutputEvent? {
         while true {
             if ended {
+                // What was decoded before the end (or an error) is delivered first.
+                if let last = held {
+                    held = nil
+                    return .frame(try finished(last, nextSessionTime: nil))
+                }
                 if let error = pendingError { pendingError = nil; throw error }
                 return nil
             }
@@ -126,28 +131,17 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             guard let picture else {
                 ended = true
                 reportDerived()
-                if let last = held {
-                    held = nil
-                    return .frame(try finished(last, nextSessionTime: nil))
-                }
                 continue
             }
             let frame: VideoFrame
             do { frame = try makeFrame(picture) } catch {
-                // Deliver what was decoded before the error first, then report it.
                 pendingError = error
                 ended = true
-                if let last = held {
-                    held = nil
-                    return .frame(try finished(last, nextSessionTime: nil))
-                }
                 continue
             }
             let previous = held
             held = frame
-            if let previous {
-                return .frame(try finished(previous, nextSessionTime: frame.sessionTime))
-            }
+            if let previous { return .frame(try finished(previous, nextSessionTime: frame.sessionTime)) }
         }
     }
 

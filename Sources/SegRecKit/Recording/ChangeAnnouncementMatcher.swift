@@ -56,7 +56,6 @@ struct ChangeAnnouncementMatcher: Sendable {
     private var pending: [DynamicAspectRatioChange] = []
     /// Completions for past times that matched no change of the buffers (warned at the end).
     private var unmatched: [DynamicAspectRatioChange] = []
-    /// Session time of the last frame written.
     private var lastFrameTime: MediaTime?
 
     /// Records that a frame at `sessionTime` was written (to the open segment).

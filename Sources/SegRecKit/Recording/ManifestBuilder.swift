@@ -35,8 +35,7 @@ public struct ManifestBuilder: Sendable {
     /// Applies one event.
     public mutating func apply(_ event: SegmentMuxerEvent) {
         switch event {
-        case .segmentOpened(let record):
-            manifest.segments.append(record)
+        case .segmentOpened(let record): manifest.segments.append(record)
         case .frameWritten:
             // Frames only go into the open segment, which is always the last record.
             manifest.frames.received += 1
@@ -66,10 +65,8 @@ public struct ManifestBuilder: Sendable {
             let lost = rebuild(position, frames: frames, end: end, bytes: bytes, losing: .writeFailed)
             if position == manifest.segments.count - 1 { manifest.stopTime = end }
             manifest.warnings.append("\(file): \(reason); rebuilt from its complete fragments: \(frames) frames kept, \(lost) lost")
-        case .note(let note):
-            manifest.notes.append(note)
-        case .warning(let warning):
-            manifest.warnings.append(warning)
+        case .note(let note): manifest.notes.append(note)
+        case .warning(let warning): manifest.warnings.append(warning)
         case .sessionEvent(let record):
             // After a stop-on-change stop no frame is taken, so nothing the session does
             // later belongs to this recording.
@@ -81,8 +78,7 @@ public struct ManifestBuilder: Sendable {
             // times; an event logged ahead of its time moves back past the later ones.
             if manifest.events == nil { manifest.events = [] }
             Self.insertInSessionOrder(record, into: &manifest.events!)
-        case .inputDamaged(let packets):
-            manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
+        case .inputDamaged(let packets): manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

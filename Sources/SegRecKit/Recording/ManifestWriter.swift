@@ -52,9 +52,7 @@ public enum ManifestWriter {
     /// - Throws: ``RecordingError/inputNotFound(path:)`` or ``RecordingError/badInput(path:field:detail:)``.
     public static func read(from directory: URL) throws(RecordingError) -> RecordingManifest {
         let url = directory.appendingPathComponent(fileName)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw .inputNotFound(path: url.path)
-        }
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw .inputNotFound(path: url.path) }
         do {
             return try JSONDecoder().decode(RecordingManifest.self, from: data)
         } catch let error as DecodingError {
@@ -87,8 +85,7 @@ public enum ManifestWriter {
         case let number as NSNumber:
             let value = number.doubleValue
             if !value.isFinite || abs(value) >= 9.2e18 { return path.isEmpty ? "manifest" : path }
-        default:
-            break
+        default: break
         }
         return nil
     }
@@ -102,10 +99,8 @@ public enum ManifestWriter {
         switch error {
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context):
-            return "\(path(context)): missing key '\(key.stringValue)'"
-        case .typeMismatch(let type, let context):
-            return "\(path(context)): expected \(type)"
+        case .keyNotFound(let key, let context): return "\(path(context)): missing key '\(key.stringValue)'"
+        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
         case .valueNotFound(let type, let context):
             return "\(path(context)): expected \(type), found null"
         @unknown default:

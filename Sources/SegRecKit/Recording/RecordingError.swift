@@ -18,18 +18,12 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .outputExists(let path):
-            return "\(path): output already exists; pass --force to overwrite it"
-        case .cannotCreateOutput(let path, let detail):
-            return "\(path): cannot create output: \(detail)"
-        case .io(let path, let underlying):
-            return "\(path): I/O error: \(underlying)"
-        case .inputNotFound(let path):
-            return "\(path): no such file"
-        case .badInput(let path, let field, let detail):
-            return "\(path): \(field): \(detail)"
-        case .invalidState(let detail):
-            return detail
+        case .outputExists(let path): return "\(path): output already exists; pass --force to overwrite it"
+        case .cannotCreateOutput(let path, let detail): return "\(path): cannot create output: \(detail)"
+        case .io(let path, let underlying): return "\(path): I/O error: \(underlying)"
+        case .inputNotFound(let path): return "\(path): no such file"
+        case .badInput(let path, let field, let detail): return "\(path): \(field): \(detail)"
+        case .invalidState(let detail): return detail
         case .locked(let path, let pid):
             return "\(path): the folder is being recorded by process \(pid.map(String.init) ?? "(unknown pid)"); wait for it to end (or stop it) first"
         }

@@ -28,9 +28,7 @@ public final class RecordingLock: Sendable {
     public init(folder: URL) throws(RecordingError) {
         url = folder.appendingPathComponent(Self.fileName)
         let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw .cannotCreateOutput(path: url.path, detail: String(cString: strerror(errno)))
-        }
+        guard fd >= 0 else { throw .cannotCreateOutput(path: url.path, detail: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = Self.readPID(fd)
             close(fd)

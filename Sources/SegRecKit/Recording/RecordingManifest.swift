@@ -16,7 +16,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// The encoder and its settings.
     public var encoder: EncoderInfo?
     /// The files, in session-time order; they tile the session timeline.
-    public var segments: [SegmentRecord]
+    public var segments: [SegmentRecord] = []
     /// Why the recording ended; `null` while it is recording (the manifest is rewritten at
     /// every segment open and close), and after a crash until `segrec recover` runs.
     public var stopReason: StopReason?
@@ -26,16 +26,16 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// The error message when `stopReason` is `error`.
     public var error: String?
     /// Frame accounting: `received == written + dropped`.
-    public var frames: FrameCounts
+    public var frames = FrameCounts()
     /// Disagreements between buffers and announcements, dropped frames, adjustments.
-    public var warnings: [String]
+    public var warnings: [String] = []
     /// Free-form notes (e.g. ignored audio tracks of a source file).
-    public var notes: [String]
+    public var notes: [String] = []
     /// What `segrec recover` did after an interrupted recording, or nil.
     public var recovery: RecoveryInfo?
     /// True when every frame carries the frame-index stamp (Docs/clocks.md) in rows 0–15, so
     /// `segrec verify` can read each frame's index back from the decoded pictures.
-    public var frameIndexStamp: Bool
+    public var frameIndexStamp = false
     /// What the capture session did, in session order (posture changes, camera switches,
     /// constituent swaps, facing and mirroring changes, turns, format switches, zooms, …):
     /// always present for several cameras; for one camera present once its session logs an
@@ -49,15 +49,6 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         self.sessionClock = SessionClockInfo(timescale: MediaClock.host.timescale)
         self.devices = devices
         self.encoder = encoder
-        self.segments = []
-        self.stopReason = nil
-        self.stopTime = nil
-        self.error = nil
-        self.frames = FrameCounts()
-        self.warnings = []
-        self.notes = []
-        self.frameIndexStamp = false
-        self.recovery = nil
     }
 
     // Explicit so that `stopTime` and `error` are written as `null` rather than left out.
@@ -175,19 +166,14 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     /// `isCenterStageActive` at session start (changes are in `events`).
     public var isCenterStageActive: Bool? = nil
 
-    /// Describes `clock`.
-    public init(clock: MediaClock) {
+    /// Describes `clock`, with the camera controls of `controls` when given.
+    public init(clock: MediaClock, controls: DeviceControlInfo? = nil) {
         id = clock.identifier
         timescale = clock.timescale
         offsetNanoseconds = clock.offsetNanoseconds
         driftPartsPerBillion = clock.driftPartsPerBillion
         offsetSeconds = Double(clock.offsetNanoseconds) / 1e9
         driftPPM = Double(clock.driftPartsPerBillion) / 1000
-    }
-
-    /// Describes `clock` with the camera controls of `controls`.
-    public init(clock: MediaClock, controls: DeviceControlInfo?) {
-        self.init(clock: clock)
         guard let controls else { return }
         deviceType = controls.deviceType
         preferredVideoStabilizationMode = controls.preferredVideoStabilizationMode?.rawValue

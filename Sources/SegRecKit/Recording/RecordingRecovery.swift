@@ -49,9 +49,7 @@ public enum RecordingRecovery {
         // The same range checks as verify: never arithmetic on a damaged or edited number.
         try RecordingVerifier.checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
         let partials = partialFiles(in: directory)
-        guard manifest.stopReason == nil || !partials.isEmpty else {
-            return Report(manifest: manifest, changed: false)
-        }
+        guard manifest.stopReason == nil || !partials.isEmpty else { return Report(manifest: manifest, changed: false) }
         // Every count changes in ManifestBuilder: frames the journal counted as written that
         // are in no file are dropped `interrupted`.
         var builder = ManifestBuilder(resuming: manifest)

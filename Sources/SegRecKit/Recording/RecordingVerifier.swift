@@ -61,7 +61,6 @@ public enum RecordingVerifier {
             report.problems.append("the manifest says the recording failed (stopReason error\(why)); \(manifest.segments.count) segment\(manifest.segments.count == 1 ? "" : "s") kept")
         }
         var previousLastIndex: Int64?
-        var stampedTotal = 0
         let cameras = CameraExpectation(manifest)
         for segment in manifest.segments {
             var (segmentReport, lastIndex) = verifySegment(segment, in: directory, stamped: manifest.frameIndexStamp,
@@ -74,7 +73,6 @@ public enum RecordingVerifier {
             }
             report.segments.append(segmentReport)
             if let lastIndex { previousLastIndex = lastIndex }
-            stampedTotal += segmentReport.frames
         }
         for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) where a.sessionEnd != b.sessionStart
             && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {

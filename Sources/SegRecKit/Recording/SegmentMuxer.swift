@@ -237,29 +237,24 @@ public actor SegmentMuxer {
         try enter()
         defer { busy = false }
         switch event {
-        case .formatChanged(let format):
-            streamFormat = format
+        case .formatChanged(let format): streamFormat = format
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
-        case .dynamicAspectRatioChangeCompleted(let change):
-            apply(matcher.completed(change))
-        case .dynamicAspectRatioChangeSuperseded:
-            break  // never took effect: nothing to record
+        case .dynamicAspectRatioChangeCompleted(let change): apply(matcher.completed(change))
+        case .dynamicAspectRatioChangeSuperseded: break  // never took effect: nothing to record
         case .frameDropped(let dropped):
             if let index = dropped.index { releaseSessionEvents(naming: index, at: nil) }
             announce(.frameDropped(dropped.reason))
             // Journaled at once (the journal keeps only the newest snapshot), so a recording
             // killed after a late drop under --realtime still counts it.
             try writeJournal()
-        case .note(let note):
-            announce(.note(note))
+        case .note(let note): announce(.note(note))
         case .warning(let warning):
             // After a stop-on-change stop the session's warnings (e.g. "the recording goes
             // on") no longer describe this recording: counted in a note instead.
             if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
-        case .inputDamaged(let packets):
-            announce(.inputDamaged(packets: packets))
+        case .inputDamaged(let packets): announce(.inputDamaged(packets: packets))
         case .sessionEvent(let record):
             if let record = eventSequencer.received(record) { announce(.sessionEvent(record)) }
         }
@@ -312,9 +307,7 @@ public actor SegmentMuxer {
     }
 
     private func enter() throws(RecordingError) {
-        guard !busy else {
-            throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call")
-        }
+        guard !busy else { throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call") }
         guard state != .finished else { throw .invalidState("SegmentMuxer: the recording is finished") }
         busy = true
     }
@@ -336,8 +329,7 @@ public actor SegmentMuxer {
     private func route(_ frame: VideoFrame) async throws {
         switch try boundaryRule.decision(for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime,
                                          stopped: state == .stopped, segmentsOpened: nextSegmentIndex) {
-        case .append:
-            try await append(frame)
+        case .append: try await append(frame)
         case .drop(let reason, let warning):
             announce(.frameDropped(reason))
             if let warning { announce(.warning(warning)) }
@@ -556,9 +548,7 @@ public actor SegmentMuxer {
         }
     }
 
-    /// Queues the manifest as it stands, `stopReason` still `null`, to be rewritten
-    /// atomically off the capture path (``ManifestJournal``): the journal that
-    /// `segrec recover` completes after a crash.
+    /// Queues the manifest as it stands to the ``ManifestJournal`` (see "Crash safety").
     /// - Throws: the error of an earlier journal write (e.g. disk full), at once.
     private func writeJournal() throws {
         if let failure = journal.failure.error { throw failure }

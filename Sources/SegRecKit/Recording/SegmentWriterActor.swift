@@ -196,9 +196,7 @@ actor SegmentWriterActor {
     private func finish(endTime: MediaTime) -> Result<SegmentWriterSummary, any Error> {
         defer { writer = nil }
         if let error { return .failure(error) }
-        guard let writer else {
-            return .failure(RecordingError.invalidState("segment \(parameters.segment) has no writer"))
-        }
+        guard let writer else { return .failure(RecordingError.invalidState("segment \(parameters.segment) has no writer")) }
         let result = Result { try writer.finish(endTime: endTime) }
         if case .failure(let error) = result { fail(error) }
         return result

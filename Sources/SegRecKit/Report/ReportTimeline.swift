@@ -69,9 +69,7 @@ public struct ReportTimeline: Sendable {
             }
             markers.append(Marker(segment: index, kind: .firstNewBuffer, time: s.sessionStart, x: x(s.sessionStart)))
         }
-        if let stop = manifest.stopTime {
-            markers.append(Marker(segment: nil, kind: .stop, time: stop, x: x(stop)))
-        }
+        if let stop = manifest.stopTime { markers.append(Marker(segment: nil, kind: .stop, time: stop, x: x(stop))) }
         self.markers = markers
     }
 

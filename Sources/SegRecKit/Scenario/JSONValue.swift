@@ -33,7 +33,6 @@ enum JSONValue: Decodable, Sendable {
         else { self = .array(try container.decode([JSONValue].self)) }
     }
 
-    /// Any object key.
     private struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }

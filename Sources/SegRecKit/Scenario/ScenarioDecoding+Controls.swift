@@ -23,38 +23,18 @@ extension ScenarioReader {
         if let v = top["initialDeviceOrientation"] {
             scenario.initialDeviceOrientation = try orientation(v, at: "initialDeviceOrientation")
         }
-        if let v = top["centerStageEnabled"] {
-            guard case .bool(let flag) = v else {
-                throw error("centerStageEnabled", "expected true or false, got \(v.rendered)", "true or false")
-            }
-            scenario.centerStageEnabled = flag
-        }
+        if let v = top["centerStageEnabled"] { scenario.centerStageEnabled = try bool(v, at: "centerStageEnabled", allowed: "true or false") }
         if let v = top["centerStageControlMode"] {
-            let allowed = CenterStageControl.ControlMode.allowedValues
-            let text = try string(v, at: "centerStageControlMode", allowed: allowed)
-            guard let mode = CenterStageControl.ControlMode(rawValue: text) else {
-                throw error("centerStageControlMode", "\"\(Excerpt.of(text))\" is not a control mode", allowed)
-            }
-            scenario.centerStageControlMode = mode
+            scenario.centerStageControlMode = try named(v, at: "centerStageControlMode", "a control mode")
         }
     }
 
     func orientation(_ v: JSONValue, at path: String) throws(ScenarioError) -> DeviceOrientation {
-        let allowed = DeviceOrientation.allowedValues
-        let text = try string(v, at: path, allowed: allowed)
-        guard let orientation = DeviceOrientation(rawValue: text) else {
-            throw error(path, "\"\(Excerpt.of(text))\" is not a device orientation", allowed)
-        }
-        return orientation
+        try named(v, at: path, "a device orientation")
     }
 
     func stabilizationMode(_ v: JSONValue, at path: String) throws(ScenarioError) -> VideoStabilizationMode {
-        let allowed = VideoStabilizationMode.allowedValues
-        let text = try string(v, at: path, allowed: allowed)
-        guard let mode = VideoStabilizationMode(rawValue: text) else {
-            throw error(path, "\"\(Excerpt.of(text))\" is not a video stabilization mode", allowed)
-        }
-        return mode
+        try named(v, at: path, "a video stabilization mode")
     }
 
     /// `enabledFramings`: an array of framing names, each one of `wide3x4, narrow3x4,
@@ -76,10 +56,8 @@ extension ScenarioReader {
     /// One of ``Scenario/controlActionKeys``' values.
     func controlAction(_ key: String, _ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Action {
         switch key {
-        case "deviceOrientation":
-            return .deviceOrientation(try orientation(value, at: path))
-        case "apply":
-            return .apply(try ratio(value, at: path))
+        case "deviceOrientation": return .deviceOrientation(try orientation(value, at: path))
+        case "apply": return .apply(try ratio(value, at: path))
         case "activeFormat":
             switch value {
             case .integer(let n): return .activeFormat("\(n)")
@@ -87,16 +65,8 @@ extension ScenarioReader {
             default: throw error(path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
                                  "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
             }
-        case "smartFraming":
-            let allowed = SmartFramingMonitor.Action.allCases.map(\.rawValue).joined(separator: ", ")
-            let text = try string(value, at: path, allowed: allowed)
-            guard let action = SmartFramingMonitor.Action(rawValue: text) else {
-                throw error(path, "\"\(Excerpt.of(text))\" is not a smart framing action", allowed)
-            }
-            return .smartFraming(action)
-        default:
-            guard case .bool(let flag) = value else { throw error(path, "expected true or false, got \(value.rendered)", "true or false") }
-            return .centerStageEnabled(flag)
+        case "smartFraming": return .smartFraming(try named(value, at: path, "a smart framing action"))
+        default: return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))
         }
     }
 }

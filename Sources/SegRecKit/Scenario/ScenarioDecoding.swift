@@ -95,22 +95,10 @@ struct ScenarioReader {
             for (i, item) in items.enumerated() { cameras.append(try camera(item, at: "cameras[\(i)]")) }
             scenario.cameras = cameras
         }
-        if let v = top["frontCamera"] {
-            let text = try string(v, at: "frontCamera", allowed: FrontCameraStrategy.allowedValues)
-            guard let strategy = FrontCameraStrategy(rawValue: text) else {
-                throw error("frontCamera", "\"\(Excerpt.of(text))\" is not a switching strategy", FrontCameraStrategy.allowedValues)
-            }
-            scenario.frontCamera = strategy
-        }
+        if let v = top["frontCamera"] { scenario.frontCamera = try named(v, at: "frontCamera", "a switching strategy") }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
         try readControls(top, into: &scenario)
-        if let v = top["initialPosture"] {
-            let text = try string(v, at: "initialPosture", allowed: DevicePosture.allowedValues)
-            guard let posture = DevicePosture(rawValue: text) else {
-                throw error("initialPosture", "\"\(Excerpt.of(text))\" is not a posture", DevicePosture.allowedValues)
-            }
-            scenario.initialPosture = posture
-        }
+        if let v = top["initialPosture"] { scenario.initialPosture = try named(v, at: "initialPosture", "a posture") }
         // With cameras, the device-wide settings sit at the top level.
         if let v = top["initialAspectRatio"] { scenario.device.initialAspectRatio = try ratio(v, at: "initialAspectRatio") }
         if let v = top["changeLatencyFrames"] {
@@ -177,11 +165,7 @@ struct ScenarioReader {
                                                        allowed: ScenarioLimits.completionDelayAllowed)
         }
         if let v = fields["smartFraming"] {
-            guard case .bool(let flag) = v else {
-                throw error("\(path).smartFraming", "expected true or false, got \(v.rendered)",
-                            "true (4032 format only) or false")
-            }
-            device.smartFraming = flag
+            device.smartFraming = try bool(v, at: "\(path).smartFraming", allowed: "true (4032 format only) or false")
         }
         return device
     }
@@ -222,12 +206,7 @@ struct ScenarioReader {
         let action: Scenario.Action
         switch key {
         case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
-        case "posture":
-            let text = try string(actionValue, at: "\(path).\(key)", allowed: DevicePosture.allowedValues)
-            guard let posture = DevicePosture(rawValue: text) else {
-                throw error("\(path).\(key)", "\"\(Excerpt.of(text))\" is not a posture", DevicePosture.allowedValues)
-            }
-            action = .posture(posture)
+        case "posture": action = .posture(try named(actionValue, at: "\(path).\(key)", "a posture"))
         case "videoZoomFactor":
             action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
         case let key where Scenario.controlActionKeys.contains(key):
@@ -318,9 +297,7 @@ struct ScenarioReader {
     }
 
     func integer(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> Int64 {
-        guard case .integer(let n) = value else {
-            throw error(path, "expected an integer, got \(value.rendered)", allowed)
-        }
+        guard case .integer(let n) = value else { throw error(path, "expected an integer, got \(value.rendered)", allowed) }
         return n
     }
 
@@ -330,11 +307,20 @@ struct ScenarioReader {
     }
 
     func ratio(_ value: JSONValue, at path: String) throws(ScenarioError) -> DynamicAspectRatio {
-        let allowed = DynamicAspectRatio.allowedValues
+        try named(value, at: path, "a dynamic aspect ratio")
+    }
+
+    /// A string naming one of `T`'s cases; `kind` ("a posture") names what it is not otherwise.
+    func named<T: CaseIterable & RawRepresentable<String>>(_ value: JSONValue, at path: String,
+                                                          _ kind: String) throws(ScenarioError) -> T {
+        let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
         let text = try string(value, at: path, allowed: allowed)
-        guard let ratio = DynamicAspectRatio(rawValue: text) else {
-            throw error(path, "\"\(Excerpt.of(text))\" is not a dynamic aspect ratio", allowed)
-        }
-        return ratio
+        guard let named = T(rawValue: text) else { throw error(path, "\"\(Excerpt.of(text))\" is not \(kind)", allowed) }
+        return named
+    }
+
+    func bool(_ value: JSONValue, at path: String, allowed: String) throws(ScenarioError) -> Bool {
+        guard case .bool(let flag) = value else { throw error(path, "expected true or false, got \(value.rendered)", allowed) }
+        return flag
     }
 }

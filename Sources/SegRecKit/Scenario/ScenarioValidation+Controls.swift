@@ -1,10 +1,4 @@
 extension Scenario {
-    /// Whether Center Stage is enabled at start or by some event (people counts then drive
-    /// its zoom).
-    var centerStageMayBeEnabled: Bool {
-        centerStageEnabled || events.contains { $0.action == .centerStageEnabled(true) }
-    }
-
     /// `device.preferredVideoStabilizationMode` and `device.enabledFramings` of a one-camera scenario.
     /// - Throws: ``ScenarioError`` naming the key and the supported values.
     func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
@@ -79,10 +73,8 @@ extension Scenario {
                 throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
                                     allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
-        case .centerStageEnabled(let enabled):
-            try checkCenterStageToggle(enabled, key: key, file: file)
-        default:
-            break
+        case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)
+        default: break
         }
     }
 

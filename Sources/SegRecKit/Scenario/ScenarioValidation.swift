@@ -53,7 +53,6 @@ extension Scenario {
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
             ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
         }
-        // The one front camera's format, nil with cameras.
         let format = cameras == nil ? try validateFrontCamera(file: file) : nil
         if cameras != nil { try validateCameraList(file: file) }
         let prefix = cameras == nil ? "device." : ""
@@ -185,8 +184,7 @@ extension Scenario {
             }
             try Self.checkRate(virtual.fps, format: format, at: "virtual.fps", file: file)
             try Self.checkClock(virtual.clock, at: "virtual.clock", file: file)
-        case (.individual, .none):
-            break
+        case (.individual, .none): break
         }
     }
 

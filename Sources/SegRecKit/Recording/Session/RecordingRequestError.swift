@@ -24,8 +24,7 @@ public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConve
     /// One line saying what is wrong and what is allowed.
     public var description: String {
         switch self {
-        case .cameraClipsNeedCameras:
-            return "cameraClips: a clip per camera applies to a scenario with cameras"
+        case .cameraClipsNeedCameras: return "cameraClips: a clip per camera applies to a scenario with cameras"
         case .mirrorNeedsCameraModel(let mirror):
             return "mirror \(mirror.rawValue): applies to the camera model (synthetic, or footage with a scenario), not to footage passed through"
         case .splitOnRotationNeedsSegmentMode:
@@ -34,14 +33,11 @@ public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConve
             return "splitOnRotation: applies to the camera model (synthetic, or footage with a scenario), not to footage passed through"
         case .unknownCamera(let id, let scenario, let allowed):
             return "cameraClips: \(scenario) has no camera '\(Excerpt.of(id))'; allowed: \(allowed.joined(separator: ", "))"
-        case .cameraGivenTwice(let id):
-            return "cameraClips: camera '\(Excerpt.of(id))' is given twice; give each camera id once"
+        case .cameraGivenTwice(let id): return "cameraClips: camera '\(Excerpt.of(id))' is given twice; give each camera id once"
         case .standardInputFeedsSeveralCameras(let ids):
             return "standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it"
-        case .statisticsFolderMissing(let path, let folder):
-            return "\(path): statisticsURL: folder \(folder) does not exist"
-        case .stoppedBeforeStart:
-            return "a stop was requested before the recording started; nothing was written"
+        case .statisticsFolderMissing(let path, let folder): return "\(path): statisticsURL: folder \(folder) does not exist"
+        case .stoppedBeforeStart: return "a stop was requested before the recording started; nothing was written"
         }
     }
 }

@@ -89,13 +89,8 @@ extension RecordingSession {
             notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
         }
         let stamp = request.stampFrameIndex || sources.contains { $0.stampsFrameIndex }
-        let session: CaptureSession
-        do {
-            session = try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp,
-                                         mirrorMode: mirror, pixelBufferPool: pool)
-        } catch {
-            throw ScenarioError(file: file, key: error.scenarioKey, problem: "\(error)",
-                                allowed: "values the camera model can represent (see DESIGN.md, \"Cameras\")")
+        let session = try scenarioSession(scenario, file: file, section: "Cameras") {
+            try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp, mirrorMode: mirror, pixelBufferPool: pool)
         }
         let settings = try encoderSettings(request, frameRate: session.device.frameRate)
         return BuiltSource(source: session, settings: settings,
@@ -115,11 +110,12 @@ extension RecordingSession {
 
     /// Builds the scenario's capture session; a value the scenario check let through but
     /// the camera model rejects (an overflow deep in the clock arithmetic) is reported as a
-    /// scenario error naming `file` rather than as a bare capture error.
-    static func scenarioSession(_ scenario: Scenario, file: String?, _ make: () throws -> CaptureSession) throws -> CaptureSession {
+    /// scenario error naming `file` (and DESIGN.md's `section`) rather than as a bare capture error.
+    static func scenarioSession(_ scenario: Scenario, file: String?, section: String = "Scenario files",
+                                _ make: () throws -> CaptureSession) throws -> CaptureSession {
         do { return try make() } catch let error as CaptureError {
             throw ScenarioError(file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
-                                allowed: "values the camera model can represent (see DESIGN.md, \"Scenario files\")")
+                                allowed: "values the camera model can represent (see DESIGN.md, \"\(section)\")")
         }
     }
 

@@ -77,9 +77,7 @@ public final class RecordingSession {
         }
         // Real time never waits for the encoder: a frame that finds the writer queue full is dropped late.
         configuration.dropsFramesWhenBehind = request.realtime
-        if request.statisticsURL != nil {
-            configuration.statistics = RecordingStatistics(expectedFrames: built.expectedFrames)
-        }
+        if request.statisticsURL != nil { configuration.statistics = RecordingStatistics(expectedFrames: built.expectedFrames) }
         self.output = output
         self.configuration = configuration
         self.source = request.realtime ? RealtimePacer(wrapping: built.source) : built.source
