@@ -17,9 +17,8 @@ guard arguments.count == 1, let outputPath = arguments.first else {
     exit(64)
 }
 let outputFolder = URL(fileURLWithPath: outputPath)
-let sampleStreams = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("SampleStreams")
+let sampleStreams = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+    "SampleStreams")
 
 /// A scenario recorded by the library's session: what `segrec record --scenario` does.
 func recordScenario(into folder: URL) async throws -> RecordingManifest {
@@ -64,8 +63,10 @@ func recordPushedFrames(into folder: URL) async throws -> RecordingManifest {
 }
 
 do {
-    for (name, manifest) in [("scenario", try await recordScenario(into: outputFolder.appendingPathComponent("scenario"))),
-                             ("push", try await recordPushedFrames(into: outputFolder.appendingPathComponent("push")))] {
+    for (name, manifest) in [
+        ("scenario", try await recordScenario(into: outputFolder.appendingPathComponent("scenario"))),
+        ("push", try await recordPushedFrames(into: outputFolder.appendingPathComponent("push")))
+    ] {
         let sizes = manifest.segments.map { "\($0.width)x\($0.height) (\($0.frameCount))" }.joined(separator: ", ")
         print("\(name): \(manifest.segments.count) segments: \(sizes)")
     }

@@ -41,8 +41,9 @@ public enum SegRecCommand {
         } catch {
             var mapped = ErrorMapping.commandLineError(error)
             // A signal made a read before the recording give up: say so, not the read's error.
-            if !(error is RecordingFailure), let signal = SignalHandling.stopSignal,
-               let code = ExitCode(rawValue: SignalHandling.exitCode(for: signal)), mapped.exitCode != code {
+            if !(error is RecordingFailure), let signal = SignalHandling.stopSignal, let code = ExitCode(rawValue: SignalHandling.exitCode(for: signal)),
+                mapped.exitCode != code
+            {
                 mapped = CommandLineError("interrupted by \(SignalHandling.name(of: signal)) before the recording started (\(mapped.message))", exitCode: code)
             }
             Terminal.printError(mapped.message)
@@ -65,8 +66,7 @@ public enum SegRecCommand {
         case "report": try ReportCommand.run(rest)
         case "--help", "-h", "help": print(overview)
         case "--version": print("segrec \(version)")
-        default:
-            throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, recover, formats, export, report", exitCode: .usage)
+        default: throw CommandLineError("unknown subcommand '\(subcommand)'; allowed: record, verify, recover, formats, export, report", exitCode: .usage)
         }
     }
 }

@@ -10,10 +10,7 @@ public enum AllocatorTuning {
     /// switches (measured 276 → 309 MiB from 10 s to 30 s of switching every second at
     /// 1920/60 fps; flat at ~160 MiB with the threshold fixed). Call once at startup.
     /// - Returns: true when glibc accepted the setting.
-    @discardableResult
-    public static func fixMmapThreshold(bytes: Int32 = 128 * 1024) -> Bool {
-        segrec_fix_mmap_threshold(bytes) == 1
-    }
+    @discardableResult public static func fixMmapThreshold(bytes: Int32 = 128 * 1024) -> Bool { segrec_fix_mmap_threshold(bytes) == 1 }
 
     /// For reading a file (`record --source FILE` passed through): serves blocks up to
     /// 32 MiB from the heap (`M_MMAP_THRESHOLD`) and keeps up to 256 MiB of freed memory
@@ -29,8 +26,7 @@ public enum AllocatorTuning {
     /// rarely (the synthetic source, which switches every second in the benchmark, keeps
     /// ``fixMmapThreshold(bytes:)``'s setting). Call before the first packet is read.
     /// - Returns: true when glibc accepted both settings.
-    @discardableResult
-    public static func keepLargeBlocksForReuse() -> Bool {
+    @discardableResult public static func keepLargeBlocksForReuse() -> Bool {
         segrec_fix_mmap_threshold(32 << 20) == 1 && segrec_set_trim_threshold(256 << 20) == 1
     }
 }

@@ -11,9 +11,7 @@ final class BitstreamFilter {
     /// - Throws: ``FFmpegError`` (`AVERROR_BSF_NOT_FOUND`-like EINVAL when FFmpeg has no
     ///   filter of that name, or what `av_bsf_init` returns).
     init(name: String, parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational) throws(FFmpegError) {
-        guard let filter = av_bsf_get_by_name(name) else {
-            throw FFmpegError(call: "av_bsf_get_by_name", code: segrec_averror_einval(), context: name)
-        }
+        guard let filter = av_bsf_get_by_name(name) else { throw FFmpegError(call: "av_bsf_get_by_name", code: segrec_averror_einval(), context: name) }
         var context: UnsafeMutablePointer<AVBSFContext>?
         try check(av_bsf_alloc(filter, &context), "av_bsf_alloc", context: name)
         guard let context else { throw FFmpegError(call: "av_bsf_alloc", code: segrec_averror_enomem(), context: name) }
@@ -27,9 +25,7 @@ final class BitstreamFilter {
     var outputParameters: UnsafeMutablePointer<AVCodecParameters> { pointer.pointee.par_out }
 
     /// `av_bsf_send_packet`; `nil` signals the end of the stream. Takes the packet's data.
-    func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(FFmpegError) {
-        try check(av_bsf_send_packet(pointer, packet), "av_bsf_send_packet")
-    }
+    func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(FFmpegError) { try check(av_bsf_send_packet(pointer, packet), "av_bsf_send_packet") }
 
     /// `av_bsf_receive_packet`: true when `packet` was filled, false when the filter needs
     /// more input (EAGAIN) or is drained (EOF).

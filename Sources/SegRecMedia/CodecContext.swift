@@ -10,9 +10,7 @@ final class CodecContext {
 
     /// `avcodec_alloc_context3(codec)`. - Throws: ``FFmpegError`` (ENOMEM) when allocation fails.
     init(codec: UnsafePointer<AVCodec>) throws(FFmpegError) {
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(call: "avcodec_alloc_context3", code: segrec_averror_enomem())
-        }
+        guard let context = avcodec_alloc_context3(codec) else { throw FFmpegError(call: "avcodec_alloc_context3", code: segrec_averror_enomem()) }
         self.pointer = context
         self.codec = codec
     }

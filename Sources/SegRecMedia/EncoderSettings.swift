@@ -1,4 +1,5 @@
 import SegRecTime
+
 /// The video codec of a segment, and the libavcodec encoder that produces it.
 public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     /// H.264 / AVC, encoded by `libx264`, tagged `avc1`.
@@ -30,9 +31,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Whether the encoder takes pictures of `dimensions` (both at least
     /// ``minimumDimensions``).
-    public func accepts(_ dimensions: VideoDimensions) -> Bool {
-        dimensions.width >= minimumDimensions.width && dimensions.height >= minimumDimensions.height
-    }
+    public func accepts(_ dimensions: VideoDimensions) -> Bool { dimensions.width >= minimumDimensions.width && dimensions.height >= minimumDimensions.height }
 
     /// A display name for messages: `H.264 (libx264)`, `HEVC (libx265)`.
     public var displayName: String {
@@ -86,17 +85,17 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     public var fieldOrder: VideoFieldOrder?
 
     /// The presets both x264 and x265 know, fastest first.
-    public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast",
-                                        "medium", "slow", "slower", "veryslow", "placebo"]
+    public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     /// The allowed CRF range.
     public static let allowedCRF = 0...51
     /// Upper bound accepted for ``threads`` (x264's own limit is 128).
     public static let maximumThreads = 128
 
     /// Settings with the documented defaults for anything not given.
-    public init(codec: VideoCodec = .h264, preset: String = "veryfast", crf: Int = 23,
-                keyframeInterval: Int = 60, threads: Int = 0,
-                frameRate: FrameRate = EncoderSettings.defaultFrameRate) {
+    public init(
+        codec: VideoCodec = .h264, preset: String = "veryfast", crf: Int = 23, keyframeInterval: Int = 60, threads: Int = 0,
+        frameRate: FrameRate = EncoderSettings.defaultFrameRate
+    ) {
         self.codec = codec
         self.preset = preset
         self.crf = crf
@@ -113,20 +112,16 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     ///   field (`preset`, `crf`, `keyframeInterval`, `threads`, `frameRate`), its value and
     ///   what is allowed.
     public func validate() throws(EncoderSettingsError) {
-        guard Self.allowedPresets.contains(preset) else {
-            throw .invalid(field: "preset", value: preset, allowed: Self.allowedPresets.joined(separator: ", "))
-        }
+        guard Self.allowedPresets.contains(preset) else { throw .invalid(field: "preset", value: preset, allowed: Self.allowedPresets.joined(separator: ", ")) }
         guard Self.allowedCRF.contains(crf) else { throw .invalid(field: "crf", value: "\(crf)", allowed: "0...51") }
         guard keyframeInterval >= 1, keyframeInterval <= Int(Int32.max) else {
             throw .invalid(field: "keyframeInterval", value: "\(keyframeInterval)", allowed: "an integer ≥ 1 (frames)")
         }
         guard (0...Self.maximumThreads).contains(threads) else {
-            throw .invalid(field: "threads", value: "\(threads)",
-                           allowed: "0 (automatic) ... \(Self.maximumThreads)")
+            throw .invalid(field: "threads", value: "\(threads)", allowed: "0 (automatic) ... \(Self.maximumThreads)")
         }
         guard Int32(exactly: frameRate.numerator) != nil, Int32(exactly: frameRate.denominator) != nil else {
-            throw .invalid(field: "frameRate", value: frameRate.description,
-                           allowed: "a rate whose reduced numerator and denominator fit in 32 bits")
+            throw .invalid(field: "frameRate", value: frameRate.description, allowed: "a rate whose reduced numerator and denominator fit in 32 bits")
         }
     }
 }
@@ -138,7 +133,9 @@ public enum EncoderSettingsError: Error, Equatable, Sendable, CustomStringConver
 
     /// The name of the bad field.
     public var field: String {
-        switch self { case .invalid(let field, _, _): field }
+        switch self {
+        case .invalid(let field, _, _): field
+        }
     }
 
     /// `invalid encoder setting crf = 99: allowed 0...51`.

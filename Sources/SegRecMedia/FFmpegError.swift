@@ -43,9 +43,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     /// without the context prefix FFmpeg puts before each line, cut to 200 characters.
     static func sentence(_ line: String) -> String {
         var text = Substring(line)
-        while text.first == "[", let close = text.firstIndex(of: "]") {
-            text = text[text.index(after: close)...].drop { $0 == " " }
-        }
+        while text.first == "[", let close = text.firstIndex(of: "]") { text = text[text.index(after: close)...].drop { $0 == " " } }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return Excerpt.of(trimmed, limit: 200)
     }
@@ -77,8 +75,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 
 /// Returns `code` when it is ≥ 0; otherwise throws ``FFmpegError`` naming `call`.
 /// The standard way every FFmpeg return value is checked in the media layer.
-@discardableResult
-func check(_ code: Int32, _ call: String, context: String? = nil) throws(FFmpegError) -> Int32 {
+@discardableResult func check(_ code: Int32, _ call: String, context: String? = nil) throws(FFmpegError) -> Int32 {
     guard code >= 0 else { throw FFmpegError(call: call, code: code, context: context) }
     return code
 }

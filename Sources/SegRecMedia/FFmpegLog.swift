@@ -46,9 +46,7 @@ public enum FFmpegLog {
     /// Installs segrec's callback with `mode`. Thread-safe; the last call wins.
     public static func configure(_ mode: Mode) {
         _ = installed
-        state.withLock { state in
-            if case .verbose(let sink) = mode { state.sink = sink } else { state.sink = nil }
-        }
+        state.withLock { state in if case .verbose(let sink) = mode { state.sink = sink } else { state.sink = nil } }
         if case .verbose = mode { av_log_set_level(segrec_av_log_info()) } else { av_log_set_level(segrec_av_log_error()) }
     }
 
@@ -64,8 +62,7 @@ public enum FFmpegLog {
     static func takeRecentError() -> String? {
         let thread = UInt(truncatingIfNeeded: pthread_self())
         return state.withLock { state in
-            guard let entry = state.recentErrors.removeValue(forKey: thread),
-                  ContinuousClock.now - entry.at < .seconds(1) else { return nil }
+            guard let entry = state.recentErrors.removeValue(forKey: thread), ContinuousClock.now - entry.at < .seconds(1) else { return nil }
             return entry.line
         }
     }
@@ -105,8 +102,7 @@ public enum FFmpegLog {
 
 /// Called by the C callback `segrec_av_log_callback` (Sources/CFFmpeg/shim.h) for every
 /// FFmpeg log line at or below the current `av_log` level.
-@_cdecl("segrec_ffmpeg_log_line")
-func segrecFFmpegLogLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+@_cdecl("segrec_ffmpeg_log_line") func segrecFFmpegLogLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line else { return }
     FFmpegLog.receive(level: level, line: String(cString: line))
 }

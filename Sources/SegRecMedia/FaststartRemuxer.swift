@@ -1,6 +1,7 @@
 import CFFmpeg
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Copies the video stream of an MP4 (fragmented or not) into a new ordinary MP4 whose
@@ -52,12 +53,14 @@ enum FaststartRemuxer {
         while true {
             let read = av_read_frame(input.pointer, p)
             if read == segrec_averror_eof() { break }
-            if read < 0 { readError = FFmpegError(call: "av_read_frame", code: read, context: path); break }
+            if read < 0 {
+                readError = FFmpegError(call: "av_read_frame", code: read, context: path)
+                break
+            }
             defer { av_packet_unref(p) }
             guard p.pointee.stream_index == stream.pointee.index else { continue }
             guard p.pointee.pts != segrec_av_nopts_value(), p.pointee.dts != segrec_av_nopts_value() else {
-                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
-                                  context: "\(path): packet \(packets.count) has no timestamp")
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(packets.count) has no timestamp")
             }
             var complete = (p.pointee.flags & AV_PKT_FLAG_CORRUPT) == 0
             // The index entry of this sample (same file position) says how long it should be.
@@ -69,8 +72,7 @@ enum FaststartRemuxer {
             // confirms its size.
             if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed { complete = false }
             sampleIndex += 1
-            packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration,
-                                        isComplete: complete))
+            packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete))
         }
         return Scan(timeBase: stream.pointee.time_base, packets: packets, readError: readError)
     }
@@ -103,19 +105,16 @@ enum FaststartRemuxer {
     ///   holds fewer packets, or ``FFmpegError`` (`AVERROR_INVALIDDATA` when `count` is out
     ///   of range, two kept packets share a pts, or `end` is not after every kept pts). On a
     ///   throw, a file created at `output` is deleted.
-    static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String,
-                     sizeLimit: Int64? = nil) throws -> Int64 {
+    static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil) throws -> Int64 {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
-        guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented,
-              Set(presented).count == presented.count else {
-            throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
-                              context: "\(path): cannot copy \(count) packets ending at \(end) (duplicate or late pts)")
+        guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented, Set(presented).count == presented.count else {
+            throw FFmpegError(
+                call: "av_write_frame", code: segrec_averror_invaliddata(),
+                context: "\(path): cannot copy \(count) packets ending at \(end) (duplicate or late pts)")
         }
         var durations: [Int64: Int64] = [:]
-        for (i, pts) in presented.enumerated() {
-            durations[pts] = (i + 1 < presented.count ? presented[i + 1] : end) - pts
-        }
+        for (i, pts) in presented.enumerated() { durations[pts] = (i + 1 < presented.count ? presented[i + 1] : end) - pts }
         let reorderDepth = max(0, zip(presented, kept).map { $0 - $1.pts }.max() ?? 0)
 
         let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
@@ -124,14 +123,14 @@ enum FaststartRemuxer {
         guard let outStream = avformat_new_stream(format.pointer, nil) else {
             throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
         }
-        try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar),
-                  "avcodec_parameters_copy", context: output)
+        try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
         outStream.pointee.time_base = inStream.pointee.time_base
         try copySideData(from: inStream, to: outStream, context: output)
         if inStream.pointee.time_base.num == 1 {
             // mvhd/elst at the track's own timescale: the edit list stays exact.
-            try check(av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale",
-                                     Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int", context: "movie_timescale")
+            try check(
+                av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int",
+                context: "movie_timescale")
         }
         format.attach(try FileAVIOContext(creating: output, sizeLimit: sizeLimit))
         do {
@@ -146,8 +145,8 @@ enum FaststartRemuxer {
                 defer { av_packet_unref(p) }
                 guard p.pointee.stream_index == inStream.pointee.index else { continue }
                 guard p.pointee.pts == kept[written].pts else {
-                    throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
-                                      context: "\(path): packet \(written) changed between two reads")
+                    throw FFmpegError(
+                        call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(written) changed between two reads")
                 }
                 p.pointee.dts = presented[written] - reorderDepth
                 written += 1
@@ -192,8 +191,7 @@ enum FaststartRemuxer {
     }
 
     /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).
-    static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>,
-                             context: String) throws(FFmpegError) {
+    static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, context: String) throws(FFmpegError) {
         for i in 0..<Int(input.pointee.nb_side_data) {
             let entry = input.pointee.side_data[i]
             guard let data = av_stream_new_side_data(output, entry.type, entry.size) else {

@@ -1,6 +1,7 @@
 import CFFmpeg
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An `AVIOContext` over a file descriptor that segrec opened itself (see ``SafeFile``), so
@@ -40,9 +41,7 @@ final class FileAVIOContext {
     /// - Throws: what ``SafeFile/createExclusive(path:)`` throws, or ``FFmpegError`` (ENOMEM).
     convenience init(creating path: String, sizeLimit: Int64? = nil) throws {
         let fd = try SafeFile.createExclusive(path: path)
-        do {
-            try self.init(fd: fd, path: path, writable: true, sizeLimit: sizeLimit)
-        } catch {
+        do { try self.init(fd: fd, path: path, writable: true, sizeLimit: sizeLimit) } catch {
             Glibc.close(fd)
             SafeFile.remove(path: path)
             throw error
@@ -53,9 +52,7 @@ final class FileAVIOContext {
     /// - Throws: ``FFmpegError`` from `open` / `fstat` or ENOMEM.
     convenience init(reading path: String, sameFileAs other: Int32? = nil) throws(FFmpegError) {
         let fd = try SafeFile.openForReading(path: path, sameFileAs: other)
-        do {
-            try self.init(fd: fd, path: path, writable: false, sizeLimit: nil)
-        } catch {
+        do { try self.init(fd: fd, path: path, writable: false, sizeLimit: nil) } catch {
             Glibc.close(fd)
             throw error
         }
@@ -66,21 +63,14 @@ final class FileAVIOContext {
         self.path = path
         self.writable = writable
         self.sizeLimit = sizeLimit
-        guard let buffer = av_malloc(Int(Self.bufferSize)) else {
-            throw FFmpegError(call: "av_malloc", code: segrec_averror_enomem(), context: path)
-        }
+        guard let buffer = av_malloc(Int(Self.bufferSize)) else { throw FFmpegError(call: "av_malloc", code: segrec_averror_enomem(), context: path) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let context = avio_alloc_context(
             buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, writable ? 1 : 0, opaque,
-            writable ? nil : { opaque, data, size in
-                Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().read(into: data!, count: Int(size))
-            },
-            writable ? { opaque, data, size in
-                Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().write(from: data!, count: Int(size))
-            } : nil,
-            { opaque, offset, whence in
-                Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().seek(to: offset, whence: whence)
-            })
+            writable ? nil : { opaque, data, size in Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().read(into: data!, count: Int(size)) },
+            writable
+                ? { opaque, data, size in Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().write(from: data!, count: Int(size)) } : nil,
+            { opaque, offset, whence in Unmanaged<FileAVIOContext>.fromOpaque(opaque!).takeUnretainedValue().seek(to: offset, whence: whence) })
         guard let context else {
             av_free(buffer)
             throw FFmpegError(call: "avio_alloc_context", code: segrec_averror_enomem(), context: path)
@@ -92,16 +82,14 @@ final class FileAVIOContext {
 
     /// Flushes libavformat's buffer to the kernel (`avio_flush`) and returns the first
     /// failure so far, if any.
-    @discardableResult
-    func flush() -> SegmentWriterError? {
+    @discardableResult func flush() -> SegmentWriterError? {
         if let pointer, writable { avio_flush(pointer) }
         return failure
     }
 
     /// Flushes, frees the context and closes the descriptor (`close(2)`'s result is
     /// checked). Idempotent. Returns the first failure of the file's life, if any.
-    @discardableResult
-    func close() -> SegmentWriterError? {
+    @discardableResult func close() -> SegmentWriterError? {
         guard let context = pointer else { return failure }
         if writable { avio_flush(context) }
         av_freep(&context.pointee.buffer)
@@ -179,17 +167,13 @@ final class FileAVIOContext {
         format.pointee.io_open = { format, pb, url, flags, _ in
             guard let format, let pb, let url, let opaque = format.pointee.opaque else { return segrec_averror_einval() }
             let writer = Unmanaged<FileAVIOContext>.fromOpaque(opaque).takeUnretainedValue()
-            guard flags & AVIO_FLAG_WRITE == 0, String(cString: url) == writer.path else {
-                return segrec_averror_from_errno(EPERM)
-            }
+            guard flags & AVIO_FLAG_WRITE == 0, String(cString: url) == writer.path else { return segrec_averror_from_errno(EPERM) }
             do {
                 let reader = try FileAVIOContext(reading: writer.path, sameFileAs: writer.fd)
                 pb.pointee = reader.pointer
                 _ = Unmanaged.passRetained(reader)  // released by io_close2
                 return 0
-            } catch {
-                return (error as? FFmpegError)?.code ?? segrec_averror_from_errno(EIO)
-            }
+            } catch { return (error as? FFmpegError)?.code ?? segrec_averror_from_errno(EIO) }
         }
         format.pointee.io_close2 = { _, pb in
             guard let pb, let opaque = pb.pointee.opaque else { return 0 }

@@ -14,11 +14,8 @@ final class OutputFormatContext {
     /// (no file yet: see ``attach(_:)``).
     init(formatName: String, path: String) throws(FFmpegError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&context, nil, formatName, path),
-                  "avformat_alloc_output_context2", context: path)
-        guard let context else {
-            throw FFmpegError(call: "avformat_alloc_output_context2", code: segrec_averror_enomem(), context: path)
-        }
+        try check(avformat_alloc_output_context2(&context, nil, formatName, path), "avformat_alloc_output_context2", context: path)
+        guard let context else { throw FFmpegError(call: "avformat_alloc_output_context2", code: segrec_averror_enomem(), context: path) }
         self.pointer = context
         self.path = path
     }
@@ -68,9 +65,7 @@ final class InputFormatContext {
     /// which libavformat would otherwise take for a protocol.
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` when
     ///   the file is missing).
-    convenience init(path: String) throws(FFmpegError) {
-        try self.init(url: "file:" + path, formatName: nil, options: [:])
-    }
+    convenience init(path: String) throws(FFmpegError) { try self.init(url: "file:" + path, formatName: nil, options: [:]) }
 
     /// Opens `url` (`file:` + a path, or any URL libavformat takes), or `pipe` when given
     /// (read through its polling `AVIOContext`, `AVFMT_FLAG_CUSTOM_IO`; `url` then only
@@ -82,8 +77,7 @@ final class InputFormatContext {
     /// `shouldStop`, when given, becomes the context's `interrupt_callback`
     /// (`AVIOInterruptCB`): libavformat asks it while it waits for data and gives up with
     /// `AVERROR_EXIT` once it returns true.
-    init(url: String, formatName: String?, options: [String: String], pipe: InputPipe? = nil,
-         shouldStop: (@Sendable () -> Bool)? = nil) throws(FFmpegError) {
+    init(url: String, formatName: String?, options: [String: String], pipe: InputPipe? = nil, shouldStop: (@Sendable () -> Bool)? = nil) throws(FFmpegError) {
         var format: UnsafePointer<AVInputFormat>?
         if let formatName {
             guard let found = av_find_input_format(formatName) else {
@@ -93,18 +87,12 @@ final class InputFormatContext {
         }
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
-        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
-            try check(av_dict_set(&dictionary, key, value, 0), "av_dict_set", context: key)
-        }
-        guard let allocated = avformat_alloc_context() else {
-            throw FFmpegError(call: "avformat_alloc_context", code: segrec_averror_enomem(), context: url)
-        }
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) { try check(av_dict_set(&dictionary, key, value, 0), "av_dict_set", context: key) }
+        guard let allocated = avformat_alloc_context() else { throw FFmpegError(call: "avformat_alloc_context", code: segrec_averror_enomem(), context: url) }
         let interrupt = shouldStop.map(InterruptCheck.init)
         if let interrupt {
             allocated.pointee.interrupt_callback = AVIOInterruptCB(
-                callback: { opaque in
-                    Unmanaged<InterruptCheck>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() ? 1 : 0
-                },
+                callback: { opaque in Unmanaged<InterruptCheck>.fromOpaque(opaque!).takeUnretainedValue().shouldStop() ? 1 : 0 },
                 opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         }
         if let pipe {
@@ -119,8 +107,7 @@ final class InputFormatContext {
             let key = String(cString: unused.pointee.key)
             var closing: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&closing)
-            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_einval(),
-                              context: "\(url): option '\(key)' is not taken by this demuxer")
+            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_einval(), context: "\(url): option '\(key)' is not taken by this demuxer")
         }
         self.pointer = context
         self.file = nil
@@ -157,9 +144,7 @@ final class InputFormatContext {
     }
 
     /// The streams of the file, in file order.
-    var streams: [UnsafeMutablePointer<AVStream>] {
-        (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
-    }
+    var streams: [UnsafeMutablePointer<AVStream>] { (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] } }
 }
 
 /// The question an `AVIOInterruptCB` asks (its opaque pointer, unretained: the

@@ -63,9 +63,10 @@ package enum FragmentedRemuxer {
     ///     ticks in the first initialization section's time base. Input ticks are rescaled
     ///     once (`av_rescale_q`-like, half away from zero): exact when `den` is a multiple
     ///     of the input's.
-    package static func remux(input: String, initOutput: String, mediaOutput: String?,
-                      offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
-                      timeBase commonTimeBase: AVRational? = nil) throws -> Result {
+    package static func remux(
+        input: String, initOutput: String, mediaOutput: String?, offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
+        timeBase commonTimeBase: AVRational? = nil
+    ) throws -> Result {
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let inStream = try FaststartRemuxer.videoStream(of: source, path: input)
@@ -74,7 +75,8 @@ package enum FragmentedRemuxer {
         let rescale = Rescale(from: inputTimeBase, to: timeBase)
         let offsetTicks = try ticks(offset, in: timeBase, context: input)
         let endTicks = try ticks(end, in: timeBase, context: input)
-        let floorTicks = try decodeFloor.map { t throws(FFmpegError) in try ticks(t, in: timeBase, context: input, rounding: .roundTowardNegativeInfinity) } ?? -1
+        let floorTicks =
+            try decodeFloor.map { t throws(FFmpegError) in try ticks(t, in: timeBase, context: input, rounding: .roundTowardNegativeInfinity) } ?? -1
 
         let codecID = inStream.pointee.codecpar.pointee.codec_id
         let filter: BitstreamFilter?
@@ -95,8 +97,9 @@ package enum FragmentedRemuxer {
         guard let outStream = avformat_new_stream(format.pointer, nil) else {
             throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
         }
-        try check(avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
-                  "avcodec_parameters_copy", context: format.path)
+        try check(
+            avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
+            "avcodec_parameters_copy", context: format.path)
         outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
         outStream.pointee.time_base = timeBase
         try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
@@ -116,16 +119,17 @@ package enum FragmentedRemuxer {
                 format.attach(try FileAVIOContext(creating: mediaOutput))
                 created.append(mediaOutput)
             }
-            let (packets, lastDTS) = try copyPackets(from: source, stream: inStream, filter: filter, to: format,
-                                                     outStream: outStream, timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks),
-                                                     path: input)
+            let (packets, lastDTS) = try copyPackets(
+                from: source, stream: inStream, filter: filter, to: format, outStream: outStream,
+                timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks), path: input)
             try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             if let failure = format.file?.flush() { throw failure }
             let mediaBytes = (format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0) - (mediaOutput == nil ? initBytes : 0)
             try format.closeFile()
             let tagText = fourCC(outStream.pointee.codecpar.pointee.codec_tag)
-            return Result(packets: packets, initBytes: initBytes, mediaBytes: mediaBytes, codecTag: tagText,
-                          lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den))
+            return Result(
+                packets: packets, initBytes: initBytes, mediaBytes: mediaBytes, codecTag: tagText,
+                lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den))
         } catch {
             try? format.closeFile()
             for path in created { SafeFile.remove(path: path) }
@@ -135,9 +139,7 @@ package enum FragmentedRemuxer {
 
     /// How input timestamps become output ones: `rescale(ts) + offset` (output time base),
     /// the file's end on its own timeline, and the decode floor (exclusive), all in output ticks.
-    struct Timing {
-        let rescale: Rescale, offset: Int64, end: Int64, floor: Int64
-    }
+    struct Timing { let rescale: Rescale, offset: Int64, end: Int64, floor: Int64 }
 
     /// Input ticks to output ticks: `ts · num / den` rounded half away from zero (exact
     /// when `den` divides `ts · num`), the same value `av_rescale_q(ts, from, to)` gives.
@@ -186,11 +188,13 @@ package enum FragmentedRemuxer {
     /// Reads, filters and writes every packet of `stream`, holding one back so that each
     /// gets its decode duration (next dts − dts) and the last one lasts until `end`.
     /// Returns the packets written and the last dts.
-    private static func copyPackets(from source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>,
-                                    filter: BitstreamFilter?, to format: OutputFormatContext,
-                                    outStream: UnsafeMutablePointer<AVStream>, timing: Timing,
-                                    path: String) throws -> (Int, Int64) {
-        let read = try Packet(), filtered = try Packet(), held = try Packet()
+    private static func copyPackets(
+        from source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, to format: OutputFormatContext,
+        outStream: UnsafeMutablePointer<AVStream>, timing: Timing, path: String
+    ) throws -> (Int, Int64) {
+        let read = try Packet()
+        let filtered = try Packet()
+        let held = try Packet()
         var holding = false
         var written = 0
         var lastDTS = timing.floor
@@ -199,19 +203,22 @@ package enum FragmentedRemuxer {
             if let next {
                 // Output timing: refine, shift, then keep decode times increasing.
                 guard let pts = timing.rescale(next.pointee.pts), let dts = timing.rescale(next.pointee.dts) else {
-                    throw FFmpegError(call: "av_rescale_q", code: segrec_averror_einval(),
-                                      context: "\(path): packet \(written) overflows the output time base")
+                    throw FFmpegError(call: "av_rescale_q", code: segrec_averror_einval(), context: "\(path): packet \(written) overflows the output time base")
                 }
                 next.pointee.pts = pts + timing.offset
                 next.pointee.dts = dts + timing.offset
                 guard presented.insert(next.pointee.pts).inserted else {
-                    throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
-                                      context: "\(path): packet \(written + (holding ? 1 : 0)) has the same presentation time as an earlier one in the output time base")
+                    throw FFmpegError(
+                        call: "av_write_frame", code: segrec_averror_invaliddata(),
+                        context: "\(path): packet \(written + (holding ? 1 : 0)) has the same presentation time as an earlier one in the output time base")
                 }
                 let raised = max(next.pointee.dts, lastDTS + 1)
                 guard raised <= next.pointee.pts else {
-                    throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
-                                      context: "\(path): packet \(written + (holding ? 1 : 0)) cannot decode after the previous file's last frame (dts \(raised) > pts \(next.pointee.pts))")
+                    throw FFmpegError(
+                        call: "av_write_frame", code: segrec_averror_invaliddata(),
+                        context:
+                            "\(path): packet \(written + (holding ? 1 : 0)) cannot decode after the previous file's last frame (dts \(raised) > pts \(next.pointee.pts))"
+                    )
                 }
                 next.pointee.dts = raised
                 lastDTS = raised
@@ -222,8 +229,9 @@ package enum FragmentedRemuxer {
                     h.pointee.duration = next.pointee.dts - h.pointee.dts
                 } else {
                     guard timing.end + timing.offset > h.pointee.dts, timing.end + timing.offset > h.pointee.pts else {
-                        throw FFmpegError(call: "av_write_frame", code: segrec_averror_invaliddata(),
-                                          context: "\(path): segment end \(timing.end) is not after the last packet (pts \(h.pointee.pts - timing.offset))")
+                        throw FFmpegError(
+                            call: "av_write_frame", code: segrec_averror_invaliddata(),
+                            context: "\(path): segment end \(timing.end) is not after the last packet (pts \(h.pointee.pts - timing.offset))")
                     }
                     h.pointee.duration = timing.end + timing.offset - h.pointee.dts
                 }
@@ -248,8 +256,7 @@ package enum FragmentedRemuxer {
             defer { av_packet_unref(r) }
             guard r.pointee.stream_index == stream.pointee.index else { continue }
             guard r.pointee.pts != segrec_av_nopts_value(), r.pointee.dts != segrec_av_nopts_value() else {
-                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(),
-                                  context: "\(path): packet \(written) has no timestamp")
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(written) has no timestamp")
             }
             r.pointee.stream_index = outStream.pointee.index
             r.pointee.pos = -1
@@ -272,7 +279,8 @@ package enum FragmentedRemuxer {
     /// `1/(den·m)` with the smallest `m` reaching 90 kHz; `factor` = `num·m` turns input
     /// ticks into output ticks exactly.
     static func refined(_ timeBase: AVRational, context: String) throws(FFmpegError) -> (AVRational, Int64) {
-        let den = Int64(timeBase.den), num = Int64(timeBase.num)
+        let den = Int64(timeBase.den)
+        let num = Int64(timeBase.num)
         guard den > 0, num > 0 else {
             throw FFmpegError(call: "avformat_open_input", code: segrec_averror_invaliddata(), context: "\(context): time base \(num)/\(den)")
         }
@@ -288,29 +296,23 @@ package enum FragmentedRemuxer {
     private static func writeHeader(_ format: OutputFormatContext, timeBase: AVRational) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        try check(av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont", 0),
-                  "av_dict_set", context: "movflags")
+        try check(
+            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont", 0), "av_dict_set", context: "movflags")
         try check(av_dict_set(&options, "use_editlist", "0", 0), "av_dict_set", context: "use_editlist")
         try check(av_dict_set(&options, "avoid_negative_ts", "disabled", 0), "av_dict_set", context: "avoid_negative_ts")
-        if timeBase.num == 1 {
-            try check(av_dict_set(&options, "movie_timescale", "\(timeBase.den)", 0), "av_dict_set", context: "movie_timescale")
-        }
+        if timeBase.num == 1 { try check(av_dict_set(&options, "movie_timescale", "\(timeBase.den)", 0), "av_dict_set", context: "movie_timescale") }
         try FaststartRemuxer.checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
     }
 
     /// `time` in ticks of `timeBase`, rounded once (half away from zero by default).
-    private static func ticks(_ time: MediaTime, in timeBase: AVRational, context: String,
-                              rounding: RoundingMethod = .default) throws(FFmpegError) -> Int64 {
-        guard let value = ExactArithmetic.multiplyDivide(Int128(time.value), Int128(timeBase.den),
-                                                         Int128(time.timescale) * Int128(timeBase.num), rounding: rounding),
-              let ticks = Int64(exactly: value) else {
-            throw FFmpegError(call: "av_rescale", code: segrec_averror_einval(), context: "\(context): \(time) overflows the time base")
-        }
+    private static func ticks(_ time: MediaTime, in timeBase: AVRational, context: String, rounding: RoundingMethod = .default) throws(FFmpegError) -> Int64 {
+        guard
+            let value = ExactArithmetic.multiplyDivide(
+                Int128(time.value), Int128(timeBase.den), Int128(time.timescale) * Int128(timeBase.num), rounding: rounding), let ticks = Int64(exactly: value)
+        else { throw FFmpegError(call: "av_rescale", code: segrec_averror_einval(), context: "\(context): \(time) overflows the time base") }
         return ticks
     }
 
     /// `avc3` for a little-endian FourCC.
-    private static func fourCC(_ tag: UInt32) -> String {
-        String((0..<4).map { Character(Unicode.Scalar(UInt8((tag >> (8 * $0)) & 0xFF))) })
-    }
+    private static func fourCC(_ tag: UInt32) -> String { String((0..<4).map { Character(Unicode.Scalar(UInt8((tag >> (8 * $0)) & 0xFF))) }) }
 }

@@ -20,9 +20,7 @@ final class Frame {
     }
 
     /// `av_frame_make_writable`: copies the planes first if an encoder still references them.
-    func makeWritable() throws(FFmpegError) {
-        try check(av_frame_make_writable(pointer), "av_frame_make_writable")
-    }
+    func makeWritable() throws(FFmpegError) { try check(av_frame_make_writable(pointer), "av_frame_make_writable") }
 
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer

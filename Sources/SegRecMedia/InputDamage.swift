@@ -126,28 +126,25 @@ struct InputDamage {
     /// (not cut short), so `count` pictures were lost inside it without a word from the
     /// demuxer. Counted as lost in a run at packet `index`; returns the warning of a run
     /// this one ends.
-    mutating func declaredPicturesMissing(_ count: Int, declared: Int, delivered: Int, atPacket index: Int64,
-                                          bytesAfterLastPacket: Int64) -> String? {
+    mutating func declaredPicturesMissing(_ count: Int, declared: Int, delivered: Int, atPacket index: Int64, bytesAfterLastPacket: Int64) -> String? {
         guard count > 0 else { return nil }
         let ended = extend(at: index, seconds: nil)
         run!.undelivered += count
-        note("the container declares \(declared) frames and delivered \(delivered), though the file goes on \(bytesAfterLastPacket) bytes after its last packet (not cut short): the demuxer skipped damaged data without a word")
+        note(
+            "the container declares \(declared) frames and delivered \(delivered), though the file goes on \(bytesAfterLastPacket) bytes after its last packet (not cut short): the demuxer skipped damaged data without a word"
+        )
         return ended
     }
 
     /// A picture of the open run that came out behind a later one (its time is below the
     /// highest seen): it fills a slot a gap counted as missing.
-    mutating func pictureCameLate() {
-        if run != nil { run!.late += 1 }
-    }
+    mutating func pictureCameLate() { if run != nil { run!.late += 1 } }
 
     /// Whether a run of damage is open (damage met within the last ``runGap`` packets).
     var isRunOpen: Bool { run != nil }
 
     /// A picture of the open run retimed to libavcodec's best-effort timestamp.
-    mutating func pictureRetimed() {
-        if run != nil { run!.retimed += 1 }
-    }
+    mutating func pictureRetimed() { if run != nil { run!.retimed += 1 } }
 
     /// Packet `index` was demuxed without damage: returns the warning of a run that ended
     /// ``runGap`` packets ago.
@@ -162,23 +159,18 @@ struct InputDamage {
     private mutating func extend(at index: Int64, seconds: Double?) -> String? {
         var ended: String?
         if let open = run, index - open.lastPacket > Self.runGap { ended = closeRun() }
-        if run == nil {
-            run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds, gapsAreLosses: !indexesEveryPicture)
-        }
+        if run == nil { run = Run(firstPacket: index, lastPacket: index, firstSeconds: seconds, gapsAreLosses: !indexesEveryPicture) }
         run!.lastPacket = max(run!.lastPacket, index)
         return ended
     }
 
-    private mutating func note(_ cause: String) {
-        if let open = run, !open.causes.contains(cause), open.causes.count < 3 { run!.causes.append(cause) }
-    }
+    private mutating func note(_ cause: String) { if let open = run, !open.causes.contains(cause), open.causes.count < 3 { run!.causes.append(cause) } }
 
     private mutating func closeRun() -> String? {
         guard let open = run else { return nil }
         run = nil
         lostInClosedRuns += open.lost
-        let packets = open.firstPacket == open.lastPacket ? "packet \(open.firstPacket)"
-            : "packets \(open.firstPacket)-\(open.lastPacket)"
+        let packets = open.firstPacket == open.lastPacket ? "packet \(open.firstPacket)" : "packets \(open.firstPacket)-\(open.lastPacket)"
         let time = open.firstSeconds.map { String(format: " (input time %.3f s)", $0) } ?? ""
         func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
         var parts = [count(open.corrupt, "corrupt packet")]
@@ -190,9 +182,7 @@ struct InputDamage {
         }
         if open.undelivered > 0 { parts.append(count(open.undelivered, "declared picture") + " never delivered") }
         if open.skips > 1 { parts.append("\(open.skips) reads that reported unreadable data") }
-        if open.retimed > 0 {
-            parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp")
-        }
+        if open.retimed > 0 { parts.append(count(open.retimed, "picture") + " out of order given libavcodec's best-effort timestamp") }
         let causes = open.causes.isEmpty ? "" : "; " + open.causes.joined(separator: "; ")
         return "input damaged at \(packets)\(time): \(parts.joined(separator: ", ")); recording went on\(causes)"
     }

@@ -1,6 +1,7 @@
 import CFFmpeg
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A read-only `AVIOContext` over a descriptor that can block without end (standard input,
@@ -56,29 +57,24 @@ final class InputPipe {
     convenience init(opening path: String, stoppingWhen shouldStop: @escaping @Sendable () -> Bool) throws(FFmpegError) {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw FFmpegError(call: "open", code: segrec_averror_from_errno(errno), context: path) }
-        do {
-            try self.init(fd: fd, path: path, ownsDescriptor: true, shouldStop: shouldStop)
-        } catch {
+        do { try self.init(fd: fd, path: path, ownsDescriptor: true, shouldStop: shouldStop) } catch {
             close(fd)
             throw error
         }
     }
 
-    private init(fd: Int32, path: String, ownsDescriptor: Bool,
-                 shouldStop: @escaping @Sendable () -> Bool) throws(FFmpegError) {
+    private init(fd: Int32, path: String, ownsDescriptor: Bool, shouldStop: @escaping @Sendable () -> Bool) throws(FFmpegError) {
         self.fd = fd
         self.path = path
         self.ownsDescriptor = ownsDescriptor
         self.shouldStop = shouldStop
-        guard let buffer = av_malloc(Int(Self.bufferSize)) else {
-            throw FFmpegError(call: "av_malloc", code: segrec_averror_enomem(), context: path)
-        }
+        guard let buffer = av_malloc(Int(Self.bufferSize)) else { throw FFmpegError(call: "av_malloc", code: segrec_averror_enomem(), context: path) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
-        guard let context = avio_alloc_context(
-            buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 0, opaque,
-            { opaque, data, size in
-                Unmanaged<InputPipe>.fromOpaque(opaque!).takeUnretainedValue().read(into: data!, count: Int(size))
-            }, nil, nil) else {
+        guard
+            let context = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 0, opaque,
+                { opaque, data, size in Unmanaged<InputPipe>.fromOpaque(opaque!).takeUnretainedValue().read(into: data!, count: Int(size)) }, nil, nil)
+        else {
             av_free(buffer)
             throw FFmpegError(call: "avio_alloc_context", code: segrec_averror_enomem(), context: path)
         }

@@ -41,18 +41,12 @@ public final class MediaFileReader {
         let end = duration.flatMap { d in start.map { $0 + d } }
         let packets = demuxed.indices.map { i in
             let next = i + 1 < demuxed.count ? demuxed[i + 1].pts : (end ?? demuxed[i].pts + demuxed[i].duration)
-            return PacketInfo(pts: demuxed[i].pts, dts: demuxed[i].dts, duration: next - demuxed[i].pts,
-                              isKeyframe: demuxed[i].isKeyframe)
+            return PacketInfo(pts: demuxed[i].pts, dts: demuxed[i].dts, duration: next - demuxed[i].pts, isKeyframe: demuxed[i].isKeyframe)
         }
         return StreamInfo(
-            codecName: String(cString: avcodec_get_name(parameters.codec_id)),
-            codecTag: Self.fourCC(parameters.codec_tag),
-            width: Int(parameters.width), height: Int(parameters.height),
-            timeBase: (stream.pointee.time_base.num, stream.pointee.time_base.den),
-            frameCount: packets.count,
-            duration: duration,
-            rotationDegrees: Self.rotation(of: stream),
-            packets: packets)
+            codecName: String(cString: avcodec_get_name(parameters.codec_id)), codecTag: Self.fourCC(parameters.codec_tag), width: Int(parameters.width),
+            height: Int(parameters.height), timeBase: (stream.pointee.time_base.num, stream.pointee.time_base.den), frameCount: packets.count,
+            duration: duration, rotationDegrees: Self.rotation(of: stream), packets: packets)
     }
 
     /// Decodes every frame of the first video stream (`avcodec_send_packet` /
@@ -86,8 +80,9 @@ public final class MediaFileReader {
     // MARK: - Internals
 
     /// `av_read_frame` until EOF, calling `body` with each packet of `stream` (then unref'd).
-    private func forEachPacket(of stream: UnsafeMutablePointer<AVStream>, in input: InputFormatContext,
-                               using packet: Packet, _ body: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    private func forEachPacket(
+        of stream: UnsafeMutablePointer<AVStream>, in input: InputFormatContext, using packet: Packet, _ body: (UnsafeMutablePointer<AVPacket>) throws -> Void
+    ) throws {
         while true {
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eof() { return }
@@ -102,10 +97,9 @@ public final class MediaFileReader {
         let height = Int(f.pointee.height)
         let stride = Int(f.pointee.linesize.0)
         let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "unknown"
-        return DecodedFrame(pts: pts, isKeyframe: f.pointee.key_frame != 0,
-                            width: Int(f.pointee.width), height: height, pixelFormat: format,
-                            luma: UnsafeBufferPointer(start: f.pointee.data.0, count: stride * height),
-                            lumaBytesPerRow: stride)
+        return DecodedFrame(
+            pts: pts, isKeyframe: f.pointee.key_frame != 0, width: Int(f.pointee.width), height: height, pixelFormat: format,
+            luma: UnsafeBufferPointer(start: f.pointee.data.0, count: stride * height), lumaBytesPerRow: stride)
     }
 
     /// `av_display_rotation_get` of the stream's display matrix, rounded; nil without one.

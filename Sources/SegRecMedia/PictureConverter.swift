@@ -38,8 +38,7 @@ final class PictureConverter {
     ///   - note: called with each conversion worth a manifest note.
     ///   - warning: called with each adjustment worth a manifest warning.
     ///   - keepsYUV420P: keep yuv420p pictures in their layout (default false: everything becomes NV12).
-    init(pixelBufferPool: PixelBufferPool, keepsYUV420P: Bool = false,
-         note: @escaping (String) -> Void, warning: @escaping (String) -> Void) {
+    init(pixelBufferPool: PixelBufferPool, keepsYUV420P: Bool = false, note: @escaping (String) -> Void, warning: @escaping (String) -> Void) {
         self.pixelBufferPool = pixelBufferPool
         self.keepsYUV420P = keepsYUV420P
         self.note = note
@@ -50,11 +49,13 @@ final class PictureConverter {
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` naming `path` for a
     ///   picture smaller than 2x2 or a pixel format libswscale cannot convert.
     func convert(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64, path: String) throws(MediaInputError) -> PixelBuffer {
-        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        let width = Int(frame.pointee.width)
+        let height = Int(frame.pointee.height)
         let decoded = VideoDimensions(width: width, height: height)
         guard width >= 2, height >= 2 else {
-            throw .badInput(path: path, field: "picture size",
-                            detail: "picture \(index) is \(decoded): too small; allowed: at least 2x2 (NV12 4:2:0 needs whole 2x2 blocks)")
+            throw .badInput(
+                path: path, field: "picture size",
+                detail: "picture \(index) is \(decoded): too small; allowed: at least 2x2 (NV12 4:2:0 needs whole 2x2 blocks)")
         }
         let even = VideoDimensions(width: width & ~1, height: height & ~1)
         if even != decoded, croppedSizes.insert(decoded).inserted {
@@ -69,7 +70,9 @@ final class PictureConverter {
                 note(conversionNote(for: format))
             }
             if Self.hasAlpha(format) {
-                warning("input pictures \(lastFormat == nil ? "" : "from \(index) ")have an alpha channel (\(Self.name(of: format))): composited over black; transparency is not kept")
+                warning(
+                    "input pictures \(lastFormat == nil ? "" : "from \(index) ")have an alpha channel (\(Self.name(of: format))): composited over black; transparency is not kept"
+                )
             }
             lastFormat = format
         }
@@ -77,23 +80,20 @@ final class PictureConverter {
         if format == AV_PIX_FMT_YUV420P, keepsYUV420P { return copyPlanes(frame, dimensions: even, layout: .yuv420p) }
         if scaler?.format != format || scaler?.dimensions != even {
             do {
-                scaler = (format, even, try ScaleContext(
-                    sourceWidth: even.width, sourceHeight: even.height, source: format,
-                    destinationWidth: even.width, destinationHeight: even.height, destination: AV_PIX_FMT_NV12,
-                    flags: Self.scaleFlags, compositeAlphaOverBlack: Self.hasAlpha(format)))
+                scaler = (
+                    format, even,
+                    try ScaleContext(
+                        sourceWidth: even.width, sourceHeight: even.height, source: format, destinationWidth: even.width, destinationHeight: even.height,
+                        destination: AV_PIX_FMT_NV12, flags: Self.scaleFlags, compositeAlphaOverBlack: Self.hasAlpha(format))
+                )
             } catch {
-                throw .badInput(path: path, field: "pixel format",
-                                detail: "libswscale cannot convert \(Self.name(of: format)) at \(even) to nv12: \(error)")
+                throw .badInput(path: path, field: "pixel format", detail: "libswscale cannot convert \(Self.name(of: format)) at \(even) to nv12: \(error)")
             }
         }
         let f = frame.pointee
-        let planes: [UnsafePointer<UInt8>?] = [UnsafePointer(f.data.0), UnsafePointer(f.data.1),
-                                               UnsafePointer(f.data.2), UnsafePointer(f.data.3)]
+        let planes: [UnsafePointer<UInt8>?] = [UnsafePointer(f.data.0), UnsafePointer(f.data.1), UnsafePointer(f.data.2), UnsafePointer(f.data.3)]
         let strides: [Int32] = [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
-        do {
-            return try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides,
-                                                   pixelBufferPool: pixelBufferPool)
-        } catch {
+        do { return try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides, pixelBufferPool: pixelBufferPool) } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
     }
@@ -110,41 +110,33 @@ final class PictureConverter {
     /// ``conversionNote(for:)``, or, for yuv420p kept as it is, the sentence saying so.
     private func conversionNote(for format: AVPixelFormat) -> String {
         format == AV_PIX_FMT_YUV420P && keepsYUV420P
-            ? "input pixel format yuv420p (8-bit YUV 4:2:0): recorded as decoded, no conversion"
-            : Self.conversionNote(for: format)
+            ? "input pixel format yuv420p (8-bit YUV 4:2:0): recorded as decoded, no conversion" : Self.conversionNote(for: format)
     }
 
     /// An NV12 or yuv420p frame's top-left `dimensions` copied into padded pool planes
     /// (packed rows; for yuv420p the Cb rows, then the Cr rows, in one plane).
-    private func copyPlanes(_ frame: UnsafeMutablePointer<AVFrame>, dimensions: VideoDimensions,
-                            layout: PixelBuffer.PixelFormat) -> PixelBuffer {
-        let w = dimensions.width, h = dimensions.height
+    private func copyPlanes(_ frame: UnsafeMutablePointer<AVFrame>, dimensions: VideoDimensions, layout: PixelBuffer.PixelFormat) -> PixelBuffer {
+        let w = dimensions.width
+        let h = dimensions.height
         let chromaStride = PixelBuffer.minimumChromaBytesPerRow(width: w, pixelFormat: layout)
         var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: w, height: h))
-        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(
-            bytesPerRow: chromaStride, height: h, pixelFormat: layout))
+        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: chromaStride, height: h, pixelFormat: layout))
         let f = frame.pointee
-        luma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(w), f.data.0, f.linesize.0, Int32(w), Int32(h))
-        }
+        luma.withUnsafeMutableBufferPointer { plane in av_image_copy_plane(plane.baseAddress, Int32(w), f.data.0, f.linesize.0, Int32(w), Int32(h)) }
         chroma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), f.data.1, f.linesize.1,
-                                Int32(chromaStride), Int32(h / 2))
+            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), f.data.1, f.linesize.1, Int32(chromaStride), Int32(h / 2))
             if layout == .yuv420p {
-                av_image_copy_plane(plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), f.data.2,
-                                    f.linesize.2, Int32(chromaStride), Int32(h / 2))
+                av_image_copy_plane(plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), f.data.2, f.linesize.2, Int32(chromaStride), Int32(h / 2))
             }
         }
-        var buffer = PixelBuffer(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w,
-                                 chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
+        var buffer = PixelBuffer(
+            width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w, chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
         buffer.clearPadding()
         return buffer
     }
 
     /// `av_get_pix_fmt_name`, or the number.
-    static func name(of format: AVPixelFormat) -> String {
-        av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "pixel format \(format.rawValue)"
-    }
+    static func name(of format: AVPixelFormat) -> String { av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "pixel format \(format.rawValue)" }
 
     /// Whether `format` has an alpha channel (`AV_PIX_FMT_FLAG_ALPHA`).
     static func hasAlpha(_ format: AVPixelFormat) -> Bool {
@@ -158,9 +150,7 @@ final class PictureConverter {
     /// vertically with libswscale's bicubic filter"`).
     static func conversionNote(for format: AVPixelFormat) -> String {
         let name = name(of: format)
-        guard let descriptor = av_pix_fmt_desc_get(format) else {
-            return "input pixel format \(name) converted to nv12 (8-bit YUV 4:2:0) by libswscale"
-        }
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return "input pixel format \(name) converted to nv12 (8-bit YUV 4:2:0) by libswscale" }
         let d = descriptor.pointee
         let depth = Int(d.comp.0.depth)
         let isRGB = (d.flags & UInt64(AV_PIX_FMT_FLAG_RGB)) != 0
@@ -170,7 +160,11 @@ final class PictureConverter {
         let isGray = !isRGB && !isPalette && colourComponents == 1
         let (shiftW, shiftH) = (Int(d.log2_chroma_w), Int(d.log2_chroma_h))
         let sampling: String
-        if isRGB || isPalette { sampling = isPalette ? "palette" : "RGB" } else if isGray { sampling = "gray" } else {
+        if isRGB || isPalette {
+            sampling = isPalette ? "palette" : "RGB"
+        } else if isGray {
+            sampling = "gray"
+        } else {
             switch (shiftW, shiftH) {
             case (0, 0): sampling = "YUV 4:4:4"
             case (1, 0): sampling = "YUV 4:2:2"
@@ -192,7 +186,8 @@ final class PictureConverter {
             changes.append("same 4:2:0 chroma samples, planes interleaved")
         } else {
             let horizontal = shiftW < 1 ? "downsampled 2:1 horizontally" : (shiftW > 1 ? "upsampled \(1 << (shiftW - 1))x horizontally" : nil)
-            let vertical = shiftH < 1 ? (shiftW < 1 ? "2:1 vertically" : "downsampled 2:1 vertically") : (shiftH > 1 ? "upsampled \(1 << (shiftH - 1))x vertically" : nil)
+            let vertical =
+                shiftH < 1 ? (shiftW < 1 ? "2:1 vertically" : "downsampled 2:1 vertically") : (shiftH > 1 ? "upsampled \(1 << (shiftH - 1))x vertically" : nil)
             let parts = [horizontal, vertical].compactMap { $0 }
             changes.append("chroma \(parts.joined(separator: " and ")) with libswscale's bicubic filter")
         }

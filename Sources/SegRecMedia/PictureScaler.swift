@@ -17,9 +17,7 @@ public final class PictureScaler {
     /// - Parameter pixelBufferPool: where the planes of scaled pictures come from; default
     ///   a pool of its own; pass the recording's pool, which the muxer's writers
     ///   recycle encoded pictures into.
-    public init(pixelBufferPool: PixelBufferPool = PixelBufferPool()) {
-        self.pixelBufferPool = pixelBufferPool
-    }
+    public init(pixelBufferPool: PixelBufferPool = PixelBufferPool()) { self.pixelBufferPool = pixelBufferPool }
 
     /// `picture` resized to `destination` (bicubic) as a new NV12 buffer with packed rows
     /// and padded planes (``PixelBuffer/planePadding``);
@@ -31,9 +29,9 @@ public final class PictureScaler {
     /// - Throws: ``FFmpegError`` when libswscale cannot make a context for these sizes or
     ///   fails to scale.
     public func scaled(_ picture: PixelBuffer, to destination: VideoDimensions) throws(FFmpegError) -> PixelBuffer {
-        precondition(destination.width > 0 && destination.height > 0
-                     && destination.width % 2 == 0 && destination.height % 2 == 0,
-                     "NV12 needs even, positive dimensions, got \(destination)")
+        precondition(
+            destination.width > 0 && destination.height > 0 && destination.width % 2 == 0 && destination.height % 2 == 0,
+            "NV12 needs even, positive dimensions, got \(destination)")
         if picture.dimensions == destination { return picture }
         let scaler = try context(from: picture.dimensions, to: destination)
         return try picture.withPaddedPlanes { (planes, strides) throws(FFmpegError) in
@@ -43,13 +41,14 @@ public final class PictureScaler {
 
     /// The cached context for `source` → `destination`, made anew when the sizes changed.
     private func context(from source: VideoDimensions, to destination: VideoDimensions) throws(FFmpegError) -> ScaleContext {
-        if let context, context.width == source.width, context.height == source.height,
-           context.destinationWidth == destination.width, context.destinationHeight == destination.height {
+        if let context, context.width == source.width, context.height == source.height, context.destinationWidth == destination.width,
+            context.destinationHeight == destination.height
+        {
             return context
         }
-        let made = try ScaleContext(sourceWidth: source.width, sourceHeight: source.height, source: AV_PIX_FMT_NV12,
-                                    destinationWidth: destination.width, destinationHeight: destination.height,
-                                    destination: AV_PIX_FMT_NV12, flags: SWS_BICUBIC)
+        let made = try ScaleContext(
+            sourceWidth: source.width, sourceHeight: source.height, source: AV_PIX_FMT_NV12, destinationWidth: destination.width,
+            destinationHeight: destination.height, destination: AV_PIX_FMT_NV12, flags: SWS_BICUBIC)
         context = made
         return made
     }

@@ -32,17 +32,17 @@ extension Frame {
     /// honouring both sides' strides).
     func copyPlanes(from buffer: PixelBuffer) {
         let f = pointer
-        let destinations = [(f.pointee.data.0, f.pointee.linesize.0), (f.pointee.data.1, f.pointee.linesize.1),
-                            (f.pointee.data.2, f.pointee.linesize.2)]
+        let destinations = [(f.pointee.data.0, f.pointee.linesize.0), (f.pointee.data.1, f.pointee.linesize.1), (f.pointee.data.2, f.pointee.linesize.2)]
         buffer.lumaPlane.withUnsafeBufferPointer { luma in
-            av_image_copy_plane(destinations[0].0, destinations[0].1, luma.baseAddress, Int32(buffer.lumaBytesPerRow),
-                                Int32(buffer.width), Int32(buffer.height))
+            av_image_copy_plane(
+                destinations[0].0, destinations[0].1, luma.baseAddress, Int32(buffer.lumaBytesPerRow), Int32(buffer.width), Int32(buffer.height))
         }
         let rowBytes = PixelBuffer.minimumChromaBytesPerRow(width: buffer.width, pixelFormat: buffer.pixelFormat)
         buffer.chromaPlane.withUnsafeBufferPointer { chroma in
             for (plane, offset) in buffer.chromaPlaneOffsets.enumerated() {
-                av_image_copy_plane(destinations[plane + 1].0, destinations[plane + 1].1, chroma.baseAddress! + offset,
-                                    Int32(buffer.chromaBytesPerRow), Int32(rowBytes), Int32(buffer.height / 2))
+                av_image_copy_plane(
+                    destinations[plane + 1].0, destinations[plane + 1].1, chroma.baseAddress! + offset, Int32(buffer.chromaBytesPerRow), Int32(rowBytes),
+                    Int32(buffer.height / 2))
             }
         }
     }
@@ -81,7 +81,8 @@ extension Frame {
             av_frame_unref(f)
             throw FFmpegError(call: "av_buffer_create", code: segrec_averror_enomem())
         }
-        let lumaBase = luma.pointee.data!, chromaBase = chroma.pointee.data!
+        let lumaBase = luma.pointee.data!
+        let chromaBase = chroma.pointee.data!
         f.pointee.buf.0 = luma
         f.pointee.buf.1 = chroma
         f.pointee.data.0 = lumaBase
@@ -101,8 +102,6 @@ extension ScaleContext {
     /// (allocated in the context's destination format, same size) with `sws_scale`, reading
     /// planes that carry FFmpeg's padding (``PixelBuffer/withPaddedPlanes(_:)``).
     func convert(_ buffer: PixelBuffer, into frame: Frame) throws(FFmpegError) {
-        try buffer.withPaddedPlanes { (planes, strides) throws(FFmpegError) in
-            try convert(sourcePlanes: planes, sourceStrides: strides, into: frame)
-        }
+        try buffer.withPaddedPlanes { (planes, strides) throws(FFmpegError) in try convert(sourcePlanes: planes, sourceStrides: strides, into: frame) }
     }
 }

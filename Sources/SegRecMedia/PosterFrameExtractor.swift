@@ -35,30 +35,29 @@ public enum PosterFrameExtractor {
             throw FFmpegError(call: "avcodec_receive_frame", code: segrec_averror_invaliddata(), context: "\(input): no frame decodes")
         }
         let f = frame.pointer
-        let sourceWidth = Int(f.pointee.width), sourceHeight = Int(f.pointee.height)
+        let sourceWidth = Int(f.pointee.width)
+        let sourceHeight = Int(f.pointee.height)
         let scale = min(1.0, Double(maximumSide) / Double(max(sourceWidth, sourceHeight)))
         let width = max(2, Int((Double(sourceWidth) * scale / 2).rounded()) * 2)
         let height = max(2, Int((Double(sourceHeight) * scale / 2).rounded()) * 2)
 
         let scaled = try Frame()
         try scaled.allocateBuffers(format: AV_PIX_FMT_YUVJ420P, width: width, height: height)
-        let scaler = try ScaleContext(sourceWidth: sourceWidth, sourceHeight: sourceHeight,
-                                      source: AVPixelFormat(rawValue: f.pointee.format),
-                                      destinationWidth: width, destinationHeight: height,
-                                      destination: AV_PIX_FMT_YUVJ420P, flags: SWS_AREA)
-        try scaler.convert(sourcePlanes: [UnsafePointer(f.pointee.data.0), UnsafePointer(f.pointee.data.1),
-                                          UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)],
-                           sourceStrides: [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3],
-                           into: scaled)
+        let scaler = try ScaleContext(
+            sourceWidth: sourceWidth, sourceHeight: sourceHeight, source: AVPixelFormat(rawValue: f.pointee.format), destinationWidth: width,
+            destinationHeight: height, destination: AV_PIX_FMT_YUVJ420P, flags: SWS_AREA)
+        try scaler.convert(
+            sourcePlanes: [UnsafePointer(f.pointee.data.0), UnsafePointer(f.pointee.data.1), UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)],
+            sourceStrides: [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3], into: scaled)
         let jpeg = try encodeJPEG(scaled, width: width, height: height, context: output)
         try write(jpeg, to: output)
-        return Poster(width: width, height: height, frameWidth: sourceWidth, frameHeight: sourceHeight,
-                      codecs: codecs, byteCount: jpeg.count)
+        return Poster(width: width, height: height, frameWidth: sourceWidth, frameHeight: sourceHeight, codecs: codecs, byteCount: jpeg.count)
     }
 
     /// Feeds packets until the decoder returns its first frame (or the file ends).
-    private static func decodeFirstFrame(_ source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>,
-                                         decoder: CodecContext, into frame: Frame) throws(FFmpegError) -> Bool {
+    private static func decodeFirstFrame(_ source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>, decoder: CodecContext, into frame: Frame)
+        throws(FFmpegError) -> Bool
+    {
         let packet = try Packet()
         var draining = false
         while true {
@@ -128,9 +127,7 @@ public enum PosterFrameExtractor {
         let tag = String((0..<4).map { Character(Unicode.Scalar(UInt8((p.codec_tag >> (8 * $0)) & 0xFF))) })
         switch p.codec_id {
         case AV_CODEC_ID_H264:
-            if let extra = p.extradata, p.extradata_size >= 4, extra[0] == 1 {
-                return String(format: "avc1.%02X%02X%02X", extra[1], extra[2], extra[3])
-            }
+            if let extra = p.extradata, p.extradata_size >= 4, extra[0] == 1 { return String(format: "avc1.%02X%02X%02X", extra[1], extra[2], extra[3]) }
             return "avc1"
         case AV_CODEC_ID_HEVC:
             let prefix = tag == "hev1" ? "hev1" : "hvc1"

@@ -1,7 +1,8 @@
 import CFFmpeg
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file-system rules every file the media layer creates follows:
@@ -37,12 +38,11 @@ package enum SafeFile {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FFmpegError(call: "open", code: segrec_averror_from_errno(errno), context: path) }
         if let other {
-            var mine = stat(), theirs = stat()
-            guard fstat(fd, &mine) == 0, fstat(other, &theirs) == 0,
-                  mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino else {
+            var mine = stat()
+            var theirs = stat()
+            guard fstat(fd, &mine) == 0, fstat(other, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino else {
                 close(fd)
-                throw FFmpegError(call: "fstat", code: segrec_averror_from_errno(ESTALE),
-                                  context: "\(path) is no longer the file being written")
+                throw FFmpegError(call: "fstat", code: segrec_averror_from_errno(ESTALE), context: "\(path) is no longer the file being written")
             }
         }
         return fd
@@ -63,8 +63,7 @@ package enum SafeFile {
     }
 
     /// `unlink(2)`, ignoring a missing file. Returns whether a file was removed.
-    @discardableResult
-    package static func remove(path: String) -> Bool { unlink(path) == 0 }
+    @discardableResult package static func remove(path: String) -> Bool { unlink(path) == 0 }
 
     /// Whether anything has the name `path` (`lstat(2)`: a dangling symbolic link counts).
     package static func exists(path: String) -> Bool {

@@ -7,9 +7,9 @@ extension ScaleContext {
     /// ``PixelBuffer/planePadding`` bytes after each plane, which `sws_scale` may write
     /// (12 bytes past the last row for a 2-pixel-wide picture).
     /// - Parameter pixelBufferPool: where the new buffer's planes come from.
-    func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32],
-                     pixelBufferPool: PixelBufferPool) throws(FFmpegError) -> PixelBuffer {
-        let width = destinationWidth, height = destinationHeight
+    func scaleToNV12(sourcePlanes: [UnsafePointer<UInt8>?], sourceStrides: [Int32], pixelBufferPool: PixelBufferPool) throws(FFmpegError) -> PixelBuffer {
+        let width = destinationWidth
+        let height = destinationHeight
         // Pooled planes (recycled after encoding); sws_scale writes every row.
         var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: width, height: height))
         var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: width, height: height))
@@ -21,8 +21,7 @@ extension ScaleContext {
             }
         }
         try check(rows, "sws_scale", context: "\(self.width)x\(self.height) → \(width)x\(height)")
-        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
-                                 chromaPlane: chroma, chromaBytesPerRow: width)
+        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width, chromaPlane: chroma, chromaBytesPerRow: width)
         buffer.clearPadding()  // sws_scale may have written past the last row
         return buffer
     }

@@ -41,9 +41,7 @@ package struct SegmentFiles: Sendable, Hashable {
     package init(index: Int, in directory: URL) { self.init(Self.name(index), in: directory) }
 
     /// `segment-000.mp4`, `segment-001.mp4`, … (at least three digits: `segment-1234.mp4`).
-    package static func name(_ index: Int) -> String {
-        prefix + String(repeating: "0", count: max(0, 3 - String(index).count)) + "\(index)" + suffix
-    }
+    package static func name(_ index: Int) -> String { prefix + String(repeating: "0", count: max(0, 3 - String(index).count)) + "\(index)" + suffix }
 
     /// The names a recording writes for the segment named `file`: the file, its `.partial`
     /// and its `.tmp`.
@@ -66,9 +64,7 @@ package struct SegmentFiles: Sendable, Hashable {
     package static func isFinishedName(_ name: String) -> Bool { isOwnName(name) && name.hasSuffix(suffix) }
 
     /// Whether `name` is a segment file that never finished: its `.partial` or `.tmp`.
-    package static func isUnfinishedName(_ name: String) -> Bool {
-        (name.hasSuffix(partialSuffix) || name.hasSuffix(temporarySuffix)) && isOwnName(name)
-    }
+    package static func isUnfinishedName(_ name: String) -> Bool { (name.hasSuffix(partialSuffix) || name.hasSuffix(temporarySuffix)) && isOwnName(name) }
 
     /// Keeps the unfinished file `file` under its name + `.` + `why`, without replacing
     /// anything (``SafeFile/moveNoReplace(from:to:)``).

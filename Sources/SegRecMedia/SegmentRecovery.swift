@@ -47,8 +47,7 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case .noFrames(let path, let reason): "no frame can be recovered from \(path): \(reason)"
-        case .unsupportedTimeBase(let path, let numerator, let denominator):
-            "cannot recover \(path): time base \(numerator)/\(denominator) is not 1/n"
+        case .unsupportedTimeBase(let path, let numerator, let denominator): "cannot recover \(path): time base \(numerator)/\(denominator) is not 1/n"
         }
     }
 }
@@ -86,8 +85,7 @@ public enum SegmentRecovery {
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing fails, or
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
-    public static func recover(partial: URL, to url: URL,
-                               knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
+    public static func recover(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
         FFmpegLog.silence()
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         let scan: FaststartRemuxer.Scan
@@ -98,8 +96,7 @@ public enum SegmentRecovery {
             throw SegmentRecoveryError.noFrames(path: partial.path, reason: error.description)
         }
         guard scan.timeBase.num == 1 else {
-            throw SegmentRecoveryError.unsupportedTimeBase(path: partial.path, numerator: scan.timeBase.num,
-                                                           denominator: scan.timeBase.den)
+            throw SegmentRecoveryError.unsupportedTimeBase(path: partial.path, numerator: scan.timeBase.num, denominator: scan.timeBase.den)
         }
         var count = keptCount(scan.packets)
         guard count > 0 else {
@@ -115,40 +112,35 @@ public enum SegmentRecovery {
         if decodable < count {
             SafeFile.remove(path: temporary)
             let bad = scan.packets[decodable]
-            count = keptCount(Array(scan.packets.prefix(decodable)) + [FaststartRemuxer.PacketTiming(
-                pts: bad.pts, dts: bad.dts, duration: bad.duration, isComplete: false)])
-            guard count > 0 else {
-                throw SegmentRecoveryError.noFrames(path: partial.path, reason: "its first frame does not decode")
-            }
+            count = keptCount(
+                Array(scan.packets.prefix(decodable)) + [FaststartRemuxer.PacketTiming(pts: bad.pts, dts: bad.dts, duration: bad.duration, isComplete: false)])
+            guard count > 0 else { throw SegmentRecoveryError.noFrames(path: partial.path, reason: "its first frame does not decode") }
             written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
         }
         let (size, end, firstPTS, usedKnownEnd) = written
-        do {
-            try SafeFile.moveNoReplace(from: temporary, to: url.path)
-        } catch {
+        do { try SafeFile.moveNoReplace(from: temporary, to: url.path) } catch {
             SafeFile.remove(path: temporary)
             throw error
         }
         let timescale = scan.timeBase.den
-        return RecoveredSegment(url: url, frameCount: count, framesDropped: scan.packets.count - count,
-                                timescale: timescale,
-                                firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale),
-                                end: MediaTime(value: end, timescale: timescale), endsAtKnownEnd: usedKnownEnd,
-                                byteCount: size)
+        return RecoveredSegment(
+            url: url, frameCount: count, framesDropped: scan.packets.count - count, timescale: timescale,
+            firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale), end: MediaTime(value: end, timescale: timescale),
+            endsAtKnownEnd: usedKnownEnd, byteCount: size)
     }
 
     /// Copies the first `count` packets of `partial` into `temporary`; the last presented
     /// frame lasts until the known end, the next frame read, or one frame interval.
     /// - Returns: the size written, the end and the first pts (time base ticks), and whether
     ///   the known end was used.
-    private static func copy(_ scan: FaststartRemuxer.Scan, count: Int, from partial: URL, to temporary: String,
-                             knownEnd: (frameCount: Int, end: MediaTime)?) throws -> (Int64, Int64, Int64, Bool) {
+    private static func copy(_ scan: FaststartRemuxer.Scan, count: Int, from partial: URL, to temporary: String, knownEnd: (frameCount: Int, end: MediaTime)?)
+        throws -> (Int64, Int64, Int64, Bool)
+    {
         let presented = scan.packets.prefix(count).sorted { $0.pts < $1.pts }
         let last = presented[presented.count - 1]
         var lastDuration = last.duration
         var usedKnownEnd = false
-        if let knownEnd, knownEnd.frameCount == count,
-           let ticks = TrackTiming.ticks(knownEnd.end, atTimescale: scan.timeBase.den) {
+        if let knownEnd, knownEnd.frameCount == count, let ticks = TrackTiming.ticks(knownEnd.end, atTimescale: scan.timeBase.den) {
             // Every frame of a segment whose end the recorder knew (it had closed it).
             lastDuration = max(ticks, last.pts + 1) - last.pts
             usedKnownEnd = true
@@ -181,9 +173,7 @@ public enum SegmentRecovery {
         let completePrefix = packets.firstIndex { !$0.isComplete } ?? packets.count
         // laterMin[i] = min pts of packets[i...] (Int64.max past the end).
         var laterMin = [Int64](repeating: .max, count: packets.count + 1)
-        for i in stride(from: packets.count - 1, through: 0, by: -1) {
-            laterMin[i] = min(laterMin[i + 1], packets[i].pts)
-        }
+        for i in stride(from: packets.count - 1, through: 0, by: -1) { laterMin[i] = min(laterMin[i + 1], packets[i].pts) }
         var best = 0
         var prefixMax = Int64.min
         for n in stride(from: 1, through: completePrefix, by: 1) {

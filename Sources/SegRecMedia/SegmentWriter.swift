@@ -140,27 +140,28 @@ public final class SegmentWriter {
     ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
     ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
     ///   On a throw no file of ours is left.
-    public convenience init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
-                            displayRotationDegrees: Int? = nil,
-                            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1),
-                            pixelFormat: PixelBuffer.PixelFormat = .nv12) throws {
-        try self.init(url: url, dimensions: dimensions, timescale: timescale, settings: settings,
-                      displayRotationDegrees: displayRotationDegrees, fragmentInterval: fragmentInterval,
-                      sizeLimit: nil, pixelFormat: pixelFormat)
+    public convenience init(
+        url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
+        fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12
+    ) throws {
+        try self.init(
+            url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
+            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
     /// creates fail with ENOSPC past that many bytes, like a full disk.
-    init(url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings,
-         displayRotationDegrees: Int?, fragmentInterval: MediaTime?, sizeLimit: Int64?,
-         pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12) throws {
+    init(
+        url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
+        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12
+    ) throws {
         FFmpegLog.silence()
         try settings.validate()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
         let fragmentMicroseconds = try Self.microseconds(of: fragmentInterval)
-        precondition(dimensions.width > 0 && dimensions.height > 0
-                     && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
-                     "NV12 needs even, positive dimensions, got \(dimensions)")
+        precondition(
+            dimensions.width > 0 && dimensions.height > 0 && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
+            "NV12 needs even, positive dimensions, got \(dimensions)")
         guard settings.codec.accepts(dimensions) else {
             throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
         }
@@ -177,23 +178,18 @@ public final class SegmentWriter {
 
         let encoderName = settings.codec.encoderName
         guard let codec = avcodec_find_encoder_by_name(encoderName) else {
-            throw FFmpegError(call: "avcodec_find_encoder_by_name", code: segrec_averror_encoder_not_found(),
-                              context: encoderName)
+            throw FFmpegError(call: "avcodec_find_encoder_by_name", code: segrec_averror_encoder_not_found(), context: encoderName)
         }
         let encoder = try CodecContext(codec: codec)
-        let pixelFormat = [inputFormat.avPixelFormat, AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P]
-            .first { encoder.supports(pixelFormat: $0) } ?? AV_PIX_FMT_YUV420P
+        let pixelFormat = [inputFormat.avPixelFormat, AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P].first { encoder.supports(pixelFormat: $0) } ?? AV_PIX_FMT_YUV420P
         let format = try OutputFormatContext(formatName: "mp4", path: partialURL.path)
-        try Self.configure(encoder, settings: settings, dimensions: dimensions, timescale: timescale,
-                           pixelFormat: pixelFormat, globalHeader: format.wantsGlobalHeader)
+        try Self.configure(
+            encoder, settings: settings, dimensions: dimensions, timescale: timescale, pixelFormat: pixelFormat, globalHeader: format.wantsGlobalHeader)
         try check(avcodec_open2(encoder.pointer, codec, nil), "avcodec_open2", context: encoderName)
 
-        guard let stream = avformat_new_stream(format.pointer, nil) else {
-            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem())
-        }
+        guard let stream = avformat_new_stream(format.pointer, nil) else { throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem()) }
         stream.pointee.time_base = AVRational(num: 1, den: timescale)
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer),
-                  "avcodec_parameters_from_context")
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer), "avcodec_parameters_from_context")
         if settings.codec == .hevc {
             // Apple players only open HEVC in MP4 when the sample entry is 'hvc1' (parameter
             // sets in the sample description), not FFmpeg's default 'hev1'.
@@ -206,13 +202,10 @@ public final class SegmentWriter {
             // FFmpeg 5.1's av_display_rotation_set takes *clockwise* degrees while
             // av_display_rotation_get (and ffprobe's `rotation`) report counter-clockwise
             // ones; negate so the file reads back as `degrees`.
-            UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) {
-                av_display_rotation_set($0, -Double(degrees))
-            }
+            UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_set($0, -Double(degrees)) }
         }
         // mvhd/elst durations at the track's own timescale, so the edit list is exact too.
-        try check(av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(timescale), 0),
-                  "av_opt_set_int", context: "movie_timescale")
+        try check(av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(timescale), 0), "av_opt_set_int", context: "movie_timescale")
 
         let frame = try Frame()
         try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
@@ -230,9 +223,7 @@ public final class SegmentWriter {
         self.format = format
         self.stream = stream
 
-        do {
-            format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit))
-        } catch {
+        do { format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit)) } catch {
             state = .closed(reason: "failed to open")  // deinit must not touch what is at the partial name
             throw error
         }
@@ -269,8 +260,9 @@ public final class SegmentWriter {
 
     /// Sets size, pixel format, time base, rate, GOP, threads and the x264/x265 private
     /// options (`preset`, `crf`, `forced-idr`) on an unopened encoder context.
-    private static func configure(_ encoder: CodecContext, settings: EncoderSettings, dimensions: VideoDimensions,
-                                  timescale: Int32, pixelFormat: AVPixelFormat, globalHeader: Bool) throws(FFmpegError) {
+    private static func configure(
+        _ encoder: CodecContext, settings: EncoderSettings, dimensions: VideoDimensions, timescale: Int32, pixelFormat: AVPixelFormat, globalHeader: Bool
+    ) throws(FFmpegError) {
         let context = encoder.pointer
         context.pointee.width = Int32(dimensions.width)
         context.pointee.height = Int32(dimensions.height)
@@ -278,8 +270,7 @@ public final class SegmentWriter {
         context.pointee.color_range = AVCOL_RANGE_MPEG  // NV12 "420v" is video range
         context.pointee.time_base = AVRational(num: 1, den: timescale)
         // Validated to fit in Int32.
-        context.pointee.framerate = AVRational(num: Int32(settings.frameRate.numerator),
-                                               den: Int32(settings.frameRate.denominator))
+        context.pointee.framerate = AVRational(num: Int32(settings.frameRate.numerator), den: Int32(settings.frameRate.denominator))
         context.pointee.gop_size = Int32(settings.keyframeInterval)
         context.pointee.thread_count = Int32(settings.threads)
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -295,8 +286,7 @@ public final class SegmentWriter {
         try check(av_opt_set(options, "forced-idr", "1", 0), "av_opt_set", context: "\(name) forced-idr")
         if settings.codec == .hevc {
             // x265 logs straight to stderr: only its errors; no CU-tree on narrow pictures.
-            try check(av_opt_set(options, "x265-params", VideoCodec.x265Parameters(for: dimensions), 0), "av_opt_set",
-                      context: "\(name) x265-params")
+            try check(av_opt_set(options, "x265-params", VideoCodec.x265Parameters(for: dimensions), 0), "av_opt_set", context: "\(name) x265-params")
         }
     }
 
@@ -322,16 +312,13 @@ public final class SegmentWriter {
     ///   kept or deleted as the type's documentation says.
     public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try ensureOpen()
-        guard buffer.dimensions == dimensions else {
-            throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: buffer.dimensions)
-        }
+        guard buffer.dimensions == dimensions else { throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: buffer.dimensions) }
         guard var pts = TrackTiming.ticks(presentationTime, atTimescale: timescale), pts < Int64.max else {
             throw SegmentWriterError.timeNotRepresentable(presentationTime, timescale: timescale)
         }
         if let lastPresentationTime, let lastPTS {
             guard presentationTime > lastPresentationTime else {
-                throw SegmentWriterError.nonIncreasingPresentationTime(previous: lastPresentationTime,
-                                                                       got: presentationTime)
+                throw SegmentWriterError.nonIncreasingPresentationTime(previous: lastPresentationTime, got: presentationTime)
             }
             pts = max(pts, lastPTS + 1)
         } else if presentationTime < .zero {
@@ -386,12 +373,9 @@ public final class SegmentWriter {
         }
         guard let lastPTS, let lastPresentationTime else {
             discardPartialFile(reason: "finished with no frames")
-            return SegmentWriterSummary(frameCount: 0, byteCount: 0, url: nil,
-                                        duration: MediaTime(value: endTicks, timescale: timescale))
+            return SegmentWriterSummary(frameCount: 0, byteCount: 0, url: nil, duration: MediaTime(value: endTicks, timescale: timescale))
         }
-        guard endTime > lastPresentationTime else {
-            throw SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: lastPresentationTime, endTime: endTime)
-        }
+        guard endTime > lastPresentationTime else { throw SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: lastPresentationTime, endTime: endTime) }
         endTicks = max(endTicks, lastPTS + 1)
         let duration = MediaTime(value: endTicks, timescale: timescale)
         durations[lastPTS] = endTicks - lastPTS
@@ -420,13 +404,9 @@ public final class SegmentWriter {
     /// fragments). After a failure it does nothing: the partial file stays as the failure
     /// left it. Idempotent; later
     /// calls to ``append(_:presentationTime:recyclingInto:)`` / ``finish(endTime:)`` throw.
-    public func cancel() {
-        if case .open = state { discardPartialFile(reason: "cancelled") }
-    }
+    public func cancel() { if case .open = state { discardPartialFile(reason: "cancelled") } }
 
-    deinit {
-        if case .open = state { discardPartialFile(reason: "released") }
-    }
+    deinit { if case .open = state { discardPartialFile(reason: "released") } }
 
     // MARK: - Internals
 
@@ -444,8 +424,8 @@ public final class SegmentWriter {
         if format == encoderPixelFormat {
             frame.copyPlanes(from: buffer)
         } else {
-            let scaler = try scalers[format] ?? ScaleContext(width: dimensions.width, height: dimensions.height,
-                                                             source: format, destination: encoderPixelFormat)
+            let scaler =
+                try scalers[format] ?? ScaleContext(width: dimensions.width, height: dimensions.height, source: format, destination: encoderPixelFormat)
             scalers[format] = scaler
             try scaler.convert(buffer, into: frame)
         }
@@ -474,9 +454,7 @@ public final class SegmentWriter {
     }
 
     /// Whether a fragment (not just the header) reached the partial file.
-    private var hasWrittenFragment: Bool {
-        fragmentMicroseconds != nil && (format.file?.bytesWritten ?? 0) > headerBytes
-    }
+    private var hasWrittenFragment: Bool { fragmentMicroseconds != nil && (format.file?.bytesWritten ?? 0) > headerBytes }
 
     private func discardPartialFile(reason: String) {
         try? format.closeFile()
@@ -494,15 +472,13 @@ public final class SegmentWriter {
             throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: scan.packets.count)
         }
         guard scan.timeBase.num == fileTimeBase.num, scan.timeBase.den == fileTimeBase.den else {
-            throw FFmpegError(call: "avformat_open_input", code: segrec_averror_invaliddata(),
-                              context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
+            throw FFmpegError(
+                call: "avformat_open_input", code: segrec_averror_invaliddata(),
+                context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
         }
         let fileEnd = av_rescale_q(end, AVRational(num: 1, den: timescale), fileTimeBase)
-        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: fileEnd,
-                                             to: temporaryURL.path, sizeLimit: sizeLimit)
-        do {
-            try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path)
-        } catch {
+        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit)
+        do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error
         }
@@ -559,9 +535,9 @@ public final class SegmentWriter {
             let p = packet.pointer.pointee
             // A real reordering delay never exceeds the span of the frames it reorders
             // (twice, for the delay before the first and the last packet).
-            if p.dts == segrec_av_nopts_value() || p.dts > p.pts || p.dts <= previous
-                || p.pts.subtractingReportingOverflow(p.dts).partialValue > 2 * span + 1
-                || p.pts.subtractingReportingOverflow(p.dts).overflow {
+            if p.dts == segrec_av_nopts_value() || p.dts > p.pts || p.dts <= previous || p.pts.subtractingReportingOverflow(p.dts).partialValue > 2 * span + 1
+                || p.pts.subtractingReportingOverflow(p.dts).overflow
+            {
                 valid = false
                 break
             }
@@ -576,9 +552,7 @@ public final class SegmentWriter {
     private func write(_ packet: Packet) throws {
         let p = packet.pointer
         defer { av_packet_unref(p) }
-        guard let duration = durations.removeValue(forKey: p.pointee.pts) else {
-            throw SegmentWriterError.unexpectedPacketTimestamp(pts: p.pointee.pts)
-        }
+        guard let duration = durations.removeValue(forKey: p.pointee.pts) else { throw SegmentWriterError.unexpectedPacketTimestamp(pts: p.pointee.pts) }
         p.pointee.duration = duration
         p.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(p, encoder.pointer.pointee.time_base, stream.pointee.time_base)

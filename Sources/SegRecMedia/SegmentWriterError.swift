@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Foundation
-import Glibc
-import SegRecTime
+    import Foundation
+    import Glibc
+    import SegRecTime
 #endif
 
 /// Misuse of a ``SegmentWriter`` or a problem with its files that is not an FFmpeg call
@@ -53,23 +53,16 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
         case .fileExists(let path): "\(path) already exists; refusing to overwrite it"
         case .dimensionsMismatch(let expected, let got): "frame is \(got) but the segment is \(expected)"
         case .nonIncreasingPresentationTime(let previous, let got):
-            if let previous {
-                "presentation time \(got) is not after the previous frame's \(previous)"
-            } else {
-                "first presentation time \(got) is negative"
-            }
+            if let previous { "presentation time \(got) is not after the previous frame's \(previous)" } else { "first presentation time \(got) is negative" }
         case .timeNotRepresentable(let time, let timescale): "time \(time) is not exactly representable at timescale \(timescale)"
-        case .endTimeNotAfterLastFrame(let last, let end):
-            "segment end \(end) is not after the last frame's presentation time \(last)"
+        case .endTimeNotAfterLastFrame(let last, let end): "segment end \(end) is not after the last frame's presentation time \(last)"
         case .invalidTimescale(let timescale): "invalid timescale \(timescale): must be > 0"
         case .packetCountMismatch(let frames, let packets): "encoder produced \(packets) packets for \(frames) frames"
         case .unexpectedPacketTimestamp(let pts): "encoder returned a packet with pts \(pts), which matches no appended frame"
         case .notWritable(let path, let underlying): "segment \(path) is no longer writable: \(underlying)"
         case .renameFailed(let from, let to, let reason): "could not rename \(from) to \(to): \(reason)"
-        case .partialFileExists(let path):
-            "\(path) already exists (a file or link left by an earlier run?); refusing to write through it"
-        case .io(let path, let operation, let code):
-            "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .partialFileExists(let path): "\(path) already exists (a file or link left by an earlier run?); refusing to write through it"
+        case .io(let path, let operation, let code): "\(operation) failed on \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .invalidFragmentInterval(let interval): "invalid fragment interval \(interval): must be ≥ 0 and at most 2147 s"
         case .pictureTooSmall(let path, let dimensions, let codec):
             "\(URL(fileURLWithPath: path).lastPathComponent): \(codec.displayName) needs pictures of at least \(codec.minimumDimensions.width)x\(codec.minimumDimensions.height); the pictures are \(dimensions.width)x\(dimensions.height)"

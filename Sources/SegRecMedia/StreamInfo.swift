@@ -43,10 +43,8 @@ public struct StreamInfo: Sendable, Hashable {
 
     /// Field-by-field equality (the ``timeBase`` tuple compared by value).
     public static func == (lhs: StreamInfo, rhs: StreamInfo) -> Bool {
-        lhs.codecName == rhs.codecName && lhs.codecTag == rhs.codecTag && lhs.width == rhs.width
-            && lhs.height == rhs.height && lhs.timeBase == rhs.timeBase && lhs.frameCount == rhs.frameCount
-            && lhs.duration == rhs.duration && lhs.rotationDegrees == rhs.rotationDegrees
-            && lhs.packets == rhs.packets
+        lhs.codecName == rhs.codecName && lhs.codecTag == rhs.codecTag && lhs.width == rhs.width && lhs.height == rhs.height && lhs.timeBase == rhs.timeBase
+            && lhs.frameCount == rhs.frameCount && lhs.duration == rhs.duration && lhs.rotationDegrees == rhs.rotationDegrees && lhs.packets == rhs.packets
     }
 
     /// Hashes codec, size and packets (consistent with ``==``).
@@ -77,7 +75,5 @@ public struct DecodedFrame {
     public let lumaBytesPerRow: Int
 
     /// The frame index stamped in the luma plane (``FrameIndexStamp``), nil if too small.
-    public var stampedIndex: UInt32? {
-        FrameIndexStamp.read(luma: luma, width: width, height: height, bytesPerRow: lumaBytesPerRow)
-    }
+    public var stampedIndex: UInt32? { FrameIndexStamp.read(luma: luma, width: width, height: height, bytesPerRow: lumaBytesPerRow) }
 }

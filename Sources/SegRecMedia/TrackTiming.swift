@@ -1,4 +1,5 @@
 import SegRecTime
+
 /// How a segment file's video track keeps time: its timescale (the `mdhd` timescale,
 /// `AVStream.time_base = 1/timescale`), how session times become track ticks, and the
 /// longest one sample may last.
@@ -42,9 +43,7 @@ public enum TrackTiming {
     }
 
     /// The longest one frame can last in a track of `timescale`: ``longestSampleTicks`` ticks.
-    public static func longestSample(atTimescale timescale: Int32) -> MediaTime {
-        MediaTime(value: longestSampleTicks, timescale: timescale)
-    }
+    public static func longestSample(atTimescale timescale: Int32) -> MediaTime { MediaTime(value: longestSampleTicks, timescale: timescale) }
 
     /// `time` in ticks of `timescale`, rounded half away from zero; nil when it does not fit
     /// in Int64.

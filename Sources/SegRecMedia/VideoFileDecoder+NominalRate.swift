@@ -1,4 +1,5 @@
 import SegRecTime
+
 extension VideoFileDecoder {
     /// The highest rate taken as a camera's capture rate: 240 fps.
     public static let largestNominalFrameRate = try! FrameRate(240)
@@ -10,8 +11,9 @@ extension VideoFileDecoder {
     /// (`avg_frame_rate`, which a still period drags far below the capture rate).
     public var nominalFrameRate: FrameRate? {
         if let real = realFrameRate,
-           Int128(real.numerator) * Int128(Self.largestNominalFrameRate.denominator)
-            <= Int128(Self.largestNominalFrameRate.numerator) * Int128(real.denominator) {
+            Int128(real.numerator) * Int128(Self.largestNominalFrameRate.denominator) <= Int128(Self.largestNominalFrameRate.numerator)
+                * Int128(real.denominator)
+        {
             return real
         }
         return frameRate

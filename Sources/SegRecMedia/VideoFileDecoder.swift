@@ -134,9 +134,10 @@ public final class VideoFileDecoder {
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
     ///   when a stop came before the header could be read.
-    public init(path: String, options: VideoSourceOptions = VideoSourceOptions(),
-                pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-                stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false) throws(MediaInputError) {
+    public init(
+        path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
+        stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false
+    ) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
         self.options = options
@@ -153,14 +154,13 @@ public final class VideoFileDecoder {
                     pipe = try InputPipe(standardInputStoppingWhen: shouldStop)
                 }
             }
-            input = try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe,
-                                           shouldStop: stopRequest == nil ? nil : shouldStop)
+            input = try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe, shouldStop: stopRequest == nil ? nil : shouldStop)
         } catch {
             if error.code == InputPipe.averrorExit { throw .interrupted(path: path) }
             if error.isNotFound { throw .inputNotFound(path: path) }
-            let hint = path == "-" && options.videoSize == nil
-                ? " (standard input is read as YUV4MPEG2, or as raw video with --video-size; another container needs a file or a named pipe)"
-                : ""
+            let hint =
+                path == "-" && options.videoSize == nil
+                ? " (standard input is read as YUV4MPEG2, or as raw video with --video-size; another container needs a file or a named pipe)" : ""
             throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)\(hint)")
         }
         let context = input.pointer
@@ -169,15 +169,10 @@ public final class VideoFileDecoder {
         demuxerLogPrefix = demuxer
         probeError = probeLogged.last { $0.hasPrefix(demuxer) }.map(FFmpegError.sentence)
         if found == InputPipe.averrorExit { throw .interrupted(path: path) }
-        if found < 0 {
-            throw .badInput(path: path, field: "container",
-                            detail: "libavformat cannot read its streams: \(FFmpegError.errorString(found))")
-        }
+        if found < 0 { throw .badInput(path: path, field: "container", detail: "libavformat cannot read its streams: \(FFmpegError.errorString(found))") }
         let streams = input.streams
         func isVideo(_ s: UnsafeMutablePointer<AVStream>) -> Bool { s.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
-        func isAttachedPicture(_ s: UnsafeMutablePointer<AVStream>) -> Bool {
-            (s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
-        }
+        func isAttachedPicture(_ s: UnsafeMutablePointer<AVStream>) -> Bool { (s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 }
         func describe(_ s: UnsafeMutablePointer<AVStream>) -> String {
             let type = av_get_media_type_string(s.pointee.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
             let codec = String(cString: avcodec_get_name(s.pointee.codecpar.pointee.codec_id))
@@ -185,19 +180,21 @@ public final class VideoFileDecoder {
         }
         guard let video = streams.first(where: { isVideo($0) && !isAttachedPicture($0) }) else {
             if let cover = streams.first(where: isAttachedPicture) {
-                throw .badInput(path: path, field: "video stream",
-                                detail: "the input has no video stream: \(describe(cover)) is an attached picture (cover art), not video")
+                throw .badInput(
+                    path: path, field: "video stream", detail: "the input has no video stream: \(describe(cover)) is an attached picture (cover art), not video"
+                )
             }
-            throw .badInput(path: path, field: "video stream",
-                            detail: "the input has no video stream (\(streams.count) other stream\(streams.count == 1 ? "" : "s"))")
+            throw .badInput(
+                path: path, field: "video stream", detail: "the input has no video stream (\(streams.count) other stream\(streams.count == 1 ? "" : "s"))")
         }
         stream = video
         let parameters = video.pointee.codecpar!
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         for other in streams where other != video {
             other.pointee.discard = AVDISCARD_ALL
-            notes.append("input \(describe(other)) ignored: "
-                         + (isAttachedPicture(other) ? "an attached picture is not video" : "only the first video stream is recorded"))
+            notes.append(
+                "input \(describe(other)) ignored: "
+                    + (isAttachedPicture(other) ? "an attached picture is not video" : "only the first video stream is recorded"))
         }
         timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
         guard timeBase.num > 0, timeBase.den > 0 else {
@@ -209,12 +206,11 @@ public final class VideoFileDecoder {
         rotationDegrees = MediaFileReader.rotation(of: video)
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
-        if let declared = declaredFrameCount {
-            damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared
-        }
+        if let declared = declaredFrameCount { damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared }
         fieldOrder = VideoFieldOrder(parameters.pointee.field_order)
         let nopts = segrec_av_nopts_value()
-        presentationEnd = video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
+        presentationEnd =
+            video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
             ? video.pointee.start_time + video.pointee.duration : nil
         let demuxerName = String(cString: input.pointer.pointee.iformat.pointee.name)
         isPictureStream = demuxerName == "rawvideo" || demuxerName == "yuv4mpegpipe"
@@ -224,26 +220,23 @@ public final class VideoFileDecoder {
             decoder = try CodecContext.openDecoder(for: video, context: path)
             packet = try Packet()
             frame = try Frame()
-        } catch where error.code == segrec_averror_decoder_not_found() {
+        } catch  where error.code == segrec_averror_decoder_not_found() {
             throw .badInput(path: path, field: "codec", detail: "no decoder for \(codecName) in this FFmpeg")
-        } catch {
-            throw .badInput(path: path, field: "codec", detail: "cannot open the \(codecName) decoder: \(error)")
-        }
-        notes.insert("input \(path == "-" ? "standard input" : path): \(codecName) \(streamDimensions), time base \(timeBase.num)/\(timeBase.den)"
-                     + (frameRate.map { ", \($0) fps" } ?? "") + (rotationDegrees.map { ", rotation \($0)°" } ?? "")
-                     + (fieldOrder.isInterlaced ? ", interlaced (\(fieldOrder.description))" : ""), at: 0)
-        converter = PictureConverter(pixelBufferPool: pixelBufferPool, keepsYUV420P: keepsYUV420P,
-                                     note: { [unowned self] in self.remark($0) },
-                                     warning: { [unowned self] in self.warningHandler?($0) })
+        } catch { throw .badInput(path: path, field: "codec", detail: "cannot open the \(codecName) decoder: \(error)") }
+        notes.insert(
+            "input \(path == "-" ? "standard input" : path): \(codecName) \(streamDimensions), time base \(timeBase.num)/\(timeBase.den)"
+                + (frameRate.map { ", \($0) fps" } ?? "") + (rotationDegrees.map { ", rotation \($0)°" } ?? "")
+                + (fieldOrder.isInterlaced ? ", interlaced (\(fieldOrder.description))" : ""), at: 0)
+        converter = PictureConverter(
+            pixelBufferPool: pixelBufferPool, keepsYUV420P: keepsYUV420P, note: { [unowned self] in self.remark($0) },
+            warning: { [unowned self] in self.warningHandler?($0) })
         converter!.announce(AVPixelFormat(rawValue: parameters.pointee.format))
     }
 
     /// Reads no further packet: the pictures the decoder already holds are drained (a
     /// stop request does the same); ``nextPicture()`` then returns nil and
     /// ``wasInterrupted`` is true.
-    public func stopReading() {
-        readingStopped = true
-    }
+    public func stopReading() { readingStopped = true }
 
     /// The next picture in presentation order, or nil at the end of the stream (or after
     /// a stop request, once the decoder is drained).
@@ -253,7 +246,10 @@ public final class VideoFileDecoder {
         while true {
             if finished {
                 if let warning = damage.finish() { warningHandler?(warning) }
-                if let error = pendingError { pendingError = nil; throw error }
+                if let error = pendingError {
+                    pendingError = nil
+                    throw error
+                }
                 return nil
             }
             if let picture = try receivePicture() { return picture }
@@ -262,13 +258,9 @@ public final class VideoFileDecoder {
         }
     }
 
-    private func remark(_ text: String) {
-        if let noteHandler { noteHandler(text) } else { notes.append(text) }
-    }
+    private func remark(_ text: String) { if let noteHandler { noteHandler(text) } else { notes.append(text) } }
 
-    private func report(_ warning: String?) {
-        if let warning { warningHandler?(warning) }
-    }
+    private func report(_ warning: String?) { if let warning { warningHandler?(warning) } }
 
     /// One `avcodec_receive_frame`; nil when the decoder wants input, is done, or failed
     /// on one picture (counted as damage).
@@ -278,7 +270,10 @@ public final class VideoFileDecoder {
             if draining { finished = true }  // should not happen after a flush; be safe
             return nil
         }
-        if received == segrec_averror_eof() { finished = true; return nil }
+        if received == segrec_averror_eof() {
+            finished = true
+            return nil
+        }
         if received < 0 {
             if received == segrec_averror_enomem() {
                 fail(field: "decoding", detail: "libavcodec (\(codecName)) failed: \(FFmpegError.errorString(received))")
@@ -301,8 +296,7 @@ public final class VideoFileDecoder {
         var pts = f.pts != nopts ? f.pts : (f.best_effort_timestamp != nopts ? f.best_effort_timestamp : nil)
         // After damage a picture can come out late, behind pictures shown after it: like
         // ffmpeg, give it libavcodec's best-effort timestamp when that one advances.
-        if let p = pts, let last = lastPTS, p <= last, damage.isRunOpen,
-           f.best_effort_timestamp != nopts, f.best_effort_timestamp > last {
+        if let p = pts, let last = lastPTS, p <= last, damage.isRunOpen, f.best_effort_timestamp != nopts, f.best_effort_timestamp > last {
             pts = f.best_effort_timestamp
             damage.pictureRetimed()
         }
@@ -319,9 +313,8 @@ public final class VideoFileDecoder {
             lastPTS = pts
             highestPTS = max(highestPTS ?? pts, pts)
         }
-        let picture = DecodedPicture(pixelBuffer: buffer, pts: pts,
-                                     decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)),
-                                     index: picturesDecoded)
+        let picture = DecodedPicture(
+            pixelBuffer: buffer, pts: pts, decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)), index: picturesDecoded)
         picturesDecoded += 1
         return picture
     }
@@ -350,11 +343,14 @@ public final class VideoFileDecoder {
     /// A packet (or picture) the decoder refused: its picture is lost; too many in a row
     /// end decoding.
     private func reject(reason: String, flaggedCorrupt: Bool) {
-        report(damage.packetRejected(index: max(0, packetsDemuxed - 1), seconds: lastPacketSeconds,
-                                     reason: reason, alreadyCounted: flaggedCorrupt))
+        report(damage.packetRejected(index: max(0, packetsDemuxed - 1), seconds: lastPacketSeconds, reason: reason, alreadyCounted: flaggedCorrupt))
         rejectedSincePicture += 1
         if rejectedSincePicture >= Self.maximumConsecutiveRejections {
-            fail(field: "decoding", detail: "libavcodec (\(codecName)) rejected \(rejectedSincePicture) packets in a row (\(reason)); the stream cannot be decoded past packet \(packetsDemuxed)")
+            fail(
+                field: "decoding",
+                detail:
+                    "libavcodec (\(codecName)) rejected \(rejectedSincePicture) packets in a row (\(reason)); the stream cannot be decoded past packet \(packetsDemuxed)"
+            )
             flush()
         }
     }
@@ -363,9 +359,7 @@ public final class VideoFileDecoder {
     /// the decoder; at the end, on a stop or when the input cannot be read, sends the flush
     /// packet.
     private func feedPacket() {
-        if !packetPending {
-            guard readPacket() else { return }
-        }
+        if !packetPending { guard readPacket() else { return } }
         let sent = avcodec_send_packet(decoder.pointer, packet.pointer)
         if sent == segrec_averror_eagain() {
             packetPending = true  // the decoder wants its output read first
@@ -411,7 +405,10 @@ public final class VideoFileDecoder {
                 } else if let skipped {
                     // The demuxer gave up on damage (Matroska that cannot resync, "File
                     // ended prematurely"): the rest of the input cannot be read.
-                    fail(field: "data", detail: "the input cannot be read past packet \(packetsDemuxed): libavformat ended on \"\(skipped)\" (cut short or damaged beyond resync)")
+                    fail(
+                        field: "data",
+                        detail:
+                            "the input cannot be read past packet \(packetsDemuxed): libavformat ended on \"\(skipped)\" (cut short or damaged beyond resync)")
                 }
                 flush()
                 return false
@@ -447,17 +444,14 @@ public final class VideoFileDecoder {
             packetsDemuxed += 1
             pendingPacketCorrupt = corrupt
             if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
-            if let skipped {
-                report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped))
-            }
+            if let skipped { report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped)) }
             var probed = false
             if let probeError {
                 // Read ahead by probing (the input's position did not move), or the first
                 // packet past them, which ends the window.
                 if let before = positionBefore, input.pointer.pointee.pb.map({ avio_tell($0) }) == before {
                     probed = true
-                    report(damage.packetReadWhileProbing(index: packetsDemuxed - 1, seconds: lastPacketSeconds,
-                                                         logged: probeError))
+                    report(damage.packetReadWhileProbing(index: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: probeError))
                 } else {
                     self.probeError = nil
                 }
@@ -481,8 +475,9 @@ public final class VideoFileDecoder {
         let size = input.pointer.pointee.pb.map { avio_size($0) } ?? -1
         if let last = lastPictureEnd, size > 0, size - last > Self.trailerSlack {
             let missing = Int(declared - packetsDemuxed) - damage.picturesMissingFromTimestamps
-            report(damage.declaredPicturesMissing(missing, declared: Int(declared), delivered: Int(packetsDemuxed),
-                                                  atPacket: packetsDemuxed, bytesAfterLastPacket: size - last))
+            report(
+                damage.declaredPicturesMissing(
+                    missing, declared: Int(declared), delivered: Int(packetsDemuxed), atPacket: packetsDemuxed, bytesAfterLastPacket: size - last))
         } else {
             fail(field: "data", detail: "truncated: the file ends after \(packetsDemuxed) of its \(declared) frames")
         }
@@ -494,14 +489,16 @@ public final class VideoFileDecoder {
         guard let pb = input.pointer.pointee.pb else { return }
         let end = avio_tell(pb)
         guard let last = lastPictureEnd else {
-            if end > 0, packetsDemuxed == 0 {
-                fail(field: "data", detail: "truncated: the input ends inside its first frame (no whole frame)")
-            }
+            if end > 0, packetsDemuxed == 0 { fail(field: "data", detail: "truncated: the input ends inside its first frame (no whole frame)") }
             return
         }
         let leftover = end - last
         guard leftover > 0 else { return }
-        fail(field: "data", detail: "truncated: \(leftover) byte\(leftover == 1 ? "" : "s") left over after the last whole frame (frame \(packetsDemuxed - 1)); \(packetsDemuxed) whole frame\(packetsDemuxed == 1 ? "" : "s") kept")
+        fail(
+            field: "data",
+            detail:
+                "truncated: \(leftover) byte\(leftover == 1 ? "" : "s") left over after the last whole frame (frame \(packetsDemuxed - 1)); \(packetsDemuxed) whole frame\(packetsDemuxed == 1 ? "" : "s") kept"
+        )
     }
 
     private func flush() {
@@ -511,7 +508,5 @@ public final class VideoFileDecoder {
         if avcodec_send_packet(decoder.pointer, nil) < 0 { finished = true }
     }
 
-    private func fail(field: String, detail: String) {
-        if pendingError == nil { pendingError = .badInput(path: path, field: field, detail: detail) }
-    }
+    private func fail(field: String, detail: String) { if pendingError == nil { pendingError = .badInput(path: path, field: field, detail: detail) } }
 }

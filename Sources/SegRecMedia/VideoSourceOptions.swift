@@ -30,13 +30,10 @@ public struct VideoSourceOptions: Sendable, Hashable {
     public static let standardInput = "-"
 
     /// Common pixel format names, for messages (any name `ffmpeg -pix_fmts` lists is accepted).
-    public static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422",
-                                            "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
+    public static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422", "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
 
     /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
-    public static func isKnownPixelFormat(_ name: String) -> Bool {
-        av_get_pix_fmt(name) != AV_PIX_FMT_NONE
-    }
+    public static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
 
     /// Whether `path` is read as raw video (by extension or because a size was given).
     public func isRawVideo(_ path: String) -> Bool {
@@ -62,26 +59,25 @@ public struct VideoSourceOptions: Sendable, Hashable {
     /// - Throws: ``MediaInputError/inputNotFound(path:)`` for a missing file;
     ///   ``MediaInputError/badInput(path:field:detail:)`` for raw input without a size, or
     ///   an unknown pixel format.
-    func demuxer(for path: String) throws(MediaInputError)
-        -> (url: String, fileSystemPath: String?, isPipe: Bool, format: String?, options: [String: String]) {
-        let url: String, file: String?, isPipe: Bool
+    func demuxer(for path: String) throws(MediaInputError) -> (url: String, fileSystemPath: String?, isPipe: Bool, format: String?, options: [String: String]) {
+        let url: String
+        let file: String?
+        let isPipe: Bool
         if path == Self.standardInput {
             (url, file, isPipe) = ("pipe:0", nil, true)
         } else {
             guard let found = Self.fileSystemPath(of: path) else { throw .inputNotFound(path: path) }
             (url, file, isPipe) = ("file:" + found, found, InputPipe.isPipeLike(path: found))
         }
-        guard isRawVideo(file ?? path) else {
-            return (url, file, isPipe, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:])
-        }
+        guard isRawVideo(file ?? path) else { return (url, file, isPipe, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:]) }
         guard let size = videoSize else {
-            throw .badInput(path: path, field: "--video-size",
-                            detail: "raw video has no header: give its size as WxH, e.g. --video-size 352x288")
+            throw .badInput(path: path, field: "--video-size", detail: "raw video has no header: give its size as WxH, e.g. --video-size 352x288")
         }
         let format = pixelFormat ?? "yuv420p"
         guard Self.isKnownPixelFormat(format) else {
-            throw .badInput(path: path, field: "--pixel-format",
-                            detail: "'\(format)' is not a pixel format FFmpeg knows; e.g. \(Self.commonPixelFormats.joined(separator: ", "))")
+            throw .badInput(
+                path: path, field: "--pixel-format",
+                detail: "'\(format)' is not a pixel format FFmpeg knows; e.g. \(Self.commonPixelFormats.joined(separator: ", "))")
         }
         var options = ["video_size": "\(size.width)x\(size.height)", "pixel_format": format]
         if let frameRate { options["framerate"] = frameRate.description }

@@ -17,22 +17,20 @@
 ///   - destination: the clock to express the instant on; the result has its timescale.
 /// - Returns: ticks of `destination`, at `destination.timescale`.
 /// - Throws: ``MediaTimeError/overflow(operation:)`` when the result does not fit in Int64.
-public func convertTime(_ time: MediaTime, from source: MediaClock, to destination: MediaClock,
-                        rounding: RoundingMethod = .default) throws(MediaTimeError) -> MediaTime {
+public func convertTime(_ time: MediaTime, from source: MediaClock, to destination: MediaClock, rounding: RoundingMethod = .default) throws(MediaTimeError)
+    -> MediaTime
+{
     let e18: Int128 = 1_000_000_000_000_000_000
     let sourceScale = Int128(time.timescale)
     // numerator = t·1e18 + (offB − offA)·tsA·(1e9 + dA); each term < 2^125 given the
     // clock limits (|t| < 2^63, |offset| ≤ 100 years, timescale < 2^31, |drift| ≤ 10^6 ppb).
     let offsetDelta = Int128(destination.offsetNanoseconds) - Int128(source.offsetNanoseconds)
     guard let scaledTime = ExactArithmetic.multiply(Int128(time.value), e18),
-          let scaledOffset = ExactArithmetic.multiply(offsetDelta * sourceScale, source.rateNumerator),
-          let numerator = ExactArithmetic.add(scaledTime, scaledOffset),
-          let denominator = ExactArithmetic.multiply(sourceScale * source.rateNumerator, e18) else {
-        throw .overflow(operation: "convertTime from \(source.identifier) to \(destination.identifier)")
-    }
+        let scaledOffset = ExactArithmetic.multiply(offsetDelta * sourceScale, source.rateNumerator),
+        let numerator = ExactArithmetic.add(scaledTime, scaledOffset), let denominator = ExactArithmetic.multiply(sourceScale * source.rateNumerator, e18)
+    else { throw .overflow(operation: "convertTime from \(source.identifier) to \(destination.identifier)") }
     let multiplier = destination.rateNumerator * Int128(destination.timescale)
-    guard let ticks = ExactArithmetic.multiplyDivide(numerator, multiplier, denominator, rounding: rounding),
-          let value = Int64(exactly: ticks) else {
+    guard let ticks = ExactArithmetic.multiplyDivide(numerator, multiplier, denominator, rounding: rounding), let value = Int64(exactly: ticks) else {
         throw .overflow(operation: "convertTime from \(source.identifier) to \(destination.identifier)")
     }
     return MediaTime(value: value, timescale: destination.timescale)

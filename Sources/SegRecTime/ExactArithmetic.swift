@@ -9,8 +9,7 @@ package enum ExactArithmetic {
     ///
     /// - Returns: the rounded quotient, or `nil` when it does not fit in `Int128`.
     /// - Precondition: `c != 0`.
-    package static func multiplyDivide(_ a: Int128, _ b: Int128, _ c: Int128,
-                               rounding: RoundingMethod) -> Int128? {
+    package static func multiplyDivide(_ a: Int128, _ b: Int128, _ c: Int128, rounding: RoundingMethod) -> Int128? {
         precondition(c != 0, "division by zero")
         if a == 0 || b == 0 { return 0 }
         let negative = ((a < 0) != (b < 0)) != (c < 0)
@@ -19,13 +18,11 @@ package enum ExactArithmetic {
         // The quotient fits in 128 bits only when the high half is below the divisor.
         guard product.high < divisor else { return nil }
         let (quotient, remainder) = divisor.dividingFullWidth(product)
-        return applyRounding(quotient: quotient, remainder: remainder, divisor: divisor,
-                             negative: negative, rounding: rounding)
+        return applyRounding(quotient: quotient, remainder: remainder, divisor: divisor, negative: negative, rounding: rounding)
     }
 
     /// Rounds the magnitude `quotient + remainder / divisor` of a value with the given sign.
-    private static func applyRounding(quotient: UInt128, remainder: UInt128, divisor: UInt128,
-                                      negative: Bool, rounding: RoundingMethod) -> Int128? {
+    private static func applyRounding(quotient: UInt128, remainder: UInt128, divisor: UInt128, negative: Bool, rounding: RoundingMethod) -> Int128? {
         let bumpMagnitude: Bool
         switch rounding {
         case .roundHalfAwayFromZero: bumpMagnitude = remainder >= divisor - remainder
@@ -62,7 +59,8 @@ package enum ExactArithmetic {
 
     /// Greatest common divisor of the magnitudes (gcd(0, 0) == 0).
     package static func gcd(_ a: Int128, _ b: Int128) -> Int128 {
-        var x = a.magnitude, y = b.magnitude
+        var x = a.magnitude
+        var y = b.magnitude
         while y != 0 { (x, y) = (y, x % y) }
         return Int128(x)
     }

@@ -33,10 +33,12 @@ public struct FrameRate: Sendable, Hashable {
         guard parts.count == 1 else { throw .malformed(text) }
         let decimal = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         guard decimal.count <= 2, let whole = Int64(decimal[0]) else { throw .malformed(text) }
-        if decimal.count == 1 { try self.init(whole, 1); return }
+        if decimal.count == 1 {
+            try self.init(whole, 1)
+            return
+        }
         let fraction = decimal[1]
-        guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCII),
-              let digits = Int64(fraction) else { throw .malformed(text) }
+        guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCII), let digits = Int64(fraction) else { throw .malformed(text) }
         var scale: Int64 = 1
         for _ in 0..<fraction.count { scale *= 10 }
         let (scaled, overflow) = whole.multipliedReportingOverflow(by: scale)
@@ -67,9 +69,7 @@ public enum FrameRateError: Error, Equatable, Sendable, CustomStringConvertible 
 
 extension FrameRate: CustomStringConvertible {
     /// `"30"` or `"30000/1001"`.
-    public var description: String {
-        denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)"
-    }
+    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
 }
 
 extension FrameRate: Codable {
@@ -83,9 +83,7 @@ extension FrameRate: Codable {
         } else {
             text = try container.decode(String.self)
         }
-        do { try self.init(parsing: text) } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
+        do { try self.init(parsing: text) } catch { throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description) }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -13,8 +13,7 @@ public struct FrameTiming: Sendable, Hashable {
 
     /// Frame timing for a session starting at `sessionStart` on `sessionClock`.
     /// - Throws: ``MediaTimeError/overflow(operation:)`` from the conversion.
-    public init(deviceClock: MediaClock, frameRate: FrameRate, sessionStart: MediaTime,
-                sessionClock: MediaClock = .host) throws(MediaTimeError) {
+    public init(deviceClock: MediaClock, frameRate: FrameRate, sessionStart: MediaTime, sessionClock: MediaClock = .host) throws(MediaTimeError) {
         let d0 = try convertTime(sessionStart, from: sessionClock, to: deviceClock)
         self.init(deviceClock: deviceClock, frameRate: frameRate, firstFrameDeviceTicks: d0.value)
     }
@@ -28,12 +27,11 @@ public struct FrameTiming: Sendable, Hashable {
 
     /// `round(i · timescale · fpsDenominator / fpsNumerator)`: ticks from frame 0 to frame `i`.
     private func ticksSinceFirstFrame(_ index: Int64) throws(MediaTimeError) -> Int64 {
-        guard let ticks = ExactArithmetic.multiplyDivide(
-            Int128(index), Int128(deviceClock.timescale) * Int128(frameRate.denominator),
-            Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero),
-              let value = Int64(exactly: ticks) else {
-            throw .overflow(operation: "device time of frame \(index)")
-        }
+        guard
+            let ticks = ExactArithmetic.multiplyDivide(
+                Int128(index), Int128(deviceClock.timescale) * Int128(frameRate.denominator), Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero),
+            let value = Int64(exactly: ticks)
+        else { throw .overflow(operation: "device time of frame \(index)") }
         return value
     }
 
@@ -55,8 +53,8 @@ public struct FrameTiming: Sendable, Hashable {
     /// that time. The device-clock estimate is settled on session timestamps exactly, since
     /// the two clocks round separately.
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public func firstFrame(capturedAtOrAfter sessionTime: MediaTime, sessionClock: MediaClock = .host,
-                           minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
+    public func firstFrame(capturedAtOrAfter sessionTime: MediaTime, sessionClock: MediaClock = .host, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
+    {
         let onDevice = try convertTime(sessionTime, from: sessionClock, to: deviceClock)
         var k = try firstFrame(atOrAfter: onDevice, minimumIndex: minimumIndex)
         while k > minimumIndex, try self.sessionTime(ofFrame: k - 1, sessionClock: sessionClock) >= sessionTime { k -= 1 }
@@ -69,21 +67,21 @@ public struct FrameTiming: Sendable, Hashable {
     /// ticks (`deviceTime` in any timescale of the device clock). This is the frame on which
     /// a `setDynamicAspectRatio` request takes effect (Docs/clocks.md, "A change").
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public func firstFrame(atOrAfter deviceTime: MediaTime, plusFramePeriods latencyFrames: Int64 = 0,
-                           minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
+    public func firstFrame(atOrAfter deviceTime: MediaTime, plusFramePeriods latencyFrames: Int64 = 0, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
+    {
         // Compare D(k) ≥ deviceTime + L·ts·den/num exactly, as
         // D(k)·tsT·num ≥ t·ts·num + L·ts·den·tsT  (tsT = deviceTime.timescale, t = its value),
         // all in Int128: each term < 2^63 · 2^31 · 2^63 is too big, so reduce first.
         let ts = Int128(deviceClock.timescale)
-        let num = Int128(frameRate.numerator), den = Int128(frameRate.denominator)
+        let num = Int128(frameRate.numerator)
+        let den = Int128(frameRate.denominator)
         let tsT = Int128(deviceTime.timescale)
         // threshold − D0 in ticks, as the fraction thresholdNumerator / thresholdDenominator.
         let thresholdDenominator = tsT * num
         guard let timeTerm = ExactArithmetic.multiply(Int128(deviceTime.value) * ts - Int128(firstFrameDeviceTicks) * tsT, num),
-              let latencyTerm = ExactArithmetic.multiply(Int128(latencyFrames) * ts * den, tsT),
-              let thresholdNumerator = ExactArithmetic.add(timeTerm, latencyTerm) else {
-            throw .overflow(operation: "effective frame")
-        }
+            let latencyTerm = ExactArithmetic.multiply(Int128(latencyFrames) * ts * den, tsT),
+            let thresholdNumerator = ExactArithmetic.add(timeTerm, latencyTerm)
+        else { throw .overflow(operation: "effective frame") }
         func reaches(_ k: Int64) throws(MediaTimeError) -> Bool {
             // (D(k) − D0) ≥ thresholdNumerator / thresholdDenominator
             guard let left = ExactArithmetic.multiply(Int128(try ticksSinceFirstFrame(k)), thresholdDenominator) else {
@@ -92,11 +90,8 @@ public struct FrameTiming: Sendable, Hashable {
             return left >= thresholdNumerator
         }
         // Estimate k = ceil((threshold − D0) · fps / ts), then settle exactly.
-        guard let periodDenominator = ExactArithmetic.multiply(thresholdDenominator, ts * den) else {
-            throw .overflow(operation: "effective frame")
-        }
-        let estimate = ExactArithmetic.multiplyDivide(thresholdNumerator, num, periodDenominator,
-                                                      rounding: .roundTowardPositiveInfinity) ?? 0
+        guard let periodDenominator = ExactArithmetic.multiply(thresholdDenominator, ts * den) else { throw .overflow(operation: "effective frame") }
+        let estimate = ExactArithmetic.multiplyDivide(thresholdNumerator, num, periodDenominator, rounding: .roundTowardPositiveInfinity) ?? 0
         var k = max(Int64(minimumIndex), Int64(clamping: estimate))
         while k > minimumIndex, try reaches(k - 1) { k -= 1 }
         while !(try reaches(k)) { k += 1 }

@@ -24,14 +24,12 @@ public struct MediaClock: Sendable, Hashable, Codable {
     public static let maximumDriftPartsPerBillion: Int64 = 1_000_000
 
     /// The session's synchronization clock: host time in nanoseconds.
-    public static let host = MediaClock(uncheckedIdentifier: "host", timescale: 1_000_000_000,
-                                        offsetNanoseconds: 0, driftPartsPerBillion: 0)
+    public static let host = MediaClock(uncheckedIdentifier: "host", timescale: 1_000_000_000, offsetNanoseconds: 0, driftPartsPerBillion: 0)
 
     /// Creates a clock from exact integer parameters.
     /// - Throws: ``MediaTimeError/invalidClock(_:)`` when `timescale <= 0`, |offset| exceeds
     ///   ``maximumOffsetNanoseconds`` or |drift| exceeds ``maximumDriftPartsPerBillion``.
-    public init(identifier: String, timescale: Int32, offsetNanoseconds: Int64,
-                driftPartsPerBillion: Int64) throws(MediaTimeError) {
+    public init(identifier: String, timescale: Int32, offsetNanoseconds: Int64, driftPartsPerBillion: Int64) throws(MediaTimeError) {
         guard timescale > 0 else { throw .invalidClock("timescale \(timescale) must be > 0") }
         guard offsetNanoseconds.magnitude <= Self.maximumOffsetNanoseconds.magnitude else {
             throw .invalidClock("offset \(offsetNanoseconds) ns exceeds ±\(Self.maximumOffsetNanoseconds) ns")
@@ -39,27 +37,22 @@ public struct MediaClock: Sendable, Hashable, Codable {
         guard driftPartsPerBillion.magnitude <= Self.maximumDriftPartsPerBillion.magnitude else {
             throw .invalidClock("drift \(driftPartsPerBillion) ppb exceeds ±\(Self.maximumDriftPartsPerBillion) ppb (±1000 ppm)")
         }
-        self.init(uncheckedIdentifier: identifier, timescale: timescale,
-                  offsetNanoseconds: offsetNanoseconds, driftPartsPerBillion: driftPartsPerBillion)
+        self.init(uncheckedIdentifier: identifier, timescale: timescale, offsetNanoseconds: offsetNanoseconds, driftPartsPerBillion: driftPartsPerBillion)
     }
 
     /// Creates a clock from the scenario's decimal parameters, rounding each once, half away
     /// from zero: `offset_ns = round(offsetSeconds · 1e9)`, `drift_ppb = round(driftPPM · 1000)`.
     /// - Throws: ``MediaTimeError/invalidClock(_:)`` for non-finite or out-of-range values.
-    public init(identifier: String, timescale: Int32, offsetSeconds: Double,
-                driftPPM: Double) throws(MediaTimeError) {
-        guard offsetSeconds.isFinite, driftPPM.isFinite,
-              abs(offsetSeconds) <= Double(Self.maximumOffsetNanoseconds) / 1e9,
-              abs(driftPPM) <= Double(Self.maximumDriftPartsPerBillion) / 1000 else {
-            throw .invalidClock("offsetSeconds \(offsetSeconds) / driftPPM \(driftPPM) out of range (|offset| ≤ 100 years, |drift| ≤ 1000 ppm)")
-        }
-        try self.init(identifier: identifier, timescale: timescale,
-                      offsetNanoseconds: Self.roundDecimal(offsetSeconds, scale: 9),
-                      driftPartsPerBillion: Self.roundDecimal(driftPPM, scale: 3))
+    public init(identifier: String, timescale: Int32, offsetSeconds: Double, driftPPM: Double) throws(MediaTimeError) {
+        guard offsetSeconds.isFinite, driftPPM.isFinite, abs(offsetSeconds) <= Double(Self.maximumOffsetNanoseconds) / 1e9,
+            abs(driftPPM) <= Double(Self.maximumDriftPartsPerBillion) / 1000
+        else { throw .invalidClock("offsetSeconds \(offsetSeconds) / driftPPM \(driftPPM) out of range (|offset| ≤ 100 years, |drift| ≤ 1000 ppm)") }
+        try self.init(
+            identifier: identifier, timescale: timescale, offsetNanoseconds: Self.roundDecimal(offsetSeconds, scale: 9),
+            driftPartsPerBillion: Self.roundDecimal(driftPPM, scale: 3))
     }
 
-    private init(uncheckedIdentifier: String, timescale: Int32, offsetNanoseconds: Int64,
-                 driftPartsPerBillion: Int64) {
+    private init(uncheckedIdentifier: String, timescale: Int32, offsetNanoseconds: Int64, driftPartsPerBillion: Int64) {
         self.identifier = uncheckedIdentifier
         self.timescale = timescale
         self.offsetNanoseconds = offsetNanoseconds

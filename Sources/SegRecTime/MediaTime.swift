@@ -34,14 +34,10 @@ public struct MediaTime: Sendable {
 
 extension MediaTime: Comparable, Hashable {
     /// Exact rational equality across timescales (`CMTimeCompare(a, b) == 0`).
-    public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        compare(lhs, rhs) == 0
-    }
+    public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool { compare(lhs, rhs) == 0 }
 
     /// Exact rational ordering across timescales (`CMTimeCompare(a, b) < 0`).
-    public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        compare(lhs, rhs) < 0
-    }
+    public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool { compare(lhs, rhs) < 0 }
 
     /// −1, 0 or 1 as `lhs` is before, equal to or after `rhs`; mirrors `CMTimeCompare`.
     public static func compare(_ lhs: MediaTime, _ rhs: MediaTime) -> Int {
@@ -66,12 +62,9 @@ extension MediaTime: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let value = try container.decode(Int64.self, forKey: .value)
         let timescale = try container.decode(Int64.self, forKey: .timescale)
-        do {
-            try self.init(validatingValue: value, timescale: timescale)
-        } catch {
+        do { try self.init(validatingValue: value, timescale: timescale) } catch {
             throw DecodingError.dataCorruptedError(
-                forKey: .timescale, in: container,
-                debugDescription: "timescale must be in 1...\(Int32.max), got \(timescale)")
+                forKey: .timescale, in: container, debugDescription: "timescale must be in 1...\(Int32.max), got \(timescale)")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every temporary folder the tests make lives under one root per test process,
@@ -32,9 +32,7 @@ enum TestTemporaryDirectories {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
         for name in names where name.hasPrefix(prefix) {
             guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
-                try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
-            }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: base.appendingPathComponent(name)) }
         }
     }
 }

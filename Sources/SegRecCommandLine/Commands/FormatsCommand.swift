@@ -8,25 +8,28 @@ enum FormatsCommand {
     static let options: [OptionSpec] = [
         .option("camera", "ID", help: "List this camera's formats: front, outer, inner, back, virtualFront, or a camera id of --scenario."),
         .option("scenario", "FILE", help: "A scenario with cameras whose ids --camera names."),
-        .option("format", "F", help: "With --camera: check that the camera has this format (1920 or 1920x1920 for a square format, WxH for the back camera's fixed formats) and list only it."),
-        .option("fps", "RATE", help: "With --format: check that the format delivers this rate (e.g. 120 or 30000/1001)."),
-        .flag("help", help: "Show help."),
+        .option(
+            "format", "F",
+            help:
+                "With --camera: check that the camera has this format (1920 or 1920x1920 for a square format, WxH for the back camera's fixed formats) and list only it."
+        ), .option("fps", "RATE", help: "With --format: check that the format delivers this rate (e.g. 120 or 30000/1001)."), .flag("help", help: "Show help.")
     ]
 
     /// The cameras `--camera` knows without a scenario.
     static let builtInCameras: [(id: String, type: CaptureDevice.DeviceType)] = [
-        ("front", .builtInUltraWideCamera), ("outer", .builtInOuterUltraWideCamera),
-        ("inner", .builtInInnerUltraWideCamera), ("back", .builtInDualWideCamera),
-        (Scenario.virtualFrontID, .builtInVirtualFrontCamera),
+        ("front", .builtInUltraWideCamera), ("outer", .builtInOuterUltraWideCamera), ("inner", .builtInInnerUltraWideCamera), ("back", .builtInDualWideCamera),
+        (Scenario.virtualFrontID, .builtInVirtualFrontCamera)
     ]
 
     static func run(_ arguments: [String]) throws {
-        guard let parsed = try ArgumentParser.parse(
-            arguments, command: "formats", options: options, usage: "segrec formats [--camera ID [--scenario FILE] [--format F [--fps RATE]]]",
-            abstract: "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios; with --camera, one iPhone Duo camera's.") else { return }
-        guard parsed.positionals.isEmpty else {
-            throw CommandLineError("formats: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage)
-        }
+        guard
+            let parsed = try ArgumentParser.parse(
+                arguments, command: "formats", options: options, usage: "segrec formats [--camera ID [--scenario FILE] [--format F [--fps RATE]]]",
+                abstract:
+                    "List the fake Center Stage front camera's formats (square sensor crops), their maximum frame rates and supported dynamic aspect ratios; with --camera, one iPhone Duo camera's."
+            )
+        else { return }
+        guard parsed.positionals.isEmpty else { throw CommandLineError("formats: unexpected argument '\(parsed.positionals[0])'", exitCode: .usage) }
         guard let id = parsed.value("camera") else {
             for name in ["scenario", "format", "fps"] where parsed.value(name) != nil {
                 throw CommandLineError("formats: --\(name) needs --camera ID", exitCode: .usage)
@@ -38,23 +41,30 @@ enum FormatsCommand {
         }
         let cameras = try knownCameras(parsed)
         guard let type = cameras.first(where: { $0.id == id })?.type else {
-            throw CommandLineError("formats: --camera: no camera '\(Excerpt.of(id))'; allowed: \(cameras.map(\.id).joined(separator: ", "))", exitCode: .dataError)
+            throw CommandLineError(
+                "formats: --camera: no camera '\(Excerpt.of(id))'; allowed: \(cameras.map(\.id).joined(separator: ", "))", exitCode: .dataError)
         }
         var formats = type.formats
         if let name = parsed.value("format") {
-            let virtualLimit = "; the Virtual Front Camera offers only what the outer and inner cameras share (1280, 1920 at up to 60 fps): use individual cameras (\"frontCamera\": \"individual\") for more"
+            let virtualLimit =
+                "; the Virtual Front Camera offers only what the outer and inner cameras share (1280, 1920 at up to 60 fps): use individual cameras (\"frontCamera\": \"individual\") for more"
             guard let format = formats.first(where: { $0.name == name || squareName(of: $0) == name }) else {
                 let note = type == .builtInVirtualFrontCamera ? virtualLimit : ""
-                throw CommandLineError("formats: --format: camera \(id) (\(type.rawValue)) has no format '\(Excerpt.of(name))'; allowed: \(formats.map(\.name).joined(separator: ", "))\(note)", exitCode: .dataError)
+                throw CommandLineError(
+                    "formats: --format: camera \(id) (\(type.rawValue)) has no format '\(Excerpt.of(name))'; allowed: \(formats.map(\.name).joined(separator: ", "))\(note)",
+                    exitCode: .dataError)
             }
             if let text = parsed.value("fps") {
                 let rate: FrameRate
                 do { rate = try FrameRate(parsing: text) } catch {
-                    throw CommandLineError("formats: --fps: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
+                    throw CommandLineError(
+                        "formats: --fps: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
                 }
                 guard format.supports(frameRate: rate) else {
                     let note = type == .builtInVirtualFrontCamera ? virtualLimit : ""
-                    throw CommandLineError("formats: --fps: format \(name) of camera \(id) delivers at most \(format.maxFrameRate) fps, not \(rate); allowed: 1...\(format.maxFrameRate)\(note)", exitCode: .dataError)
+                    throw CommandLineError(
+                        "formats: --fps: format \(name) of camera \(id) delivers at most \(format.maxFrameRate) fps, not \(rate); allowed: 1...\(format.maxFrameRate)\(note)",
+                        exitCode: .dataError)
                 }
             }
             formats = [format]
@@ -76,21 +86,19 @@ enum FormatsCommand {
 
     /// `1280x1280` for a square format (no fixed dimensions), the form the table prints;
     /// `--format` accepts it as well as the side alone (`1280`). Nil for a fixed-size format.
-    static func squareName(of format: CaptureDevice.Format) -> String? {
-        format.fixedDimensions == nil ? "\(format.squareSide)x\(format.squareSide)" : nil
-    }
+    static func squareName(of format: CaptureDevice.Format) -> String? { format.fixedDimensions == nil ? "\(format.squareSide)x\(format.squareSide)" : nil }
 
     static func table(_ formats: [CaptureDevice.Format] = CaptureDevice.Format.frontCenterStageFormats) -> String {
         var rows = [["format", "max fps", "smart framing", "Center Stage", "aspect ratios (dimensions)"]]
         for format in formats {
-            let ratios = format.fixedDimensions.map { "fixed \($0) (no dynamic aspect ratio)" }
-                ?? format.supportedDynamicAspectRatios.map { ratio in
-                    "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))"
-                }.joined(separator: ", ")
-            rows.append([squareName(of: format) ?? format.name,
-                         "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no",
-                         format.fixedDimensions == nil && format.squareSide <= CenterStageControl.largestCenterStageSquareSide ? "yes" : "no",
-                         ratios])
+            let ratios =
+                format.fixedDimensions.map { "fixed \($0) (no dynamic aspect ratio)" }
+                ?? format.supportedDynamicAspectRatios.map { ratio in "\(ratio.rawValue) \(ratio.dimensions(squareSide: format.squareSide))" }.joined(
+                    separator: ", ")
+            rows.append([
+                squareName(of: format) ?? format.name, "\(format.maxFrameRate)", format.isSmartFramingSupported ? "yes" : "no",
+                format.fixedDimensions == nil && format.squareSide <= CenterStageControl.largestCenterStageSquareSide ? "yes" : "no", ratios
+            ])
         }
         return TextTable.render(rows)
     }
@@ -100,7 +108,6 @@ enum FormatsCommand {
     static func stabilizationLine(_ type: CaptureDevice.DeviceType) -> String {
         let traitsType = type == .builtInVirtualFrontCamera ? CaptureDevice.DeviceType.builtInOuterUltraWideCamera : type
         let modes = (try? VideoStabilizationMode.supportedModes(deviceType: traitsType.rawValue)) ?? []
-        return "stabilization modes (default changeLatencyFrames): "
-            + modes.map { "\($0.rawValue) (\($0.defaultChangeLatencyFrames))" }.joined(separator: ", ")
+        return "stabilization modes (default changeLatencyFrames): " + modes.map { "\($0.rawValue) (\($0.defaultChangeLatencyFrames))" }.joined(separator: ", ")
     }
 }

@@ -10,16 +10,18 @@ extension RecordCommand {
     static let benchmarkOptions: [OptionSpec] = [
         .option("stats", "FILE", help: "Write per-frame delivery/acceptance times and segment switch timings (JSON lines)."),
         .flag("realtime", help: "Pace the source at its frame rate; frames the recorder cannot take in time are dropped (late)."),
-        .option("frames-in-flight", "N", help: "Pictures queued to the encoder at most, 1...\(RecordCommand.maximumFramesInFlight) (default \(SegmentMuxer.framesInFlight)): with --realtime a frame that finds the queue full is dropped (late), else the source waits."),
+        .option(
+            "frames-in-flight", "N",
+            help:
+                "Pictures queued to the encoder at most, 1...\(RecordCommand.maximumFramesInFlight) (default \(SegmentMuxer.framesInFlight)): with --realtime a frame that finds the queue full is dropped (late), else the source waits."
+        )
     ]
 
     /// `--frames-in-flight N`, checked before anything is created; nil when not given.
     /// - Throws: a usage error (64) for a value that is not an integer in
     ///   1...``maximumFramesInFlight``.
     static func framesInFlight(_ parsed: ParsedArguments) throws -> Int? {
-        try parsed.value("frames-in-flight").map {
-            try ArgumentParser.integer($0, option: "frames-in-flight", in: 1...maximumFramesInFlight)
-        }
+        try parsed.value("frames-in-flight").map { try ArgumentParser.integer($0, option: "frames-in-flight", in: 1...maximumFramesInFlight) }
     }
 
     /// The largest `--frames-in-flight`: 240 pictures, 4 s at 60 fps (about 1.3 GB of

@@ -5,16 +5,21 @@ import SegRecKit
 /// Duo) `--source PATH` feeds every camera, `--camera-source ID=PATH` one camera.
 extension RecordCommand {
     static let cameraOptions: [OptionSpec] = [
-        .option("mirror", "MODE", help: "Flip buffers left-right (isVideoMirrored): off (default), on, or auto (while the streaming camera faces the user).",
-                allowed: MirrorMode.allCases.map(\.rawValue)),
-        .option("camera-source", "ID=PATH", help: "With a cameras scenario: footage as camera ID's sensor image (repeatable, one per camera); other cameras use --source."),
-        .flag("split-on-rotation", help: "Start a segment (startReason rotationChanged) at the first frame captured with a new capture angle; default: the angle applies from the next segment. Segment mode only."),
+        .option(
+            "mirror", "MODE", help: "Flip buffers left-right (isVideoMirrored): off (default), on, or auto (while the streaming camera faces the user).",
+            allowed: MirrorMode.allCases.map(\.rawValue)),
+        .option(
+            "camera-source", "ID=PATH",
+            help: "With a cameras scenario: footage as camera ID's sensor image (repeatable, one per camera); other cameras use --source."),
+        .flag(
+            "split-on-rotation",
+            help:
+                "Start a segment (startReason rotationChanged) at the first frame captured with a new capture angle; default: the angle applies from the next segment. Segment mode only."
+        )
     ]
 
     /// `--mirror`, default off.
-    static func mirrorMode(_ parsed: ParsedArguments) -> MirrorMode {
-        parsed.value("mirror").flatMap(MirrorMode.init(rawValue:)) ?? .off
-    }
+    static func mirrorMode(_ parsed: ParsedArguments) -> MirrorMode { parsed.value("mirror").flatMap(MirrorMode.init(rawValue:)) ?? .off }
 
     /// `--camera-source ID=PATH`, each checked for its shape; whether the ids are the
     /// scenario's cameras is ``RecordingSession``'s to say.

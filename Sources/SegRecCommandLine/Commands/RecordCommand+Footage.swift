@@ -8,7 +8,7 @@ extension RecordCommand {
     static let footageOptions: [OptionSpec] = [
         .option("video-size", "WxH", help: "Raw video (.yuv, or '-' raw) picture size, e.g. 352x288."),
         .option("pixel-format", "NAME", help: "Raw video pixel format (default yuv420p), any ffmpeg -pix_fmts name."),
-        .option("framerate", "RATE", help: "Raw video frame rate, e.g. 30 or 30000/1001 (default 25)."),
+        .option("framerate", "RATE", help: "Raw video frame rate, e.g. 30 or 30000/1001 (default 25).")
     ]
 
     /// The `--video-size`, `--pixel-format` and `--framerate` values, checked.
@@ -30,17 +30,22 @@ extension RecordCommand {
         }
         if let format = parsed.value("pixel-format") {
             guard VideoSourceOptions.isKnownPixelFormat(format) else {
-                throw CommandLineError("record: --pixel-format: '\(Excerpt.of(format))' is not a pixel format FFmpeg knows; allowed: any name `ffmpeg -pix_fmts` lists, e.g. \(VideoSourceOptions.commonPixelFormats.joined(separator: ", "))", exitCode: .usage)
+                throw CommandLineError(
+                    "record: --pixel-format: '\(Excerpt.of(format))' is not a pixel format FFmpeg knows; allowed: any name `ffmpeg -pix_fmts` lists, e.g. \(VideoSourceOptions.commonPixelFormats.joined(separator: ", "))",
+                    exitCode: .usage)
             }
             options.pixelFormat = format
         }
         if let text = parsed.value("framerate") {
             do { options.frameRate = try FrameRate(parsing: text) } catch {
-                throw CommandLineError("record: --framerate: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
+                throw CommandLineError(
+                    "record: --framerate: '\(Excerpt.of(text))' is not a positive number or rational such as 30 or 30000/1001", exitCode: .usage)
             }
         }
         if options.videoSize == nil && options.isRawVideo(source) {
-            throw CommandLineError("record: --source \(source): raw video has no header; give its size with --video-size WxH (and --pixel-format, default yuv420p; --framerate, default 25)", exitCode: .usage)
+            throw CommandLineError(
+                "record: --source \(source): raw video has no header; give its size with --video-size WxH (and --pixel-format, default yuv420p; --framerate, default 25)",
+                exitCode: .usage)
         }
         if options.pixelFormat != nil && !options.isRawVideo(source) {
             throw CommandLineError("record: --pixel-format applies to raw video only (a .yuv file, or --video-size)", exitCode: .usage)

@@ -4,47 +4,48 @@ import SegRecKit
 /// `segrec record`: runs a source through the fake camera (or passes a file through) into
 /// MP4 segments and a manifest.
 enum RecordCommand {
-    static let options: [OptionSpec] = [
-        .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; '-': YUV4MPEG2 on stdin."),
-        footageOptions[0], footageOptions[1], footageOptions[2],
-        .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
-        .option("mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.",
-                allowed: RecordingMode.allCases.map(\.rawValue)),
-        .option("output", "DIR", help: "Output folder (default: a new dated folder under ./recordings)."),
-        .option("codec", "CODEC", help: "h264 (libx264, default) or hevc (libx265, tagged hvc1).",
-                allowed: VideoCodec.allCases.map(\.rawValue)),
-        .option("preset", "NAME", help: "Encoder preset (default veryfast).", allowed: EncoderSettings.allowedPresets),
-        .option("crf", "N", help: "Constant rate factor 0...51 (default 23)."),
-        .option("keyframe-interval", "FRAMES", help: "Frames between keyframes (default 60)."),
-        .option("threads", "N", help: "Encoder threads, 0 = auto (default 0)."),
-        .option("fragment-interval", "SECONDS", help: "Crash safety: while a segment is open its .partial file gets a fragment at least this often (default 1); 0 writes each file whole at its end, so a crash loses the open segment."),
-        .flag("force", help: "Replace an earlier recording in the output folder (only the files its manifest lists)."),
-        .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
-        .flag("quiet", help: "No live progress line; only the summary."),
-        .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
-        .flag("json", help: "Print the manifest as JSON instead of the summary table."),
-        .flag("help", help: "Show help."),
-    ] + cameraOptions + benchmarkOptions
+    static let options: [OptionSpec] =
+        [
+            .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; '-': YUV4MPEG2 on stdin."),
+            footageOptions[0], footageOptions[1], footageOptions[2],
+            .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
+            .option(
+                "mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.", allowed: RecordingMode.allCases.map(\.rawValue)),
+            .option("output", "DIR", help: "Output folder (default: a new dated folder under ./recordings)."),
+            .option("codec", "CODEC", help: "h264 (libx264, default) or hevc (libx265, tagged hvc1).", allowed: VideoCodec.allCases.map(\.rawValue)),
+            .option("preset", "NAME", help: "Encoder preset (default veryfast).", allowed: EncoderSettings.allowedPresets),
+            .option("crf", "N", help: "Constant rate factor 0...51 (default 23)."),
+            .option("keyframe-interval", "FRAMES", help: "Frames between keyframes (default 60)."),
+            .option("threads", "N", help: "Encoder threads, 0 = auto (default 0)."),
+            .option(
+                "fragment-interval", "SECONDS",
+                help:
+                    "Crash safety: while a segment is open its .partial file gets a fragment at least this often (default 1); 0 writes each file whole at its end, so a crash loses the open segment."
+            ), .flag("force", help: "Replace an earlier recording in the output folder (only the files its manifest lists)."),
+            .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
+            .flag("quiet", help: "No live progress line; only the summary."),
+            .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
+            .flag("json", help: "Print the manifest as JSON instead of the summary table."), .flag("help", help: "Show help.")
+        ] + cameraOptions + benchmarkOptions
 
     static func run(_ arguments: [String], stopRequest: RecordingStopRequest) async throws {
         // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
         SignalHandling.armForRecording()
-        guard let parsed = try ArgumentParser.parse(
-            arguments, command: "record", options: options, usage: "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
-            abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.") else { return }
-        guard parsed.positionals.isEmpty else {
-            throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage)
-        }
+        guard
+            let parsed = try ArgumentParser.parse(
+                arguments, command: "record", options: options,
+                usage:
+                    "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
+                abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.")
+        else { return }
+        guard parsed.positionals.isEmpty else { throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage) }
         if parsed.flag("verbose") { FFmpegLog.configure(.verbose(Terminal.printFFmpegLine)) }
         let request = try recordingRequest(parsed)
         let session: RecordingSession
-        do {
-            session = try RecordingSession(request, stopRequest: stopRequest)
-        } catch let error as RecordingRequestError {
+        do { session = try RecordingSession(request, stopRequest: stopRequest) } catch let error as RecordingRequestError {
             throw commandLineError(error, parsed)
         }
-        try await record(session, printedPath: parsed.value("output") == nil,
-                         quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+        try await record(session, printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
     }
 
     /// The request `record`'s options describe: every option checked for syntax and range
@@ -52,14 +53,16 @@ enum RecordCommand {
     /// - Throws: usage errors (64); the scenario's errors (65), a missing scenario (66).
     static func recordingRequest(_ parsed: ParsedArguments) throws -> RecordingRequest {
         if let output = parsed.value("output"), output.isEmpty {
-            throw CommandLineError("record: --output: an empty folder name is not allowed; give a folder path, or leave --output out for a new dated folder under ./recordings", exitCode: .usage)
+            throw CommandLineError(
+                "record: --output: an empty folder name is not allowed; give a folder path, or leave --output out for a new dated folder under ./recordings",
+                exitCode: .usage)
         }
-        let outputURL = parsed.value("output").map { URL(fileURLWithPath: $0) }
-            ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-                .appendingPathComponent("recordings"))
+        let outputURL =
+            parsed.value("output").map { URL(fileURLWithPath: $0) }
+            ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("recordings"))
         let sourceName = parsed.value("source") ?? "synthetic"
-        var request = RecordingRequest(output: outputURL, source: sourceName == "synthetic" ? .synthetic
-                                       : sourceName == "-" ? .standardInput : .file(sourceName))
+        var request = RecordingRequest(
+            output: outputURL, source: sourceName == "synthetic" ? .synthetic : sourceName == "-" ? .standardInput : .file(sourceName))
         request.mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
         request.fragmentInterval = try fragmentInterval(parsed)
         request.framesInFlight = try framesInFlight(parsed)
@@ -81,27 +84,37 @@ enum RecordCommand {
     static func commandLineError(_ error: RecordingRequestError, _ parsed: ParsedArguments) -> CommandLineError {
         switch error {
         case .cameraClipsNeedCameras:
-            return CommandLineError("record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo/individual-open-close.json)", exitCode: .usage)
+            return CommandLineError(
+                "record: --camera-source applies to a scenario with cameras (e.g. --scenario SampleStreams/duo/individual-open-close.json)", exitCode: .usage)
         case .mirrorNeedsCameraModel(let mirror):
-            return CommandLineError("record: --mirror \(mirror.rawValue) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+            return CommandLineError(
+                "record: --mirror \(mirror.rawValue) applies to the camera model (synthetic, or footage with --scenario), not to footage passed through",
+                exitCode: .usage)
         case .splitOnRotationNeedsSegmentMode:
-            return CommandLineError("record: --split-on-rotation applies to --mode segment; a stop-on-change movie file keeps the angle of its first frame", exitCode: .usage)
+            return CommandLineError(
+                "record: --split-on-rotation applies to --mode segment; a stop-on-change movie file keeps the angle of its first frame", exitCode: .usage)
         case .splitOnRotationNeedsCameraModel:
-            return CommandLineError("record: --split-on-rotation applies to the camera model (synthetic, or footage with --scenario), not to footage passed through", exitCode: .usage)
+            return CommandLineError(
+                "record: --split-on-rotation applies to the camera model (synthetic, or footage with --scenario), not to footage passed through",
+                exitCode: .usage)
         case .unknownCamera(let id, let scenario, let allowed):
-            return CommandLineError("record: --camera-source: \(scenario) has no camera '\(Excerpt.of(id))'; allowed: \(allowed.joined(separator: ", "))", exitCode: .usage)
+            return CommandLineError(
+                "record: --camera-source: \(scenario) has no camera '\(Excerpt.of(id))'; allowed: \(allowed.joined(separator: ", "))", exitCode: .usage)
         case .cameraGivenTwice(let id):
             return CommandLineError("record: --camera-source: camera '\(Excerpt.of(id))' is given twice; give each camera id once", exitCode: .usage)
         case .standardInputFeedsSeveralCameras(let ids):
-            return CommandLineError("record: standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it; give the others a clip with --camera-source ID=PATH", exitCode: .usage)
+            return CommandLineError(
+                "record: standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it; give the others a clip with --camera-source ID=PATH",
+                exitCode: .usage)
         case .statisticsFolderMissing(_, let folder):
             return CommandLineError("\(parsed.value("stats") ?? ""): --stats: folder \(folder) does not exist", exitCode: .cannotCreate)
         case .stoppedBeforeStart:
             // A SIGINT/SIGTERM before the output folder exists: nothing has been written, so
             // the command ends at once (exit 128 + the signal) instead of starting.
             let signal = SignalHandling.stopSignal ?? SIGINT
-            return CommandLineError("record: interrupted by \(SignalHandling.name(of: signal)) before the recording started; nothing was written",
-                                    exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
+            return CommandLineError(
+                "record: interrupted by \(SignalHandling.name(of: signal)) before the recording started; nothing was written",
+                exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
         }
     }
 
@@ -135,9 +148,7 @@ enum RecordCommand {
         } else {
             print(Summary.render(manifest, folder: output))
             let errors = FFmpegLog.errorLineCount
-            if errors > 0 {
-                print("note: FFmpeg logged \(errors) error line\(errors == 1 ? "" : "s") (dropped; --verbose prints them)")
-            }
+            if errors > 0 { print("note: FFmpeg logged \(errors) error line\(errors == 1 ? "" : "s") (dropped; --verbose prints them)") }
         }
     }
 
@@ -149,13 +160,17 @@ enum RecordCommand {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
         guard (parts.count == 1 && digits(parts[0])) || (parts.count == 2 && digits(parts[0]) && digits(parts[1]) && parts[1].count <= 6),
-              let whole = Int64(parts[0].prefix(5)), parts[0].count <= 5 else {
-            throw CommandLineError("record: --fragment-interval: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5", exitCode: .usage)
+            let whole = Int64(parts[0].prefix(5)), parts[0].count <= 5
+        else {
+            throw CommandLineError(
+                "record: --fragment-interval: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5",
+                exitCode: .usage)
         }
         let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 6 - parts[1].count))! : 0
         let microseconds = whole * 1_000_000 + fraction
         guard microseconds == 0 || (1_000...2_000_000_000).contains(microseconds) else {
-            throw CommandLineError("record: --fragment-interval: '\(Excerpt.of(text))' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
+            throw CommandLineError(
+                "record: --fragment-interval: '\(Excerpt.of(text))' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
         }
         return microseconds == 0 ? nil : MediaTime(value: microseconds, timescale: 1_000_000)
     }
@@ -163,9 +178,7 @@ enum RecordCommand {
     /// The scenario file at `path`.
     /// - Throws: a missing file (66); the scenario's errors (65).
     static func loadScenario(_ path: String) throws -> Scenario {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandLineError("\(path): no such scenario file", exitCode: .noInput)
-        }
+        guard FileManager.default.fileExists(atPath: path) else { throw CommandLineError("\(path): no such scenario file", exitCode: .noInput) }
         return try Scenario.load(contentsOf: URL(fileURLWithPath: path))
     }
 
@@ -175,9 +188,7 @@ enum RecordCommand {
         var settings = EncoderSettings()
         if let codec = parsed.value("codec").flatMap(VideoCodec.init(rawValue:)) { settings.codec = codec }
         if let preset = parsed.value("preset") { settings.preset = preset }
-        if let crf = parsed.value("crf") {
-            settings.crf = try ArgumentParser.integer(crf, option: "crf", in: EncoderSettings.allowedCRF)
-        }
+        if let crf = parsed.value("crf") { settings.crf = try ArgumentParser.integer(crf, option: "crf", in: EncoderSettings.allowedCRF) }
         if let interval = parsed.value("keyframe-interval") {
             settings.keyframeInterval = try ArgumentParser.integer(interval, option: "keyframe-interval", in: 1...100_000)
         }

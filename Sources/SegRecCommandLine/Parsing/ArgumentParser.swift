@@ -1,5 +1,6 @@
 import Foundation
 import SegRecKit
+
 /// The parsed options and positional arguments of one command.
 public struct ParsedArguments: Sendable {
     /// Option name → value (the last one given wins).
@@ -38,7 +39,10 @@ public enum ArgumentParser {
                 parsed.positionals.append(argument)
                 continue
             }
-            if argument == "--" { optionsEnded = true; continue }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
             guard argument.hasPrefix("--") else {
                 throw usage("\(command): unknown option '\(Excerpt.of(argument))'; options are long (--name); allowed: \(names(options))")
             }
@@ -63,9 +67,7 @@ public enum ArgumentParser {
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < arguments.count else {
-                    throw usage("\(command): --\(name) needs a value (\(spec.valueName ?? "VALUE"))")
-                }
+                guard index < arguments.count else { throw usage("\(command): --\(name) needs a value (\(spec.valueName ?? "VALUE"))") }
                 value = arguments[index]
                 index += 1
             }
@@ -80,8 +82,9 @@ public enum ArgumentParser {
 
     /// A command's arguments as ``parse(_:command:options:)`` reads them, or nil after
     /// printing its ``helpText(usage:abstract:options:)`` for `--help` (a flag of `options`).
-    static func parse(_ arguments: [String], command: String, options: [OptionSpec], usage: String,
-                      abstract: String) throws(CommandLineError) -> ParsedArguments? {
+    static func parse(_ arguments: [String], command: String, options: [OptionSpec], usage: String, abstract: String) throws(CommandLineError)
+        -> ParsedArguments?
+    {
         let parsed = try parse(arguments, command: command, options: options)
         guard parsed.flag("help") else { return parsed }
         print(helpText(usage: usage, abstract: abstract, options: options))
@@ -89,9 +92,7 @@ public enum ArgumentParser {
     }
 
     /// `--scenario, --mode, …`
-    static func names(_ options: [OptionSpec]) -> String {
-        options.map { "--\($0.name)" }.joined(separator: ", ")
-    }
+    static func names(_ options: [OptionSpec]) -> String { options.map { "--\($0.name)" }.joined(separator: ", ") }
 
     /// Help text listing every option, with placeholders and allowed values.
     public static func helpText(usage: String, abstract: String, options: [OptionSpec]) -> String {
@@ -106,9 +107,7 @@ public enum ArgumentParser {
         return lines.joined(separator: "\n")
     }
 
-    static func usage(_ message: String) -> CommandLineError {
-        CommandLineError(message, exitCode: .usage)
-    }
+    static func usage(_ message: String) -> CommandLineError { CommandLineError(message, exitCode: .usage) }
 
     /// Parses an integer option value in `range`.
     /// - Throws: a usage error naming the option and the range.
@@ -124,17 +123,13 @@ extension ParsedArguments {
     /// The one positional argument of `command` as an existing folder.
     /// - Throws: a usage error (64) for no or several positionals, a "no such folder" (66).
     func existingFolder(command: String) throws -> URL {
-        guard positionals.count == 1 else {
-            throw CommandLineError("\(command): expected one recording folder, got \(positionals.count)", exitCode: .usage)
-        }
+        guard positionals.count == 1 else { throw CommandLineError("\(command): expected one recording folder, got \(positionals.count)", exitCode: .usage) }
         let directory = URL(fileURLWithPath: positionals[0])
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
             throw CommandLineError("\(directory.path): no such folder", exitCode: .noInput)
         }
-        guard isDirectory.boolValue else {
-            throw CommandLineError("\(directory.path): not a folder; \(command) takes a recording folder", exitCode: .noInput)
-        }
+        guard isDirectory.boolValue else { throw CommandLineError("\(directory.path): not a folder; \(command) takes a recording folder", exitCode: .noInput) }
         return directory
     }
 }

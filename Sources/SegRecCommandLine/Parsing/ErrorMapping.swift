@@ -5,8 +5,9 @@ import SegRecKit
 enum ErrorMapping {
     static func commandLineError(_ error: any Error) -> CommandLineError {
         if let error = error as? FFmpegError, error.isExit, let signal = SignalHandling.stopSignal {
-            return CommandLineError("interrupted by \(SignalHandling.name(of: signal)) (\(error.call))",
-                                    exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
+            return CommandLineError(
+                "interrupted by \(SignalHandling.name(of: signal)) (\(error.call))",
+                exitCode: ExitCode(rawValue: SignalHandling.exitCode(for: signal)) ?? .interruptedBySIGINT)
         }
         switch error {
         case let error as CommandLineError: return error
@@ -55,7 +56,9 @@ enum ErrorMapping {
         let inner = commandLineError(failure.underlying)
         let kept = failure.manifest.segments.count
         let recoverable = failure.manifest.warnings.contains { $0.contains("segrec recover") }
-        let what = recoverable ? "\(kept) segment\(kept == 1 ? "" : "s") kept, some as .partial files for `segrec recover` once there is room"
+        let what =
+            recoverable
+            ? "\(kept) segment\(kept == 1 ? "" : "s") kept, some as .partial files for `segrec recover` once there is room"
             : "\(kept) finished segment\(kept == 1 ? "" : "s") kept"
         let manifestNote: String
         if let folder {

@@ -16,9 +16,7 @@ public struct OptionSpec: Sendable {
     }
 
     /// A flag that takes no value: `--name`.
-    public static func flag(_ name: String, help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: nil, help: help, allowedValues: nil)
-    }
+    public static func flag(_ name: String, help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help, allowedValues: nil) }
 
     /// True for a flag.
     public var isFlag: Bool { valueName == nil }

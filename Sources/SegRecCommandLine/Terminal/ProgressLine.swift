@@ -22,15 +22,13 @@ final class ProgressLine {
         let fps = Double(progress.framesWritten) / elapsed
         // Seconds recorded: exact decimals of the rational session time (DecimalSeconds).
         let recorded = DecimalSeconds.text(progress.timeRecorded, digits: 2)
-        let line = String(format: "\r  %6d frames  %@ s recorded  %3d segment%@  %6.1f fps encoded ",
-                          progress.framesReceived, String(repeating: " ", count: max(0, 8 - recorded.count)) + recorded,
-                          progress.segments, progress.segments == 1 ? " " : "s", fps)
+        let line = String(
+            format: "\r  %6d frames  %@ s recorded  %3d segment%@  %6.1f fps encoded ", progress.framesReceived,
+            String(repeating: " ", count: max(0, 8 - recorded.count)) + recorded, progress.segments, progress.segments == 1 ? " " : "s", fps)
         Terminal.writeStandardError(line)
         drew = true
     }
 
     /// Clears the line.
-    func finish() {
-        if drew { Terminal.writeStandardError("\r\u{1B}[2K") }
-    }
+    func finish() { if drew { Terminal.writeStandardError("\r\u{1B}[2K") } }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SegRecKit
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// SIGINT (Ctrl-C) and SIGTERM for the whole `segrec` process, installed with `sigaction`
 /// as the first thing `main` does (before any allocation tuning or argument parsing), so

@@ -19,9 +19,7 @@ enum Terminal {
     }
 
     /// Writes `text` to stderr without a newline (for the live progress line).
-    static func writeStandardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
+    static func writeStandardError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
     /// True when stderr is a terminal (live progress is shown only then).
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

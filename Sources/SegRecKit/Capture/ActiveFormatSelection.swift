@@ -73,17 +73,16 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// - Throws: ``CameraControlError/noFormatSupports(_:formats:)`` naming the formats when
     ///   none supports `ratio`; ``CameraControlError/formatUnavailable(_:available:)`` when
     ///   `activeFormat` is not in `formats`.
-    public static func apply(_ ratio: DynamicAspectRatio, formats: [Format], activeFormat: Format,
-                             currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
-                             preferredFrameRate: FrameRate? = nil) throws(CameraControlError) -> ActiveFormatSelection {
+    public static func apply(
+        _ ratio: DynamicAspectRatio, formats: [Format], activeFormat: Format, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
+        preferredFrameRate: FrameRate? = nil
+    ) throws(CameraControlError) -> ActiveFormatSelection {
         let activeIndex = try index(of: activeFormat, in: formats)
-        guard let index = activeFormat.frameDimensions(for: ratio) != nil
-                ? activeIndex : formats.firstIndex(where: { $0.frameDimensions(for: ratio) != nil }) else {
-            throw .noFormatSupports(ratio, formats: formats.map(\.formatName))
-        }
-        return make(formats: formats, index: index, activeFormat: activeFormat, ratio: ratio,
-                    currentAspectRatio: currentAspectRatio, currentFrameRate: currentFrameRate,
-                    preferredFrameRate: preferredFrameRate ?? currentFrameRate)
+        guard let index = activeFormat.frameDimensions(for: ratio) != nil ? activeIndex : formats.firstIndex(where: { $0.frameDimensions(for: ratio) != nil })
+        else { throw .noFormatSupports(ratio, formats: formats.map(\.formatName)) }
+        return make(
+            formats: formats, index: index, activeFormat: activeFormat, ratio: ratio, currentAspectRatio: currentAspectRatio,
+            currentFrameRate: currentFrameRate, preferredFrameRate: preferredFrameRate ?? currentFrameRate)
     }
 
     /// An explicit switch to the format named `name` (`{"activeFormat": 1920}`); the ratio
@@ -93,46 +92,41 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// - Throws: ``CameraControlError/formatUnavailable(_:available:)`` naming the camera's
     ///   formats; ``CameraControlError/formatLacksRatio(format:ratio:supported:)`` when the
     ///   new format does not support the ratio in effect (never a silent fallback).
-    public static func switchFormat(to name: String, formats: [Format], activeFormat: Format,
-                                    currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
-                                    preferredFrameRate: FrameRate? = nil) throws(CameraControlError) -> ActiveFormatSelection {
+    public static func switchFormat(
+        to name: String, formats: [Format], activeFormat: Format, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
+        preferredFrameRate: FrameRate? = nil
+    ) throws(CameraControlError) -> ActiveFormatSelection {
         _ = try index(of: activeFormat, in: formats)
-        guard let index = formats.firstIndex(where: { $0.formatName == name }) else {
-            throw .formatUnavailable(name, available: formats.map(\.formatName))
-        }
+        guard let index = formats.firstIndex(where: { $0.formatName == name }) else { throw .formatUnavailable(name, available: formats.map(\.formatName)) }
         guard formats[index].frameDimensions(for: currentAspectRatio) != nil else {
-            throw .formatLacksRatio(format: name, ratio: currentAspectRatio,
-                                    supported: formats[index].supportedDynamicAspectRatios)
+            throw .formatLacksRatio(format: name, ratio: currentAspectRatio, supported: formats[index].supportedDynamicAspectRatios)
         }
-        return make(formats: formats, index: index, activeFormat: activeFormat, ratio: currentAspectRatio,
-                    currentAspectRatio: currentAspectRatio, currentFrameRate: currentFrameRate,
-                    preferredFrameRate: preferredFrameRate ?? currentFrameRate)
+        return make(
+            formats: formats, index: index, activeFormat: activeFormat, ratio: currentAspectRatio, currentAspectRatio: currentAspectRatio,
+            currentFrameRate: currentFrameRate, preferredFrameRate: preferredFrameRate ?? currentFrameRate)
     }
 
     /// `rate` clamped to `maximum` (exact rational comparison).
     public static func clamped(_ rate: FrameRate, to maximum: FrameRate) -> FrameRate {
-        Int128(rate.numerator) * Int128(maximum.denominator) <= Int128(maximum.numerator) * Int128(rate.denominator)
-            ? rate : maximum
+        Int128(rate.numerator) * Int128(maximum.denominator) <= Int128(maximum.numerator) * Int128(rate.denominator) ? rate : maximum
     }
 
     private static func index(of format: Format, in formats: [Format]) throws(CameraControlError) -> Int {
-        guard let index = formats.firstIndex(of: format) else {
-            throw .formatUnavailable(format.formatName, available: formats.map(\.formatName))
-        }
+        guard let index = formats.firstIndex(of: format) else { throw .formatUnavailable(format.formatName, available: formats.map(\.formatName)) }
         return index
     }
 
-    private static func make(formats: [Format], index: Int, activeFormat: Format, ratio: DynamicAspectRatio,
-                             currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
-                             preferredFrameRate: FrameRate) -> ActiveFormatSelection {
+    private static func make(
+        formats: [Format], index: Int, activeFormat: Format, ratio: DynamicAspectRatio, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
+        preferredFrameRate: FrameRate
+    ) -> ActiveFormatSelection {
         let format = formats[index]
         let dimensions = format.frameDimensions(for: ratio)!
         let before = activeFormat.frameDimensions(for: currentAspectRatio)
         let rate = clamped(preferredFrameRate, to: format.maxFrameRate)
         return ActiveFormatSelection(
-            format: format, formatIndex: index, aspectRatio: ratio, dimensions: dimensions, frameRate: rate,
-            formatChanged: format != activeFormat, aspectRatioChanged: ratio != currentAspectRatio,
-            dimensionsChanged: dimensions != before, frameRateChanged: !sameRate(rate, currentFrameRate))
+            format: format, formatIndex: index, aspectRatio: ratio, dimensions: dimensions, frameRate: rate, formatChanged: format != activeFormat,
+            aspectRatioChanged: ratio != currentAspectRatio, dimensionsChanged: dimensions != before, frameRateChanged: !sameRate(rate, currentFrameRate))
     }
 
     private static func sameRate(_ a: FrameRate, _ b: FrameRate) -> Bool {

@@ -26,18 +26,15 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
         switch self {
         case .unknownValue(let name, let value, let allowed): return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
         case .unsupportedStabilizationMode(let mode, let type, let supported):
-            return "video stabilization mode \(mode.rawValue) is not supported by \(type); supported: "
-                + supported.map(\.rawValue).joined(separator: ", ")
+            return "video stabilization mode \(mode.rawValue) is not supported by \(type); supported: " + supported.map(\.rawValue).joined(separator: ", ")
         case .centerStageControlDenied(let requester, let mode):
             let allowed = CenterStageControl.ControlMode.allCases.filter { $0.allows(requester) }.map(\.rawValue)
             return "Center Stage cannot be turned on or off by the \(requester.rawValue) while centerStageControlMode is "
                 + "\(mode.rawValue); allowed control modes for the \(requester.rawValue): \(allowed.joined(separator: ", "))"
         case .unsupportedFraming(let framing, let supported):
-            return "framing \(framing.name) is not one of the monitor's supported framings; supported: "
-                + supported.map(\.name).joined(separator: ", ")
+            return "framing \(framing.name) is not one of the monitor's supported framings; supported: " + supported.map(\.name).joined(separator: ", ")
         case .noFormatSupports(let ratio, let formats):
-            return "no format of the camera supports dynamic aspect ratio \(ratio.rawValue); formats: "
-                + formats.joined(separator: ", ")
+            return "no format of the camera supports dynamic aspect ratio \(ratio.rawValue); formats: " + formats.joined(separator: ", ")
         case .formatUnavailable(let format, let available):
             return "format \(format) is not one of the camera's formats; available: " + available.joined(separator: ", ")
         case .formatLacksRatio(let format, let ratio, let supported):

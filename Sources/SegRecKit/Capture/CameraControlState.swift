@@ -29,8 +29,10 @@ public struct CameraControlState: Sendable {
     ///   - centerStage: `centerStageEnabled` / `centerStageControlMode` (default iOS's:
     ///     user control, disabled).
     ///   - switchGap: ≥ 0, host clock (default 0.25 s).
-    public init(deviceOrientation: DeviceOrientation = .portrait, centerStage: CenterStageControl = CenterStageControl(),
-                switchGap: MediaTime = CameraControlState.defaultSwitchGap) {
+    public init(
+        deviceOrientation: DeviceOrientation = .portrait, centerStage: CenterStageControl = CenterStageControl(),
+        switchGap: MediaTime = CameraControlState.defaultSwitchGap
+    ) {
         self.deviceOrientation = deviceOrientation
         self.centerStage = centerStage
         self.switchGap = switchGap
@@ -47,8 +49,8 @@ public struct CameraControlState: Sendable {
     /// (90, 0, 270, 180). The iPhone Duo posture does not change a camera's table.
     public func rotationAngle(deviceType: CaptureDevice.DeviceType) -> VideoRotationAngle {
         let back = deviceType == .builtInDualWideCamera
-        return RotationCoordinator.videoRotationAngle(mounting: back ? .landscape : .portrait, facing: back ? .away : .user,
-                                                      deviceOrientation: deviceOrientation)
+        return RotationCoordinator.videoRotationAngle(
+            mounting: back ? .landscape : .portrait, facing: back ? .away : .user, deviceOrientation: deviceOrientation)
     }
 
     /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format
@@ -61,8 +63,7 @@ public struct CameraControlState: Sendable {
 
     /// `device.isCenterStageActive` now (depth delivery is never on in the model).
     public func isCenterStageActive(_ device: CaptureDevice) -> Bool {
-        centerStage.isCenterStageActive(formatSupportsCenterStage: Self.isCenterStageSupported(device),
-                                        isDepthDataDeliveryEnabled: false)
+        centerStage.isCenterStageActive(formatSupportsCenterStage: Self.isCenterStageSupported(device), isDepthDataDeliveryEnabled: false)
     }
 
     // MARK: Events applied at their host time
@@ -72,8 +73,7 @@ public struct CameraControlState: Sendable {
     mutating func setDeviceOrientation(_ orientation: DeviceOrientation, at s: MediaTime) -> SessionEventRecord? {
         guard orientation != deviceOrientation else { return nil }
         defer { deviceOrientation = orientation }
-        return SessionEventRecord(kind: .deviceOrientationChanged, sessionTime: s,
-                                  from: deviceOrientation.rawValue, to: orientation.rawValue)
+        return SessionEventRecord(kind: .deviceOrientationChanged, sessionTime: s, from: deviceOrientation.rawValue, to: orientation.rawValue)
     }
 
     /// Applies `{"centerStageEnabled": …}` by the app at host time `s`; Center Stage's zoom
@@ -89,8 +89,7 @@ public struct CameraControlState: Sendable {
         }
         guard changed else { return [] }  // already in that state: nothing happens, nothing logged
         try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off")
-        return [SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID,
-                                   from: "\(!enabled)", to: "\(enabled)")]
+        return [SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID, from: "\(!enabled)", to: "\(enabled)")]
     }
 
     /// Center Stage's zoom after a format switch from `old` to `new` (the same camera
@@ -100,8 +99,7 @@ public struct CameraControlState: Sendable {
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` (never for the
     ///   model's factors).
     mutating func formatDidChange(from old: CaptureDevice, to new: CaptureDevice) throws(CaptureError) {
-        try followCenterStage(wasActive: isCenterStageActive(old), on: new,
-                              inactiveCause: "Center Stage inactive on format \(new.activeFormat.name)")
+        try followCenterStage(wasActive: isCenterStageActive(old), on: new, inactiveCause: "Center Stage inactive on format \(new.activeFormat.name)")
     }
 
     /// Sets `device`'s zoom when Center Stage's active state changed from `wasActive`: the
@@ -139,25 +137,31 @@ public struct CameraControlState: Sendable {
     /// `rotationChanged` when the angle differs from the previous frame's, a `zoomChanged`
     /// when the drawn zoom does, a `centerStageActiveChanged` when `device`'s active state
     /// does (the first frame only sets the baseline).
-    mutating func frameRecords(angle: VideoRotationAngle, zoom: Double, device: CaptureDevice, frameIndex: Int64,
-                               sessionTime: MediaTime, deviceTime: MediaTime) -> [SessionEventRecord] {
+    mutating func frameRecords(angle: VideoRotationAngle, zoom: Double, device: CaptureDevice, frameIndex: Int64, sessionTime: MediaTime, deviceTime: MediaTime)
+        -> [SessionEventRecord]
+    {
         var records: [SessionEventRecord] = []
         if let lastAngle, lastAngle != angle {
-            records.append(SessionEventRecord(
-                kind: .rotationChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
-                camera: device.uniqueID, from: "\(lastAngle.degrees)", to: "\(angle.degrees)", frameIndex: frameIndex,
-                message: "videoRotationAngleForHorizonLevelCapture \(lastAngle.degrees)° → \(angle.degrees)° (clockwise); ffprobe rotation \(angle.displayMatrixRotationDegrees)"))
+            records.append(
+                SessionEventRecord(
+                    kind: .rotationChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
+                    from: "\(lastAngle.degrees)", to: "\(angle.degrees)", frameIndex: frameIndex,
+                    message:
+                        "videoRotationAngleForHorizonLevelCapture \(lastAngle.degrees)° → \(angle.degrees)° (clockwise); ffprobe rotation \(angle.displayMatrixRotationDegrees)"
+                ))
         }
         if let lastZoom, lastZoom != zoom {
-            records.append(SessionEventRecord(
-                kind: .zoomChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
-                camera: device.uniqueID, from: "\(lastZoom)", to: "\(zoom)", frameIndex: frameIndex, message: zoomCause))
+            records.append(
+                SessionEventRecord(
+                    kind: .zoomChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
+                    from: "\(lastZoom)", to: "\(zoom)", frameIndex: frameIndex, message: zoomCause))
         }
         let active = isCenterStageActive(device)
         if let last = lastCenterStageActive[device.uniqueID], last != active {
-            records.append(SessionEventRecord(
-                kind: .centerStageActiveChanged, sessionTime: sessionTime, camera: device.uniqueID,
-                from: "\(last)", to: "\(active)", frameIndex: frameIndex))
+            records.append(
+                SessionEventRecord(
+                    kind: .centerStageActiveChanged, sessionTime: sessionTime, camera: device.uniqueID, from: "\(last)", to: "\(active)", frameIndex: frameIndex
+                ))
         }
         lastAngle = angle
         lastZoom = zoom
@@ -177,11 +181,12 @@ extension CaptureDevice {
     /// - Throws: ``CaptureError`` for a rate or ratio `format` rejects, or on overflow.
     /// Requests may be made from the switch time `switchedAt` on (during the gap they take
     /// effect from the first frame they can).
-    func reconfigured(format: Format, frameRate: FrameRate, aspectRatio: DynamicAspectRatio,
-                      capturingFrom start: MediaTime, switchedAt s: MediaTime) throws(CaptureError) -> CaptureDevice {
-        let device = try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio,
-                                       changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
-                                       formats: formats, deviceType: deviceType)
+    func reconfigured(format: Format, frameRate: FrameRate, aspectRatio: DynamicAspectRatio, capturingFrom start: MediaTime, switchedAt s: MediaTime)
+        throws(CaptureError) -> CaptureDevice
+    {
+        let device = try CaptureDevice(
+            format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: changeLatencyFrames,
+            completionDelayFrames: completionDelayFrames, formats: formats, deviceType: deviceType)
         try device.setVideoZoomFactor(videoZoomFactor)
         if let old = smartFramingMonitor, let new = device.smartFramingMonitor {
             try new.setEnabledFramings(old.enabledFramings.filter { new.supportedFramings.contains($0) })

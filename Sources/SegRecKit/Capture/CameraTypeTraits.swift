@@ -18,8 +18,7 @@ public struct CameraTypeTraits: Sendable, Hashable {
     public let sensorMounting: RotationCoordinator.SensorMounting
 
     /// The device types the camera model has (Docs/cameras.md), in table order.
-    public static let knownDeviceTypes = ["builtInUltraWideCamera", "builtInOuterUltraWideCamera",
-                                          "builtInInnerUltraWideCamera", "builtInDualWideCamera"]
+    public static let knownDeviceTypes = ["builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera"]
 
     /// The traits of `deviceType`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming
@@ -32,9 +31,7 @@ public struct CameraTypeTraits: Sendable, Hashable {
         case "builtInDualWideCamera":
             isCenterStageFrontCamera = false
             sensorMounting = .landscape
-        default:
-            throw .unknownValue(name: "device type", value: deviceType,
-                                allowed: Self.knownDeviceTypes.joined(separator: ", "))
+        default: throw .unknownValue(name: "device type", value: deviceType, allowed: Self.knownDeviceTypes.joined(separator: ", "))
         }
         self.deviceType = deviceType
     }

@@ -119,18 +119,13 @@ public final class CaptureDevice {
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``,
     ///   ``CaptureError/unsupportedFrameRate(_:formatSide:maximum:)`` or
     ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative latency.
-    public init(format: Format, frameRate: FrameRate, clock: MediaClock,
-                initialAspectRatio: DynamicAspectRatio, changeLatencyFrames: Int64 = 2,
-                completionDelayFrames: Int64 = 0,
-                formats: [Format] = Format.frontCenterStageFormats,
-                deviceType: DeviceType = .builtInUltraWideCamera) throws(CaptureError) {
+    public init(
+        format: Format, frameRate: FrameRate, clock: MediaClock, initialAspectRatio: DynamicAspectRatio, changeLatencyFrames: Int64 = 2,
+        completionDelayFrames: Int64 = 0, formats: [Format] = Format.frontCenterStageFormats, deviceType: DeviceType = .builtInUltraWideCamera
+    ) throws(CaptureError) {
         if format.fixedDimensions == nil { try format.validate(initialAspectRatio) }
-        guard format.supports(frameRate: frameRate) else {
-            throw .unsupportedFrameRate(frameRate, formatSide: format.squareSide, maximum: format.maxFrameRate)
-        }
-        guard changeLatencyFrames >= 0 else {
-            throw .invalidParameter(name: "changeLatencyFrames", value: "\(changeLatencyFrames)", allowed: "≥ 0")
-        }
+        guard format.supports(frameRate: frameRate) else { throw .unsupportedFrameRate(frameRate, formatSide: format.squareSide, maximum: format.maxFrameRate) }
+        guard changeLatencyFrames >= 0 else { throw .invalidParameter(name: "changeLatencyFrames", value: "\(changeLatencyFrames)", allowed: "≥ 0") }
         self.formats = formats
         self.deviceType = deviceType
         self.activeFormat = format
@@ -164,21 +159,15 @@ public final class CaptureDevice {
 
     /// Dimensions of frames in `ratio` on the active format.
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``.
-    public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {
-        try activeFormat.dimensions(for: ratio)
-    }
+    public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions { try activeFormat.dimensions(for: ratio) }
 
     /// The ratio frame `index` is (or will be, given the requests so far) captured with.
-    public func aspectRatio(atFrame index: Int64) -> DynamicAspectRatio {
-        schedule.ratio(atFrame: index)
-    }
+    public func aspectRatio(atFrame index: Int64) -> DynamicAspectRatio { schedule.ratio(atFrame: index) }
 
     /// The ratio in effect before frame `index` is captured: frame `index − 1`'s ratio (the
     /// grid's initial ratio when `index` is 0), what the buffers had. Requests taking effect
     /// on frame `index` or later are still pending and do not count.
-    public func ratioInEffect(beforeFrame index: Int64) -> DynamicAspectRatio {
-        index <= 0 ? schedule.initial : schedule.ratio(atFrame: index - 1)
-    }
+    public func ratioInEffect(beforeFrame index: Int64) -> DynamicAspectRatio { index <= 0 ? schedule.initial : schedule.ratio(atFrame: index - 1) }
 
     /// Dimensions of frame `index` given the requests so far.
     public func dimensions(atFrame index: Int64) -> VideoDimensions {
@@ -200,32 +189,28 @@ public final class CaptureDevice {
     ///   ``CaptureError/notCapturing``, ``CaptureError/requestOutOfOrder(requested:current:)``,
     ///   ``CaptureError/time(_:)``; ``CaptureError/dynamicAspectRatioUnsupported(camera:deviceType:)``
     ///   on a camera without dynamic aspect ratio (the back camera).
-    @discardableResult
-    public func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio,
-                                         atSessionTime sessionTime: MediaTime) throws(CaptureError) -> DynamicAspectRatioRequest {
-        guard activeFormat.fixedDimensions == nil else {
-            throw .dynamicAspectRatioUnsupported(camera: uniqueID, deviceType: deviceType.rawValue)
-        }
+    @discardableResult public func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
+        -> DynamicAspectRatioRequest
+    {
+        guard activeFormat.fixedDimensions == nil else { throw .dynamicAspectRatioUnsupported(camera: uniqueID, deviceType: deviceType.rawValue) }
         let dimensions = try activeFormat.dimensions(for: ratio)
         guard let timing = frameTiming else { throw .notCapturing }
         guard sessionTime >= currentHostTime else { throw .requestOutOfOrder(requested: sessionTime, current: currentHostTime) }
-        let k: Int64, deviceTime: MediaTime, changeSessionTime: MediaTime
+        let k: Int64
+        let deviceTime: MediaTime
+        let changeSessionTime: MediaTime
         do {
             let threshold = try convertTime(sessionTime, from: .host, to: clock)
-            k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: changeLatencyFrames,
-                                      minimumIndex: nextFrameIndex)
+            k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: changeLatencyFrames, minimumIndex: nextFrameIndex)
             deviceTime = try timing.deviceTime(ofFrame: k)
             changeSessionTime = try convertTime(deviceTime, from: clock, to: .host)
-            currentHostTime = try sessionTime.converted(toTimescale: MediaClock.host.timescale,
-                                                        rounding: .roundTowardPositiveInfinity)
+            currentHostTime = try sessionTime.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardPositiveInfinity)
         } catch { throw .time(error) }
         let changes = schedule.ratio(atFrame: k) != ratio
         if changes { schedule.apply(ratio, fromFrame: k) }
         let request = DynamicAspectRatioRequest(
-            sequenceNumber: requests.count, aspectRatio: ratio, requestTime: sessionTime,
-            requestFrameIndex: nextFrameIndex, effectiveFrameIndex: k,
-            change: DynamicAspectRatioChange(aspectRatio: ratio, dimensions: dimensions,
-                                             deviceTime: deviceTime, sessionTime: changeSessionTime),
+            sequenceNumber: requests.count, aspectRatio: ratio, requestTime: sessionTime, requestFrameIndex: nextFrameIndex, effectiveFrameIndex: k,
+            change: DynamicAspectRatioChange(aspectRatio: ratio, dimensions: dimensions, deviceTime: deviceTime, sessionTime: changeSessionTime),
             changesDimensions: changes)
         requests.append(request)
         return request
@@ -234,20 +219,16 @@ public final class CaptureDevice {
     /// Asks for `ratio` at host time `sessionTime` and returns `D(k)`, the device-clock time
     /// of the first frame with the new dimensions. See
     /// ``submitDynamicAspectRatio(_:atSessionTime:)`` for the rule and the errors.
-    @discardableResult
-    public func requestDynamicAspectRatio(_ ratio: DynamicAspectRatio,
-                                          atSessionTime sessionTime: MediaTime) throws(CaptureError) -> MediaTime {
-        try submitDynamicAspectRatio(ratio, atSessionTime: sessionTime).change.deviceTime
-    }
+    @discardableResult public func requestDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
+        -> MediaTime
+    { try submitDynamicAspectRatio(ratio, atSessionTime: sessionTime).change.deviceTime }
 
     /// `AVCaptureDevice.setDynamicAspectRatio(_:)`: asks for `ratio` now (at
     /// ``currentHostTime``) and returns the device-clock time `D(k)` of the first frame with
     /// the new dimensions, at the device clock's timescale. Convert it with
     /// `convertTime(_:from: device.clock, to: .host)` before comparing with frame timestamps.
     /// - Throws: as ``submitDynamicAspectRatio(_:atSessionTime:)``.
-    @discardableResult
-    nonisolated(nonsending)
-    public func setDynamicAspectRatio(_ ratio: DynamicAspectRatio) async throws(CaptureError) -> MediaTime {
+    @discardableResult nonisolated(nonsending) public func setDynamicAspectRatio(_ ratio: DynamicAspectRatio) async throws(CaptureError) -> MediaTime {
         try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
     }
 
@@ -263,9 +244,7 @@ public final class CaptureDevice {
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
     public static func validateVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         let range = videoZoomFactorRange
-        guard factor.isFinite, range.contains(factor) else {
-            throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound)
-        }
+        guard factor.isFinite, range.contains(factor) else { throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound) }
     }
 
     /// Makes `ratio` the ratio from frame `index` on (the app's ratio carried over to a

@@ -24,8 +24,7 @@ extension CaptureDevice {
         public let fixedDimensions: VideoDimensions?
 
         /// Creates a format. Use ``frontCenterStageFormats`` for the modelled camera.
-        public init(squareSide: Int, maxFrameRate: FrameRate,
-                    supportedDynamicAspectRatios: [DynamicAspectRatio], isSmartFramingSupported: Bool) {
+        public init(squareSide: Int, maxFrameRate: FrameRate, supportedDynamicAspectRatios: [DynamicAspectRatio], isSmartFramingSupported: Bool) {
             self.squareSide = squareSide
             self.maxFrameRate = maxFrameRate
             self.supportedDynamicAspectRatios = supportedDynamicAspectRatios
@@ -55,43 +54,30 @@ extension CaptureDevice {
         /// The back camera: 16:9 landscape 1920x1080 and 3840x2160, up to 60 fps, fixed size.
         public static let dualWideFormats: [Format] = [
             Format(fixed: VideoDimensions(width: 1920, height: 1080), maxFrameRate: rate(60)),
-            Format(fixed: VideoDimensions(width: 3840, height: 2160), maxFrameRate: rate(60)),
+            Format(fixed: VideoDimensions(width: 3840, height: 2160), maxFrameRate: rate(60))
         ]
 
-        private static func rate(_ fps: Int64) -> FrameRate {
-            do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") }
-        }
+        private static func rate(_ fps: Int64) -> FrameRate { do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") } }
 
         private static func squareFormats(_ sides: [Int], maxFPS: Int64) -> [Format] {
             let all: [DynamicAspectRatio] = [.ratio3x4, .ratio4x3, .ratio9x16, .ratio16x9, .ratio1x1]
-            return sides.map {
-                Format(squareSide: $0, maxFrameRate: rate(maxFPS), supportedDynamicAspectRatios: all,
-                       isSmartFramingSupported: false)
-            }
+            return sides.map { Format(squareSide: $0, maxFrameRate: rate(maxFPS), supportedDynamicAspectRatios: all, isSmartFramingSupported: false) }
         }
 
         /// The front Center Stage camera's formats, smallest first (table above).
         public static let frontCenterStageFormats: [Format] = {
             let all: [DynamicAspectRatio] = [.ratio3x4, .ratio4x3, .ratio9x16, .ratio16x9, .ratio1x1]
-            func rate(_ fps: Int64) -> FrameRate {
-                do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") }
-            }
+            func rate(_ fps: Int64) -> FrameRate { do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") } }
             return [
-                Format(squareSide: 1280, maxFrameRate: rate(60), supportedDynamicAspectRatios: all,
-                       isSmartFramingSupported: false),
-                Format(squareSide: 1920, maxFrameRate: rate(60), supportedDynamicAspectRatios: all,
-                       isSmartFramingSupported: false),
-                Format(squareSide: 3840, maxFrameRate: rate(30), supportedDynamicAspectRatios: all,
-                       isSmartFramingSupported: false),
-                Format(squareSide: 4032, maxFrameRate: rate(30),
-                       supportedDynamicAspectRatios: [.ratio3x4, .ratio4x3], isSmartFramingSupported: true),
+                Format(squareSide: 1280, maxFrameRate: rate(60), supportedDynamicAspectRatios: all, isSmartFramingSupported: false),
+                Format(squareSide: 1920, maxFrameRate: rate(60), supportedDynamicAspectRatios: all, isSmartFramingSupported: false),
+                Format(squareSide: 3840, maxFrameRate: rate(30), supportedDynamicAspectRatios: all, isSmartFramingSupported: false),
+                Format(squareSide: 4032, maxFrameRate: rate(30), supportedDynamicAspectRatios: [.ratio3x4, .ratio4x3], isSmartFramingSupported: true)
             ]
         }()
 
         /// The front camera format with square side `side`, or `nil` if there is none.
-        public static func frontCenterStage(squareSide side: Int) -> Format? {
-            frontCenterStageFormats.first { $0.squareSide == side }
-        }
+        public static func frontCenterStage(squareSide side: Int) -> Format? { frontCenterStageFormats.first { $0.squareSide == side } }
 
         /// Frame dimensions in pixels for `ratio` on this format.
         /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` when the
@@ -111,8 +97,7 @@ extension CaptureDevice {
 
         /// Whether `rate` is at most ``maxFrameRate`` (exact rational comparison).
         public func supports(frameRate rate: FrameRate) -> Bool {
-            Int128(rate.numerator) * Int128(maxFrameRate.denominator)
-                <= Int128(maxFrameRate.numerator) * Int128(rate.denominator)
+            Int128(rate.numerator) * Int128(maxFrameRate.denominator) <= Int128(maxFrameRate.numerator) * Int128(rate.denominator)
         }
 
         /// `"1920 (≤60 fps; 3x4, 4x3, 9x16, 16x9, 1x1)"`; `"1920x1080 (≤60 fps; fixed size)"`.

@@ -31,12 +31,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedRatio(let ratio, let side, let supported):
             return "dynamic aspect ratio \(ratio.rawValue) is not supported by the \(side) format; "
                 + "supported: \(supported.map(\.rawValue).joined(separator: ", "))"
-        case .unsupportedFrameRate(let rate, let side, let maximum):
-            return "frame rate \(rate) fps exceeds the \(side) format's maximum of \(maximum) fps"
-        case .zoomFactorOutOfRange(let value, let minimum, let maximum):
-            return "video zoom factor \(value) is out of range; allowed: \(minimum)...\(maximum)"
-        case .smartFramingUnsupported(let side):
-            return "smart framing is not supported by the \(side) format; only the 4032 format supports it"
+        case .unsupportedFrameRate(let rate, let side, let maximum): return "frame rate \(rate) fps exceeds the \(side) format's maximum of \(maximum) fps"
+        case .zoomFactorOutOfRange(let value, let minimum, let maximum): return "video zoom factor \(value) is out of range; allowed: \(minimum)...\(maximum)"
+        case .smartFramingUnsupported(let side): return "smart framing is not supported by the \(side) format; only the 4032 format supports it"
         case .unsupportedFraming(let framing):
             return "framing \(framing) is not one of the monitor's supported framings; allowed: " + CaptureFraming.allowedNames
         case .notCapturing: return "the capture device is not capturing: start a session first"

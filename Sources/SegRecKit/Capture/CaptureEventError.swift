@@ -15,7 +15,5 @@ public struct CaptureEventError: Error, Equatable, Sendable, CustomStringConvert
     }
 
     /// `events[i]: <the capture error>`.
-    public var description: String {
-        eventIndex.map { "events[\($0)]: \(error)" } ?? error.description
-    }
+    public var description: String { eventIndex.map { "events[\($0)]: \(error)" } ?? error.description }
 }

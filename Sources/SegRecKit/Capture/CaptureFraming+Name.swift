@@ -2,13 +2,11 @@ extension CaptureFraming {
     /// The scenario spelling of the four framings the model knows: `wide3x4`, `narrow3x4`,
     /// `wide4x3`, `narrow4x3` (the names of the static members); other framings are
     /// spelled `"<ratio>@<zoom>"`, e.g. `"1x1@1.0"`.
-    public var name: String {
-        Self.named.first { $0.framing == self }?.name ?? "\(aspectRatio.rawValue)@\(zoomFactor)"
-    }
+    public var name: String { Self.named.first { $0.framing == self }?.name ?? "\(aspectRatio.rawValue)@\(zoomFactor)" }
 
     /// The framings with a name, in the order of ``SmartFramingMonitor/supportedFramings``.
     public static let named: [(name: String, framing: CaptureFraming)] = [
-        ("wide3x4", .wide3x4), ("narrow3x4", .narrow3x4), ("wide4x3", .wide4x3), ("narrow4x3", .narrow4x3),
+        ("wide3x4", .wide3x4), ("narrow3x4", .narrow3x4), ("wide4x3", .wide4x3), ("narrow4x3", .narrow4x3)
     ]
 
     /// The framing spelled `name`.

@@ -156,9 +156,10 @@ public final class CaptureSession {
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration,
     ///   gap or event time, a negative people count, devices or sources that do not fit the
     ///   routing; ``CaptureError/time(_:)``.
-    public init(devices: [CaptureDevice], routing: Routing = .fixed, output: VideoDataOutput = VideoDataOutput(),
-                sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
-                controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off) throws(CaptureError) {
+    public init(
+        devices: [CaptureDevice], routing: Routing = .fixed, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime,
+        events: [Event] = [], controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off
+    ) throws(CaptureError) {
         let ns = MediaClock.host.timescale
         do {
             self.sessionStart = try sessionStart.converted(toTimescale: ns)
@@ -170,15 +171,14 @@ public final class CaptureSession {
         var posture = DevicePosture.closed
         switch routing {
         case .fixed:
-            guard devices.count == 1 else {
-                throw .invalidParameter(name: "devices", value: "\(devices.count)", allowed: "one camera with fixed routing")
-            }
+            guard devices.count == 1 else { throw .invalidParameter(name: "devices", value: "\(devices.count)", allowed: "one camera with fixed routing") }
         case .individual(let initial): posture = initial
         case .virtualFrontCamera(let initial):
             posture = initial
             guard physical.popLast()?.deviceType == .builtInVirtualFrontCamera else {
-                throw .invalidParameter(name: "devices", value: devices.map(\.deviceType.rawValue).joined(separator: ", "),
-                                        allowed: "the physical cameras, then the builtInVirtualFrontCamera")
+                throw .invalidParameter(
+                    name: "devices", value: devices.map(\.deviceType.rawValue).joined(separator: ", "),
+                    allowed: "the physical cameras, then the builtInVirtualFrontCamera")
             }
         }
         guard routing == .fixed || controls.switchGap >= .zero else {
@@ -190,14 +190,15 @@ public final class CaptureSession {
         let cameras = physical.enumerated().map { CaptureDeviceDescriptor($0.element, stampPosition: $0.offset) }
         let coordinator = routing == .fixed ? nil : DirectionCoordinator(monitoring: cameras, posture: posture)
         if let coordinator, coordinator.preferredCamera(in: .closed) == nil || coordinator.preferredCamera(in: .open) == nil {
-            throw .invalidParameter(name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
-                                    allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
+            throw .invalidParameter(
+                name: "cameras", value: cameras.map(\.deviceType.rawValue).joined(separator: ", "),
+                allowed: "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera")
         }
         var previous = self.sessionStart
         for (i, event) in events.enumerated() {
             guard event.hostTime >= previous, event.hostTime < sessionEnd else {
-                throw .invalidParameter(name: "events[\(i)] host time", value: "\(event.hostTime)",
-                                        allowed: "non-decreasing, in [\(self.sessionStart), \(sessionEnd))")
+                throw .invalidParameter(
+                    name: "events[\(i)] host time", value: "\(event.hostTime)", allowed: "non-decreasing, in [\(self.sessionStart), \(sessionEnd))")
             }
             previous = event.hostTime
             // A fact about the scene, on any format at any time: it drives active Center
@@ -231,11 +232,11 @@ public final class CaptureSession {
 
     /// A one-camera session (``Routing/fixed``): see
     /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:)``.
-    public convenience init(device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(),
-                            sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
-                            controls: CameraControlState = CameraControlState()) throws(CaptureError) {
-        try self.init(devices: [device], output: output, sessionStart: sessionStart, duration: duration,
-                      events: events, controls: controls)
+    public convenience init(
+        device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
+        controls: CameraControlState = CameraControlState()
+    ) throws(CaptureError) {
+        try self.init(devices: [device], output: output, sessionStart: sessionStart, duration: duration, events: events, controls: controls)
     }
 
     /// The device frames come from: the one camera, the streaming individual camera, or the
@@ -260,17 +261,14 @@ public final class CaptureSession {
     /// - Throws: ``CaptureError/time(_:)``.
     public func frameCount() throws(CaptureError) -> Int64 {
         do {
-            let timing = try FrameTiming(deviceClock: device.clock, frameRate: device.frameRate,
-                                         sessionStart: sessionStart)
+            let timing = try FrameTiming(deviceClock: device.clock, frameRate: device.frameRate, sessionStart: sessionStart)
             return try timing.firstFrame(capturedAtOrAfter: sessionEnd)
         } catch { throw .time(error) }
     }
 
     /// Stops the session: events already produced are still delivered by ``next()``, then
     /// nil (mirrors `AVCaptureSession.stopRunning()`).
-    public func stopRunning() {
-        finished = true
-    }
+    public func stopRunning() { finished = true }
 
     /// The next output event, or `nil` at the end of the stream.
     /// - Throws: ``CaptureError`` or the frame sources' errors.
@@ -281,7 +279,10 @@ public final class CaptureSession {
         }
         let event = outbox[outboxHead]
         outboxHead += 1
-        if outboxHead == outbox.count { outbox.removeAll(keepingCapacity: true); outboxHead = 0 }
+        if outboxHead == outbox.count {
+            outbox.removeAll(keepingCapacity: true)
+            outboxHead = 0
+        }
         return event
     }
 
@@ -330,7 +331,8 @@ public final class CaptureSession {
         let device = self.device
         guard let timing = device.frameTiming else { throw CaptureError.notCapturing }
         let producer = isVirtual ? constituent(atFrame: grid) : streaming
-        let deviceTime: MediaTime, nextSessionTime: MediaTime
+        let deviceTime: MediaTime
+        let nextSessionTime: MediaTime
         do {
             deviceTime = try timing.deviceTime(ofFrame: grid)
             nextSessionTime = try timing.sessionTime(ofFrame: grid + 1)
@@ -339,40 +341,47 @@ public final class CaptureSession {
         let index = deliveredFrameCount
         if let last = lastDelivered {
             if last.device != streaming {
-                outbox.append(.sessionEvent(SessionEventRecord(
-                    kind: .cameraSwitched, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
-                    camera: device.uniqueID, from: devices[last.device].uniqueID, to: device.uniqueID, frameIndex: index)))
+                outbox.append(
+                    .sessionEvent(
+                        SessionEventRecord(
+                            kind: .cameraSwitched, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
+                            from: devices[last.device].uniqueID, to: device.uniqueID, frameIndex: index)))
             } else if last.producer != producer {
-                outbox.append(.sessionEvent(SessionEventRecord(
-                    kind: .constituentSwapped, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID,
-                    camera: device.uniqueID, from: devices[last.producer].uniqueID, to: devices[producer].uniqueID,
-                    frameIndex: index)))
+                outbox.append(
+                    .sessionEvent(
+                        SessionEventRecord(
+                            kind: .constituentSwapped, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
+                            from: devices[last.producer].uniqueID, to: devices[producer].uniqueID, frameIndex: index)))
             }
         }
         let facing = DirectionCoordinator.facing(of: device.deviceType, in: coordinator?.posture ?? .closed)
         let mirrored = mirrorMode.mirrors(facing)
         if let lastMirrored, lastMirrored != mirrored {
-            outbox.append(.sessionEvent(SessionEventRecord(
-                kind: .mirroringChanged, sessionTime: sessionTime, camera: device.uniqueID,
-                from: lastMirrored ? "on" : "off", to: mirrored ? "on" : "off", frameIndex: index)))
+            outbox.append(
+                .sessionEvent(
+                    SessionEventRecord(
+                        kind: .mirroringChanged, sessionTime: sessionTime, camera: device.uniqueID, from: lastMirrored ? "on" : "off",
+                        to: mirrored ? "on" : "off", frameIndex: index)))
         }
         // One camera: the format names none and the stamp carries no camera code.
-        let camera = routing == .fixed ? nil : VideoStreamFormat.Camera(
-            id: device.uniqueID, facing: facing, constituent: devices[producer].uniqueID == device.uniqueID ? nil : devices[producer].uniqueID,
-            isMirrored: mirrored)
+        let camera =
+            routing == .fixed
+            ? nil
+            : VideoStreamFormat.Camera(
+                id: device.uniqueID, facing: facing, constituent: devices[producer].uniqueID == device.uniqueID ? nil : devices[producer].uniqueID,
+                isMirrored: mirrored)
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
         let dimensions = device.dimensions(atFrame: grid)
-        let frame = try output.frame(index: index, dimensions: dimensions, deviceTime: deviceTime,
-                                     sessionTime: sessionTime, nextSessionTime: nextSessionTime,
-                                     source: producer, producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
+        let frame = try output.frame(
+            index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
+            producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
         let angle = controls.rotationAngle(deviceType: device.deviceType)
-        for record in controls.frameRecords(angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index,
-                                            sessionTime: sessionTime, deviceTime: deviceTime) {
-            outbox.append(.sessionEvent(record))
-        }
-        let format = VideoStreamFormat(dimensions: dimensions, frameRate: device.frameRate, camera: camera,
-                                       rotationAngle: angle, activeFormat: device.activeFormat.name,
-                                       formatGeneration: formatGenerations[streaming])
+        for record in controls.frameRecords(
+            angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index, sessionTime: sessionTime, deviceTime: deviceTime)
+        { outbox.append(.sessionEvent(record)) }
+        let format = VideoStreamFormat(
+            dimensions: dimensions, frameRate: device.frameRate, camera: camera, rotationAngle: angle, activeFormat: device.activeFormat.name,
+            formatGeneration: formatGenerations[streaming])
         if format != announcedFormat {
             outbox.append(.formatChanged(format))
             announcedFormat = format
@@ -427,14 +436,10 @@ public final class CaptureSession {
     /// The ratio in effect on the streaming camera now (what its buffers had; the grid's
     /// initial ratio before its first frame): pending requests do not count; a camera just
     /// switched to has the ratio it started with.
-    var ratioInEffect: DynamicAspectRatio {
-        activationRatio ?? device.ratioInEffect(beforeFrame: nextGrid[streaming])
-    }
+    var ratioInEffect: DynamicAspectRatio { activationRatio ?? device.ratioInEffect(beforeFrame: nextGrid[streaming]) }
 
     /// Virtual routing: the constituent whose picture frame `grid` shows.
-    private func constituent(atFrame grid: Int64) -> Int {
-        constituents.last { $0.frame <= grid }?.position ?? streaming
-    }
+    private func constituent(atFrame grid: Int64) -> Int { constituents.last { $0.frame <= grid }?.position ?? streaming }
 
     /// Moves requests the streaming device recorded into the completion queue, their frame
     /// indices translated to delivery sequence numbers (the device delivers its grid frames
@@ -446,11 +451,13 @@ public final class CaptureSession {
         guard seen < requests.count else { return }
         let shift = deliveredFrameCount - nextGrid[streaming]
         for request in requests[seen...] {
-            completions.enqueue(shift == 0 ? request : DynamicAspectRatioRequest(
-                sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio,
-                requestTime: request.requestTime, requestFrameIndex: request.requestFrameIndex + shift,
-                effectiveFrameIndex: request.effectiveFrameIndex + shift, change: request.change,
-                changesDimensions: request.changesDimensions), completionDelayFrames: device.completionDelayFrames)
+            completions.enqueue(
+                shift == 0
+                    ? request
+                    : DynamicAspectRatioRequest(
+                        sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio, requestTime: request.requestTime,
+                        requestFrameIndex: request.requestFrameIndex + shift, effectiveFrameIndex: request.effectiveFrameIndex + shift, change: request.change,
+                        changesDimensions: request.changesDimensions), completionDelayFrames: device.completionDelayFrames)
         }
         requestsSeen[streaming] = requests.count
     }
@@ -475,24 +482,19 @@ public final class CaptureSession {
             try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
         case .posture(let posture):
             guard routing != .fixed else {
-                throw .invalidParameter(name: "posture", value: posture.rawValue,
-                                        allowed: "posture events only with several cameras (scenario key cameras)")
+                throw .invalidParameter(name: "posture", value: posture.rawValue, allowed: "posture events only with several cameras (scenario key cameras)")
             }
             try changePosture(to: posture, at: event.hostTime)
         case .deviceOrientation(let orientation):
             if let record = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(record)) }
         case .centerStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
-            for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) {
-                outbox.append(.sessionEvent(record))
-            }
+            for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
         case .smartFraming(let action):
-            guard let monitor = device.smartFramingMonitor else {
-                throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-            }
+            guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide) }
             if monitor.perform(action) {
-                outbox.append(.sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime,
-                                                               camera: device.uniqueID, to: action.rawValue)))
+                outbox.append(
+                    .sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime, camera: device.uniqueID, to: action.rawValue)))
                 // Started with people already in frame: the monitor recommends for them at once.
                 if action == .start, let count = controls.peopleInFrame {
                     device.didCapture(upTo: grid, hostTime: event.hostTime)
@@ -500,8 +502,7 @@ public final class CaptureSession {
                 }
             }
         case .apply(let ratio): try applyRatio(ratio, at: event.hostTime)
-        case .activeFormat(let name):
-            try switchActiveFormat(to: name, at: event.hostTime)
+        case .activeFormat(let name): try switchActiveFormat(to: name, at: event.hostTime)
         }
     }
 
@@ -512,13 +513,12 @@ public final class CaptureSession {
             appRatio = ratio
             collectRequests()
         } catch .dynamicAspectRatioUnsupported(let camera, let type) {
-            let message = "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size"
+            let message =
+                "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size"
             outbox.append(.warning(message))
-            outbox.append(.sessionEvent(SessionEventRecord(
-                kind: .aspectRatioRequestFailed, sessionTime: s, camera: camera, to: ratio.rawValue, message: message)))
-        } catch {
-            throw error
-        }
+            outbox.append(
+                .sessionEvent(SessionEventRecord(kind: .aspectRatioRequestFailed, sessionTime: s, camera: camera, to: ratio.rawValue, message: message)))
+        } catch { throw error }
     }
 
     /// Lets a running smart framing monitor see `count` people at host time `s`; a new
@@ -526,16 +526,19 @@ public final class CaptureSession {
     /// the aspect ratio first (a request with its latency), then the zoom.
     private func recommendFraming(_ monitor: SmartFramingMonitor, peopleInFrame count: Int, at s: MediaTime) throws(CaptureError) {
         guard let framing = try monitor.observe(peopleInFrame: count) else { return }
-        outbox.append(.sessionEvent(SessionEventRecord(
-            kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID,
-            to: framing.name, message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
+        outbox.append(
+            .sessionEvent(
+                SessionEventRecord(
+                    kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID, to: framing.name,
+                    message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
         try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
         controls.noteZoomCause("smart framing \(framing.name)")
         try device.setVideoZoomFactor(framing.zoomFactor)
     }
 
     /// What a `peopleInFrame` count may be, and what it drives.
-    public static let peopleInFrameAllowed = "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
+    public static let peopleInFrameAllowed =
+        "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
 
     /// ``Action/apply(_:)`` on the streaming camera; on the back camera it fails like a request.
@@ -545,14 +548,14 @@ public final class CaptureSession {
             return try setDynamicAspectRatio(ratio, at: s)
         }
         guard !isVirtual else {
-            throw .invalidParameter(name: "apply", value: ratio.rawValue,
-                                    allowed: "a ratio the Virtual Front Camera's format lists (use individual cameras to switch formats)")
+            throw .invalidParameter(
+                name: "apply", value: ratio.rawValue, allowed: "a ratio the Virtual Front Camera's format lists (use individual cameras to switch formats)")
         }
         let selection: ActiveFormatSelection<CaptureDevice.Format>
         do {
-            selection = try ActiveFormatSelection.apply(ratio, formats: device.formats, activeFormat: device.activeFormat,
-                                                        currentAspectRatio: ratioInEffect, currentFrameRate: device.frameRate,
-                                                        preferredFrameRate: preferredFrameRates[streaming])
+            selection = try ActiveFormatSelection.apply(
+                ratio, formats: device.formats, activeFormat: device.activeFormat, currentAspectRatio: ratioInEffect, currentFrameRate: device.frameRate,
+                preferredFrameRate: preferredFrameRates[streaming])
         } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
         appRatio = ratio
         try switchFormat(to: selection, at: s, because: "apply(\(ratio.rawValue))")
@@ -562,30 +565,27 @@ public final class CaptureSession {
     private func switchActiveFormat(to name: String, at s: MediaTime) throws(CaptureError) {
         let device = self.device
         guard !isVirtual else {
-            throw .invalidParameter(name: "activeFormat", value: name,
-                                    allowed: "no format switch on the Virtual Front Camera (use individual cameras)")
+            throw .invalidParameter(name: "activeFormat", value: name, allowed: "no format switch on the Virtual Front Camera (use individual cameras)")
         }
         let selection: ActiveFormatSelection<CaptureDevice.Format>
         if device.activeFormat.fixedDimensions != nil {
             // The back camera's fixed-size formats: no ratio to keep, only size and rate.
             guard let index = device.formats.firstIndex(where: { $0.name == name }), let size = device.formats[index].fixedDimensions else {
-                throw .invalidParameter(name: "activeFormat", value: name,
-                                        allowed: "camera \(device.uniqueID): " + device.formats.map(\.name).joined(separator: ", "))
+                throw .invalidParameter(
+                    name: "activeFormat", value: name, allowed: "camera \(device.uniqueID): " + device.formats.map(\.name).joined(separator: ", "))
             }
             let format = device.formats[index]
             let rate = ActiveFormatSelection<CaptureDevice.Format>.clamped(preferredFrameRates[streaming], to: format.maxFrameRate)
-            selection = ActiveFormatSelection(format: format, formatIndex: index, aspectRatio: ratioInEffect,
-                                              dimensions: size, frameRate: rate, formatChanged: format != device.activeFormat,
-                                              aspectRatioChanged: false, dimensionsChanged: size != device.activeFormat.fixedDimensions,
-                                              frameRateChanged: rate != device.frameRate)
+            selection = ActiveFormatSelection(
+                format: format, formatIndex: index, aspectRatio: ratioInEffect, dimensions: size, frameRate: rate, formatChanged: format != device.activeFormat,
+                aspectRatioChanged: false, dimensionsChanged: size != device.activeFormat.fixedDimensions, frameRateChanged: rate != device.frameRate)
         } else {
             do {
                 selection = try ActiveFormatSelection.switchFormat(
-                    to: name, formats: device.formats, activeFormat: device.activeFormat, currentAspectRatio: ratioInEffect,
-                    currentFrameRate: device.frameRate, preferredFrameRate: preferredFrameRates[streaming])
+                    to: name, formats: device.formats, activeFormat: device.activeFormat, currentAspectRatio: ratioInEffect, currentFrameRate: device.frameRate,
+                    preferredFrameRate: preferredFrameRates[streaming])
             } catch {
-                throw .invalidParameter(name: "activeFormat", value: name,
-                                        allowed: (routing == .fixed ? "" : "camera \(device.uniqueID): ") + "\(error)")
+                throw .invalidParameter(name: "activeFormat", value: name, allowed: (routing == .fixed ? "" : "camera \(device.uniqueID): ") + "\(error)")
             }
         }
         guard selection.formatChanged else { return }
@@ -596,15 +596,14 @@ public final class CaptureSession {
 
     /// Reconfigures the streaming camera to `selection` at host time `s` as the type's documentation
     /// says; Center Stage's zoom follows its active state there; `activeFormatChanged` names its first frame.
-    private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime,
-                              because cause: String) throws(CaptureError) {
+    private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime, because cause: String) throws(CaptureError) {
         collectRequests()
         outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
         let start: MediaTime
         do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
         let old = device
-        let new = try old.reconfigured(format: selection.format, frameRate: selection.frameRate,
-                                       aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
+        let new = try old.reconfigured(
+            format: selection.format, frameRate: selection.frameRate, aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
         try controls.formatDidChange(from: old, to: new)
         devices[streaming] = new
         activationRatio = nil
@@ -614,12 +613,15 @@ public final class CaptureSession {
         nextFrameSessionTime = nil
         guard let timing = new.frameTiming else { throw .notCapturing }
         do {
-            outbox.append(.sessionEvent(SessionEventRecord(
-                kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0),
-                deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
-                to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: deliveredFrameCount,
-                message: "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
-                    + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
+            outbox.append(
+                .sessionEvent(
+                    SessionEventRecord(
+                        kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0),
+                        deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
+                        to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: deliveredFrameCount,
+                        message:
+                            "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+                            + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
         } catch { throw .time(error) }
     }
 
@@ -631,21 +633,21 @@ public final class CaptureSession {
         let before = Dictionary(uniqueKeysWithValues: cameras.map { ($0.uniqueID, coordinator.facing(of: $0)) })
         let old = coordinator.posture
         guard let change = coordinator.update(posture: posture) else { return }
-        outbox.append(.sessionEvent(SessionEventRecord(kind: .postureChanged, sessionTime: s,
-                                                       from: old.rawValue, to: posture.rawValue)))
+        outbox.append(.sessionEvent(SessionEventRecord(kind: .postureChanged, sessionTime: s, from: old.rawValue, to: posture.rawValue)))
         for (descriptor, facing) in change.facings where before[descriptor.uniqueID] != facing {
-            outbox.append(.sessionEvent(SessionEventRecord(
-                kind: .facingChanged, sessionTime: s, camera: descriptor.uniqueID,
-                from: before[descriptor.uniqueID]?.rawValue, to: facing.rawValue)))
+            outbox.append(
+                .sessionEvent(
+                    SessionEventRecord(
+                        kind: .facingChanged, sessionTime: s, camera: descriptor.uniqueID, from: before[descriptor.uniqueID]?.rawValue, to: facing.rawValue)))
         }
         if isVirtual {
             let virtual = device
-            guard let target = coordinator.virtualConstituent(in: posture)?.stampPosition,
-                  target != constituents.last?.position, let timing = virtual.frameTiming else { return }
+            guard let target = coordinator.virtualConstituent(in: posture)?.stampPosition, target != constituents.last?.position,
+                let timing = virtual.frameTiming
+            else { return }
             do {
                 let threshold = try convertTime(s, from: .host, to: virtual.clock)
-                let k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: virtual.changeLatencyFrames,
-                                              minimumIndex: deliveredFrameCount)
+                let k = try timing.firstFrame(atOrAfter: threshold, plusFramePeriods: virtual.changeLatencyFrames, minimumIndex: deliveredFrameCount)
                 constituents.removeAll { $0.frame >= k }
                 if constituents.last?.position != target { constituents.append((k, target)) }
             } catch { throw .time(error) }

@@ -40,9 +40,7 @@ public struct CenterStageControl: Sendable, Hashable {
 
         /// The mode spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the three modes.
-        public init(named name: String) throws(CameraControlError) {
-            self = try CameraControlError.spelled(name, name: "centerStageControlMode")
-        }
+        public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "centerStageControlMode") }
     }
 
     /// Who asks to turn Center Stage on or off.
@@ -67,20 +65,15 @@ public struct CenterStageControl: Sendable, Hashable {
 
     /// Sets who may change ``isCenterStageEnabled`` (the app sets it before enabling, as
     /// the seeds show).
-    public mutating func setCenterStageControlMode(_ mode: ControlMode) {
-        centerStageControlMode = mode
-    }
+    public mutating func setCenterStageControlMode(_ mode: ControlMode) { centerStageControlMode = mode }
 
     /// Turns Center Stage on or off on behalf of `requester`.
     /// - Returns: whether ``isCenterStageEnabled`` changed.
     /// - Throws: ``CameraControlError/centerStageControlDenied(by:controlMode:)`` when the
     ///   control mode does not let `requester` change it (the app in `user` mode, the user
     ///   in `app` mode); the state is unchanged.
-    @discardableResult
-    public mutating func setCenterStageEnabled(_ enabled: Bool, by requester: Requester = .app) throws(CameraControlError) -> Bool {
-        guard centerStageControlMode.allows(requester) else {
-            throw .centerStageControlDenied(by: requester, controlMode: centerStageControlMode)
-        }
+    @discardableResult public mutating func setCenterStageEnabled(_ enabled: Bool, by requester: Requester = .app) throws(CameraControlError) -> Bool {
+        guard centerStageControlMode.allows(requester) else { throw .centerStageControlDenied(by: requester, controlMode: centerStageControlMode) }
         defer { isCenterStageEnabled = enabled }
         return enabled != isCenterStageEnabled
     }

@@ -45,15 +45,19 @@ struct CompletionQueue {
         let request = pending[head].request
         // A later request (still queued: completions are FIFO) that takes effect on the same
         // frame or earlier wins that frame; this one never takes effect.
-        let superseded = effectiveFramesNonDecreasing
+        let superseded =
+            effectiveFramesNonDecreasing
             ? head + 1 < pending.count && pending[head + 1].request.effectiveFrameIndex <= request.effectiveFrameIndex
             : pending[(head + 1)...].contains { $0.request.effectiveFrameIndex <= request.effectiveFrameIndex }
         head += 1
-        if head == pending.count { pending.removeAll(keepingCapacity: true); head = 0 }
+        if head == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            head = 0
+        }
         if superseded {
-            return .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(
-                aspectRatio: request.aspectRatio, requestTime: request.requestTime,
-                effectiveFrameIndex: request.effectiveFrameIndex))
+            return .dynamicAspectRatioChangeSuperseded(
+                DynamicAspectRatioSupersession(
+                    aspectRatio: request.aspectRatio, requestTime: request.requestTime, effectiveFrameIndex: request.effectiveFrameIndex))
         }
         return .dynamicAspectRatioChangeCompleted(request.change)
     }
@@ -66,9 +70,11 @@ struct CompletionQueue {
         var events: [CaptureOutputEvent] = []
         for entry in pending[head...] {
             if entry.request.effectiveFrameIndex >= index {
-                events.append(.dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(
-                    aspectRatio: entry.request.aspectRatio, requestTime: entry.request.requestTime,
-                    effectiveFrameIndex: entry.request.effectiveFrameIndex)))
+                events.append(
+                    .dynamicAspectRatioChangeSuperseded(
+                        DynamicAspectRatioSupersession(
+                            aspectRatio: entry.request.aspectRatio, requestTime: entry.request.requestTime,
+                            effectiveFrameIndex: entry.request.effectiveFrameIndex)))
             } else {
                 kept.append(entry)
             }

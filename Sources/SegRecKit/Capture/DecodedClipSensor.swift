@@ -58,9 +58,10 @@ public final class DecodedClipSensor: SensorImageSource {
     ///     before cropping (``appliedRotation``); default false (the pictures as stored).
     ///   - open: opens the input (again, to loop).
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
-    public init(squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-                appliesDisplayRotation: Bool = false,
-                open: @escaping () throws -> VideoFileDecoder) throws {
+    public init(
+        squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(), appliesDisplayRotation: Bool = false,
+        open: @escaping () throws -> VideoFileDecoder
+    ) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide
         self.canReopen = canReopen
@@ -70,9 +71,8 @@ public final class DecodedClipSensor: SensorImageSource {
         let decoder = try open()
         self.decoder = decoder
         self.clipRotationDegrees = decoder.rotationDegrees
-        self.appliedRotation = appliesDisplayRotation
-            ? decoder.rotationDegrees.flatMap(VideoRotationAngle.init(displayMatrixRotation:)) ?? .degrees0
-            : .degrees0
+        self.appliedRotation =
+            appliesDisplayRotation ? decoder.rotationDegrees.flatMap(VideoRotationAngle.init(displayMatrixRotation:)) ?? .degrees0 : .degrees0
     }
 
     /// The decoder of the current pass (for its notes and rotation).
@@ -105,9 +105,7 @@ public final class DecodedClipSensor: SensorImageSource {
             if !canReopen { keepForReplay(result) }
             return result
         }
-        guard picturesThisPass > 0 else {
-            throw MediaInputError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded")
-        }
+        guard picturesThisPass > 0 else { throw MediaInputError.badInput(path: decoder.path, field: "video stream", detail: "no picture could be decoded") }
         if clipLength == nil { clipLength = picturesThisPass }
         loopCount += 1
         picturesThisPass = 0
@@ -116,8 +114,9 @@ public final class DecodedClipSensor: SensorImageSource {
             return try nextSquare()
         }
         guard !replayOverflowed, !replay.isEmpty else {
-            throw MediaInputError.badInput(path: decoder.path, field: "standard input",
-                                          detail: "the clip ended after \(clipLength ?? 0) pictures and is too large to replay from memory; pass it as a file to loop it")
+            throw MediaInputError.badInput(
+                path: decoder.path, field: "standard input",
+                detail: "the clip ended after \(clipLength ?? 0) pictures and is too large to replay from memory; pass it as a file to loop it")
         }
         replayPosition = 1 % replay.count
         return replay[0]
@@ -146,9 +145,9 @@ public final class DecodedClipSensor: SensorImageSource {
             crop = picture.centreCropped(to: square, pixelBufferPool: pixelBufferPool)
         } else {
             let upright = appliedRotation.rotated(picture.dimensions)
-            crop = picture.rotatedRegion(appliedRotation, x: ((upright.width - side) / 2) & ~1,
-                                         y: ((upright.height - side) / 2) & ~1, dimensions: square,
-                                         pixelBufferPool: pixelBufferPool)
+            crop = picture.rotatedRegion(
+                appliedRotation, x: ((upright.width - side) / 2) & ~1, y: ((upright.height - side) / 2) & ~1, dimensions: square,
+                pixelBufferPool: pixelBufferPool)
         }
         return try scaler.scaled(crop, to: VideoDimensions(width: squareSide, height: squareSide))
     }

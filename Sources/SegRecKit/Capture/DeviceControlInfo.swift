@@ -17,9 +17,10 @@ public struct DeviceControlInfo: Sendable, Equatable {
     public var isCenterStageActive: Bool
 
     /// A record; see the properties.
-    public init(deviceType: String, preferredVideoStabilizationMode: VideoStabilizationMode?, changeLatencyFrames: Int64,
-                centerStageEnabled: Bool, centerStageControlMode: CenterStageControl.ControlMode,
-                isCenterStageSupported: Bool, isCenterStageActive: Bool) {
+    public init(
+        deviceType: String, preferredVideoStabilizationMode: VideoStabilizationMode?, changeLatencyFrames: Int64, centerStageEnabled: Bool,
+        centerStageControlMode: CenterStageControl.ControlMode, isCenterStageSupported: Bool, isCenterStageActive: Bool
+    ) {
         self.deviceType = deviceType
         self.preferredVideoStabilizationMode = preferredVideoStabilizationMode
         self.changeLatencyFrames = changeLatencyFrames

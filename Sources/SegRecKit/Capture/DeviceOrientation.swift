@@ -31,7 +31,5 @@ public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable
     /// The orientation spelled `name`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the four
     ///   allowed spellings.
-    public init(named name: String) throws(CameraControlError) {
-        self = try CameraControlError.spelled(name, name: "deviceOrientation")
-    }
+    public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "deviceOrientation") }
 }

@@ -40,7 +40,8 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
     /// `height = side, width = even(side·a/b)`, `even(x)` being the nearest multiple of 2
     /// (exact halves away from zero). 1920 → 16x9: 1920x1080; 9x16: 1080x1920.
     public func dimensions(squareSide side: Int) -> VideoDimensions {
-        let a = widthUnits, b = heightUnits
+        let a = widthUnits
+        let b = heightUnits
         if a >= b {
             return VideoDimensions(width: side, height: Self.nearestEven(side * b, over: a))
         } else {

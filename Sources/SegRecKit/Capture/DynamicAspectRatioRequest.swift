@@ -31,7 +31,8 @@ struct AspectRatioSchedule: Sendable {
     /// The ratio frame `index` is captured with: the entry with the largest first frame
     /// ≤ `index` (binary search, O(log n)).
     func ratio(atFrame index: Int64) -> DynamicAspectRatio {
-        var low = 0, high = entries.count  // entries[..<low] start ≤ index; entries[high...] start > index
+        var low = 0
+        var high = entries.count  // entries[..<low] start ≤ index; entries[high...] start > index
         while low < high {
             let middle = (low + high) / 2
             if entries[middle].frame <= index { low = middle + 1 } else { high = middle }

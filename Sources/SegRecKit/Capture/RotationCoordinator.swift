@@ -65,12 +65,9 @@ public struct RotationCoordinator: Sendable, Hashable {
     /// landscape-mounted and faces away.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for an unknown
     ///   device type, naming the known ones.
-    public init(deviceType: String, facing: Facing? = nil,
-                deviceOrientation: DeviceOrientation = .portrait) throws(CameraControlError) {
+    public init(deviceType: String, facing: Facing? = nil, deviceOrientation: DeviceOrientation = .portrait) throws(CameraControlError) {
         let traits = try CameraTypeTraits(deviceType: deviceType)
-        self.init(mounting: traits.sensorMounting,
-                  facing: facing ?? (traits.isCenterStageFrontCamera ? .user : .away),
-                  deviceOrientation: deviceOrientation)
+        self.init(mounting: traits.sensorMounting, facing: facing ?? (traits.isCenterStageFrontCamera ? .user : .away), deviceOrientation: deviceOrientation)
     }
 
     /// `videoRotationAngleForHorizonLevelCapture`: the clockwise angle a player turns the
@@ -80,16 +77,14 @@ public struct RotationCoordinator: Sendable, Hashable {
     }
 
     /// The capture angle for any mounting, facing and orientation (the rule above).
-    public static func videoRotationAngle(mounting: SensorMounting, facing: Facing,
-                                          deviceOrientation: DeviceOrientation) -> VideoRotationAngle {
+    public static func videoRotationAngle(mounting: SensorMounting, facing: Facing, deviceOrientation: DeviceOrientation) -> VideoRotationAngle {
         let turns = facing == .user ? deviceOrientation.quarterTurns : -deviceOrientation.quarterTurns
         return VideoRotationAngle(clockwiseDegrees: mounting.portraitAngle.degrees + 90 * turns)!
     }
 
     /// Records that the phone is now held `orientation`.
     /// - Returns: whether ``videoRotationAngleForHorizonLevelCapture`` changed.
-    @discardableResult
-    public mutating func setDeviceOrientation(_ orientation: DeviceOrientation) -> Bool {
+    @discardableResult public mutating func setDeviceOrientation(_ orientation: DeviceOrientation) -> Bool {
         let before = videoRotationAngleForHorizonLevelCapture
         deviceOrientation = orientation
         return videoRotationAngleForHorizonLevelCapture != before
@@ -97,8 +92,7 @@ public struct RotationCoordinator: Sendable, Hashable {
 
     /// Records that the camera now points `facing` (an iPhone Duo opened or closed).
     /// - Returns: whether ``videoRotationAngleForHorizonLevelCapture`` changed.
-    @discardableResult
-    public mutating func setFacing(_ facing: Facing) -> Bool {
+    @discardableResult public mutating func setFacing(_ facing: Facing) -> Bool {
         let before = videoRotationAngleForHorizonLevelCapture
         self.facing = facing
         return videoRotationAngleForHorizonLevelCapture != before
@@ -114,8 +108,7 @@ public struct RotationCoordinator: Sendable, Hashable {
     ///   - timing: the streaming camera's ``FrameTiming``.
     ///   - minimumIndex: frames before it are already captured (default 0).
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public static func firstFrame(capturedAtOrAfter hostTime: MediaTime, timing: FrameTiming,
-                                  minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
+    public static func firstFrame(capturedAtOrAfter hostTime: MediaTime, timing: FrameTiming, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
         try timing.firstFrame(capturedAtOrAfter: hostTime, minimumIndex: minimumIndex)
     }
 }

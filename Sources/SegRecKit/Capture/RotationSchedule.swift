@@ -29,8 +29,7 @@ public struct RotationSchedule: Sendable, Hashable {
     /// apply at or after earlier ones: a change at an earlier or equal frame replaces the
     /// later entries; a change to the angle already in effect records nothing.
     /// - Returns: whether the angle of any frame changed.
-    @discardableResult
-    public mutating func record(_ angle: VideoRotationAngle, fromFrame frame: Int64) -> Bool {
+    @discardableResult public mutating func record(_ angle: VideoRotationAngle, fromFrame frame: Int64) -> Bool {
         let before = changes
         while let last = changes.last, last.frame >= frame { changes.removeLast() }
         if angle != latest { changes.append(Change(frame: frame, angle: angle)) }
@@ -39,7 +38,8 @@ public struct RotationSchedule: Sendable, Hashable {
 
     /// The angle frame `index` is captured with (binary search).
     public func angle(atFrame index: Int64) -> VideoRotationAngle {
-        var low = 0, high = changes.count
+        var low = 0
+        var high = changes.count
         while low < high {
             let middle = (low + high) / 2
             if changes[middle].frame <= index { low = middle + 1 } else { high = middle }

@@ -73,9 +73,10 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
     public var message: String?
 
     /// An event at `sessionTime` (host clock); the other fields are optional.
-    public init(kind: Kind, sessionTime: MediaTime, deviceTime: MediaTime? = nil, deviceClock: String? = nil,
-                camera: String? = nil, from: String? = nil, to: String? = nil, frameIndex: Int64? = nil,
-                message: String? = nil) {
+    public init(
+        kind: Kind, sessionTime: MediaTime, deviceTime: MediaTime? = nil, deviceClock: String? = nil, camera: String? = nil, from: String? = nil,
+        to: String? = nil, frameIndex: Int64? = nil, message: String? = nil
+    ) {
         self.kind = kind
         self.sessionTime = sessionTime
         self.sessionTimeSeconds = sessionTime.seconds

@@ -31,8 +31,7 @@ public final class SmartFramingMonitor {
 
     /// A monitor for `format`. Only created for formats with smart framing.
     init(format: CaptureDevice.Format) {
-        supportedFramings = [.wide3x4, .narrow3x4, .wide4x3, .narrow4x3]
-            .filter { format.supportedDynamicAspectRatios.contains($0.aspectRatio) }
+        supportedFramings = [.wide3x4, .narrow3x4, .wide4x3, .narrow4x3].filter { format.supportedDynamicAspectRatios.contains($0.aspectRatio) }
     }
 
     /// Limits recommendations to `framings`.
@@ -75,15 +74,12 @@ public final class SmartFramingMonitor {
 
         /// The action spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `start, stop`.
-        public init(named name: String) throws(CameraControlError) {
-            self = try CameraControlError.spelled(name, name: "smartFraming")
-        }
+        public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "smartFraming") }
     }
 
     /// Starts or stops monitoring mid-session.
     /// - Returns: whether ``isMonitoring`` changed (starting a running monitor does nothing).
-    @discardableResult
-    public func perform(_ action: Action) -> Bool {
+    @discardableResult public func perform(_ action: Action) -> Bool {
         let wanted = action == .start
         defer { isMonitoring = wanted }
         return wanted != isMonitoring
@@ -103,11 +99,11 @@ public final class SmartFramingMonitor {
     /// - Returns: the new recommendation when one is published (it is then also
     ///   ``recommendedFraming``), else `nil`.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
-    @discardableResult
-    public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
+    @discardableResult public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
         guard count >= 0 else { throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0") }
-        guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count),
-              enabledFramings.contains(framing), framing != recommendedFraming else { return nil }
+        guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count), enabledFramings.contains(framing), framing != recommendedFraming else {
+            return nil
+        }
         recommendedFraming = framing
         return framing
     }

@@ -25,7 +25,7 @@ public final class SyntheticSensor: SensorImageSource {
     public let pattern: Int
 
     private var textureRowLength = 0
-    private var lumaTexture: [UInt8] = []    // period rows × textureRowLength bytes
+    private var lumaTexture: [UInt8] = []  // period rows × textureRowLength bytes
     private var chromaTexture: [UInt8] = []  // period/2 rows × textureRowLength bytes (Cb Cr pairs)
 
     /// Creates a sensor.
@@ -46,16 +46,23 @@ public final class SyntheticSensor: SensorImageSource {
     /// The picture of frame `index` at `dimensions`: stamp in rows 0–15, moving texture below.
     /// Never throws; width must be ≥ 32 and height ≥ 16 (the stamp's size), both even.
     public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) -> PixelBuffer {
-        let width = dimensions.width, height = dimensions.height
-        precondition(width >= 32 && height >= FrameIndexStamp.rows && width % 2 == 0 && height % 2 == 0,
-                     "synthetic frames need even dimensions ≥ 32x16, got \(dimensions)")
+        let width = dimensions.width
+        let height = dimensions.height
+        precondition(
+            width >= 32 && height >= FrameIndexStamp.rows && width % 2 == 0 && height % 2 == 0,
+            "synthetic frames need even dimensions ≥ 32x16, got \(dimensions)")
         ensureTexture(width: width)
-        let p = Int64(period), half = Int64(period / 2)
+        let p = Int64(period)
+        let half = Int64(period / 2)
         let frame = index.magnitude
         let forwardX = Int(frame % UInt64(p) * 5 % UInt64(p))
-        let lumaX = pattern % 2 == 1 ? (period - forwardX) % period : forwardX, lumaY = Int(frame % UInt64(p) * 3 % UInt64(p))
-        let chromaX = 2 * Int(frame % UInt64(half) * 2 % UInt64(half)), chromaY = Int(frame % UInt64(half))
-        let rowLength = textureRowLength, periodRows = period, chromaPeriodRows = period / 2
+        let lumaX = pattern % 2 == 1 ? (period - forwardX) % period : forwardX
+        let lumaY = Int(frame % UInt64(p) * 3 % UInt64(p))
+        let chromaX = 2 * Int(frame % UInt64(half) * 2 % UInt64(half))
+        let chromaY = Int(frame % UInt64(half))
+        let rowLength = textureRowLength
+        let periodRows = period
+        let chromaPeriodRows = period / 2
         let stampRows = FrameIndexStamp.rows
 
         // Planes from the pool (recycled after encoding); every row is written below. With
@@ -64,7 +71,8 @@ public final class SyntheticSensor: SensorImageSource {
         var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: width, height: height))
         lumaTexture.withUnsafeBufferPointer { texture in
             luma.withUnsafeMutableBufferPointer { plane in
-                let base = plane.baseAddress!, source = texture.baseAddress!
+                let base = plane.baseAddress!
+                let source = texture.baseAddress!
                 for y in stampRows..<height {
                     let row = (y + lumaY) % periodRows
                     (base + y * width).update(from: source + row * rowLength + lumaX, count: width)
@@ -74,7 +82,8 @@ public final class SyntheticSensor: SensorImageSource {
         }
         chromaTexture.withUnsafeBufferPointer { texture in
             chroma.withUnsafeMutableBufferPointer { plane in
-                let base = plane.baseAddress!, source = texture.baseAddress!
+                let base = plane.baseAddress!
+                let source = texture.baseAddress!
                 let neutralRows = stampRows / 2
                 base.update(repeating: 128, count: neutralRows * width)
                 for y in neutralRows..<(height / 2) {
@@ -84,8 +93,7 @@ public final class SyntheticSensor: SensorImageSource {
             }
         }
         FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &luma, width: width, bytesPerRow: width)
-        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
-                                 chromaPlane: chroma, chromaBytesPerRow: width)
+        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width, chromaPlane: chroma, chromaBytesPerRow: width)
         buffer.clearPadding()
         return buffer
     }
@@ -95,14 +103,13 @@ public final class SyntheticSensor: SensorImageSource {
         guard width + period > textureRowLength else { return }
         // Round up so the texture is built rarely: at least 4032 + period.
         let rowLength = max(width, 4032) + period
-        let p = period, half = period / 2
+        let p = period
+        let half = period / 2
         var luma = [UInt8](repeating: 0, count: p * rowLength)
         var chroma = [UInt8](repeating: 0, count: half * rowLength)
         // One period of each row, computed per pixel once, then repeated along the row.
         var lumaTile = [UInt8](repeating: 0, count: p * p)
-        for y in 0..<p {
-            for x in 0..<p { lumaTile[y * p + x] = Self.lumaSample(x: x, y: y, period: p) }
-        }
+        for y in 0..<p { for x in 0..<p { lumaTile[y * p + x] = Self.lumaSample(x: x, y: y, period: p) } }
         var chromaTile = [UInt8](repeating: 0, count: half * p)
         for y in 0..<half {
             for u in 0..<half {
@@ -138,7 +145,8 @@ public final class SyntheticSensor: SensorImageSource {
     /// and fine deterministic noise, in video range 16...235.
     static func lumaSample(x: Int, y: Int, period: Int) -> UInt8 {
         let tau = 2 * Double.pi / Double(period)
-        let fx = Double(x) * tau, fy = Double(y) * tau
+        let fx = Double(x) * tau
+        let fy = Double(y) * tau
         var v = 120 + 45 * sin(fx) * cos(2 * fy) + 22 * sin(3 * fx + 2 * fy)
         v += ((x / 32 + y / 32) % 2 == 0) ? 14 : -14
         var h = UInt32(truncatingIfNeeded: x &* 73_856_093 ^ y &* 19_349_663)

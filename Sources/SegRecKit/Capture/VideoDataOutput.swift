@@ -47,29 +47,28 @@ public final class VideoDataOutput {
     ///     of the camera that made the picture (stamp rows 16–31); `nil` for one camera.
     /// - Throws: the source's errors, or ``CaptureError/invalidParameter(name:value:allowed:)``
     ///   when the source returns a picture of the wrong size.
-    func frame(index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime,
-               nextSessionTime: MediaTime, source: Int = 0, producerPosition: Int? = nil, mirrored: Bool = false) throws -> VideoFrame {
+    func frame(
+        index: Int64, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime, nextSessionTime: MediaTime, source: Int = 0,
+        producerPosition: Int? = nil, mirrored: Bool = false
+    ) throws -> VideoFrame {
         var buffer = try frameSources[source].pixelBuffer(forFrame: index, dimensions: dimensions)
         guard buffer.dimensions == dimensions else {
-            throw CaptureError.invalidParameter(name: "frame source picture for frame \(index)",
-                                                value: buffer.dimensions.description,
-                                                allowed: dimensions.description)
+            throw CaptureError.invalidParameter(
+                name: "frame source picture for frame \(index)", value: buffer.dimensions.description, allowed: dimensions.description)
         }
         if mirrored { buffer.mirrorHorizontally() }
         let selfStamping = frameSources[source].stampsFrameIndex
         let stamped = selfStamping || stampFrameIndex
         if stampFrameIndex && !selfStamping || (mirrored && stamped) {
-            FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane,
-                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
+            FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &buffer.lumaPlane, width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
         if let producerPosition, stamped {
-            FrameIndexStamp.write(UInt32(producerPosition), intoLuma: &buffer.lumaPlane,
-                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow,
-                                  firstRow: FrameIndexStamp.cameraRow)
+            FrameIndexStamp.write(
+                UInt32(producerPosition), intoLuma: &buffer.lumaPlane, width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow,
+                firstRow: FrameIndexStamp.cameraRow)
         }
         let duration: MediaTime
         do { duration = try nextSessionTime.subtracting(sessionTime) } catch { throw CaptureError.time(error) }
-        return VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime,
-                          sessionTime: sessionTime, duration: duration)
+        return VideoFrame(pixelBuffer: buffer, index: index, deviceTime: deviceTime, sessionTime: sessionTime, duration: duration)
     }
 }

@@ -21,8 +21,7 @@ public struct VideoFrame: Sendable {
     public var deliveredAt: ContinuousClock.Instant? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
-    public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime,
-                sessionTime: MediaTime, duration: MediaTime) {
+    public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime, sessionTime: MediaTime, duration: MediaTime) {
         self.pixelBuffer = pixelBuffer
         self.index = index
         self.deviceTime = deviceTime
@@ -48,8 +47,7 @@ public struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
     public let sessionTime: MediaTime
 
     /// A completion: the ratio, its dimensions, and the device and session times of its first frame.
-    public init(aspectRatio: DynamicAspectRatio?, dimensions: VideoDimensions,
-                deviceTime: MediaTime, sessionTime: MediaTime) {
+    public init(aspectRatio: DynamicAspectRatio?, dimensions: VideoDimensions, deviceTime: MediaTime, sessionTime: MediaTime) {
         self.aspectRatio = aspectRatio
         self.dimensions = dimensions
         self.deviceTime = deviceTime

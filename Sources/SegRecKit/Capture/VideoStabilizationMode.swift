@@ -48,9 +48,7 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
 
     /// The mode spelled `name`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the six modes.
-    public init(named name: String) throws(CameraControlError) {
-        self = try CameraControlError.spelled(name, name: "preferredVideoStabilizationMode")
-    }
+    public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "preferredVideoStabilizationMode") }
 
     /// The modes the camera of `deviceType` supports, in declaration order: all six on a
     /// Center Stage front camera, all but `lowLatency` elsewhere.
@@ -63,9 +61,7 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
 
     /// `AVCaptureDevice.Format.isVideoStabilizationModeSupported(_:)` for the camera of
     /// `deviceType`. - Throws: as ``supportedModes(deviceType:)``.
-    public func isSupported(deviceType: String) throws(CameraControlError) -> Bool {
-        try Self.supportedModes(deviceType: deviceType).contains(self)
-    }
+    public func isSupported(deviceType: String) throws(CameraControlError) -> Bool { try Self.supportedModes(deviceType: deviceType).contains(self) }
 
     /// Checks that the camera of `deviceType` supports this mode.
     /// - Throws: ``CameraControlError/unsupportedStabilizationMode(_:deviceType:supported:)``
@@ -73,8 +69,6 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
     ///   for an unknown device type.
     public func validate(deviceType: String) throws(CameraControlError) {
         let supported = try Self.supportedModes(deviceType: deviceType)
-        guard supported.contains(self) else {
-            throw .unsupportedStabilizationMode(self, deviceType: deviceType, supported: supported)
-        }
+        guard supported.contains(self) else { throw .unsupportedStabilizationMode(self, deviceType: deviceType, supported: supported) }
     }
 }

@@ -47,8 +47,10 @@ public struct VideoStreamFormat: Sendable, Hashable {
     public var formatGeneration: Int
 
     /// A format; see the properties (pixels, frames per second).
-    public init(dimensions: VideoDimensions, frameRate: FrameRate, camera: Camera? = nil,
-                rotationAngle: VideoRotationAngle, activeFormat: String, formatGeneration: Int = 0) {
+    public init(
+        dimensions: VideoDimensions, frameRate: FrameRate, camera: Camera? = nil, rotationAngle: VideoRotationAngle, activeFormat: String,
+        formatGeneration: Int = 0
+    ) {
         self.dimensions = dimensions
         self.frameRate = frameRate
         self.camera = camera

@@ -41,8 +41,10 @@ public final class ZoomingImageSource: SensorImageSource {
     ///   - videoZoomFactor: the initial zoom (≥ 1; default 1).
     ///   - preservedRows: even, ≥ 0 (default ``FrameIndexStamp/rows``).
     ///   - pixelBufferPool: the recording's pool (default: one of its own).
-    public init(base: any SensorImageSource, videoZoomFactor: Double = 1,
-                preservedRows: Int = FrameIndexStamp.rows, pixelBufferPool: PixelBufferPool = PixelBufferPool()) {
+    public init(
+        base: any SensorImageSource, videoZoomFactor: Double = 1, preservedRows: Int = FrameIndexStamp.rows,
+        pixelBufferPool: PixelBufferPool = PixelBufferPool()
+    ) {
         precondition(videoZoomFactor.isFinite && videoZoomFactor >= 1, "zoom factor must be ≥ 1, got \(videoZoomFactor)")
         precondition(preservedRows >= 0 && preservedRows % 2 == 0, "preservedRows must be even and ≥ 0")
         self.base = base
@@ -56,8 +58,7 @@ public final class ZoomingImageSource: SensorImageSource {
     /// each side divided by `factor`, rounded to the nearest even number (at least 2).
     public static func zoomedRegion(of dimensions: VideoDimensions, factor: Double) -> VideoDimensions {
         func side(_ length: Int) -> Int { max(2, 2 * Int((Double(length) / factor / 2).rounded())) }
-        return VideoDimensions(width: min(dimensions.width, side(dimensions.width)),
-                               height: min(dimensions.height, side(dimensions.height)))
+        return VideoDimensions(width: min(dimensions.width, side(dimensions.width)), height: min(dimensions.height, side(dimensions.height)))
     }
 
     /// The base's picture of frame `index`, zoomed by ``videoZoomFactor`` to `dimensions`.
@@ -79,9 +80,7 @@ public final class ZoomingImageSource: SensorImageSource {
         let (lumaStride, chromaStride) = (target.lumaBytesPerRow, target.chromaBytesPerRow)
         source.lumaPlane.withUnsafeBytes { from in
             target.lumaPlane.withUnsafeMutableBytes { to in
-                for y in 0..<rows {
-                    (to.baseAddress! + y * lumaStride).copyMemory(from: from.baseAddress! + y * source.lumaBytesPerRow, byteCount: width)
-                }
+                for y in 0..<rows { (to.baseAddress! + y * lumaStride).copyMemory(from: from.baseAddress! + y * source.lumaBytesPerRow, byteCount: width) }
             }
         }
         source.chromaPlane.withUnsafeBytes { from in

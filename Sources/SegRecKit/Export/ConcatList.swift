@@ -38,7 +38,5 @@ public struct ConcatList: Sendable, Equatable {
     }
 
     /// `'name'`, with each `'` written as `'\''`.
-    public static func quote(_ path: String) -> String {
-        "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
+    public static func quote(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }

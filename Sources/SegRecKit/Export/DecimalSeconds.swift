@@ -11,7 +11,8 @@ public enum DecimalSeconds {
         let units = ExactArithmetic.multiplyDivide(Int128(time.value), scale, Int128(time.timescale), rounding: .default) ?? 0
         let negative = units < 0
         let magnitude = negative ? -units : units
-        let whole = magnitude / scale, fraction = magnitude % scale
+        let whole = magnitude / scale
+        let fraction = magnitude % scale
         var text = "\(negative ? "-" : "")\(whole)"
         if digits > 0 {
             let fractionText = String(fraction)
@@ -22,7 +23,8 @@ public enum DecimalSeconds {
 
     /// The smallest integer number of seconds ≥ `time` (for `EXT-X-TARGETDURATION`).
     public static func ceilingSeconds(_ time: MediaTime) -> Int64 {
-        let value = Int128(time.value), scale = Int128(time.timescale)
+        let value = Int128(time.value)
+        let scale = Int128(time.timescale)
         var quotient = value / scale
         if value % scale != 0, value > 0 { quotient += 1 }
         return Int64(quotient)

@@ -22,27 +22,23 @@ struct ExportOutput {
             }
             let recording = Set(own.map { Self.resolved($0.path) })
             if let clash = paths.first(where: { recording.contains(Self.resolved($0)) }) {
-                throw .cannotCreateOutput(path: clash, detail: "is part of the recording being exported (\(source.directory.path)); "
-                                          + "choose an output outside its files (--force never replaces them)")
+                throw .cannotCreateOutput(
+                    path: clash,
+                    detail: "is part of the recording being exported (\(source.directory.path)); "
+                        + "choose an output outside its files (--force never replaces them)")
             }
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw .cannotCreateOutput(path: folder.path, detail: "exists and is not a folder")
-            }
+            guard isDirectory.boolValue else { throw .cannotCreateOutput(path: folder.path, detail: "exists and is not a folder") }
         } else {
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw .cannotCreateOutput(path: folder.path, detail: Self.reason(error))
             }
         }
         for path in paths where SafeFile.exists(path: path) {
             guard force else { throw .outputExists(path: path) }
-            guard SafeFile.remove(path: path) else {
-                throw .cannotCreateOutput(path: path, detail: String(cString: strerror(errno)))
-            }
+            guard SafeFile.remove(path: path) else { throw .cannotCreateOutput(path: path, detail: String(cString: strerror(errno))) }
         }
         self.paths = paths
     }
@@ -51,11 +47,7 @@ struct ExportOutput {
     /// sees half a playlist.
     /// - Throws: ``RecordingError/io(path:underlying:)``.
     static func writeText(_ text: String, to path: String) throws(RecordingError) {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw .io(path: path, underlying: reason(error))
-        }
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { throw .io(path: path, underlying: reason(error)) }
     }
 
     /// `path` with its folder's symbolic links and `.`/`..` resolved (the file itself may

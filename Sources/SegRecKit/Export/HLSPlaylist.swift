@@ -36,14 +36,14 @@ public struct HLSPlaylist: Sendable, Equatable {
     public init(entries: [Entry]) { self.entries = entries }
 
     /// `EXT-X-TARGETDURATION`: the ceiling of the longest `EXTINF`, at least 1.
-    public var targetDuration: Int64 {
-        max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1)
-    }
+    public var targetDuration: Int64 { max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1) }
 
     /// The playlist text, lines ending in `\n`.
     public func render() -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)",
-                     "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD",
+            "#EXT-X-INDEPENDENT-SEGMENTS"
+        ]
         for (index, entry) in entries.enumerated() {
             if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
             lines.append("#EXT-X-MAP:URI=\"\(Self.quoted(entry.initURI))\"")
@@ -75,7 +75,5 @@ public struct HLSPlaylist: Sendable, Equatable {
 
 extension String {
     /// Pads with leading zeros to `width` characters.
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -46,14 +46,10 @@ public enum RecordingExporter {
         }
 
         /// `segment-000-init.mp4` for `segment-000.mp4`.
-        public func initName(for segment: SegmentRecord) -> String {
-            prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4"
-        }
+        public func initName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4" }
 
         /// `segment-000.m4s` for `segment-000.mp4`.
-        public func mediaName(for segment: SegmentRecord) -> String {
-            prefix + (segment.file as NSString).deletingPathExtension + ".m4s"
-        }
+        public func mediaName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + ".m4s" }
     }
 
     /// Writes an HLS VOD playlist (version 7) of fMP4 segments for the recording in
@@ -79,8 +75,7 @@ public enum RecordingExporter {
     ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
     ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
     ///   recording is never touched).
-    public static func exportHLS(from directory: URL, to output: URL, wallClock: Date? = nil,
-                                 force: Bool = false) throws -> HLSResult {
+    public static func exportHLS(from directory: URL, to output: URL, wallClock: Date? = nil, force: Bool = false) throws -> HLSResult {
         let source = try ExportSource(directory: directory)
         let layout = HLSLayout(output: output)
         let segments = source.manifest.segments
@@ -111,30 +106,32 @@ public enum RecordingExporter {
         var decodeFloor: MediaTime?
         do {
             for (index, segment) in segments.enumerated() {
-                let initName = layout.initName(for: segment), mediaName = layout.mediaName(for: segment)
+                let initName = layout.initName(for: segment)
+                let mediaName = layout.mediaName(for: segment)
                 let initPath = layout.folder.appendingPathComponent(initName).path
                 let mediaPath = layout.folder.appendingPathComponent(mediaName).path
                 let duration = ExportSource.duration(of: segment)
-                let result = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: initPath,
-                                                         mediaOutput: mediaPath, offset: starts[index], end: duration,
-                                                         decodeFloor: decodeFloor, timeBase: timeBase)
+                let result = try FragmentedRemuxer.remux(
+                    input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPath, offset: starts[index], end: duration,
+                    decodeFloor: decodeFloor, timeBase: timeBase)
                 written += [initPath, mediaPath]
                 decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {
-                    throw RecordingError.badInput(path: source.path(of: segment), field: "frameCount",
-                                                  detail: "the manifest says \(segment.frameCount) frames, the file holds \(result.packets)")
+                    throw RecordingError.badInput(
+                        path: source.path(of: segment), field: "frameCount",
+                        detail: "the manifest says \(segment.frameCount) frames, the file holds \(result.packets)")
                 }
                 frames += result.packets
                 bytes += result.initBytes + result.mediaBytes
                 let date = wallClock.map { programDateTime($0, after: segment.sessionStart - first) }
-                entries.append(HLSPlaylist.Entry(initURI: initName, mediaURI: mediaName, duration: duration,
-                                                 programDateTime: date, title: title(of: segment)))
+                entries.append(HLSPlaylist.Entry(initURI: initName, mediaURI: mediaName, duration: duration, programDateTime: date, title: title(of: segment)))
             }
             let playlist = HLSPlaylist(entries: entries)
             let text = playlist.render()
             try ExportOutput.writeText(text, to: playlistPath)
-            return HLSResult(playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count,
-                             frames: frames, bytes: bytes, discontinuities: max(0, entries.count - 1))
+            return HLSResult(
+                playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, frames: frames, bytes: bytes,
+                discontinuities: max(0, entries.count - 1))
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
@@ -177,8 +174,9 @@ public enum RecordingExporter {
         let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
         _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source)
         if needsCopy.contains(true) {
-            _ = try ExportOutput(folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path },
-                                 force: force, protecting: source)
+            _ = try ExportOutput(
+                folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }, force: force,
+                protecting: source)
         }
         let recordingPrefix = relativePath(from: folder, to: directory)
         let copiesPrefix = relativePath(from: folder, to: copies)
@@ -189,17 +187,17 @@ public enum RecordingExporter {
                 let prefix = copy ? copiesPrefix : recordingPrefix
                 if copy {
                     let path = copies.appendingPathComponent(segment.file).path
-                    _ = try FragmentedRemuxer.remux(input: source.path(of: segment), initOutput: path, mediaOutput: nil,
-                                                    offset: .zero, end: ExportSource.duration(of: segment), decodeFloor: nil)
+                    _ = try FragmentedRemuxer.remux(
+                        input: source.path(of: segment), initOutput: path, mediaOutput: nil, offset: .zero, end: ExportSource.duration(of: segment),
+                        decodeFloor: nil)
                     written.append(path)
                 }
-                entries.append(ConcatList.Entry(path: prefix.isEmpty ? segment.file : prefix + "/" + segment.file,
-                                                duration: ExportSource.duration(of: segment)))
+                entries.append(
+                    ConcatList.Entry(path: prefix.isEmpty ? segment.file : prefix + "/" + segment.file, duration: ExportSource.duration(of: segment)))
             }
             let text = ConcatList(entries: entries).render()
             try ExportOutput.writeText(text, to: list.path)
-            return ConcatResult(list: list, text: text, segments: entries.count,
-                                frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count)
+            return ConcatResult(list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count)
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error

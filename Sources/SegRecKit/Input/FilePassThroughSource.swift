@@ -62,13 +62,14 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         }
         for note in decoder.notes { remarks.append(.note(note)) }
         if decoder.fieldOrder.isInterlaced {
-            remarks.append(.note(codec == .h264
-                ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
-                : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"))
+            remarks.append(
+                .note(
+                    codec == .h264
+                        ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
+                        : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"
+                ))
         }
-        if let rotation = decoder.rotationDegrees, rotation != 0 {
-            remarks.append(.note("input display rotation \(rotation)° kept on every segment"))
-        }
+        if let rotation = decoder.rotationDegrees, rotation != 0 { remarks.append(.note("input display rotation \(rotation)° kept on every segment")) }
         decoder.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
         decoder.noteHandler = { [weak self] in self?.remarks.append(.note($0)) }
     }
@@ -76,17 +77,14 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
     /// denominator, no offset, no drift. - Throws: ``CaptureError/time(_:)``.
     public static func deviceClock(for decoder: VideoFileDecoder) throws(CaptureError) -> MediaClock {
-        do {
-            return try MediaClock(identifier: "input", timescale: decoder.timeBase.den,
-                                  offsetNanoseconds: 0, driftPartsPerBillion: 0)
-        } catch { throw .time(error) }
+        do { return try MediaClock(identifier: "input", timescale: decoder.timeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0) } catch {
+            throw .time(error)
+        }
     }
 
     /// Stops reading the file: the pictures the decoder already holds are still delivered,
     /// then nil (see ``VideoFileDecoder/stopReading()``).
-    public func stopRunning() {
-        decoder.stopReading()
-    }
+    public func stopRunning() { decoder.stopReading() }
 
     public func next() throws -> CaptureOutputEvent? {
         if let remark = takeRemark() { return remark }
@@ -107,9 +105,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         return remark
     }
 
-    private func takeRemark() -> CaptureOutputEvent? {
-        remarks.isEmpty ? nil : remarks.removeFirst()
-    }
+    private func takeRemark() -> CaptureOutputEvent? { remarks.isEmpty ? nil : remarks.removeFirst() }
 
     private func nextFrame() throws -> CaptureOutputEvent? {
         while true {
@@ -119,7 +115,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                     held = nil
                     return .frame(try finished(last, nextSessionTime: nil))
                 }
-                if let error = pendingError { pendingError = nil; throw error }
+                if let error = pendingError {
+                    pendingError = nil
+                    throw error
+                }
                 return nil
             }
             let picture: DecodedPicture?
@@ -158,8 +157,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             let periodEnd = try convertTime(try frame.deviceTime.adding(framePeriod()), from: deviceClock, to: .host)
             duration = try periodEnd.subtracting(frame.sessionTime)
         }
-        return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime,
-                          sessionTime: frame.sessionTime, duration: duration)
+        return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
     }
 
     /// The container's presentation end on the session clock, when it states one.
@@ -172,14 +170,13 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     /// `count` frame periods in device ticks (rounded half away from zero), nil on overflow.
     private func periodTicks(_ count: Int64) -> Int64? {
-        ExactArithmetic.multiplyDivide(Int128(count) * Int128(deviceClock.timescale), Int128(frameRate.denominator),
-                                       Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero).flatMap { Int64(exactly: $0) }
+        ExactArithmetic.multiplyDivide(
+            Int128(count) * Int128(deviceClock.timescale), Int128(frameRate.denominator), Int128(frameRate.numerator), rounding: .roundHalfAwayFromZero
+        ).flatMap { Int64(exactly: $0) }
     }
 
     /// One frame period on the input clock, as an exact rational time.
-    private func framePeriod() -> MediaTime {
-        MediaTime(value: frameRate.denominator, timescale: Int32(clamping: frameRate.numerator))
-    }
+    private func framePeriod() -> MediaTime { MediaTime(value: frameRate.denominator, timescale: Int32(clamping: frameRate.numerator)) }
 
     private func makeFrame(_ picture: DecodedPicture) throws -> VideoFrame {
         let ticks = try deviceTicks(of: picture)
@@ -187,12 +184,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let sessionTime = try convertTime(deviceTime, from: deviceClock, to: .host)
         var buffer = picture.pixelBuffer
         if stampFrameIndex, buffer.width >= 32, buffer.height >= FrameIndexStamp.rows {
-            FrameIndexStamp.write(UInt32(truncatingIfNeeded: picture.index), intoLuma: &buffer.lumaPlane,
-                                  width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
+            FrameIndexStamp.write(
+                UInt32(truncatingIfNeeded: picture.index), intoLuma: &buffer.lumaPlane, width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
         // Duration is set when the next frame is known.
-        return VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime,
-                          sessionTime: sessionTime, duration: .zero)
+        return VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
     }
 
     /// The peeked picture (or its error), once; nil when none was peeked. Returns
@@ -209,9 +205,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     static let jumpAheadSeconds: Int64 = 10
 
     /// `ticks` on the device clock as seconds with six decimals, for warnings.
-    private func seconds(_ ticks: Int64) -> String {
-        String(format: "%.6f", Double(ticks) / Double(deviceClock.timescale))
-    }
+    private func seconds(_ ticks: Int64) -> String { String(format: "%.6f", Double(ticks) / Double(deviceClock.timescale)) }
 
     /// `pts · num + discontinuityOffset` (device ticks), nil on overflow.
     private func rawTicks(_ pts: Int64) -> Int64? {
@@ -231,18 +225,19 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         guard !decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return nil }
         let ahead = Self.jumpAheadSeconds * Int64(deviceClock.timescale)
         if let ticks, ticks <= last || ticks - last <= ahead { return nil }
-        if peeked == nil {
-            do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) }
-        }
-        guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS),
-              nextTicks > last, nextTicks - last <= ahead, let step = periodTicks(1) else { return nil }
+        if peeked == nil { do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) } }
+        guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS), nextTicks > last, nextTicks - last <= ahead,
+            let step = periodTicks(1)
+        else { return nil }
         let halfway = last + (nextTicks - last) / 2
         let corrected = min(last + step, halfway)
         guard corrected > last else { return nil }
         let rule = corrected == last + step ? "one frame period after the frame before" : "halfway to the next frame"
-        remarks.append(.warning("input frame \(picture.index) has a damaged timestamp (pts \(pts), "
-                                + (ticks.map { "\(seconds($0 - last)) s after the frame before" } ?? "beyond 64-bit ticks")
-                                + "; the next frame is back at \(seconds(nextTicks)) s): given \(seconds(corrected)) s, \(rule)"))
+        remarks.append(
+            .warning(
+                "input frame \(picture.index) has a damaged timestamp (pts \(pts), "
+                    + (ticks.map { "\(seconds($0 - last)) s after the frame before" } ?? "beyond 64-bit ticks")
+                    + "; the next frame is back at \(seconds(nextTicks)) s): given \(seconds(corrected)) s, \(rule)"))
         return corrected
     }
 
@@ -287,16 +282,18 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private func continuingAfterDiscontinuity(_ ticks: Int64, picture: DecodedPicture) throws -> Int64 {
         guard decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return ticks }
         let timescale = Int64(deviceClock.timescale)
-        let back = timescale / 10, ahead = Self.jumpAheadSeconds * timescale
+        let back = timescale / 10
+        let ahead = Self.jumpAheadSeconds * timescale
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
         guard overflow || delta < -back || delta > ahead else { return ticks }
         guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
-              let offset = Int64(exactly: Int128(discontinuityOffset) + Int128(continued) - Int128(ticks)) else {
-            throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)"))
-        }
+            let offset = Int64(exactly: Int128(discontinuityOffset) + Int128(continued) - Int128(ticks))
+        else { throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)")) }
         discontinuityOffset = offset
-        remarks.append(.warning("input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
-                                + "(a discontinuity, allowed in this container): the frames that follow continue one frame period after the last"))
+        remarks.append(
+            .warning(
+                "input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
+                    + "(a discontinuity, allowed in this container): the frames that follow continue one frame period after the last"))
         return continued
     }
 
@@ -316,7 +313,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     private func reportDerived() {
         guard derivedCount > 0, let first = firstDerivedIndex else { return }
-        remarks.append(.warning("\(derivedCount) input frame\(derivedCount == 1 ? "" : "s") had no timestamp (first: frame \(first)); their times were derived from the frame rate \(frameRate) fps"))
+        remarks.append(
+            .warning(
+                "\(derivedCount) input frame\(derivedCount == 1 ? "" : "s") had no timestamp (first: frame \(first)); their times were derived from the frame rate \(frameRate) fps"
+            ))
         derivedCount = 0
     }
 }

@@ -44,9 +44,7 @@ public final class RealtimePacer: CaptureOutputEventSource {
     /// True after ``stopRunning()``.
     private var isStopped = false
 
-    public init(wrapping source: any CaptureOutputEventSource) {
-        self.source = source
-    }
+    public init(wrapping source: any CaptureOutputEventSource) { self.source = source }
 
     /// Stops the wrapped source; what it still delivers is passed on at once, unpaced
     /// (those frames were captured already).

@@ -59,9 +59,7 @@ struct ChangeAnnouncementMatcher: Sendable {
     private var lastFrameTime: MediaTime?
 
     /// Records that a frame at `sessionTime` was written (to the open segment).
-    mutating func frameWritten(at sessionTime: MediaTime) {
-        lastFrameTime = sessionTime
-    }
+    mutating func frameWritten(at sessionTime: MediaTime) { lastFrameTime = sessionTime }
 
     /// A segment opened on `frame`. With `newDimensions` (its size differs from the
     /// previous segment's) the announced change it realizes is looked up and returned as
@@ -69,8 +67,7 @@ struct ChangeAnnouncementMatcher: Sendable {
     /// - Returns: the change record (or nil) and what to warn about.
     /// A segment opened by a camera switch (`cameraSwitched`) carries its own change
     /// record: like the first segment, it realizes no pending request.
-    mutating func segmentOpened(file: String, firstFrame frame: VideoFrame,
-                                newDimensions: Bool, cameraSwitched: Bool = false) -> (ChangeRecord?, [Decision]) {
+    mutating func segmentOpened(file: String, firstFrame frame: VideoFrame, newDimensions: Bool, cameraSwitched: Bool = false) -> (ChangeRecord?, [Decision]) {
         let times = VideoFrameTimes(frame)
         var decisions: [Decision] = []
         var change: ChangeRecord?
@@ -80,21 +77,26 @@ struct ChangeAnnouncementMatcher: Sendable {
         } else if newDimensions {
             (change, decisions) = takePending(for: times)
         }
-        segments.append(Segment(file: file, dimensions: frame.dimensions, sessionStart: frame.sessionTime,
-                                firstFrame: times, awaitingChange: newDimensions && change == nil && !cameraSwitched))
+        segments.append(
+            Segment(
+                file: file, dimensions: frame.dimensions, sessionStart: frame.sessionTime, firstFrame: times,
+                awaitingChange: newDimensions && change == nil && !cameraSwitched))
         return (change, decisions)
     }
 
     /// The pending completion that the new-size frame realizes, if it was announced already.
     private mutating func takePending(for frame: VideoFrameTimes) -> (ChangeRecord?, [Decision]) {
-        guard let match = pending.firstIndex(where: { $0.dimensions == frame.dimensions && $0.sessionTime == frame.sessionTime })
-                ?? pending.firstIndex(where: { $0.dimensions == frame.dimensions }) else {
-            return (nil, [])
-        }
+        guard
+            let match = pending.firstIndex(where: { $0.dimensions == frame.dimensions && $0.sessionTime == frame.sessionTime })
+                ?? pending.firstIndex(where: { $0.dimensions == frame.dimensions })
+        else { return (nil, []) }
         let announced = pending[match]
         var decisions: [Decision] = []
         for skipped in pending[..<match] where skipped.sessionTime != announced.sessionTime {
-            decisions.append(.warn("setDynamicAspectRatio(\(skipped.aspectRatio?.rawValue ?? "?")) announced \(skipped.dimensions) at session time \(skipped.sessionTime), but the buffers never had that size before frame \(frame.index)"))
+            decisions.append(
+                .warn(
+                    "setDynamicAspectRatio(\(skipped.aspectRatio?.rawValue ?? "?")) announced \(skipped.dimensions) at session time \(skipped.sessionTime), but the buffers never had that size before frame \(frame.index)"
+                ))
         }
         pending.removeSubrange(...match)
         if announced.sessionTime != frame.sessionTime {
@@ -108,9 +110,7 @@ struct ChangeAnnouncementMatcher: Sendable {
         // A later completion for the same instant overrides an earlier unmatched one.
         unmatched.removeAll { $0.sessionTime == change.sessionTime }
         // 1. It announces exactly the start of a segment the buffers opened already.
-        if let position = segments.firstIndex(where: {
-            $0.awaitingChange && $0.dimensions == change.dimensions && $0.sessionStart == change.sessionTime
-        }) {
+        if let position = segments.firstIndex(where: { $0.awaitingChange && $0.dimensions == change.dimensions && $0.sessionStart == change.sessionTime }) {
             segments[position].awaitingChange = false
             return [.attach(file: segments[position].file, ChangeRecord(change))]
         }
@@ -130,8 +130,10 @@ struct ChangeAnnouncementMatcher: Sendable {
         for position in [covering, covering.map { $0 + 1 } ?? 0].compactMap({ $0 }) where position < segments.count {
             guard segments[position].awaitingChange, segments[position].dimensions == change.dimensions else { continue }
             segments[position].awaitingChange = false
-            return [.warn(Self.disagreement(change, bufferTime: segments[position].sessionStart, frameIndex: nil)),
-                    .attach(file: segments[position].file, ChangeRecord(change))]
+            return [
+                .warn(Self.disagreement(change, bufferTime: segments[position].sessionStart, frameIndex: nil)),
+                .attach(file: segments[position].file, ChangeRecord(change))
+            ]
         }
         // 4. The ratio already in effect at that time: nothing to record. Otherwise the
         //    buffers never had that size there; warned at the end unless overridden.
@@ -148,13 +150,19 @@ struct ChangeAnnouncementMatcher: Sendable {
         for position in segments.indices where segments[position].awaitingChange {
             segments[position].awaitingChange = false
             let first = segments[position].firstFrame
-            decisions.append(.attach(file: segments[position].file, ChangeRecord(
-                deviceTime: first.deviceTime, sessionTime: first.sessionTime,
-                aspectRatio: DynamicAspectRatio(matching: first.dimensions)?.rawValue, announced: false)))
+            decisions.append(
+                .attach(
+                    file: segments[position].file,
+                    ChangeRecord(
+                        deviceTime: first.deviceTime, sessionTime: first.sessionTime, aspectRatio: DynamicAspectRatio(matching: first.dimensions)?.rawValue,
+                        announced: false)))
         }
         if let stopTime {
             for change in pending + unmatched where change.sessionTime < stopTime {
-                decisions.append(.warn("setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced \(change.dimensions) at session time \(change.sessionTime), but no frame had that size then"))
+                decisions.append(
+                    .warn(
+                        "setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced \(change.dimensions) at session time \(change.sessionTime), but no frame had that size then"
+                    ))
             }
         }
         pending.removeAll()
@@ -164,6 +172,7 @@ struct ChangeAnnouncementMatcher: Sendable {
 
     private static func disagreement(_ change: DynamicAspectRatioChange, bufferTime: MediaTime, frameIndex: Int64?) -> String {
         let frame = frameIndex.map { " (frame \($0))" } ?? ""
-        return "setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced device time \(change.deviceTime) = session time \(change.sessionTime), but the buffers changed to \(change.dimensions) at session time \(bufferTime)\(frame); the segment boundary follows the buffers"
+        return
+            "setDynamicAspectRatio(\(change.aspectRatio?.rawValue ?? "?")) announced device time \(change.deviceTime) = session time \(change.sessionTime), but the buffers changed to \(change.dimensions) at session time \(bufferTime)\(frame); the segment boundary follows the buffers"
     }
 }

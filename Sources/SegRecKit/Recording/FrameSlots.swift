@@ -63,9 +63,7 @@ final class FrameSlots: Sendable {
 
     /// Takes a slot without waiting, even when none is free (the count of free slots goes
     /// below zero until enough are released); for a segment's first frame in real time.
-    func acquireBeyondCapacity() {
-        state.withLock { $0.available -= 1 }
-    }
+    func acquireBeyondCapacity() { state.withLock { $0.available -= 1 } }
 
     /// Gives a slot back; hands it straight to the oldest waiter if there is one.
     func release() {

@@ -24,10 +24,12 @@ public struct ManifestBuilder: Sendable {
     ///   - recordsSessionEvents: whether the manifest has an `events` list (several-camera
     ///     recordings; default false, leaving it out).
     ///   - deviceControls: camera controls by clock id, for the `devices` entries (default none).
-    public init(mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool,
-                recordsSessionEvents: Bool = false, deviceControls: [String: DeviceControlInfo] = [:]) {
-        manifest = RecordingManifest(mode: mode, devices: devices.map { DeviceInfo(clock: $0, controls: deviceControls[$0.identifier]) },
-                                     encoder: EncoderInfo(encoder))
+    public init(
+        mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool, recordsSessionEvents: Bool = false,
+        deviceControls: [String: DeviceControlInfo] = [:]
+    ) {
+        manifest = RecordingManifest(
+            mode: mode, devices: devices.map { DeviceInfo(clock: $0, controls: deviceControls[$0.identifier]) }, encoder: EncoderInfo(encoder))
         manifest.frameIndexStamp = frameIndexStamp
         if recordsSessionEvents { manifest.events = [] }
     }
@@ -44,15 +46,13 @@ public struct ManifestBuilder: Sendable {
         case .frameDropped(let reason):
             manifest.frames.received += 1
             manifest.frames.drop(reason)
-        case .changeAttached(let file, let change):
-            if let position = position(of: file) { manifest.segments[position].change = change }
+        case .changeAttached(let file, let change): if let position = position(of: file) { manifest.segments[position].change = change }
         case .segmentEnded(let file, let end):
             guard let position = position(of: file) else { return }
             manifest.segments[position].sessionEnd = end
             manifest.segments[position].sessionEndSeconds = end.seconds
             manifest.stopTime = end
-        case .segmentClosed(let file, _, _, _, let bytes):
-            if let position = position(of: file) { manifest.segments[position].byteCount = bytes }
+        case .segmentClosed(let file, _, _, _, let bytes): if let position = position(of: file) { manifest.segments[position].byteCount = bytes }
         case .segmentFailed(let file, let frames, let reason):
             if let position = position(of: file) {
                 manifest.segments.remove(at: position)
@@ -88,7 +88,9 @@ public struct ManifestBuilder: Sendable {
             manifest.error = error
             dropSessionEventsAfterEnd()
             if ignoredSessionEvents > 0 {
-                manifest.notes.append("\(ignoredSessionEvents) session event\(ignoredSessionEvents == 1 ? "" : "s") after the recording stopped taking frames \(ignoredSessionEvents == 1 ? "is" : "are") not in events")
+                manifest.notes.append(
+                    "\(ignoredSessionEvents) session event\(ignoredSessionEvents == 1 ? "" : "s") after the recording stopped taking frames \(ignoredSessionEvents == 1 ? "is" : "are") not in events"
+                )
             }
         }
     }
@@ -112,15 +114,15 @@ public struct ManifestBuilder: Sendable {
         }
         guard dropped > 0 else { return }
         sessionEventsAfterEnd += dropped
-        manifest.notes.append("\(dropped) session event\(dropped == 1 ? "" : "s") after the end of the recording (stopTime \(DecimalSeconds.text(end)) s) \(dropped == 1 ? "is" : "are") not in events")
+        manifest.notes.append(
+            "\(dropped) session event\(dropped == 1 ? "" : "s") after the end of the recording (stopTime \(DecimalSeconds.text(end)) s) \(dropped == 1 ? "is" : "are") not in events"
+        )
     }
 
     /// Frames accounted so far (written + dropped).
     public var accountedFrames: Int { manifest.frames.written + manifest.frames.dropped }
 
-    private func position(of file: String) -> Int? {
-        manifest.segments.lastIndex { $0.file == file }
-    }
+    private func position(of file: String) -> Int? { manifest.segments.lastIndex { $0.file == file } }
 
     /// `frames` frames counted as written are in no file: they are dropped `reason`.
     private mutating func unwrite(_ frames: Int, as reason: DropReason) {
@@ -139,7 +141,8 @@ public struct ManifestBuilder: Sendable {
         manifest.segments[position].sessionEnd = end
         manifest.segments[position].sessionEndSeconds = end.seconds
         manifest.segments[position].byteCount = bytes
-        let found = max(0, frames - counted), lost = max(0, counted - frames)
+        let found = max(0, frames - counted)
+        let lost = max(0, counted - frames)
         manifest.frames.received += found
         manifest.frames.written += found
         unwrite(lost, as: reason)
@@ -179,9 +182,9 @@ extension ManifestBuilder {
     mutating func finishRecovery(rebuilt: [String]) {
         manifest.stopTime = manifest.segments.last?.sessionEnd
         if manifest.stopReason == nil { manifest.stopReason = .interrupted }
-        manifest.recovery = RecoveryInfo(lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds,
-                                         recoveredFiles: rebuilt, framesRecovered: manifest.frames.written,
-                                         framesLost: framesLostInRecovery)
+        manifest.recovery = RecoveryInfo(
+            lostAfter: manifest.stopTime, lostAfterSeconds: manifest.stopTime?.seconds, recoveredFiles: rebuilt, framesRecovered: manifest.frames.written,
+            framesLost: framesLostInRecovery)
     }
 }
 
@@ -192,7 +195,8 @@ extension StopReason {
 
 extension EncoderInfo {
     init(_ settings: EncoderSettings) {
-        self.init(codec: settings.codec.rawValue, encoder: settings.codec.encoderName,
-                  preset: settings.preset, crf: settings.crf, keyframeInterval: settings.keyframeInterval)
+        self.init(
+            codec: settings.codec.rawValue, encoder: settings.codec.encoderName, preset: settings.preset, crf: settings.crf,
+            keyframeInterval: settings.keyframeInterval)
     }
 }

@@ -23,8 +23,7 @@ final class ManifestJournal: Sendable {
 
     /// Starts the journal of `directory`.
     init(directory: URL) {
-        let (stream, snapshots) = AsyncStream.makeStream(of: (RecordingManifest, Int).self,
-                                                         bufferingPolicy: .bufferingNewest(1))
+        let (stream, snapshots) = AsyncStream.makeStream(of: (RecordingManifest, Int).self, bufferingPolicy: .bufferingNewest(1))
         self.snapshots = snapshots
         let failure = self.failure
         let progress = self.progress
@@ -41,8 +40,7 @@ final class ManifestJournal: Sendable {
 
     /// Queues `manifest` to be written; an older snapshot not yet written is skipped.
     /// - Returns: its generation, for ``waitUntilWritten(_:)``.
-    @discardableResult
-    func submit(_ manifest: RecordingManifest) -> Int {
+    @discardableResult func submit(_ manifest: RecordingManifest) -> Int {
         let generation = progress.next()
         snapshots.yield((manifest, generation))
         return generation
@@ -50,9 +48,7 @@ final class ManifestJournal: Sendable {
 
     /// Returns once a snapshot of generation `generation` or later has been written (or
     /// its write failed, or the journal was closed).
-    func waitUntilWritten(_ generation: Int) async {
-        await progress.wait(for: generation)
-    }
+    func waitUntilWritten(_ generation: Int) async { await progress.wait(for: generation) }
 
     /// Waits until every queued snapshot is written; later ``submit(_:)`` calls are ignored.
     func close() async {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The folder a recording writes into: `segment-NNN.mp4` files, `manifest.json` and, while
@@ -40,9 +41,7 @@ public struct OutputDirectory: Sendable {
                 throw .cannotCreateOutput(path: url.path, detail: Self.reason(creating: url, error))
             }
         }
-        guard fm.isWritableFile(atPath: url.path) else {
-            throw .cannotCreateOutput(path: url.path, detail: "folder is not writable")
-        }
+        guard fm.isWritableFile(atPath: url.path) else { throw .cannotCreateOutput(path: url.path, detail: "folder is not writable") }
         let lock = try RecordingLock(folder: url)
         self.lock = lock
         let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile).sorted()
@@ -69,8 +68,11 @@ public struct OutputDirectory: Sendable {
         var listed: Set<String> = []
         if names.contains(ManifestWriter.fileName) {
             guard isRegularFile(manifestURL), let manifest = try? ManifestWriter.read(from: url) else {
-                throw .cannotCreateOutput(path: manifestURL.path,
-                                          detail: "it is not a segrec manifest (or not a regular file), so --force does not know what the previous recording wrote; move the folder's contents away")
+                throw .cannotCreateOutput(
+                    path: manifestURL.path,
+                    detail:
+                        "it is not a segrec manifest (or not a regular file), so --force does not know what the previous recording wrote; move the folder's contents away"
+                )
             }
             listed.insert(ManifestWriter.fileName)
             for segment in manifest.segments { listed.formUnion(SegmentFiles.names(of: segment.file)) }
@@ -82,7 +84,9 @@ public struct OutputDirectory: Sendable {
     private static func inTheWay(_ names: [String], in url: URL) -> RecordingError {
         .cannotCreateOutput(
             path: url.appendingPathComponent(names[0]).path,
-            detail: "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(names.joined(separator: ", ")) away")
+            detail:
+                "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(names.joined(separator: ", ")) away"
+        )
     }
 
     /// Removes `names`, every one of which the previous manifest lists (checked first).
@@ -90,9 +94,7 @@ public struct OutputDirectory: Sendable {
         // The manifest goes last, so an interrupted removal can be resumed.
         for name in names.sorted(by: { a, _ in a != ManifestWriter.fileName }) {
             let path = url.appendingPathComponent(name)
-            guard unlink(path.path) == 0 || errno == ENOENT else {
-                throw .cannotCreateOutput(path: path.path, detail: String(cString: strerror(errno)))
-            }
+            guard unlink(path.path) == 0 || errno == ENOENT else { throw .cannotCreateOutput(path: path.path, detail: String(cString: strerror(errno))) }
         }
     }
 
@@ -109,9 +111,7 @@ public struct OutputDirectory: Sendable {
         var ancestor = url.deletingLastPathComponent()
         while !fm.fileExists(atPath: ancestor.path), ancestor.path != "/" { ancestor = ancestor.deletingLastPathComponent() }
         var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return "\(ancestor.path) is a file, not a folder"
-        }
+        if fm.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), !isDirectory.boolValue { return "\(ancestor.path) is a file, not a folder" }
         if !fm.isWritableFile(atPath: ancestor.path) { return "\(ancestor.path) is not writable" }
         return error.localizedDescription
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `OUTPUT/recording.lock`: an exclusive `flock(2)` held by the recording process for as
@@ -64,11 +65,7 @@ public final class RecordingLock: Sendable {
         }
     }
 
-    deinit {
-        descriptor.withLock { fd in
-            if fd >= 0 { close(fd) }
-        }
-    }
+    deinit { descriptor.withLock { fd in if fd >= 0 { close(fd) } } }
 
     private static func readPID(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)

@@ -220,8 +220,9 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
 
     /// A change record; `announced` defaults to true (a completion's answer); `camera` and
     /// `previousCamera` only for a camera switch.
-    public init(deviceTime: MediaTime, sessionTime: MediaTime, aspectRatio: String?, announced: Bool = true,
-                camera: String? = nil, previousCamera: String? = nil) {
+    public init(
+        deviceTime: MediaTime, sessionTime: MediaTime, aspectRatio: String?, announced: Bool = true, camera: String? = nil, previousCamera: String? = nil
+    ) {
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
         self.aspectRatio = aspectRatio
@@ -232,8 +233,7 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
 
     /// The answer of a completed `setDynamicAspectRatio`.
     public init(_ change: DynamicAspectRatioChange) {
-        self.init(deviceTime: change.deviceTime, sessionTime: change.sessionTime,
-                  aspectRatio: change.aspectRatio?.rawValue)
+        self.init(deviceTime: change.deviceTime, sessionTime: change.sessionTime, aspectRatio: change.aspectRatio?.rawValue)
     }
 
     /// Reads a record; manifests written before `announced` existed mean `true`.

@@ -94,9 +94,10 @@ public struct RecordingPipeline {
                     if let progress, let first {
                         let counts = await muxer.progressCounts
                         let recorded = frame.sessionTime - first
-                        progress(RecordingProgress(framesReceived: received, framesWritten: counts.framesWritten,
-                                                   secondsRecorded: recorded.seconds, segments: counts.segments,
-                                                   timeRecorded: recorded))
+                        progress(
+                            RecordingProgress(
+                                framesReceived: received, framesWritten: counts.framesWritten, secondsRecorded: recorded.seconds, segments: counts.segments,
+                                timeRecorded: recorded))
                     }
                 } else {
                     try await muxer.process(event)
@@ -116,10 +117,6 @@ public struct RecordingPipeline {
 
     private func writeStatistics() throws {
         guard let statistics = muxer.configuration.statistics, let statisticsURL else { return }
-        do {
-            try statistics.write(to: statisticsURL)
-        } catch {
-            throw RecordingError.io(path: statisticsURL.path, underlying: "\(error)")
-        }
+        do { try statistics.write(to: statisticsURL) } catch { throw RecordingError.io(path: statisticsURL.path, underlying: "\(error)") }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `segrec recover DIR`: completes a recording whose process died (kill, crash, power
@@ -65,8 +66,9 @@ public enum RecordingRecovery {
                 if hasPartial { unlink(partial.path) }
                 // Its size reached the journal only if a later segment closed after it.
                 if let size = (try? FileManager.default.attributesOfItem(atPath: files.url.path))?[.size] as? NSNumber {
-                    builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: segment.sessionEnd,
-                                                 frames: segment.frameCount, bytes: size.int64Value))
+                    builder.apply(
+                        .segmentClosed(
+                            file: segment.file, start: segment.sessionStart, end: segment.sessionEnd, frames: segment.frameCount, bytes: size.int64Value))
                 }
                 continue
             }
@@ -80,8 +82,7 @@ public enum RecordingRecovery {
             do {
                 // A segment the recorder had closed has its exact end in the journal.
                 let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
-                let result = try SegmentRecovery.recover(partial: partial, to: files.url,
-                                                         knownEnd: closedEnd.map { (segment.frameCount, $0) })
+                let result = try SegmentRecovery.recover(partial: partial, to: files.url, knownEnd: closedEnd.map { (segment.frameCount, $0) })
                 let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
                 builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
                 unlink(partial.path)
@@ -97,7 +98,10 @@ public enum RecordingRecovery {
                 // Kept, under a name segrec never writes, for whoever wants to look further.
                 let aside = SegmentFiles.setAside(partial, .unrecoverable)
                 builder.lost(segment.file)
-                builder.apply(.warning("\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"))
+                builder.apply(
+                    .warning(
+                        "\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"
+                    ))
             }
         }
         // A partial the journal does not list cannot be placed on the session clock (the
@@ -105,7 +109,10 @@ public enum RecordingRecovery {
         // journal write that failed): kept under a name segrec never writes.
         for name in partialFiles(in: directory) {
             let aside = SegmentFiles.setAside(directory.appendingPathComponent(name), .unlisted)
-            builder.apply(.warning("\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"))
+            builder.apply(
+                .warning(
+                    "\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"
+                ))
         }
         builder.finishRecovery(rebuilt: recovered)
         try ManifestWriter.write(builder.manifest, to: directory)
@@ -115,7 +122,8 @@ public enum RecordingRecovery {
     /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) regular files in `directory`,
     /// sorted (segrec never makes symlinks: one under such a name is not its file).
     static func partialFiles(in directory: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { SegmentFiles.isUnfinishedName($0) && OutputDirectory.isRegularFile(directory.appendingPathComponent($0)) }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
+            SegmentFiles.isUnfinishedName($0) && OutputDirectory.isRegularFile(directory.appendingPathComponent($0))
+        }.sorted()
     }
 }

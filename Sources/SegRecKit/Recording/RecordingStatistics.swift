@@ -83,26 +83,21 @@ public final class RecordingStatistics: Sendable {
     /// Segment switches, by segment.
     public var switches: [Switch] { records.withLock { $0.switches }.sorted { $0.segment < $1.segment } }
     /// Segments finished, by segment.
-    public var finalizations: [Finalization] {
-        records.withLock { $0.finalizations }.sorted { $0.segment < $1.segment }
-    }
+    public var finalizations: [Finalization] { records.withLock { $0.finalizations }.sorted { $0.segment < $1.segment } }
 
     /// Nanoseconds from ``origin`` to `instant` (0 for instants before it).
-    public func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 {
-        UInt64(clamping: (instant - origin).nanoseconds)
-    }
+    public func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 { UInt64(clamping: (instant - origin).nanoseconds) }
 
-    func frameAccepted(index: Int64, segment: Int, delivered: ContinuousClock.Instant,
-                       queued: ContinuousClock.Instant, accepted: ContinuousClock.Instant) {
-        let frame = Frame(index: index, segment: segment, deliveredNs: nanoseconds(at: delivered),
-                          queuedNs: nanoseconds(at: queued), acceptedNs: nanoseconds(at: accepted))
+    func frameAccepted(index: Int64, segment: Int, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant, accepted: ContinuousClock.Instant) {
+        let frame = Frame(
+            index: index, segment: segment, deliveredNs: nanoseconds(at: delivered), queuedNs: nanoseconds(at: queued), acceptedNs: nanoseconds(at: accepted))
         records.withLock { $0.frames.append(frame) }
     }
 
     func segmentOpened(_ segment: Int, firstFrame: Int64, close: Duration?, open: Duration) {
         guard segment > 0 else { return }
-        let record = Switch(segment: segment, frameIndex: firstFrame,
-                            closeNs: UInt64(clamping: close?.nanoseconds ?? 0), openNs: UInt64(clamping: open.nanoseconds))
+        let record = Switch(
+            segment: segment, frameIndex: firstFrame, closeNs: UInt64(clamping: close?.nanoseconds ?? 0), openNs: UInt64(clamping: open.nanoseconds))
         records.withLock { $0.switches.append(record) }
     }
 
@@ -120,19 +115,14 @@ public final class RecordingStatistics: Sendable {
         let frames = self.frames
         out.reserveCapacity(frames.count * 110 + 200)
         for f in frames {
-            out += "{\"frame\":\(f.index),\"segment\":\(f.segment),\"deliveredNs\":\(f.deliveredNs),\"queuedNs\":\(f.queuedNs),\"acceptedNs\":\(f.acceptedNs)}\n"
+            out +=
+                "{\"frame\":\(f.index),\"segment\":\(f.segment),\"deliveredNs\":\(f.deliveredNs),\"queuedNs\":\(f.queuedNs),\"acceptedNs\":\(f.acceptedNs)}\n"
         }
-        for s in switches {
-            out += "{\"switch\":\(s.segment),\"frame\":\(s.frameIndex),\"closeNs\":\(s.closeNs),\"openNs\":\(s.openNs)}\n"
-        }
-        for f in finalizations {
-            out += "{\"finalize\":\(f.segment),\"durationNs\":\(f.durationNs)}\n"
-        }
+        for s in switches { out += "{\"switch\":\(s.segment),\"frame\":\(s.frameIndex),\"closeNs\":\(s.closeNs),\"openNs\":\(s.openNs)}\n" }
+        for f in finalizations { out += "{\"finalize\":\(f.segment),\"durationNs\":\(f.durationNs)}\n" }
         return out
     }
 
     /// Writes ``jsonLines()`` to `url` (atomically). - Throws: Foundation's file errors.
-    public func write(to url: URL) throws {
-        try Data(jsonLines().utf8).write(to: url, options: .atomic)
-    }
+    public func write(to url: URL) throws { try Data(jsonLines().utf8).write(to: url, options: .atomic) }
 }

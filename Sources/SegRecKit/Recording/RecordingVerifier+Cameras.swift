@@ -10,15 +10,15 @@ struct CameraExpectation {
     private let swaps: [(frame: Int64, from: String?, to: String?)]
 
     init(_ manifest: RecordingManifest) {
-        var positions: [String: UInt32] = [:], names: [UInt32: String] = [:]
+        var positions: [String: UInt32] = [:]
+        var names: [UInt32: String] = [:]
         for (i, device) in manifest.devices.enumerated() where device.id != Scenario.virtualFrontID {
             positions[device.id] = UInt32(i)
             names[UInt32(i)] = device.id
         }
         self.positions = positions
         self.names = names
-        swaps = (manifest.events ?? []).filter { $0.kind == .constituentSwapped }
-            .compactMap { event in event.frameIndex.map { ($0, event.from, event.to) } }
+        swaps = (manifest.events ?? []).filter { $0.kind == .constituentSwapped }.compactMap { event in event.frameIndex.map { ($0, event.from, event.to) } }
     }
 
     /// The camera expected to have made frame `index` of `segment`, or nil when unknown.
@@ -31,7 +31,8 @@ struct CameraExpectation {
     /// The cameras read back (in order of appearance) and the problems: a code that names no
     /// camera, or a frame made by another camera than the manifest says.
     func check(_ segment: SegmentRecord, codes: [(index: Int64, code: UInt32?)]) -> ([String], [String]) {
-        var producers: [String] = [], problems: [String] = []
+        var producers: [String] = []
+        var problems: [String] = []
         for (index, code) in codes {
             guard let code, let name = names[code] else {
                 problems.append("frame \(index): camera code \(code.map(String.init) ?? "unreadable") names no camera of the manifest's devices")

@@ -19,9 +19,9 @@ extension RecordingVerifier {
         let segments = manifest.segments
         var clocks: [String: MediaClock] = [:]
         for device in manifest.devices {
-            clocks[device.id] = try? MediaClock(identifier: device.id, timescale: device.timescale,
-                                                offsetNanoseconds: device.offsetNanoseconds,
-                                                driftPartsPerBillion: device.driftPartsPerBillion)
+            clocks[device.id] = try? MediaClock(
+                identifier: device.id, timescale: device.timescale, offsetNanoseconds: device.offsetNanoseconds,
+                driftPartsPerBillion: device.driftPartsPerBillion)
         }
         let facingEvents = (manifest.events ?? []).filter { $0.kind == .facingChanged }
         for (k, segment) in segments.enumerated() {
@@ -31,10 +31,12 @@ extension RecordingVerifier {
                 let id = change.camera ?? segment.camera ?? manifest.devices.first?.id
                 if let id, let clock = clocks[id] {
                     if change.deviceTime.timescale != clock.timescale {
-                        problems.append("\(at).change.deviceTime: timescale \(change.deviceTime.timescale), expected \(clock.timescale) (device \(id) in devices)")
-                    } else if let expected = try? convertTime(change.deviceTime, from: clock, to: .host),
-                              expected != change.sessionTime {
-                        problems.append("\(at).change.sessionTime: \(change.sessionTime.value)/\(change.sessionTime.timescale), expected \(expected.value)/\(expected.timescale) (deviceTime \(change.deviceTime.value)/\(change.deviceTime.timescale) on \(id)'s clock converted to host)")
+                        problems.append(
+                            "\(at).change.deviceTime: timescale \(change.deviceTime.timescale), expected \(clock.timescale) (device \(id) in devices)")
+                    } else if let expected = try? convertTime(change.deviceTime, from: clock, to: .host), expected != change.sessionTime {
+                        problems.append(
+                            "\(at).change.sessionTime: \(change.sessionTime.value)/\(change.sessionTime.timescale), expected \(expected.value)/\(expected.timescale) (deviceTime \(change.deviceTime.value)/\(change.deviceTime.timescale) on \(id)'s clock converted to host)"
+                        )
                     }
                 } else if let id {
                     problems.append("\(at).change: clock \(id) is not in devices, expected one of \(manifest.devices.map(\.id).joined(separator: ", "))")
@@ -46,18 +48,23 @@ extension RecordingVerifier {
                         problems.append("\(at).change.camera: \(change.camera ?? "absent"), expected \(segment.camera ?? "absent") (the segment's camera)")
                     }
                     if let previous, change.previousCamera != previous.camera {
-                        problems.append("\(at).change.previousCamera: \(change.previousCamera ?? "absent"), expected \(previous.camera ?? "absent") (segments[\(k - 1)].camera)")
+                        problems.append(
+                            "\(at).change.previousCamera: \(change.previousCamera ?? "absent"), expected \(previous.camera ?? "absent") (segments[\(k - 1)].camera)"
+                        )
                     }
                     if change.sessionTime != segment.sessionStart {
-                        problems.append("\(at).change.sessionTime: \(change.sessionTime.value)/\(change.sessionTime.timescale), expected \(segment.sessionStart.value)/\(segment.sessionStart.timescale) (the segment's sessionStart)")
+                        problems.append(
+                            "\(at).change.sessionTime: \(change.sessionTime.value)/\(change.sessionTime.timescale), expected \(segment.sessionStart.value)/\(segment.sessionStart.timescale) (the segment's sessionStart)"
+                        )
                     }
                 } else {
                     problems.append("\(at).change: absent, expected a change naming camera \(segment.camera ?? "?") for startReason cameraSwitched")
                 }
             }
-            if let previous, previous.camera != segment.camera,
-               segment.startReason != .cameraSwitched, segment.startReason != .timestampGap {
-                problems.append("\(at).startReason: \(segment.startReason.rawValue), expected cameraSwitched (camera \(previous.camera ?? "absent") → \(segment.camera ?? "absent"))")
+            if let previous, previous.camera != segment.camera, segment.startReason != .cameraSwitched, segment.startReason != .timestampGap {
+                problems.append(
+                    "\(at).startReason: \(segment.startReason.rawValue), expected cameraSwitched (camera \(previous.camera ?? "absent") → \(segment.camera ?? "absent"))"
+                )
             }
             if let camera = segment.camera, let facing = segment.facing {
                 let own = facingEvents.filter { $0.camera == camera }

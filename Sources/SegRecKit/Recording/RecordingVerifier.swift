@@ -58,14 +58,15 @@ public enum RecordingVerifier {
         }
         if manifest.stopReason == .error {
             let why = manifest.error.map { ": " + Excerpt.of($0, limit: 200) } ?? ""
-            report.problems.append("the manifest says the recording failed (stopReason error\(why)); \(manifest.segments.count) segment\(manifest.segments.count == 1 ? "" : "s") kept")
+            report.problems.append(
+                "the manifest says the recording failed (stopReason error\(why)); \(manifest.segments.count) segment\(manifest.segments.count == 1 ? "" : "s") kept"
+            )
         }
         var previousLastIndex: Int64?
         let cameras = CameraExpectation(manifest)
         for segment in manifest.segments {
-            var (segmentReport, lastIndex) = verifySegment(segment, in: directory, stamped: manifest.frameIndexStamp,
-                                                           previousLastIndex: previousLastIndex,
-                                                           expectContiguous: manifest.frames.dropped == 0)
+            var (segmentReport, lastIndex) = verifySegment(
+                segment, in: directory, stamped: manifest.frameIndexStamp, previousLastIndex: previousLastIndex, expectContiguous: manifest.frames.dropped == 0)
             if manifest.frameIndexStamp, segment.camera != nil {
                 let (producers, problems) = cameras.check(segment, codes: segmentReport.cameraCodes)
                 segmentReport.producers = producers
@@ -74,15 +75,15 @@ public enum RecordingVerifier {
             report.segments.append(segmentReport)
             if let lastIndex { previousLastIndex = lastIndex }
         }
-        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) where a.sessionEnd != b.sessionStart
-            && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
+        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst())
+        where a.sessionEnd != b.sessionStart && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")
         }
         report.problems += changeProblems(manifest)
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in present.sorted() where SegmentFiles.isFinishedName(name)
-            && !listedFiles.contains(name) && OutputDirectory.isRegularFile(directory.appendingPathComponent(name)) {
+        for name in present.sorted()
+        where SegmentFiles.isFinishedName(name) && !listedFiles.contains(name) && OutputDirectory.isRegularFile(directory.appendingPathComponent(name)) {
             report.problems.append("\(name) is in the folder but not in the manifest")
         }
         let frames = manifest.frames
@@ -90,20 +91,18 @@ public enum RecordingVerifier {
             report.problems.append("frames: received \(frames.received) != written \(frames.written) + dropped \(frames.dropped)")
         }
         let listed = manifest.segments.reduce(0) { $0 + $1.frameCount }
-        if listed != frames.written {
-            report.problems.append("frames: segments hold \(listed) frames but \(frames.written) were written")
-        }
+        if listed != frames.written { report.problems.append("frames: segments hold \(listed) frames but \(frames.written) were written") }
         if frames.dropped != frames.droppedReasons.values.reduce(0, +) {
             report.problems.append("frames: \(frames.dropped) dropped but reasons add up to \(frames.droppedReasons.values.reduce(0, +))")
         }
         return report
     }
 
-    private static func verifySegment(_ segment: SegmentRecord, in directory: URL, stamped: Bool,
-                                      previousLastIndex: Int64?, expectContiguous: Bool)
-        -> (SegmentReport, Int64?) {
-        var report = SegmentReport(file: segment.file, dimensions: "\(segment.width)x\(segment.height)",
-                                   frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
+    private static func verifySegment(_ segment: SegmentRecord, in directory: URL, stamped: Bool, previousLastIndex: Int64?, expectContiguous: Bool) -> (
+        SegmentReport, Int64?
+    ) {
+        var report = SegmentReport(
+            file: segment.file, dimensions: "\(segment.width)x\(segment.height)", frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
         let url = directory.appendingPathComponent(segment.file)
         var lastIndex: Int64?
         guard SegmentFiles.isFinishedName(segment.file), !segment.file.contains("/") else {
@@ -117,12 +116,8 @@ public enum RecordingVerifier {
             if info.width != segment.width || info.height != segment.height {
                 report.problems.append("stream is \(info.width)x\(info.height), manifest says \(segment.width)x\(segment.height)")
             }
-            if info.frameCount != segment.frameCount {
-                report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)")
-            }
-            if let problem = rotationProblem(file: info.rotationDegrees, manifest: segment.rotationDegrees) {
-                report.problems.append(problem)
-            }
+            if info.frameCount != segment.frameCount { report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)") }
+            if let problem = rotationProblem(file: info.rotationDegrees, manifest: segment.rotationDegrees) { report.problems.append(problem) }
             if let last = info.packets.last {
                 // Numbers read from the file: checked, never trapping. The file's track ticks
                 // at its own timescale: it must hold the manifest's exact span rounded once to
@@ -133,16 +128,15 @@ public enum RecordingVerifier {
                 let (afterLast, o3) = last.pts.addingReportingOverflow(1)
                 let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
                 if o1 || o2 || o3 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
-                    report.problems.append("file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))")
+                    report.problems.append(
+                        "file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))")
                 } else if let span {
                     let fileDuration = MediaTime(value: ticks, timescale: info.timeBase.den)
                     var expected = (try? span.converted(toTimescale: info.timeBase.den)) ?? span
                     if info.timeBase.num == 1, expected.timescale == info.timeBase.den, expected.value <= last.pts {
                         expected = MediaTime(value: afterLast, timescale: info.timeBase.den)
                     }
-                    if fileDuration != expected {
-                        report.problems.append("file lasts \(fileDuration), manifest span is \(expected)")
-                    }
+                    if fileDuration != expected { report.problems.append("file lasts \(fileDuration), manifest span is \(expected)") }
                 }
             }
             var decoded = 0
@@ -153,30 +147,28 @@ public enum RecordingVerifier {
                 if decoded == 0 { firstKey = frame.isKeyframe }
                 decoded += 1
                 sizes.insert("\(frame.width)x\(frame.height)")
-                if stamped, let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width,
-                                                              height: frame.height, bytesPerRow: frame.lumaBytesPerRow) {
+                if stamped, let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow) {
                     indices.append(Int64(index))
                     if segment.camera != nil {
-                        report.cameraCodes.append((Int64(index), FrameIndexStamp.read(
-                            luma: frame.luma, width: frame.width, height: frame.height,
-                            bytesPerRow: frame.lumaBytesPerRow, firstRow: FrameIndexStamp.cameraRow)))
+                        report.cameraCodes.append(
+                            (
+                                Int64(index),
+                                FrameIndexStamp.read(
+                                    luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow,
+                                    firstRow: FrameIndexStamp.cameraRow)
+                            ))
                     }
                 }
             }
             if decoded != segment.frameCount { report.problems.append("decoded \(decoded) frames, manifest says \(segment.frameCount)") }
             if !firstKey { report.problems.append("first frame is not a keyframe") }
-            if sizes.count != 1 || sizes.first != "\(segment.width)x\(segment.height)" {
-                report.problems.append("decoded frame sizes \(sizes.sorted())")
-            }
+            if sizes.count != 1 || sizes.first != "\(segment.width)x\(segment.height)" { report.problems.append("decoded frame sizes \(sizes.sorted())") }
             if stamped {
-                report.problems += stampProblems(indices, segment: segment, previousLastIndex: previousLastIndex,
-                                                 expectContiguous: expectContiguous)
+                report.problems += stampProblems(indices, segment: segment, previousLastIndex: previousLastIndex, expectContiguous: expectContiguous)
                 if let first = indices.first, let last = indices.last, first <= last { report.stampRange = first...last }
                 lastIndex = indices.last
             }
-        } catch {
-            report.problems.append("\(error)")
-        }
+        } catch { report.problems.append("\(error)") }
         return (report, lastIndex)
     }
 
@@ -194,8 +186,7 @@ public enum RecordingVerifier {
         return "\(fileText), manifest rotationDegrees says \(manifest.map(String.init) ?? "null")"
     }
 
-    private static func stampProblems(_ indices: [Int64], segment: SegmentRecord, previousLastIndex: Int64?,
-                                      expectContiguous: Bool) -> [String] {
+    private static func stampProblems(_ indices: [Int64], segment: SegmentRecord, previousLastIndex: Int64?, expectContiguous: Bool) -> [String] {
         var problems: [String] = []
         if indices.first != segment.firstFrameIndex {
             problems.append("first stamped index \(indices.first.map(String.init) ?? "none"), manifest says \(segment.firstFrameIndex)")
@@ -225,20 +216,18 @@ public enum RecordingVerifier {
     static func checkRanges(_ manifest: RecordingManifest, path: String) throws(RecordingError) {
         func count(_ value: Int64, _ field: String, _ range: ClosedRange<Int64> = 0...maximumCount) throws(RecordingError) {
             guard range.contains(value) else {
-                throw .badInput(path: path, field: field,
-                                detail: "\(value) is out of range; allowed \(range.lowerBound)...\(range.upperBound)")
+                throw .badInput(path: path, field: field, detail: "\(value) is out of range; allowed \(range.lowerBound)...\(range.upperBound)")
             }
         }
         try count(Int64(manifest.frames.received), "frames.received")
         guard manifest.formatVersion == RecordingManifest.currentFormatVersion else {
-            throw .badInput(path: path, field: "formatVersion",
-                            detail: "\(manifest.formatVersion) is not a version this segrec reads; allowed: \(RecordingManifest.currentFormatVersion)")
+            throw .badInput(
+                path: path, field: "formatVersion",
+                detail: "\(manifest.formatVersion) is not a version this segrec reads; allowed: \(RecordingManifest.currentFormatVersion)")
         }
         try count(Int64(manifest.frames.written), "frames.written")
         try count(Int64(manifest.frames.dropped), "frames.dropped")
-        for (reason, n) in manifest.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
-            try count(Int64(n), "frames.droppedReasons.\(Excerpt.of(reason))")
-        }
+        for (reason, n) in manifest.frames.droppedReasons.sorted(by: { $0.key < $1.key }) { try count(Int64(n), "frames.droppedReasons.\(Excerpt.of(reason))") }
         try count(Int64(manifest.segments.count), "segments", 0...1_000_000)
         for (i, segment) in manifest.segments.enumerated() {
             let at = "segments[\(i)]"

@@ -63,37 +63,49 @@ struct SegmentBoundaryRule: Sendable {
     ///   - stopped: whether the recording stopped taking frames (stop-on-change).
     ///   - segmentsOpened: segments opened so far (0: `frame` would open the first).
     /// - Throws: `MediaTimeError` when a time difference or sum overflows.
-    func decision(for frame: VideoFrame, in format: VideoStreamFormat?, open: OpenSegment?, lastWritten: MediaTime?, stopped: Bool,
-                  segmentsOpened: Int) throws -> Decision {
+    func decision(for frame: VideoFrame, in format: VideoStreamFormat?, open: OpenSegment?, lastWritten: MediaTime?, stopped: Bool, segmentsOpened: Int) throws
+        -> Decision
+    {
         if stopped { return .drop(.recordingStopped) }
         if let last = lastWritten, frame.sessionTime <= last {
-            return .drop(.nonMonotonicTimestamp,
-                         warning: "frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)")
+            return .drop(.nonMonotonicTimestamp, warning: "frame \(frame.index) dropped: session time \(frame.sessionTime) does not come after \(last)")
         }
-        guard let segment = open else {
-            return .cut(segmentsOpened == 0 ? .recordingStarted : .dimensionsChanged, closingAt: nil)
-        }
+        guard let segment = open else { return .cut(segmentsOpened == 0 ? .recordingStarted : .dimensionsChanged, closingAt: nil) }
         let gap = try frame.sessionTime.subtracting(segment.lastSessionTime)
         if gap > maximumFrameDuration {
-            return .cut(.timestampGap, closingAt: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(maximumFrameDuration)),
-                        warning: "no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)")
+            return .cut(
+                .timestampGap, closingAt: min(segment.lastFrameEnd, try segment.lastSessionTime.adding(maximumFrameDuration)),
+                warning:
+                    "no frame for \(gap) before frame \(frame.index), longer than a segment file can hold one frame (\(maximumFrameDuration)): \(segment.file) ends after its last frame and the next segment starts at frame \(frame.index) (startReason timestampGap)"
+            )
         }
         // A camera switch: the old segment's last frame lasts until the new camera's first.
         if let camera = format?.camera?.id, let previous = segment.camera, camera != previous {
-            return change(.cameraSwitched, .cameraSwitched, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from camera \(camera), the movie file from \(previous)")
+            return change(
+                .cameraSwitched, .cameraSwitched, at: frame,
+                note:
+                    "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from camera \(camera), the movie file from \(previous)")
         }
         // A format switch that changes the dimensions or the rate, across its reconfiguration gap.
-        if let format, let last = segment.lastFormat, format.camera?.id == last.camera?.id,
-           format.formatGeneration != last.formatGeneration,
-           frame.dimensions != segment.dimensions || !Self.sameRate(format.frameRate, segment.frameRate) {
-            return change(.formatChanged, .formatChanged, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.activeFormat) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps")
+        if let format, let last = segment.lastFormat, format.camera?.id == last.camera?.id, format.formatGeneration != last.formatGeneration,
+            frame.dimensions != segment.dimensions || !Self.sameRate(format.frameRate, segment.frameRate)
+        {
+            return change(
+                .formatChanged, .formatChanged, at: frame,
+                note:
+                    "recording stopped at session time \(frame.sessionTime): frame \(frame.index) comes from format \(format.activeFormat) at \(format.frameRate) fps (\(frame.dimensions)), the movie file is \(segment.dimensions) at \(segment.frameRate) fps"
+            )
         }
-        if splitOnRotation, policy == .split, let angle = format?.rotationAngle,
-           let current = segment.rotation, angle != current, frame.dimensions == segment.dimensions {
+        if splitOnRotation, policy == .split, let angle = format?.rotationAngle, let current = segment.rotation, angle != current,
+            frame.dimensions == segment.dimensions
+        {
             return .cut(.rotationChanged, closingAt: frame.sessionTime)
         }
         if frame.dimensions == segment.dimensions { return .append }
-        return change(.dimensionsChanged, .dimensionsChanged, at: frame, note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(segment.dimensions)")
+        return change(
+            .dimensionsChanged, .dimensionsChanged, at: frame,
+            note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(segment.dimensions)"
+        )
     }
 
     /// A change at `frame`: the next segment starts there (`start`), or the recording stops

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The recording core: one actor that owns the open segment's writer and turns the
@@ -107,10 +108,11 @@ public actor SegmentMuxer {
         public var deviceControls: [String: DeviceControlInfo] = [:]
 
         /// A configuration; see the properties.
-        public init(output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock],
-                    rotationDegrees: Int? = nil, frameIndexStamp: Bool = false,
-                    statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-                    notes: [String] = [], fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)) {
+        public init(
+            output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock], rotationDegrees: Int? = nil,
+            frameIndexStamp: Bool = false, statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = PixelBufferPool(), notes: [String] = [],
+            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)
+        ) {
             self.output = output
             self.settings = settings
             self.policy = policy
@@ -195,9 +197,7 @@ public actor SegmentMuxer {
     // ── end of session event log
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
-    public init(_ configuration: Configuration) {
-        self.init(configuration, slots: FrameSlots(capacity: max(1, configuration.framesInFlight)))
-    }
+    public init(_ configuration: Configuration) { self.init(configuration, slots: FrameSlots(capacity: max(1, configuration.framesInFlight))) }
 
     /// A muxer whose writers share `slots` (tests hold some to model an encoder that is behind).
     init(_ configuration: Configuration, slots: FrameSlots) {
@@ -208,10 +208,9 @@ public actor SegmentMuxer {
             policy: configuration.policy, splitOnRotation: configuration.splitOnRotation,
             maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest)
         journal = ManifestJournal(directory: configuration.output.url)
-        builder = ManifestBuilder(mode: configuration.policy.mode, devices: configuration.devices,
-                                  encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
-                                  recordsSessionEvents: configuration.recordsSessionEvents,
-                                  deviceControls: configuration.deviceControls)
+        builder = ManifestBuilder(
+            mode: configuration.policy.mode, devices: configuration.devices, encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
+            recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls)
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
@@ -221,9 +220,7 @@ public actor SegmentMuxer {
 
     /// Frames written and segments opened so far: what a progress line shows, without
     /// copying the manifest.
-    public var progressCounts: (framesWritten: Int, segments: Int) {
-        (builder.manifest.frames.written, builder.manifest.segments.count)
-    }
+    public var progressCounts: (framesWritten: Int, segments: Int) { (builder.manifest.frames.written, builder.manifest.segments.count) }
 
     /// True once the muxer takes no more frames (stop-on-change after a change, or finished).
     public var hasStopped: Bool { state == .stopped || state == .finished }
@@ -255,8 +252,7 @@ public actor SegmentMuxer {
             // on") no longer describe this recording: counted in a note instead.
             if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
         case .inputDamaged(let packets): announce(.inputDamaged(packets: packets))
-        case .sessionEvent(let record):
-            if let record = eventSequencer.received(record) { announce(.sessionEvent(record)) }
+        case .sessionEvent(let record): if let record = eventSequencer.received(record) { announce(.sessionEvent(record)) }
         }
     }
 
@@ -316,9 +312,7 @@ public actor SegmentMuxer {
 
     private func receive(_ frame: VideoFrame) async throws {
         let accounted = builder.accountedFrames
-        do {
-            try await route(frame)
-        } catch {
+        do { try await route(frame) } catch {
             // A frame that dies with an error still counts: received == written + dropped.
             if builder.accountedFrames == accounted { announce(.frameDropped(.writeFailed)) }
             throw error
@@ -327,8 +321,9 @@ public actor SegmentMuxer {
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private func route(_ frame: VideoFrame) async throws {
-        switch try boundaryRule.decision(for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime,
-                                         stopped: state == .stopped, segmentsOpened: nextSegmentIndex) {
+        switch try boundaryRule.decision(
+            for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
+        {
         case .append: try await append(frame)
         case .drop(let reason, let warning):
             announce(.frameDropped(reason))
@@ -350,8 +345,7 @@ public actor SegmentMuxer {
     }
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
-    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason,
-                             previousCamera: String? = nil) async throws {
+    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
@@ -360,16 +354,16 @@ public actor SegmentMuxer {
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
         // A camera or format switch realizes no completion: the new stream starts with its size.
-        var (change, decisions) = matcher.segmentOpened(file: file, firstFrame: frame, newDimensions: newDimensions,
-                                                        cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
+        var (change, decisions) = matcher.segmentOpened(
+            file: file, firstFrame: frame, newDimensions: newDimensions, cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
         let format = streamFormat
         let switchedCamera = reason == .cameraSwitched ? format?.camera : nil
         if reason == .formatChanged || switchedCamera != nil {
             // The reconfigured (or new) camera's first frame, on its own clock, converted by
             // the session: no completion announces it.
-            change = ChangeRecord(deviceTime: frame.deviceTime, sessionTime: frame.sessionTime,
-                                  aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
-                                  camera: switchedCamera?.id, previousCamera: switchedCamera == nil ? nil : previousCamera)
+            change = ChangeRecord(
+                deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
+                camera: switchedCamera?.id, previousCamera: switchedCamera == nil ? nil : previousCamera)
         }
         var settings = configuration.settings
         var timescale = fileTimescale
@@ -382,33 +376,32 @@ public actor SegmentMuxer {
         let displayRotation = format?.rotationAngle.displayMatrixRotationDegrees ?? configuration.rotationDegrees
         // The manifest always holds the clockwise angle a player turns the picture; footage's
         // display matrix (ffprobe's counter-clockwise `rotation`) is turned into it.
-        let manifestRotation = format?.rotationAngle.degrees
+        let manifestRotation =
+            format?.rotationAngle.degrees
             ?? configuration.rotationDegrees.map { VideoRotationAngle(displayMatrixRotation: $0)?.degrees ?? ((-$0 % 360) + 360) % 360 }
         let start = frame.sessionTime
-        announce(.segmentOpened(SegmentRecord(
-            file: file, width: frame.dimensions.width, height: frame.dimensions.height,
-            aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
-            frameCount: 0, firstFrameIndex: frame.index,
-            sessionStart: start, sessionStartSeconds: start.seconds,
-            sessionEnd: start, sessionEndSeconds: start.seconds,
-            startReason: reason, change: change, byteCount: 0, rotationDegrees: manifestRotation,
-            camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent)))
+        announce(
+            .segmentOpened(
+                SegmentRecord(
+                    file: file, width: frame.dimensions.width, height: frame.dimensions.height,
+                    aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue, frameCount: 0, firstFrameIndex: frame.index, sessionStart: start,
+                    sessionStartSeconds: start.seconds, sessionEnd: start, sessionEndSeconds: start.seconds, startReason: reason, change: change, byteCount: 0,
+                    rotationDegrees: manifestRotation, camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent)))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }
         let generation = journal.submit(builder.manifest)
         let writer = SegmentWriterActor.start(
-            SegmentWriterActor.Parameters(segment: index, url: url, dimensions: frame.dimensions,
-                                          timescale: timescale, settings: settings,
-                                          displayRotationDegrees: displayRotation,
-                                          fragmentInterval: configuration.fragmentInterval,
-                                          firstFrameIndex: frame.index, closeDuration: lastCloseDuration,
-                                          journal: journal, journalGeneration: generation),
-            slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
+            SegmentWriterActor.Parameters(
+                segment: index, url: url, dimensions: frame.dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotation,
+                fragmentInterval: configuration.fragmentInterval, firstFrameIndex: frame.index, closeDuration: lastCloseDuration, journal: journal,
+                journalGeneration: generation), slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
-        open = OpenSegment(index: index, writer: writer, sessionStart: start, boundary: SegmentBoundaryRule.OpenSegment(
-            file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle,
-            frameRate: settings.frameRate, lastFormat: format, lastSessionTime: start, lastFrameEnd: start))
+        open = OpenSegment(
+            index: index, writer: writer, sessionStart: start,
+            boundary: SegmentBoundaryRule.OpenSegment(
+                file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle, frameRate: settings.frameRate,
+                lastFormat: format, lastSessionTime: start, lastFrameEnd: start))
         try await append(frame)
     }
 
@@ -429,8 +422,7 @@ public actor SegmentMuxer {
             try writeJournal()
             return
         }
-        segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index,
-                              delivered: frame.deliveredAt ?? .now)
+        segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index, delivered: frame.deliveredAt ?? .now)
         segment.boundary.lastSessionTime = frame.sessionTime
         segment.boundary.lastFrameEnd = frameEnd
         segment.frameCount += 1
@@ -466,16 +458,16 @@ public actor SegmentMuxer {
         var end = requestedEnd
         if let longest = try? segment.boundary.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
             end = longest
-            announce(.warning("the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
+            announce(
+                .warning(
+                    "the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
         }
         guard end > segment.boundary.lastSessionTime else {
             discard(segment, because: "its end \(end) is not after its last frame")
             throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.boundary.lastSessionTime)")
         }
         let fileEnd: MediaTime
-        do {
-            fileEnd = try end.subtracting(segment.sessionStart)
-        } catch {
+        do { fileEnd = try end.subtracting(segment.sessionStart) } catch {
             discard(segment, because: "\(error)")
             throw error
         }
@@ -483,8 +475,7 @@ public actor SegmentMuxer {
         segment.writer.finish(endTime: fileEnd)
         try writeJournal()
         let earlier = finishing
-        finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end,
-                                      frames: segment.frameCount, writer: segment.writer)]
+        finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end, frames: segment.frameCount, writer: segment.writer)]
         lastCloseDuration = .now - closeStart
         // At most one closed segment is still being finished: wait for the one before.
         try await settle(earlier)
@@ -505,8 +496,7 @@ public actor SegmentMuxer {
         for segment in segments {
             switch await segment.writer.outcome.value {
             case .success(let summary):
-                announce(.segmentClosed(file: segment.file, start: segment.start, end: segment.end,
-                                        frames: segment.frames, bytes: summary.byteCount))
+                announce(.segmentClosed(file: segment.file, start: segment.start, end: segment.end, frames: segment.frames, bytes: summary.byteCount))
             case .failure(let error):
                 salvage(segment, after: error)
                 if firstError == nil { firstError = error }
@@ -531,20 +521,26 @@ public actor SegmentMuxer {
             let knownEnd = try segment.end.subtracting(segment.start)
             let recovered = try SegmentRecovery.recover(partial: partial, to: url, knownEnd: (segment.frames, knownEnd))
             unlink(partial.path)
-            announce(.segmentSalvaged(file: segment.file, frames: recovered.frameCount,
-                                      end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
-                                      bytes: recovered.byteCount,
-                                      reason: "writing failed (\(error))"))
+            announce(
+                .segmentSalvaged(
+                    file: segment.file, frames: recovered.frameCount, end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
+                    bytes: recovered.byteCount, reason: "writing failed (\(error))"))
         } catch let recoveryError {
             var exists = stat()
             if lstat(url.path, &exists) == 0 {
                 // The final name was taken by someone else's file: never claim it. The frames
                 // stay on disk under a name segrec never writes.
                 let aside = SegmentFiles.setAside(partial, .unfinished)
-                announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
+                announce(
+                    .segmentFailed(
+                        file: segment.file, frames: segment.frames,
+                        reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
                 return
             }
-            announce(.warning("\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"))
+            announce(
+                .warning(
+                    "\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"
+                ))
         }
     }
 
@@ -561,9 +557,7 @@ public actor SegmentMuxer {
     /// Frame `index` arrived (at `sessionTime`; nil: the source dropped it): lists the
     /// session events that waited for it, before the frame itself.
     private func releaseSessionEvents(naming index: Int64, at sessionTime: MediaTime?) {
-        for record in eventSequencer.frameArrived(index: index, sessionTime: sessionTime) {
-            announce(.sessionEvent(record))
-        }
+        for record in eventSequencer.frameArrived(index: index, sessionTime: sessionTime) { announce(.sessionEvent(record)) }
     }
 
     /// At the end: events still waiting for a frame are left out, and notes count what
@@ -573,7 +567,8 @@ public actor SegmentMuxer {
         if let note = eventSequencer.note { announce(.note(note)) }
         if warningsAfterStop > 0 {
             let n = warningsAfterStop
-            announce(.note("\(n) warning\(n == 1 ? "" : "s") from the session after the recording stopped taking frames \(n == 1 ? "is" : "are") not in warnings"))
+            announce(
+                .note("\(n) warning\(n == 1 ? "" : "s") from the session after the recording stopped taking frames \(n == 1 ? "is" : "are") not in warnings"))
         }
     }
 

@@ -20,8 +20,7 @@ actor SegmentWriterActor {
     /// What the muxer asks of the writer, in order.
     enum Command: Sendable {
         /// Encode `buffer` at `presentationTime` (relative to the segment's start).
-        case append(PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
-                    delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
+        case append(PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
         case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
         /// Abandon the segment (its partial file is deleted).
@@ -41,10 +40,8 @@ actor SegmentWriterActor {
 
         /// Queues one picture (never waits). The caller holds one of `slots`; the writer
         /// releases it once the picture is consumed.
-        func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
-                    delivered: ContinuousClock.Instant) {
-            commands.yield(.append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
-                                   delivered: delivered, queued: .now))
+        func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
+            commands.yield(.append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
         }
 
         /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
@@ -93,8 +90,10 @@ actor SegmentWriterActor {
     private var error: (any Error)?
     private var writer: SegmentWriter?
 
-    private init(executor: SerialQueueExecutor, parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
-                 statistics: RecordingStatistics?, firstError: FirstError) {
+    private init(
+        executor: SerialQueueExecutor, parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool, statistics: RecordingStatistics?,
+        firstError: FirstError
+    ) {
         self.executor = executor
         self.parameters = parameters
         self.slots = slots
@@ -109,16 +108,13 @@ actor SegmentWriterActor {
     /// - Parameters:
     ///   - slots: released once per appended picture.
     ///   - pool: where encoded pictures' planes go back (``PixelBufferPool``).
-    static func start(_ parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool,
-                      statistics: RecordingStatistics?) -> Handle {
+    static func start(_ parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool, statistics: RecordingStatistics?) -> Handle {
         let (stream, continuation) = AsyncStream<Command>.makeStream()
         let firstError = FirstError()
         let executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
-        let actor = SegmentWriterActor(executor: executor, parameters: parameters, slots: slots, pool: pool,
-                                       statistics: statistics, firstError: firstError)
+        let actor = SegmentWriterActor(executor: executor, parameters: parameters, slots: slots, pool: pool, statistics: statistics, firstError: firstError)
         let outcome = Task(executorPreference: executor) { await actor.run(stream) }
-        return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation,
-                      firstError: firstError, outcome: outcome)
+        return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation, firstError: firstError, outcome: outcome)
     }
 
     /// Opens the writer, then carries out every command in order until the stream ends.
@@ -128,11 +124,7 @@ actor SegmentWriterActor {
         // The muxer queues the segment's first picture with the writer's start: the encoder
         // opens in that picture's layout (no conversion pass when it takes it).
         let first = await iterator.next()
-        if case .append(let buffer, _, _, _, _) = first {
-            open(pixelFormat: buffer.pixelFormat)
-        } else {
-            open(pixelFormat: .nv12)
-        }
+        if case .append(let buffer, _, _, _, _) = first { open(pixelFormat: buffer.pixelFormat) } else { open(pixelFormat: .nv12) }
         var next = first
         while let command = next {
             if let outcome = carryOut(command) { return outcome }
@@ -148,8 +140,7 @@ actor SegmentWriterActor {
     private func carryOut(_ command: Command) -> Result<SegmentWriterSummary, any Error>? {
         switch command {
         case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
-            append(buffer, presentationTime: presentationTime, frameIndex: frameIndex,
-                   delivered: delivered, queued: queued)
+            append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: queued)
             slots.release()
             return nil
         case .finish(let endTime, let handedOff):
@@ -168,29 +159,22 @@ actor SegmentWriterActor {
     private func open(pixelFormat: PixelBuffer.PixelFormat) {
         let start = ContinuousClock.now
         do {
-            writer = try SegmentWriter(url: parameters.url, dimensions: parameters.dimensions,
-                                       timescale: parameters.timescale, settings: parameters.settings,
-                                       displayRotationDegrees: parameters.displayRotationDegrees,
-                                       fragmentInterval: parameters.fragmentInterval,
-                                       pixelFormat: pixelFormat)
-        } catch {
-            fail(error)
-        }
-        statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex,
-                                  close: parameters.closeDuration, open: .now - start)
+            writer = try SegmentWriter(
+                url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
+                displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat)
+        } catch { fail(error) }
+        statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }
 
-    private func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64,
-                        delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant) {
+    private func append(
+        _ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant
+    ) {
         guard let writer, error == nil else { return }
         do {
             // The planes go back to the pool once the encoder has let go of them.
             try writer.append(buffer, presentationTime: presentationTime, recyclingInto: pool)
-            statistics?.frameAccepted(index: frameIndex, segment: parameters.segment, delivered: delivered,
-                                      queued: queued, accepted: .now)
-        } catch {
-            fail(error)
-        }
+            statistics?.frameAccepted(index: frameIndex, segment: parameters.segment, delivered: delivered, queued: queued, accepted: .now)
+        } catch { fail(error) }
     }
 
     private func finish(endTime: MediaTime) -> Result<SegmentWriterSummary, any Error> {
@@ -222,7 +206,5 @@ final class FirstError: Sendable {
     var error: (any Error)? { storage.withLock { $0 } }
 
     /// Records `error` unless one was recorded already.
-    func record(_ error: any Error) {
-        storage.withLock { if $0 == nil { $0 = error } }
-    }
+    func record(_ error: any Error) { storage.withLock { if $0 == nil { $0 = error } } }
 }

@@ -15,9 +15,7 @@ final class SerialQueueExecutor: SerialExecutor, TaskExecutor {
     let queue: DispatchQueue
 
     /// - Parameter label: the queue's label (shown in debuggers and crash reports).
-    init(label: String) {
-        queue = DispatchQueue(label: label, qos: .userInitiated)
-    }
+    init(label: String) { queue = DispatchQueue(label: label, qos: .userInitiated) }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -44,11 +44,7 @@ struct SessionEventSequencer: Sendable {
                 stillWaiting.append(record)
                 continue
             }
-            if named == index, sessionTime.map({ $0 == record.sessionTime }) ?? true {
-                released.append(record)
-            } else {
-                leftOut.append(record)
-            }
+            if named == index, sessionTime.map({ $0 == record.sessionTime }) ?? true { released.append(record) } else { leftOut.append(record) }
         }
         waiting = stillWaiting
         return released
@@ -64,8 +60,9 @@ struct SessionEventSequencer: Sendable {
     var note: String? {
         guard !leftOut.isEmpty else { return nil }
         let n = leftOut.count
-        let what = leftOut.prefix(3).map { "\($0.kind.rawValue) at \(DecimalSeconds.text($0.sessionTime)) s naming frame \($0.frameIndex ?? -1)" }
-            .joined(separator: ", ") + (n > 3 ? ", …" : "")
+        let what =
+            leftOut.prefix(3).map { "\($0.kind.rawValue) at \(DecimalSeconds.text($0.sessionTime)) s naming frame \($0.frameIndex ?? -1)" }.joined(
+                separator: ", ") + (n > 3 ? ", …" : "")
         return "\(n) session event\(n == 1 ? "" : "s") naming a frame the session did not deliver at that time \(n == 1 ? "is" : "are") not in events (\(what))"
     }
 }

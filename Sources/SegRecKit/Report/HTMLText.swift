@@ -24,8 +24,7 @@ enum HTMLText {
         var out = ""
         for byte in path.utf8 {
             let c = Character(Unicode.Scalar(byte))
-            if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || "-._~/".contains(c) {
+            if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || "-._~/".contains(c) {
                 out.append(c)
             } else {
                 out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

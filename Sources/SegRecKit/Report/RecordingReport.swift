@@ -42,8 +42,8 @@ public enum RecordingReport {
                 let url = posters.appendingPathComponent(name)
                 let poster = try PosterFrameExtractor.extract(from: source.path(of: segment), to: url.path, maximumSide: posterSide)
                 written.append(url)
-                media.append(ReportPage.SegmentMedia(poster: postersFolder + "/" + name, posterWidth: poster.width,
-                                                     posterHeight: poster.height, codecs: poster.codecs))
+                media.append(
+                    ReportPage.SegmentMedia(poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs))
             }
             let title = "segrec report: \(directory.standardizedFileURL.lastPathComponent)"
             let html = ReportPage.render(source: source, media: media, title: title)

@@ -21,7 +21,8 @@ enum ReportPage {
         let timeline = ReportTimeline(manifest: m)
         let total = (timeline.end - timeline.start)
         var html: [String] = []
-        html.append("""
+        html.append(
+            """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -52,7 +53,9 @@ enum ReportPage {
         html.append("<div class=\"filmstrip\">")
         for (index, s) in m.segments.enumerated() {
             let media = media[index]
-            html.append("<a href=\"#seg-\(index)\"><img class=\"poster\" data-index=\"\(index)\" src=\"\(HTMLText.url(media.poster))\" width=\"\(media.posterWidth)\" height=\"\(media.posterHeight)\" alt=\"\(HTMLText.escape(s.file)) first frame\" title=\"\(HTMLText.escape(s.file)): \(s.width)x\(s.height)\"></a>")
+            html.append(
+                "<a href=\"#seg-\(index)\"><img class=\"poster\" data-index=\"\(index)\" src=\"\(HTMLText.url(media.poster))\" width=\"\(media.posterWidth)\" height=\"\(media.posterHeight)\" alt=\"\(HTMLText.escape(s.file)) first frame\" title=\"\(HTMLText.escape(s.file)): \(s.width)x\(s.height)\"></a>"
+            )
         }
         html.append("</div>")
         html.append("<h2>Segments</h2>")
@@ -62,21 +65,22 @@ enum ReportPage {
             let duration = s.sessionEnd - s.sessionStart
             let type = "video/mp4; codecs=&quot;\(HTMLText.escape(media.codecs))&quot;"
             var rows: [(String, String)] = [
-                ("size", "\(s.width)x\(s.height) (\(ratio))"),
-                ("frames", "\(s.frameCount), first index \(s.firstFrameIndex)"),
+                ("size", "\(s.width)x\(s.height) (\(ratio))"), ("frames", "\(s.frameCount), first index \(s.firstFrameIndex)"),
                 ("session", "\(DecimalSeconds.text(s.sessionStart)) s → \(DecimalSeconds.text(s.sessionEnd)) s"),
-                ("duration", "\(DecimalSeconds.text(duration)) s"),
-                ("started", s.startReason.rawValue),
-                ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)),
-                ("codec", media.codecs),
-                ("bytes", "\(s.byteCount)"),
+                ("duration", "\(DecimalSeconds.text(duration)) s"), ("started", s.startReason.rawValue),
+                ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)), ("codec", media.codecs), ("bytes", "\(s.byteCount)")
             ]
             if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)°")) }
             if let change = s.change {
                 let what = change.camera.map { "camera \(change.previousCamera ?? "?") → \($0) (device time on \($0)'s clock)" } ?? (change.aspectRatio ?? "?")
-                rows.append(("change", "\(what): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"))
+                rows.append(
+                    (
+                        "change",
+                        "\(what): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"
+                    ))
             }
-            html.append("""
+            html.append(
+                """
                 <section class="segment-card" id="seg-\(index)" data-index="\(index)">
                 <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
                 <video controls muted playsinline preload="auto" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
@@ -93,15 +97,16 @@ enum ReportPage {
         html.append("<ul id=\"drops\">")
         if m.frames.droppedReasons.isEmpty { html.append("<li class=\"none\">No frame dropped.</li>") }
         for (reason, count) in m.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
-            html.append("<li class=\"drop\" data-reason=\"\(HTMLText.escape(reason))\">\(count) frame\(count == 1 ? "" : "s") dropped: \(HTMLText.escape(reason))</li>")
+            html.append(
+                "<li class=\"drop\" data-reason=\"\(HTMLText.escape(reason))\">\(count) frame\(count == 1 ? "" : "s") dropped: \(HTMLText.escape(reason))</li>")
         }
         html.append("</ul>")
         if let recovery = m.recovery {
-            html.append("<p class=\"recovery\">Recovered after an interruption: \(recovery.framesRecovered) frames kept, \(recovery.framesLost) lost\(recovery.lostAfter.map { " after session \(DecimalSeconds.text($0)) s" } ?? "").</p>")
+            html.append(
+                "<p class=\"recovery\">Recovered after an interruption: \(recovery.framesRecovered) frames kept, \(recovery.framesLost) lost\(recovery.lostAfter.map { " after session \(DecimalSeconds.text($0)) s" } ?? "").</p>"
+            )
         }
-        if !m.notes.isEmpty {
-            html.append("<h2>Notes</h2><ul id=\"notes\">" + m.notes.map { "<li>\(HTMLText.escape($0))</li>" }.joined() + "</ul>")
-        }
+        if !m.notes.isEmpty { html.append("<h2>Notes</h2><ul id=\"notes\">" + m.notes.map { "<li>\(HTMLText.escape($0))</li>" }.joined() + "</ul>") }
         html.append("</main>")
         html.append("<footer>Written by segrec report from manifest.json. Times are exact session-clock values (\(m.sessionClock.timescale) ticks/s).</footer>")
         html.append("<script>\(script)</script>")

@@ -59,8 +59,7 @@ public struct ReportTimeline: Sendable {
         bars = segments.enumerated().map { index, s in
             let left = x(s.sessionStart)
             let longer = Double(max(s.width, s.height, 1))
-            return Bar(index: index, x: left, width: max(0, x(s.sessionEnd) - left),
-                       height: Self.barHeight * Double(s.height) / longer)
+            return Bar(index: index, x: left, width: max(0, x(s.sessionEnd) - left), height: Self.barHeight * Double(s.height) / longer)
         }
         var markers: [Marker] = []
         for (index, s) in segments.enumerated() where index > 0 || s.change != nil {
@@ -78,9 +77,7 @@ public struct ReportTimeline: Sendable {
         let total = (end - start).seconds
         guard total > 0 else { return [(start.seconds, margin)] }
         var step = 1e-3
-        while total / step > 10 {
-            for factor in [2.0, 2.5, 2.0] where total / step > 10 { step *= factor }
-        }
+        while total / step > 10 { for factor in [2.0, 2.5, 2.0] where total / step > 10 { step *= factor } }
         var result: [(Double, Double)] = []
         let first = (start.seconds / step).rounded(.up) * step
         var t = first

@@ -7,21 +7,27 @@ import Foundation
 enum TimelineSVG {
     static func render(_ timeline: ReportTimeline, manifest: RecordingManifest, camera: String) -> String {
         let segments = manifest.segments
-        let top = 28.0, barBase = top + ReportTimeline.barHeight
+        let top = 28.0
+        let barBase = top + ReportTimeline.barHeight
         let totalWidth = timeline.width + 2 * timeline.margin
         let height = barBase + 44
-        var svg = ["<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">"]
+        var svg = [
+            "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">"
+        ]
         for bar in timeline.bars {
             let s = segments[bar.index]
             let duration = s.sessionEnd - s.sessionStart
             let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
             let camera = cameraLabel(of: s, fallback: camera)
-            let title = "\(s.file): \(s.width)x\(s.height) (\(ratio)), \(s.frameCount) frames, camera \(camera)\n"
+            let title =
+                "\(s.file): \(s.width)x\(s.height) (\(ratio)), \(s.frameCount) frames, camera \(camera)\n"
                 + "session \(DecimalSeconds.text(s.sessionStart)) s to \(DecimalSeconds.text(s.sessionEnd)) s (\(DecimalSeconds.text(duration)) s)\n"
                 + "started: \(s.startReason.rawValue)"
             let y = barBase - bar.height
             svg.append("<a href=\"#seg-\(bar.index)\">")
-            svg.append("<rect class=\"segment \(AspectText.cssClass(width: s.width, height: s.height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>")
+            svg.append(
+                "<rect class=\"segment \(AspectText.cssClass(width: s.width, height: s.height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>"
+            )
             let lines = ["\(s.width)x\(s.height)", ratio, "\(s.frameCount) fr", camera]
             if bar.width >= 64 {
                 for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
@@ -29,17 +35,27 @@ enum TimelineSVG {
                 }
             } else if bar.width >= 11, let text = [lines[0], ratio].first(where: { Double($0.count) * 6.5 + 6 <= bar.height }) {
                 // Turned 90°: the size if it fits the bar's height, else the ratio.
-                svg.append("<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(text))</text>")
+                svg.append(
+                    "<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(text))</text>"
+                )
             }
             svg.append("</a>")
         }
         for marker in timeline.markers {
-            svg.append("<line class=\"marker \(marker.kind.rawValue)\" data-kind=\"\(marker.kind.rawValue)\" data-segment=\"\(marker.segment.map(String.init) ?? "")\" x1=\"\(fmt(marker.x))\" x2=\"\(fmt(marker.x))\" y1=\"\(fmt(top - 18))\" y2=\"\(fmt(barBase + 6))\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></line>")
-            let shape = marker.kind == .announced ? "\(fmt(marker.x - 5)),\(fmt(top - 18)) \(fmt(marker.x + 5)),\(fmt(top - 18)) \(fmt(marker.x)),\(fmt(top - 10))"
+            svg.append(
+                "<line class=\"marker \(marker.kind.rawValue)\" data-kind=\"\(marker.kind.rawValue)\" data-segment=\"\(marker.segment.map(String.init) ?? "")\" x1=\"\(fmt(marker.x))\" x2=\"\(fmt(marker.x))\" y1=\"\(fmt(top - 18))\" y2=\"\(fmt(barBase + 6))\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></line>"
+            )
+            let shape =
+                marker.kind == .announced
+                ? "\(fmt(marker.x - 5)),\(fmt(top - 18)) \(fmt(marker.x + 5)),\(fmt(top - 18)) \(fmt(marker.x)),\(fmt(top - 10))"
                 : "\(fmt(marker.x - 4)),\(fmt(top - 4)) \(fmt(marker.x + 4)),\(fmt(top - 4)) \(fmt(marker.x)),\(fmt(top + 4))"
-            svg.append("<polygon class=\"marker-head \(marker.kind.rawValue)\" points=\"\(shape)\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></polygon>")
+            svg.append(
+                "<polygon class=\"marker-head \(marker.kind.rawValue)\" points=\"\(shape)\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></polygon>"
+            )
         }
-        svg.append("<line class=\"axis\" x1=\"\(fmt(timeline.margin))\" x2=\"\(fmt(timeline.margin + timeline.width))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 8))\"/>")
+        svg.append(
+            "<line class=\"axis\" x1=\"\(fmt(timeline.margin))\" x2=\"\(fmt(timeline.margin + timeline.width))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 8))\"/>"
+        )
         for tick in timeline.ticks {
             svg.append("<line class=\"tick\" x1=\"\(fmt(tick.x))\" x2=\"\(fmt(tick.x))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 13))\"/>")
             svg.append("<text class=\"tick-label\" x=\"\(fmt(tick.x))\" y=\"\(fmt(barBase + 26))\">\(tickText(tick.seconds)) s</text>")
@@ -60,24 +76,29 @@ enum TimelineSVG {
     static func markerTitle(_ marker: ReportTimeline.Marker, manifest: RecordingManifest) -> String {
         switch marker.kind {
         case .stop:
-            return "recording stopped (\(manifest.stopReason?.rawValue ?? "?")) at session \(DecimalSeconds.text(marker.time)) s = \(marker.time.value)/\(marker.time.timescale)"
+            return
+                "recording stopped (\(manifest.stopReason?.rawValue ?? "?")) at session \(DecimalSeconds.text(marker.time)) s = \(marker.time.value)/\(marker.time.timescale)"
         case .announced:
             let s = manifest.segments[marker.segment ?? 0]
             let change = s.change!
             if let camera = change.camera {
-                return "\(s.file): camera switched from \(change.previousCamera ?? "?") to \(camera), first frame at device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on \(camera)'s device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
+                return
+                    "\(s.file): camera switched from \(change.previousCamera ?? "?") to \(camera), first frame at device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on \(camera)'s device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
             }
-            return "\(s.file): setDynamicAspectRatio(\(change.aspectRatio ?? "?")) announced device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on the device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
+            return
+                "\(s.file): setDynamicAspectRatio(\(change.aspectRatio ?? "?")) announced device time \(change.deviceTime.value)/\(change.deviceTime.timescale) (\(DecimalSeconds.text(change.deviceTime)) s on the device clock) = session \(DecimalSeconds.text(change.sessionTime)) s"
         case .firstNewBuffer:
             let s = manifest.segments[marker.segment ?? 0]
-            var text = "\(s.file): first buffer of \(s.width)x\(s.height)\(s.camera.map { " from camera \($0)" } ?? "") at session \(DecimalSeconds.text(s.sessionStart)) s = \(s.sessionStart.value)/\(s.sessionStart.timescale) (\(s.startReason.rawValue))"
+            var text =
+                "\(s.file): first buffer of \(s.width)x\(s.height)\(s.camera.map { " from camera \($0)" } ?? "") at session \(DecimalSeconds.text(s.sessionStart)) s = \(s.sessionStart.value)/\(s.sessionStart.timescale) (\(s.startReason.rawValue))"
             if let change = s.change, change.sessionTime != s.sessionStart {
                 text += "; announced session \(DecimalSeconds.text(change.sessionTime)) s differs: the buffers win"
             } else if let change = s.change, !change.announced {
                 text += "; no announcement arrived (device time \(change.deviceTime.value)/\(change.deviceTime.timescale) from the buffer)"
             }
             if let change = s.change, let camera = change.camera {
-                text += "; camera switched from \(change.previousCamera ?? "?") to \(camera), device time \(change.deviceTime.value)/\(change.deviceTime.timescale) on \(camera)'s device clock"
+                text +=
+                    "; camera switched from \(change.previousCamera ?? "?") to \(camera), device time \(change.deviceTime.value)/\(change.deviceTime.timescale) on \(camera)'s device clock"
             }
             return text
         }
@@ -106,7 +127,5 @@ enum AspectText {
     }
 
     /// `landscape`, `portrait` or `square`: the bar's colour.
-    static func cssClass(width: Int, height: Int) -> String {
-        width > height ? "landscape" : width < height ? "portrait" : "square"
-    }
+    static func cssClass(width: Int, height: Int) -> String { width > height ? "landscape" : width < height ? "portrait" : "square" }
 }

@@ -3,17 +3,13 @@ extension Scenario {
     /// clock 24 MHz with offset 12.5 s and drift +50 ppm, session start 1.0 s, 10 s long;
     /// tap to rotate to 16x9 at 2 s, zoom 1.5 at 4 s, 1x1 at 6 s.
     public static let tapToRotate = Scenario(
-        name: "tap-to-rotate",
-        summary: "Tap to Rotate: 9x16 → 16x9 at 2 s, zoom 1.5 at 4 s, 1x1 at 6 s (DESIGN.md example)",
-        device: Device(format: 1920, fps: defaultFrameRate, initialAspectRatio: .ratio9x16,
-                       clock: Clock(timescale: 24_000_000, offsetSeconds: 12.5, driftPPM: 50),
-                       changeLatencyFrames: 2, completionDelayFrames: 0),
-        sessionStartSeconds: 1.0,
-        durationSeconds: 10.0,
+        name: "tap-to-rotate", summary: "Tap to Rotate: 9x16 → 16x9 at 2 s, zoom 1.5 at 4 s, 1x1 at 6 s (DESIGN.md example)",
+        device: Device(
+            format: 1920, fps: defaultFrameRate, initialAspectRatio: .ratio9x16, clock: Clock(timescale: 24_000_000, offsetSeconds: 12.5, driftPPM: 50),
+            changeLatencyFrames: 2, completionDelayFrames: 0), sessionStartSeconds: 1.0, durationSeconds: 10.0,
         events: [
-            Event(atSeconds: 2.0, action: .setDynamicAspectRatio(.ratio16x9)),
-            Event(atSeconds: 4.0, action: .videoZoomFactor(1.5)),
-            Event(atSeconds: 6.0, action: .setDynamicAspectRatio(.ratio1x1)),
+            Event(atSeconds: 2.0, action: .setDynamicAspectRatio(.ratio16x9)), Event(atSeconds: 4.0, action: .videoZoomFactor(1.5)),
+            Event(atSeconds: 6.0, action: .setDynamicAspectRatio(.ratio1x1))
         ])
 
     /// Built-in scenarios by name.

@@ -25,9 +25,7 @@ enum JSONDuplicateKeys {
     }
 
     /// The first key that repeats within one object of `data`, or nil.
-    static func first(in data: Data) -> Duplicate? {
-        data.withUnsafeBytes { raw in first(in: raw.bindMemory(to: UInt8.self)) }
-    }
+    static func first(in data: Data) -> Duplicate? { data.withUnsafeBytes { raw in first(in: raw.bindMemory(to: UInt8.self)) } }
 
     private static func first(in bytes: UnsafeBufferPointer<UInt8>) -> Duplicate? {
         var stack: [Level] = []
@@ -37,15 +35,21 @@ enum JSONDuplicateKeys {
         while i < n {
             let c = bytes[i]
             switch c {
-            case UInt8(ascii: "\n"): line += 1; i += 1
+            case UInt8(ascii: "\n"):
+                line += 1
+                i += 1
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): i += 1
-            case UInt8(ascii: "{"): stack.append(Level(isObject: true, expectingKey: true)); i += 1
-            case UInt8(ascii: "["): stack.append(Level(isObject: false)); i += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = stack.popLast(); i += 1
+            case UInt8(ascii: "{"):
+                stack.append(Level(isObject: true, expectingKey: true))
+                i += 1
+            case UInt8(ascii: "["):
+                stack.append(Level(isObject: false))
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                _ = stack.popLast()
+                i += 1
             case UInt8(ascii: ","):
-                if let top = stack.indices.last {
-                    if stack[top].isObject { stack[top].expectingKey = true } else { stack[top].index += 1 }
-                }
+                if let top = stack.indices.last { if stack[top].isObject { stack[top].expectingKey = true } else { stack[top].index += 1 } }
                 i += 1
             case UInt8(ascii: ":"):
                 if let top = stack.indices.last { stack[top].expectingKey = false }
@@ -55,7 +59,10 @@ enum JSONDuplicateKeys {
                 var end = start
                 var escaped = false
                 while end < n, bytes[end] != UInt8(ascii: "\"") {
-                    if bytes[end] == UInt8(ascii: "\\") { escaped = true; end += 1 }
+                    if bytes[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                        end += 1
+                    }
                     end += 1
                 }
                 if let top = stack.indices.last, stack[top].isObject, stack[top].expectingKey {
@@ -76,8 +83,8 @@ enum JSONDuplicateKeys {
     }
 
     private static func isDelimiter(_ c: UInt8) -> Bool {
-        c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == UInt8(ascii: " ")
-            || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r")
+        c == UInt8(ascii: ",") || c == UInt8(ascii: "}") || c == UInt8(ascii: "]") || c == UInt8(ascii: " ") || c == UInt8(ascii: "\n")
+            || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r")
     }
 
     private static func decodeKey(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool) -> String {

@@ -16,8 +16,7 @@ extension Scenario {
         public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
 
         /// A camera; see the properties.
-        public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate,
-                    clock: Clock = Clock()) {
+        public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
             self.id = id
             self.type = type
             self.format = format
@@ -50,9 +49,7 @@ extension Scenario {
     public static let virtualFrontID = "virtualFront"
 
     /// The camera types a `cameras` entry may name.
-    public static let cameraTypes: [CaptureDevice.DeviceType] = [
-        .builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera, .builtInDualWideCamera,
-    ]
+    public static let cameraTypes: [CaptureDevice.DeviceType] = [.builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera, .builtInDualWideCamera]
 }
 
 extension Scenario {
@@ -62,8 +59,7 @@ extension Scenario {
     /// stabilization mode).
     public var sessionCameras: [Camera] {
         if let cameras { return cameras }
-        var front = Camera(id: "front", type: .builtInUltraWideCamera, format: "\(device.format)", fps: device.fps,
-                           clock: device.clock)
+        var front = Camera(id: "front", type: .builtInUltraWideCamera, format: "\(device.format)", fps: device.fps, clock: device.clock)
         front.preferredVideoStabilizationMode = device.preferredVideoStabilizationMode
         return [front]
     }
@@ -73,15 +69,15 @@ extension Scenario {
     /// with its `virtual` description) from `initialPosture`.
     public var routing: CaptureSession.Routing {
         guard cameras != nil else { return .fixed }
-        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture)
-                                                         : .individual(initialPosture: initialPosture)
+        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture) : .individual(initialPosture: initialPosture)
     }
 
     /// The change latency of `camera`: an explicit `changeLatencyFrames` wins, else its
     /// stabilization mode's default, else `changeLatencyFrames` (Docs/cameras.md, "Orientation, formats and stabilization").
     func changeLatencyFrames(of camera: Camera) -> Int64 {
-        Device.changeLatency(explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil,
-                             mode: camera.preferredVideoStabilizationMode, fallback: device.changeLatencyFrames)
+        Device.changeLatency(
+            explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil, mode: camera.preferredVideoStabilizationMode,
+            fallback: device.changeLatencyFrames)
     }
 
     /// The cameras as descriptors, in ``sessionCameras`` order (position = stamp code); the
@@ -92,15 +88,15 @@ extension Scenario {
         var descriptors: [CaptureDeviceDescriptor] = []
         for (position, camera) in sessionCameras.enumerated() {
             guard let format = camera.activeFormat else {
-                throw .invalidParameter(name: cameras == nil ? "format" : "cameras[\(position)].format", value: camera.format,
-                                        allowed: cameras == nil ? ScenarioLimits.formatAllowed
-                                                                : camera.type.formats.map(\.name).joined(separator: ", "))
+                throw .invalidParameter(
+                    name: cameras == nil ? "format" : "cameras[\(position)].format", value: camera.format,
+                    allowed: cameras == nil ? ScenarioLimits.formatAllowed : camera.type.formats.map(\.name).joined(separator: ", "))
             }
-            descriptors.append(CaptureDeviceDescriptor(
-                uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps,
-                clock: try Self.makeClock(camera.id, camera.clock), stampPosition: position,
-                changeLatencyFrames: changeLatencyFrames(of: camera), completionDelayFrames: device.completionDelayFrames,
-                enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming))
+            descriptors.append(
+                CaptureDeviceDescriptor(
+                    uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps, clock: try Self.makeClock(camera.id, camera.clock),
+                    stampPosition: position, changeLatencyFrames: changeLatencyFrames(of: camera), completionDelayFrames: device.completionDelayFrames,
+                    enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming))
         }
         return descriptors
     }
@@ -114,8 +110,8 @@ extension Scenario {
         }
         return CaptureDeviceDescriptor(
             uniqueID: Self.virtualFrontID, deviceType: .builtInVirtualFrontCamera, format: format, frameRate: virtual.fps,
-            clock: try Self.makeClock(Self.virtualFrontID, virtual.clock), stampPosition: cameras?.count ?? 0,
-            changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames)
+            clock: try Self.makeClock(Self.virtualFrontID, virtual.clock), stampPosition: cameras?.count ?? 0, changeLatencyFrames: device.changeLatencyFrames,
+            completionDelayFrames: device.completionDelayFrames)
     }
 
     /// Every device clock, the manifest's `devices`: the cameras' in order, then the virtual one.
@@ -127,22 +123,17 @@ extension Scenario {
     /// The front camera's clock of a `device` scenario: `MediaClock(identifier: "front", …)`
     /// from ``Device/clock``, each decimal parameter rounded once.
     /// - Throws: ``CaptureError/time(_:)`` for parameters the clock model rejects.
-    public func makeDeviceClock() throws(CaptureError) -> MediaClock {
-        try Self.makeClock("front", device.clock)
-    }
+    public func makeDeviceClock() throws(CaptureError) -> MediaClock { try Self.makeClock("front", device.clock) }
 
     private static func makeClock(_ id: String, _ clock: Clock) throws(CaptureError) -> MediaClock {
-        do {
-            return try MediaClock(identifier: id, timescale: clock.timescale, offsetSeconds: clock.offsetSeconds,
-                                  driftPPM: clock.driftPPM)
-        } catch { throw .time(error) }
+        do { return try MediaClock(identifier: id, timescale: clock.timescale, offsetSeconds: clock.offsetSeconds, driftPPM: clock.driftPPM) } catch {
+            throw .time(error)
+        }
     }
 
     /// The position in ``events`` of each session event: time order, file order among
     /// equal times (a stable sort).
-    var sessionEventOrder: [Int] {
-        events.indices.sorted { (events[$0].atSeconds, $0) < (events[$1].atSeconds, $1) }
-    }
+    var sessionEventOrder: [Int] { events.indices.sorted { (events[$0].atSeconds, $0) < (events[$1].atSeconds, $1) } }
 
     /// The scenario's events as session events at exact host times.
     public var sessionEvents: [CaptureSession.Event] {
@@ -151,39 +142,37 @@ extension Scenario {
         // The start is rounded once, not once per event.
         let start = MediaClock.roundDecimal(sessionStartSeconds, scale: 9)
         return sessionEventOrder.map { events[$0] }.map { event in
-                let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
-                return CaptureSession.Event(hostTime: MediaTime(value: start &+ offset, timescale: 1_000_000_000), action: event.action)
-            }
+            let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
+            return CaptureSession.Event(hostTime: MediaTime(value: start &+ offset, timescale: 1_000_000_000), action: event.action)
+        }
     }
 
     /// The session's orientation, Center Stage state and switch gap at start.
     public var cameraControlState: CameraControlState {
-        CameraControlState(deviceOrientation: initialDeviceOrientation,
-                           centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode,
-                                                           isCenterStageEnabled: centerStageEnabled),
-                           switchGap: Self.nanoseconds(switchGapSeconds))
+        CameraControlState(
+            deviceOrientation: initialDeviceOrientation,
+            centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode, isCenterStageEnabled: centerStageEnabled),
+            switchGap: Self.nanoseconds(switchGapSeconds))
     }
 
     /// Each device's controls at start, by clock id, for the manifest's `devices` entries
     /// (stabilization mode, change latency in effect, Center Stage state).
     public var deviceControls: [String: DeviceControlInfo] {
-        func info(_ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?,
-                  _ latency: Int64) -> DeviceControlInfo {
-            let supported = type != .builtInDualWideCamera && format?.fixedDimensions == nil
+        func info(_ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?, _ latency: Int64) -> DeviceControlInfo {
+            let supported =
+                type != .builtInDualWideCamera && format?.fixedDimensions == nil
                 && (format?.squareSide ?? Int.max) <= CenterStageControl.largestCenterStageSquareSide
-            return DeviceControlInfo(deviceType: type.rawValue, preferredVideoStabilizationMode: mode, changeLatencyFrames: latency,
-                                     centerStageEnabled: centerStageEnabled, centerStageControlMode: centerStageControlMode,
-                                     isCenterStageSupported: supported, isCenterStageActive: supported && centerStageEnabled)
+            return DeviceControlInfo(
+                deviceType: type.rawValue, preferredVideoStabilizationMode: mode, changeLatencyFrames: latency, centerStageEnabled: centerStageEnabled,
+                centerStageControlMode: centerStageControlMode, isCenterStageSupported: supported, isCenterStageActive: supported && centerStageEnabled)
         }
         var result: [String: DeviceControlInfo] = [:]
         for camera in sessionCameras {
-            result[camera.id] = info(camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode,
-                                     changeLatencyFrames(of: camera))
+            result[camera.id] = info(camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode, changeLatencyFrames(of: camera))
         }
         if cameras != nil, frontCamera == .virtual, let virtual {
-            result[Self.virtualFrontID] = info(.builtInVirtualFrontCamera,
-                                               CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format },
-                                               nil, device.changeLatencyFrames)
+            result[Self.virtualFrontID] = info(
+                .builtInVirtualFrontCamera, CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format }, nil, device.changeLatencyFrames)
         }
         return result
     }
@@ -206,31 +195,33 @@ extension CaptureSession {
     ///     recycle encoded pictures into. A given source keeps its own pool.
     /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
     ///   fails on arithmetic overflow).
-    public convenience init(scenario: Scenario, sources: [any SensorImageSource]? = nil, stampFrameIndex: Bool = false,
-                            mirrorMode: MirrorMode = .off, pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
+    public convenience init(
+        scenario: Scenario, sources: [any SensorImageSource]? = nil, stampFrameIndex: Bool = false, mirrorMode: MirrorMode = .off,
+        pixelBufferPool: PixelBufferPool = PixelBufferPool()
+    ) throws(CaptureError) {
         let cameras = try scenario.makeCameraDescriptors()
         let virtual = try scenario.makeVirtualDescriptor()
-        let pictures = sources ?? cameras.indices.map {
-            SyntheticSensor(pixelBufferPool: pixelBufferPool, pattern: scenario.cameras == nil ? 0 : $0 + 1) as any SensorImageSource
-        }
+        let pictures =
+            sources
+            ?? cameras.indices.map { SyntheticSensor(pixelBufferPool: pixelBufferPool, pattern: scenario.cameras == nil ? 0 : $0 + 1) as any SensorImageSource }
         var devices: [CaptureDevice] = []
         for descriptor in cameras + (virtual.map { [$0] } ?? []) {
             devices.append(try descriptor.makeDevice(initialAspectRatio: scenario.device.initialAspectRatio))
         }
         // The zoom is drawn into the picture; a stamping base keeps rows 0–31 (index and camera code).
-        let output = VideoDataOutput(frameSources: pictures.map {
-            ZoomingImageSource(base: $0, preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool)
-        }, stampFrameIndex: stampFrameIndex)
-        try self.init(devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart,
-                      duration: scenario.duration, events: scenario.sessionEvents, controls: scenario.cameraControlState,
-                      mirrorMode: mirrorMode)
+        let output = VideoDataOutput(
+            frameSources: pictures.map { ZoomingImageSource(base: $0, preservedRows: 2 * FrameIndexStamp.rows, pixelBufferPool: pixelBufferPool) },
+            stampFrameIndex: stampFrameIndex)
+        try self.init(
+            devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart, duration: scenario.duration,
+            events: scenario.sessionEvents, controls: scenario.cameraControlState, mirrorMode: mirrorMode)
     }
 
     /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`
     /// for a new ``SyntheticSensor``); see ``init(scenario:sources:stampFrameIndex:mirrorMode:pixelBufferPool:)``.
-    public convenience init(scenario: Scenario, frameSource: (any SensorImageSource)?, stampFrameIndex: Bool = false,
-                            pixelBufferPool: PixelBufferPool = PixelBufferPool()) throws(CaptureError) {
-        try self.init(scenario: scenario, sources: frameSource.map { [$0] }, stampFrameIndex: stampFrameIndex,
-                      pixelBufferPool: pixelBufferPool)
+    public convenience init(
+        scenario: Scenario, frameSource: (any SensorImageSource)?, stampFrameIndex: Bool = false, pixelBufferPool: PixelBufferPool = PixelBufferPool()
+    ) throws(CaptureError) {
+        try self.init(scenario: scenario, sources: frameSource.map { [$0] }, stampFrameIndex: stampFrameIndex, pixelBufferPool: pixelBufferPool)
     }
 }

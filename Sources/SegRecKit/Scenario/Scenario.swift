@@ -53,8 +53,8 @@ public struct Scenario: Sendable, Hashable {
         /// stabilization mode's default (off 1, lowLatency 1, standard 2, cinematic 3,
         /// cinematicExtended 4, cinematicExtendedEnhanced 5), else ``changeLatencyFrames``.
         public var effectiveChangeLatencyFrames: Int64 {
-            Self.changeLatency(explicit: isChangeLatencyExplicit ? changeLatencyFrames : nil,
-                               mode: preferredVideoStabilizationMode, fallback: changeLatencyFrames)
+            Self.changeLatency(
+                explicit: isChangeLatencyExplicit ? changeLatencyFrames : nil, mode: preferredVideoStabilizationMode, fallback: changeLatencyFrames)
         }
 
         /// The latency rule shared with `cameras` entries.
@@ -63,9 +63,10 @@ public struct Scenario: Sendable, Hashable {
         }
 
         /// Creates a configuration; defaults as documented on each property.
-        public init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate,
-                    initialAspectRatio: DynamicAspectRatio = .ratio9x16, clock: Clock = Clock(),
-                    changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, smartFraming: Bool = false) {
+        public init(
+            format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, initialAspectRatio: DynamicAspectRatio = .ratio9x16, clock: Clock = Clock(),
+            changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, smartFraming: Bool = false
+        ) {
             self.format = format
             self.fps = fps
             self.initialAspectRatio = initialAspectRatio
@@ -96,9 +97,7 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// The default frame rate, 30 fps.
-    public static let defaultFrameRate: FrameRate = {
-        do { return try FrameRate(30) } catch { preconditionFailure("\(error)") }
-    }()
+    public static let defaultFrameRate: FrameRate = { do { return try FrameRate(30) } catch { preconditionFailure("\(error)") } }()
 
     /// A name for messages: the file name without extension, or the built-in's name.
     public var name: String
@@ -132,8 +131,9 @@ public struct Scenario: Sendable, Hashable {
     public var centerStageControlMode: CenterStageControl.ControlMode = .user
 
     /// Creates a scenario (not validated: call ``validate(file:)``).
-    public init(name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0,
-                durationSeconds: Double, events: [Event] = []) {
+    public init(
+        name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0, durationSeconds: Double, events: [Event] = []
+    ) {
         self.name = name
         self.summary = summary
         self.device = device
@@ -157,7 +157,5 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// `round(seconds · 1e9)` nanoseconds, from the decimal text of `seconds`.
-    static func nanoseconds(_ seconds: Double) -> MediaTime {
-        MediaTime(value: MediaClock.roundDecimal(seconds, scale: 9), timescale: 1_000_000_000)
-    }
+    static func nanoseconds(_ seconds: Double) -> MediaTime { MediaTime(value: MediaClock.roundDecimal(seconds, scale: 9), timescale: 1_000_000_000) }
 }

@@ -13,25 +13,18 @@ extension ScenarioReader {
     /// square side (`"1920"`), the name the camera model uses; anything else is unchanged.
     static func squareFormatName(_ text: String) -> String {
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == parts[1], !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII),
-              parts[0].allSatisfy(\.isNumber) else { return text }
+        guard parts.count == 2, parts[0] == parts[1], !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber) else { return text }
         return String(parts[0])
     }
 
     /// Reads `initialDeviceOrientation`, `centerStageEnabled` and `centerStageControlMode`.
     func readControls(_ top: [String: JSONValue], into scenario: inout Scenario) throws(ScenarioError) {
-        if let v = top["initialDeviceOrientation"] {
-            scenario.initialDeviceOrientation = try orientation(v, at: "initialDeviceOrientation")
-        }
+        if let v = top["initialDeviceOrientation"] { scenario.initialDeviceOrientation = try orientation(v, at: "initialDeviceOrientation") }
         if let v = top["centerStageEnabled"] { scenario.centerStageEnabled = try bool(v, at: "centerStageEnabled", allowed: "true or false") }
-        if let v = top["centerStageControlMode"] {
-            scenario.centerStageControlMode = try named(v, at: "centerStageControlMode", "a control mode")
-        }
+        if let v = top["centerStageControlMode"] { scenario.centerStageControlMode = try named(v, at: "centerStageControlMode", "a control mode") }
     }
 
-    func orientation(_ v: JSONValue, at path: String) throws(ScenarioError) -> DeviceOrientation {
-        try named(v, at: path, "a device orientation")
-    }
+    func orientation(_ v: JSONValue, at path: String) throws(ScenarioError) -> DeviceOrientation { try named(v, at: path, "a device orientation") }
 
     func stabilizationMode(_ v: JSONValue, at path: String) throws(ScenarioError) -> VideoStabilizationMode {
         try named(v, at: path, "a video stabilization mode")
@@ -62,8 +55,10 @@ extension ScenarioReader {
             switch value {
             case .integer(let n): return .activeFormat("\(n)")
             case .string(let text): return .activeFormat(Self.squareFormatName(text))
-            default: throw error(path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
-                                 "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
+            default:
+                throw error(
+                    path, "expected a format (a square side such as 1920, or \"WxH\"), got \(value.rendered)",
+                    "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
             }
         case "smartFraming": return .smartFraming(try named(value, at: path, "a smart framing action"))
         default: return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))

@@ -2,21 +2,22 @@ import Foundation
 
 extension Scenario {
     /// Keys allowed at the top level of a scenario file.
-    public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"]
-        + controlTopLevelKeys + ["switchGapSeconds"]
+    public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"] + controlTopLevelKeys + ["switchGapSeconds"]
     /// Keys allowed in `device`.
-    public static let deviceKeys = ["format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames",
-                                    "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
-                                    "enabledFramings"]
+    public static let deviceKeys = [
+        "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
+        "enabledFramings"
+    ]
     /// Keys allowed in `device.clock`.
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
     /// The action keys of an event; each event has exactly one.
     public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"] + controlActionKeys
     /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
-    public static let camerasTopLevelKeys = ["description", "cameras", "frontCamera", "virtual", "initialPosture",
-                                             "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
-                                             "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"]
-        + controlTopLevelKeys
+    public static let camerasTopLevelKeys =
+        [
+            "description", "cameras", "frontCamera", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
+            "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"
+        ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
     public static let cameraKeys = ["id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// Keys allowed in `virtual`.
@@ -32,12 +33,13 @@ extension Scenario {
     public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {
         let root: JSONValue
         do { root = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
-            throw ScenarioError(file: file, key: "", problem: "not valid JSON (\(error.localizedDescription))",
-                                allowed: "a JSON object as described in DESIGN.md, \"Scenario files\"")
+            throw ScenarioError(
+                file: file, key: "", problem: "not valid JSON (\(error.localizedDescription))",
+                allowed: "a JSON object as described in DESIGN.md, \"Scenario files\"")
         }
         if let duplicate = JSONDuplicateKeys.first(in: data) {
-            throw ScenarioError(file: file, key: duplicate.path, problem: "duplicate key (second occurrence on line \(duplicate.line))",
-                                allowed: "each key once per object")
+            throw ScenarioError(
+                file: file, key: duplicate.path, problem: "duplicate key (second occurrence on line \(duplicate.line))", allowed: "each key once per object")
         }
         var scenario = try ScenarioReader(file: file).scenario(from: root)
         scenario.name = Self.baseName(of: file)
@@ -50,8 +52,7 @@ extension Scenario {
     public static func load(contentsOf url: URL) throws(ScenarioError) -> Scenario {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ScenarioError(file: url.path, key: "", problem: "cannot be read (\(error.localizedDescription))",
-                                allowed: "a readable JSON scenario file")
+            throw ScenarioError(file: url.path, key: "", problem: "cannot be read (\(error.localizedDescription))", allowed: "a readable JSON scenario file")
         }
         return try decode(data, file: url.path)
     }
@@ -67,9 +68,7 @@ extension Scenario {
 struct ScenarioReader {
     let file: String
 
-    func error(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
-        ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
-    }
+    func error(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError { ScenarioError(file: file, key: key, problem: problem, allowed: allowed) }
 
     /// A scenario with one camera (`device`) or several (`cameras`, never with `device`):
     /// the same reader, the keys each schema allows.
@@ -77,8 +76,7 @@ struct ScenarioReader {
         var hasCameras = false
         if case .object(let fields) = root, fields["cameras"] != nil {
             if fields["device"] != nil {
-                throw error("device", "is given together with \"cameras\"",
-                            "either \"device\" (one camera) or \"cameras\" (several), never both")
+                throw error("device", "is given together with \"cameras\"", "either \"device\" (one camera) or \"cameras\" (several), never both")
             }
             hasCameras = true
         }
@@ -88,8 +86,9 @@ struct ScenarioReader {
         if let value = top["device"] { scenario.device = try device(value, at: "device") }
         if hasCameras {
             guard case .array(let items)? = top["cameras"] else {
-                throw error("cameras", "expected an array, got \(top["cameras"]?.rendered ?? "nothing")",
-                            "an array of camera objects with keys " + Scenario.cameraKeys.joined(separator: ", "))
+                throw error(
+                    "cameras", "expected an array, got \(top["cameras"]?.rendered ?? "nothing")",
+                    "an array of camera objects with keys " + Scenario.cameraKeys.joined(separator: ", "))
             }
             var cameras: [Scenario.Camera] = []
             for (i, item) in items.enumerated() { cameras.append(try camera(item, at: "cameras[\(i)]")) }
@@ -107,27 +106,18 @@ struct ScenarioReader {
             scenario.device.isChangeLatencyExplicit = false
         }
         if let v = top["completionDelayFrames"] {
-            scenario.device.completionDelayFrames = try integer(v, at: "completionDelayFrames",
-                                                                allowed: ScenarioLimits.completionDelayAllowed)
+            scenario.device.completionDelayFrames = try integer(v, at: "completionDelayFrames", allowed: ScenarioLimits.completionDelayAllowed)
         }
-        if let v = top["switchGapSeconds"] {
-            scenario.switchGapSeconds = try number(v, at: "switchGapSeconds", allowed: ScenarioLimits.switchGapAllowed)
-        }
+        if let v = top["switchGapSeconds"] { scenario.switchGapSeconds = try number(v, at: "switchGapSeconds", allowed: ScenarioLimits.switchGapAllowed) }
         if let value = top["sessionStartSeconds"] {
-            scenario.sessionStartSeconds = try number(value, at: "sessionStartSeconds",
-                                                      allowed: ScenarioLimits.sessionStartAllowed)
+            scenario.sessionStartSeconds = try number(value, at: "sessionStartSeconds", allowed: ScenarioLimits.sessionStartAllowed)
         }
-        guard let duration = top["durationSeconds"] else {
-            throw error("durationSeconds", "is missing", ScenarioLimits.durationAllowed)
-        }
+        guard let duration = top["durationSeconds"] else { throw error("durationSeconds", "is missing", ScenarioLimits.durationAllowed) }
         scenario.durationSeconds = try number(duration, at: "durationSeconds", allowed: ScenarioLimits.durationAllowed)
         if let value = top["events"] {
-            guard case .array(let items) = value else {
-                throw error("events", "expected an array, got \(value.rendered)", "an array of event objects")
-            }
+            guard case .array(let items) = value else { throw error("events", "expected an array, got \(value.rendered)", "an array of event objects") }
             for (i, item) in items.enumerated() {
-                scenario.events.append(try event(item, at: "events[\(i)]",
-                                                 actionKeys: hasCameras ? Scenario.cameraActionKeys : Scenario.actionKeys))
+                scenario.events.append(try event(item, at: "events[\(i)]", actionKeys: hasCameras ? Scenario.cameraActionKeys : Scenario.actionKeys))
             }
         }
         return scenario
@@ -136,23 +126,20 @@ struct ScenarioReader {
     func device(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Device {
         let fields = try object(value, at: path, allowed: Scenario.deviceKeys)
         var device = Scenario.Device()
-        if let v = fields["format"] {
-            device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
-        }
+        if let v = fields["format"] { device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed)) }
         if let v = fields["fps"] { device.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["initialAspectRatio"] {
             device.initialAspectRatio = try ratio(v, at: "\(path).initialAspectRatio")
         } else if let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format),
-                  !format.supportedDynamicAspectRatios.contains(device.initialAspectRatio),
-                  let first = format.supportedDynamicAspectRatios.first {
+            !format.supportedDynamicAspectRatios.contains(device.initialAspectRatio), let first = format.supportedDynamicAspectRatios.first
+        {
             // The default 9x16 where the format has it, else the format's first ratio
             // (3x4 on the 4032 photo format).
             device.initialAspectRatio = first
         }
         if let v = fields["clock"] { device.clock = try clock(v, at: "\(path).clock") }
         if let v = fields["changeLatencyFrames"] {
-            device.changeLatencyFrames = try integer(v, at: "\(path).changeLatencyFrames",
-                                                     allowed: ScenarioLimits.latencyAllowed)
+            device.changeLatencyFrames = try integer(v, at: "\(path).changeLatencyFrames", allowed: ScenarioLimits.latencyAllowed)
         } else {
             device.isChangeLatencyExplicit = false
         }
@@ -161,12 +148,9 @@ struct ScenarioReader {
         }
         if let v = fields["enabledFramings"] { device.enabledFramings = try framings(v, at: "\(path).enabledFramings") }
         if let v = fields["completionDelayFrames"] {
-            device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames",
-                                                       allowed: ScenarioLimits.completionDelayAllowed)
+            device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames", allowed: ScenarioLimits.completionDelayAllowed)
         }
-        if let v = fields["smartFraming"] {
-            device.smartFraming = try bool(v, at: "\(path).smartFraming", allowed: "true (4032 format only) or false")
-        }
+        if let v = fields["smartFraming"] { device.smartFraming = try bool(v, at: "\(path).smartFraming", allowed: "true (4032 format only) or false") }
         return device
     }
 
@@ -180,23 +164,17 @@ struct ScenarioReader {
             }
             clock.timescale = timescale
         }
-        if let v = fields["offsetSeconds"] {
-            clock.offsetSeconds = try number(v, at: "\(path).offsetSeconds", allowed: ScenarioLimits.offsetAllowed)
-        }
-        if let v = fields["driftPPM"] {
-            clock.driftPPM = try number(v, at: "\(path).driftPPM", allowed: ScenarioLimits.driftAllowed)
-        }
+        if let v = fields["offsetSeconds"] { clock.offsetSeconds = try number(v, at: "\(path).offsetSeconds", allowed: ScenarioLimits.offsetAllowed) }
+        if let v = fields["driftPPM"] { clock.driftPPM = try number(v, at: "\(path).driftPPM", allowed: ScenarioLimits.driftAllowed) }
         return clock
     }
 
-    func event(_ value: JSONValue, at path: String,
-               actionKeys: [String] = Scenario.actionKeys) throws(ScenarioError) -> Scenario.Event {
+    func event(_ value: JSONValue, at path: String, actionKeys: [String] = Scenario.actionKeys) throws(ScenarioError) -> Scenario.Event {
         let fields = try object(value, at: path, allowed: ["atSeconds"] + actionKeys)
         guard let at = fields["atSeconds"] else {
             throw error("\(path).atSeconds", "is missing", "seconds from session start, 0 ≤ atSeconds < durationSeconds")
         }
-        let atSeconds = try number(at, at: "\(path).atSeconds",
-                                   allowed: "seconds from session start, 0 ≤ atSeconds < durationSeconds")
+        let atSeconds = try number(at, at: "\(path).atSeconds", allowed: "seconds from session start, 0 ≤ atSeconds < durationSeconds")
         let present = actionKeys.filter { fields[$0] != nil }
         let allowedActions = "exactly one of " + actionKeys.joined(separator: ", ")
         guard present.count == 1, let key = present.first, let actionValue = fields[key] else {
@@ -207,15 +185,11 @@ struct ScenarioReader {
         switch key {
         case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
         case "posture": action = .posture(try named(actionValue, at: "\(path).\(key)", "a posture"))
-        case "videoZoomFactor":
-            action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
-        case let key where Scenario.controlActionKeys.contains(key):
-            action = try controlAction(key, actionValue, at: "\(path).\(key)")
+        case "videoZoomFactor": action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
+        case let key where Scenario.controlActionKeys.contains(key): action = try controlAction(key, actionValue, at: "\(path).\(key)")
         default:
             let n = try integer(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.peopleAllowed)
-            guard let count = Int(exactly: n) else {
-                throw error("\(path).\(key)", "\(n) is out of range", ScenarioLimits.peopleAllowed)
-            }
+            guard let count = Int(exactly: n) else { throw error("\(path).\(key)", "\(n) is out of range", ScenarioLimits.peopleAllowed) }
             action = .peopleInFrame(count)
         }
         return Scenario.Event(atSeconds: atSeconds, action: action)
@@ -251,9 +225,7 @@ struct ScenarioReader {
     func virtualCamera(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.VirtualCamera {
         let fields = try object(value, at: path, allowed: Scenario.virtualKeys)
         var virtual = Scenario.VirtualCamera()
-        if let v = fields["format"] {
-            virtual.format = Int(truncatingIfNeeded: try integer(v, at: "\(path).format", allowed: ScenarioLimits.virtualAllowed))
-        }
+        if let v = fields["format"] { virtual.format = Int(truncatingIfNeeded: try integer(v, at: "\(path).format", allowed: ScenarioLimits.virtualAllowed)) }
         if let v = fields["fps"] { virtual.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["clock"] { virtual.clock = try clock(v, at: "\(path).clock") }
         return virtual
@@ -272,10 +244,11 @@ struct ScenarioReader {
         }
         do { return try FrameRate(parsing: text) } catch {
             // FrameRateError's own words, with the value cut to an excerpt.
-            let shown: FrameRateError = switch error {
-            case .notPositive(let value): .notPositive(Excerpt.of(value))
-            case .malformed(let value): .malformed(Excerpt.of(value))
-            }
+            let shown: FrameRateError =
+                switch error {
+                case .notPositive(let value): .notPositive(Excerpt.of(value))
+                case .malformed(let value): .malformed(Excerpt.of(value))
+                }
             throw self.error(path, shown.description, allowed)
         }
     }
@@ -306,13 +279,10 @@ struct ScenarioReader {
         return s
     }
 
-    func ratio(_ value: JSONValue, at path: String) throws(ScenarioError) -> DynamicAspectRatio {
-        try named(value, at: path, "a dynamic aspect ratio")
-    }
+    func ratio(_ value: JSONValue, at path: String) throws(ScenarioError) -> DynamicAspectRatio { try named(value, at: path, "a dynamic aspect ratio") }
 
     /// A string naming one of `T`'s cases; `kind` ("a posture") names what it is not otherwise.
-    func named<T: CaseIterable & RawRepresentable<String>>(_ value: JSONValue, at path: String,
-                                                          _ kind: String) throws(ScenarioError) -> T {
+    func named<T: CaseIterable & RawRepresentable<String>>(_ value: JSONValue, at path: String, _ kind: String) throws(ScenarioError) -> T {
         let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
         let text = try string(value, at: path, allowed: allowed)
         guard let named = T(rawValue: text) else { throw error(path, "\"\(Excerpt.of(text))\" is not \(kind)", allowed) }

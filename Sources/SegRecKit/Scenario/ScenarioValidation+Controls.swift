@@ -7,20 +7,22 @@ extension Scenario {
         }
         if !device.enabledFramings.isEmpty {
             guard format.isSmartFramingSupported else {
-                throw ScenarioError(file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
-                                    allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
+                throw ScenarioError(
+                    file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
+                    allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
             }
             let supported = SmartFramingMonitor(format: format).supportedFramings.map(\.name)
             for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
-                throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
-                                    allowed: supported.joined(separator: ", "))
+                throw ScenarioError(
+                    file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
+                    allowed: supported.joined(separator: ", "))
             }
             var firstIndex: [String: Int] = [:]
             for (i, name) in device.enabledFramings.enumerated() {
                 if let first = firstIndex[name] {
-                    throw ScenarioError(file: file, key: "device.enabledFramings[\(i)]",
-                                        problem: "\(name) is listed twice (also device.enabledFramings[\(first)])",
-                                        allowed: "each framing once: " + supported.joined(separator: ", "))
+                    throw ScenarioError(
+                        file: file, key: "device.enabledFramings[\(i)]", problem: "\(name) is listed twice (also device.enabledFramings[\(first)])",
+                        allowed: "each framing once: " + supported.joined(separator: ", "))
                 }
                 firstIndex[name] = i
             }
@@ -30,12 +32,12 @@ extension Scenario {
     /// `preferredVideoStabilizationMode` on a camera of `type`.
     /// - Throws: ``ScenarioError`` naming the supported modes (`lowLatency` only on the
     ///   Center Stage front cameras).
-    static func checkStabilization(_ mode: VideoStabilizationMode, type: CaptureDevice.DeviceType, at key: String,
-                                   file: String) throws(ScenarioError) {
+    static func checkStabilization(_ mode: VideoStabilizationMode, type: CaptureDevice.DeviceType, at key: String, file: String) throws(ScenarioError) {
         do { try mode.validate(deviceType: type.rawValue) } catch {
             let supported = (try? VideoStabilizationMode.supportedModes(deviceType: type.rawValue)) ?? []
-            throw ScenarioError(file: file, key: key, problem: "\(mode.rawValue) is not supported by \(type.rawValue)",
-                                allowed: supported.map(\.rawValue).joined(separator: ", "))
+            throw ScenarioError(
+                file: file, key: key, problem: "\(mode.rawValue) is not supported by \(type.rawValue)",
+                allowed: supported.map(\.rawValue).joined(separator: ", "))
         }
     }
 
@@ -51,27 +53,32 @@ extension Scenario {
             guard let cameras else {
                 let formats = CaptureDevice.Format.frontCenterStageFormats
                 guard formats.contains(where: { $0.name == name }) else {
-                    throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
-                                        allowed: formats.map(\.name).joined(separator: ", "))
+                    throw ScenarioError(
+                        file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
+                        allowed: formats.map(\.name).joined(separator: ", "))
                 }
                 return
             }
             guard frontCamera == .individual else {
-                throw ScenarioError(file: file, key: key, problem: "the Virtual Front Camera cannot switch formats",
-                                    allowed: "activeFormat only with \"frontCamera\": \"individual\"")
+                throw ScenarioError(
+                    file: file, key: key, problem: "the Virtual Front Camera cannot switch formats",
+                    allowed: "activeFormat only with \"frontCamera\": \"individual\"")
             }
             guard cameras.contains(where: { $0.type.formats.contains { $0.name == name } }) else {
-                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
-                                    allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
+                throw ScenarioError(
+                    file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
+                    allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
             }
         case .smartFraming:
             guard let format else {
-                throw ScenarioError(file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
-                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+                throw ScenarioError(
+                    file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
+                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
             guard format.isSmartFramingSupported else {
-                throw ScenarioError(file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
-                                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
+                throw ScenarioError(
+                    file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
+                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
         case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)
         default: break
@@ -81,17 +88,17 @@ extension Scenario {
     /// A format name as messages echo it: a number or `WxH` as written (the file may give it
     /// as a JSON number), anything else quoted and shortened.
     static func echoFormat(_ name: String) -> String {
-        let plain = !name.isEmpty && name.count <= 24
-            && name.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "x" || $0 == "-" || $0 == ".") }
+        let plain = !name.isEmpty && name.count <= 24 && name.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "x" || $0 == "-" || $0 == ".") }
         return plain ? name : "\"\(Excerpt.of(name))\""
     }
 
     private func checkCenterStageToggle(_ enabled: Bool, key: String, file: String) throws(ScenarioError) {
         guard centerStageControlMode.allows(.app) else {
             let allowed = CenterStageControl.ControlMode.allCases.filter { $0.allows(.app) }.map(\.rawValue)
-            throw ScenarioError(file: file, key: key,
-                                problem: "the app cannot turn Center Stage \(enabled ? "on" : "off") while centerStageControlMode is \(centerStageControlMode.rawValue)",
-                                allowed: "\"centerStageControlMode\": " + allowed.joined(separator: " or "))
+            throw ScenarioError(
+                file: file, key: key,
+                problem: "the app cannot turn Center Stage \(enabled ? "on" : "off") while centerStageControlMode is \(centerStageControlMode.rawValue)",
+                allowed: "\"centerStageControlMode\": " + allowed.joined(separator: " or "))
         }
     }
 }

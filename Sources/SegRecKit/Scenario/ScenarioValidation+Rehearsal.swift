@@ -11,8 +11,12 @@ extension Scenario {
         let failure: CaptureEventError
         // Construction failures are the recording's to report (they name their keys).
         guard let session = try? CaptureSession(scenario: self) else { return }
-        do { try session.rehearse(); return } catch { failure = error }
-        let camera = session.device, ratio = session.ratioInEffect
+        do {
+            try session.rehearse()
+            return
+        } catch { failure = error }
+        let camera = session.device
+        let ratio = session.ratioInEffect
         guard let position = failure.eventIndex else { return }
         let order = sessionEventOrder
         guard order.indices.contains(position) else { return }
@@ -24,25 +28,29 @@ extension Scenario {
         if case .activeFormat(let name) = event.action {
             let names = camera.formats.map(\.name)
             guard names.contains(name) else {
-                throw ScenarioError(file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of \(streaming)",
-                                    allowed: "the formats of \(camera.uniqueID): " + names.joined(separator: ", "))
+                throw ScenarioError(
+                    file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of \(streaming)",
+                    allowed: "the formats of \(camera.uniqueID): " + names.joined(separator: ", "))
             }
             if let target = camera.formats.first(where: { $0.name == name }), target.fixedDimensions == nil,
-               !target.supportedDynamicAspectRatios.contains(ratio) {
+                !target.supportedDynamicAspectRatios.contains(ratio)
+            {
                 let listing = camera.formats.filter { $0.supportedDynamicAspectRatios.contains(ratio) }.map(\.name)
-                throw ScenarioError(file: file, key: key,
-                                    problem: "format \(name) does not list \(ratio.rawValue), the ratio in effect \(when) on \(camera.uniqueID)",
-                                    allowed: "a format listing \(ratio.rawValue): " + listing.joined(separator: ", "))
+                throw ScenarioError(
+                    file: file, key: key, problem: "format \(name) does not list \(ratio.rawValue), the ratio in effect \(when) on \(camera.uniqueID)",
+                    allowed: "a format listing \(ratio.rawValue): " + listing.joined(separator: ", "))
             }
         }
         if case .unsupportedRatio(let wanted, let side, let supported) = failure.error {
-            throw ScenarioError(file: file, key: key, problem: "\(wanted.rawValue) is not supported by format \(side)",
-                                allowed: supported.map(\.rawValue).joined(separator: ", ") + " for format \(side)")
+            throw ScenarioError(
+                file: file, key: key, problem: "\(wanted.rawValue) is not supported by format \(side)",
+                allowed: supported.map(\.rawValue).joined(separator: ", ") + " for format \(side)")
         }
         if case .invalidParameter(_, let value, let allowed) = failure.error {
             throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(value)) is rejected by \(streaming)", allowed: allowed)
         }
-        throw ScenarioError(file: file, key: key, problem: "\(failure.error) (\(streaming))",
-                            allowed: "an event \(camera.uniqueID) accepts at that time (DESIGN.md, \"Orientation, formats and stabilization\")")
+        throw ScenarioError(
+            file: file, key: key, problem: "\(failure.error) (\(streaming))",
+            allowed: "an event \(camera.uniqueID) accepts at that time (DESIGN.md, \"Orientation, formats and stabilization\")")
     }
 }

@@ -29,8 +29,10 @@ public enum ScenarioLimits {
     static let driftAllowed = "a number of parts per million, -1000...1000"
     static let zoomAllowed = "a number, \(CaptureDevice.videoZoomFactorRange.lowerBound)...\(CaptureDevice.videoZoomFactorRange.upperBound)"
     static let switchGapAllowed = "a number of seconds, 0...10"
-    static let virtualAllowed = "format 1280 or 1920 at up to 60 fps (what the outer and inner cameras share); for 3840 or more than 60 fps use \"frontCamera\": \"individual\""
-    static let peopleAllowed = "an integer, 0...100, on any format at any time: the people in the scene drive Center Stage's zoom "
+    static let virtualAllowed =
+        "format 1280 or 1920 at up to 60 fps (what the outer and inner cameras share); for 3840 or more than 60 fps use \"frontCamera\": \"individual\""
+    static let peopleAllowed =
+        "an integer, 0...100, on any format at any time: the people in the scene drive Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs (4032)"
 }
 
@@ -60,51 +62,41 @@ extension Scenario {
             throw fail("\(prefix)changeLatencyFrames", "\(device.changeLatencyFrames) is out of range", ScenarioLimits.latencyAllowed)
         }
         guard ScenarioLimits.completionDelayRange.contains(device.completionDelayFrames) else {
-            throw fail("\(prefix)completionDelayFrames", "\(device.completionDelayFrames) is out of range",
-                       ScenarioLimits.completionDelayAllowed)
+            throw fail("\(prefix)completionDelayFrames", "\(device.completionDelayFrames) is out of range", ScenarioLimits.completionDelayAllowed)
         }
         if let format { try validateDeviceControls(format: format, file: file) }
         guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
             throw fail("switchGapSeconds", "\(switchGapSeconds) is out of range", ScenarioLimits.switchGapAllowed)
         }
         if let format, device.smartFraming && !format.isSmartFramingSupported {
-            throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing",
-                       "true only with format 4032; false otherwise")
+            throw fail("device.smartFraming", "format \(format.squareSide) has no smart framing", "true only with format 4032; false otherwise")
         }
-        guard sessionStartSeconds.isFinite, sessionStartSeconds >= 0,
-              sessionStartSeconds <= ScenarioLimits.maximumSessionStartSeconds else {
+        guard sessionStartSeconds.isFinite, sessionStartSeconds >= 0, sessionStartSeconds <= ScenarioLimits.maximumSessionStartSeconds else {
             throw fail("sessionStartSeconds", "\(sessionStartSeconds) is out of range", ScenarioLimits.sessionStartAllowed)
         }
-        guard durationSeconds.isFinite, durationSeconds > 0, durationSeconds <= ScenarioLimits.maximumDurationSeconds,
-              duration > .zero else {
+        guard durationSeconds.isFinite, durationSeconds > 0, durationSeconds <= ScenarioLimits.maximumDurationSeconds, duration > .zero else {
             throw fail("durationSeconds", "\(durationSeconds) is out of range", ScenarioLimits.durationAllowed)
         }
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
             let timeAllowed = "seconds from session start, 0 ≤ atSeconds < durationSeconds (\(durationSeconds))"
-            guard event.atSeconds.isFinite, event.atSeconds >= 0 else {
-                throw fail("\(path).atSeconds", "\(event.atSeconds) is negative", timeAllowed)
-            }
+            guard event.atSeconds.isFinite, event.atSeconds >= 0 else { throw fail("\(path).atSeconds", "\(event.atSeconds) is negative", timeAllowed) }
             guard Self.nanoseconds(event.atSeconds) < duration else {
                 throw fail("\(path).atSeconds", "\(event.atSeconds) is at or past the end of the recording", timeAllowed)
             }
             let key = "\(path).\(event.action.key)"
             switch event.action {
-            case .setDynamicAspectRatio:
-                break  // decoded from the allowed spellings; the format in effect then is the rehearsal's to check
+            case .setDynamicAspectRatio: break  // decoded from the allowed spellings; the format in effect then is the rehearsal's to check
             case .videoZoomFactor(let factor):
-                do { try CaptureDevice.validateVideoZoomFactor(factor) } catch {
-                    throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed)
-                }
+                do { try CaptureDevice.validateVideoZoomFactor(factor) } catch { throw fail(key, "\(factor) is out of range", ScenarioLimits.zoomAllowed) }
             case .peopleInFrame(let count):
                 // A fact about the scene: accepted whatever the camera does with it.
-                guard ScenarioLimits.peopleRange.contains(count) else {
-                    throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed)
-                }
+                guard ScenarioLimits.peopleRange.contains(count) else { throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed) }
             case .posture:
                 guard cameras != nil else {
-                    throw fail(key, "needs several cameras, but this scenario describes one (\"device\")",
-                               "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
+                    throw fail(
+                        key, "needs several cameras, but this scenario describes one (\"device\")",
+                        "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
                 }
             case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
                 try validateControlEvent(event, at: path, format: format, file: file)
@@ -116,15 +108,15 @@ extension Scenario {
     /// `device`: its format, fps, initial ratio and clock. - Returns: the format.
     private func validateFrontCamera(file: String) throws(ScenarioError) -> CaptureDevice.Format {
         guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
-            throw ScenarioError(file: file, key: "device.format", problem: "\(device.format) is not a front camera format",
-                                allowed: ScenarioLimits.formatAllowed)
+            throw ScenarioError(
+                file: file, key: "device.format", problem: "\(device.format) is not a front camera format", allowed: ScenarioLimits.formatAllowed)
         }
         try Self.checkRate(device.fps, format: format, at: "device.fps", file: file, device: true)
         guard format.supportedDynamicAspectRatios.contains(device.initialAspectRatio) else {
             let ratios = format.supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", ")
-            throw ScenarioError(file: file, key: "device.initialAspectRatio",
-                                problem: "\(device.initialAspectRatio.rawValue) is not supported by format \(format.squareSide)",
-                                allowed: "\(ratios) for format \(format.squareSide)")
+            throw ScenarioError(
+                file: file, key: "device.initialAspectRatio", problem: "\(device.initialAspectRatio.rawValue) is not supported by format \(format.squareSide)",
+                allowed: "\(ratios) for format \(format.squareSide)")
         }
         try Self.checkClock(device.clock, at: "device.clock", file: file)
         return format
@@ -135,29 +127,26 @@ extension Scenario {
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
             ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
         }
-        guard let cameras, !cameras.isEmpty else {
-            throw fail("cameras", "is empty", "an array of camera objects with an outer and an inner camera")
-        }
+        guard let cameras, !cameras.isEmpty else { throw fail("cameras", "is empty", "an array of camera objects with an outer and an inner camera") }
         var ids: Set<String> = []
         var seenTypes: Set<CaptureDevice.DeviceType> = []
         for (i, camera) in cameras.enumerated() {
             let path = "cameras[\(i)]"
             guard !camera.id.isEmpty, camera.id != Self.virtualFrontID, ids.insert(camera.id).inserted else {
-                throw fail("\(path).id", "\"\(Excerpt.of(camera.id))\" is empty, reserved or used twice",
-                           "a unique non-empty id other than \(Self.virtualFrontID)")
+                throw fail(
+                    "\(path).id", "\"\(Excerpt.of(camera.id))\" is empty, reserved or used twice", "a unique non-empty id other than \(Self.virtualFrontID)")
             }
             guard Self.cameraTypes.contains(camera.type) else {
-                throw fail("\(path).type", "\(camera.type.rawValue) is not an iPhone Duo camera",
-                           Self.cameraTypes.map(\.rawValue).joined(separator: ", "))
+                throw fail("\(path).type", "\(camera.type.rawValue) is not an iPhone Duo camera", Self.cameraTypes.map(\.rawValue).joined(separator: ", "))
             }
             guard seenTypes.insert(camera.type).inserted else {
-                throw fail("\(path).type", "\(camera.type.rawValue) is used twice",
-                           "each camera type once (one device per type on iPhone Duo)")
+                throw fail("\(path).type", "\(camera.type.rawValue) is used twice", "each camera type once (one device per type on iPhone Duo)")
             }
             let names = camera.type.formats.map(\.name).joined(separator: ", ")
             guard let format = camera.activeFormat else {
-                throw fail("\(path).format", "\(Excerpt.of(camera.format)) is not a format of \(camera.id) (\(camera.type.rawValue))",
-                           "\(names) for \(camera.type.rawValue)")
+                throw fail(
+                    "\(path).format", "\(Excerpt.of(camera.format)) is not a format of \(camera.id) (\(camera.type.rawValue))",
+                    "\(names) for \(camera.type.rawValue)")
             }
             try Self.checkRate(camera.fps, format: format, at: "\(path).fps", file: file)
             try Self.checkClock(camera.clock, at: "\(path).clock", file: file)
@@ -167,12 +156,13 @@ extension Scenario {
         }
         let types = Set(cameras.map(\.type))
         guard types.contains(.builtInOuterUltraWideCamera), types.contains(.builtInInnerUltraWideCamera) else {
-            throw fail("cameras", "has no \(types.contains(.builtInOuterUltraWideCamera) ? "builtInInnerUltraWideCamera" : "builtInOuterUltraWideCamera")",
-                       "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera (posture selects between them), optionally a builtInDualWideCamera")
+            throw fail(
+                "cameras", "has no \(types.contains(.builtInOuterUltraWideCamera) ? "builtInInnerUltraWideCamera" : "builtInOuterUltraWideCamera")",
+                "at least one builtInOuterUltraWideCamera and one builtInInnerUltraWideCamera (posture selects between them), optionally a builtInDualWideCamera"
+            )
         }
         switch (frontCamera, virtual) {
-        case (.individual, .some):
-            throw fail("virtual", "is given but \"frontCamera\" is \"individual\"", "\"virtual\" only with \"frontCamera\": \"virtual\"")
+        case (.individual, .some): throw fail("virtual", "is given but \"frontCamera\" is \"individual\"", "\"virtual\" only with \"frontCamera\": \"virtual\"")
         case (.virtual, .none):
             throw fail("virtual", "is missing", "\"virtual\": {\"format\": 1920, \"fps\": 30, \"clock\": {…}} with \"frontCamera\": \"virtual\"")
         case (.virtual, .some(let virtual)):
@@ -192,19 +182,18 @@ extension Scenario {
     /// 1 fps (a frame must not last longer than a segment file can store, see
     /// SegmentMuxer.maximumFrameDuration), at most the format's maximum. `device` words
     /// the allowed range as its messages always have.
-    private static func checkRate(_ fps: FrameRate, format: CaptureDevice.Format, at key: String, file: String,
-                                  device: Bool = false) throws(ScenarioError) {
+    private static func checkRate(_ fps: FrameRate, format: CaptureDevice.Format, at key: String, file: String, device: Bool = false) throws(ScenarioError) {
         let allowed = "1 to \(format.maxFrameRate) fps for format \(format.name)"
         guard Int32(exactly: fps.numerator) != nil, Int32(exactly: fps.denominator) != nil else {
-            throw ScenarioError(file: file, key: key, problem: "\(Excerpt.of(fps.description)) does not reduce to a fraction whose terms fit in 32 bits",
-                                allowed: device ? "a rate n/d with n and d ≤ \(Int32.max) once reduced, " + allowed : allowed)
+            throw ScenarioError(
+                file: file, key: key, problem: "\(Excerpt.of(fps.description)) does not reduce to a fraction whose terms fit in 32 bits",
+                allowed: device ? "a rate n/d with n and d ≤ \(Int32.max) once reduced, " + allowed : allowed)
         }
-        guard fps.numerator >= fps.denominator else {
-            throw ScenarioError(file: file, key: key, problem: "\(fps) fps is below 1 fps", allowed: allowed)
-        }
+        guard fps.numerator >= fps.denominator else { throw ScenarioError(file: file, key: key, problem: "\(fps) fps is below 1 fps", allowed: allowed) }
         guard format.supports(frameRate: fps) else {
-            throw ScenarioError(file: file, key: key, problem: "\(fps) fps exceeds the \(format.name) format's maximum",
-                                allowed: device ? "up to \(format.maxFrameRate) fps for format \(format.name)" : allowed)
+            throw ScenarioError(
+                file: file, key: key, problem: "\(fps) fps exceeds the \(format.name) format's maximum",
+                allowed: device ? "up to \(format.maxFrameRate) fps for format \(format.name)" : allowed)
         }
     }
 
@@ -213,7 +202,8 @@ extension Scenario {
             throw ScenarioError(file: file, key: "\(path).timescale", problem: "\(clock.timescale) is out of range", allowed: ScenarioLimits.timescaleAllowed)
         }
         guard clock.offsetSeconds.isFinite, abs(clock.offsetSeconds) <= ScenarioLimits.maximumOffsetSeconds else {
-            throw ScenarioError(file: file, key: "\(path).offsetSeconds", problem: "\(clock.offsetSeconds) is out of range", allowed: ScenarioLimits.offsetAllowed)
+            throw ScenarioError(
+                file: file, key: "\(path).offsetSeconds", problem: "\(clock.offsetSeconds) is out of range", allowed: ScenarioLimits.offsetAllowed)
         }
         guard clock.driftPPM.isFinite, abs(clock.driftPPM) <= ScenarioLimits.maximumDriftPPM else {
             throw ScenarioError(file: file, key: "\(path).driftPPM", problem: "\(clock.driftPPM) is out of range", allowed: ScenarioLimits.driftAllowed)

@@ -16,21 +16,18 @@ public enum FrameIndexStamp {
     /// Writes `index` into rows 0–15 of a luma plane (`bytesPerRow` bytes per row,
     /// at least 16 rows, width ≥ 32). One row is built, then copied.
     /// `firstRow` 16 writes the second code (rows 16–31: the producing camera's position).
-    public static func write(_ index: UInt32, intoLuma luma: inout [UInt8], width: Int, bytesPerRow: Int,
-                             firstRow: Int = 0) {
+    public static func write(_ index: UInt32, intoLuma luma: inout [UInt8], width: Int, bytesPerRow: Int, firstRow: Int = 0) {
         precondition(width >= 32 && luma.count >= bytesPerRow * (firstRow + rows), "stamp needs ≥ 32x16 pixels")
         let blockWidth = width / 32
         var row = [UInt8](repeating: zeroLuma, count: width)
         for bit in 0..<32 where (index >> UInt32(31 - bit)) & 1 == 1 {
             let start = bit * blockWidth
-            row.replaceSubrange(start..<(start + blockWidth),
-                                with: repeatElement(oneLuma, count: blockWidth))
+            row.replaceSubrange(start..<(start + blockWidth), with: repeatElement(oneLuma, count: blockWidth))
         }
         luma.withUnsafeMutableBufferPointer { plane in
             row.withUnsafeBufferPointer { source in
                 for y in 0..<rows {
-                    UnsafeMutableRawPointer(plane.baseAddress! + (firstRow + y) * bytesPerRow)
-                        .copyMemory(from: source.baseAddress!, byteCount: width)
+                    UnsafeMutableRawPointer(plane.baseAddress! + (firstRow + y) * bytesPerRow).copyMemory(from: source.baseAddress!, byteCount: width)
                 }
             }
         }
@@ -40,8 +37,7 @@ public enum FrameIndexStamp {
     /// - Parameters: `luma` points at row 0; `bytesPerRow` may exceed `width` (decoder padding).
     /// - Returns: the 32-bit index; `nil` when the picture is smaller than 32x16 pixels.
     ///   `firstRow` 16 reads the second code (rows 16–31).
-    public static func read(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int,
-                            firstRow: Int = 0) -> UInt32? {
+    public static func read(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int, firstRow: Int = 0) -> UInt32? {
         guard width >= 32, height >= firstRow + rows, luma.count >= bytesPerRow * (firstRow + rows - 1) + width else { return nil }
         let blockWidth = width / 32
         let firstColumn = blockWidth / 4
@@ -63,8 +59,7 @@ public enum FrameIndexStamp {
     /// Convenience over ``read(luma:width:height:bytesPerRow:firstRow:)`` for an NV12 ``PixelBuffer``.
     public static func read(_ buffer: PixelBuffer, firstRow: Int = 0) -> UInt32? {
         buffer.lumaPlane.withUnsafeBufferPointer {
-            read(luma: $0, width: buffer.width, height: buffer.height, bytesPerRow: buffer.lumaBytesPerRow,
-                 firstRow: firstRow)
+            read(luma: $0, width: buffer.width, height: buffer.height, bytesPerRow: buffer.lumaBytesPerRow, firstRow: firstRow)
         }
     }
 }

@@ -16,21 +16,21 @@ extension PixelBuffer {
         var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: out.width, height: out.height))
         lumaPlane.withUnsafeBytes { source in
             luma.withUnsafeMutableBytes { destination in
-                Self.rotatePlane(UInt8.self, source: source.baseAddress!, sourceStride: lumaBytesPerRow,
-                                 width: width, height: height,
-                                 destination: destination.baseAddress!, destinationStride: out.width, angle: angle)
+                Self.rotatePlane(
+                    UInt8.self, source: source.baseAddress!, sourceStride: lumaBytesPerRow, width: width, height: height, destination: destination.baseAddress!,
+                    destinationStride: out.width, angle: angle)
             }
         }
         chromaPlane.withUnsafeBytes { source in
             chroma.withUnsafeMutableBytes { destination in
                 // One element = one Cb Cr pair covering 2x2 luma pixels.
-                Self.rotatePlane(UInt16.self, source: source.baseAddress!, sourceStride: chromaBytesPerRow,
-                                 width: width / 2, height: height / 2,
-                                 destination: destination.baseAddress!, destinationStride: out.width, angle: angle)
+                Self.rotatePlane(
+                    UInt16.self, source: source.baseAddress!, sourceStride: chromaBytesPerRow, width: width / 2, height: height / 2,
+                    destination: destination.baseAddress!, destinationStride: out.width, angle: angle)
             }
         }
-        var buffer = PixelBuffer(width: out.width, height: out.height, lumaPlane: luma, lumaBytesPerRow: out.width,
-                                 chromaPlane: chroma, chromaBytesPerRow: out.width)
+        var buffer = PixelBuffer(
+            width: out.width, height: out.height, lumaPlane: luma, lumaBytesPerRow: out.width, chromaPlane: chroma, chromaBytesPerRow: out.width)
         buffer.clearPadding()
         return buffer
     }
@@ -40,30 +40,30 @@ extension PixelBuffer {
     /// (``sourceRegion(ofRotatedRegionAt:dimensions:angle:)``) is cropped, then turned.
     /// Equal, pixel for pixel, to `rotated(angle).cropped(x:y:dimensions:)`.
     /// Precondition: `x`, `y` and `dimensions` even, inside the turned picture.
-    public func rotatedRegion(_ angle: VideoRotationAngle, x: Int, y: Int, dimensions: VideoDimensions,
-                              pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    public func rotatedRegion(_ angle: VideoRotationAngle, x: Int, y: Int, dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         let source = sourceRegion(ofRotatedRegionAt: (x, y), dimensions: dimensions, angle: angle)
-        return cropped(x: source.x, y: source.y, dimensions: source.dimensions, pixelBufferPool: pixelBufferPool)
-            .rotated(angle, pixelBufferPool: pixelBufferPool)
+        return cropped(x: source.x, y: source.y, dimensions: source.dimensions, pixelBufferPool: pixelBufferPool).rotated(
+            angle, pixelBufferPool: pixelBufferPool)
     }
 
     /// Where the region at `origin` of size `dimensions` of this picture turned clockwise
     /// by `angle` lies in this picture (`x`, `y`, size before the turn). Even inputs give
     /// even outputs (the picture's sides are even).
-    public func sourceRegion(ofRotatedRegionAt origin: (x: Int, y: Int), dimensions: VideoDimensions,
-                             angle: VideoRotationAngle) -> (x: Int, y: Int, dimensions: VideoDimensions) {
+    public func sourceRegion(ofRotatedRegionAt origin: (x: Int, y: Int), dimensions: VideoDimensions, angle: VideoRotationAngle) -> (
+        x: Int, y: Int, dimensions: VideoDimensions
+    ) {
         let turned = angle.rotated(self.dimensions)
-        precondition(origin.x >= 0 && origin.y >= 0 && origin.x % 2 == 0 && origin.y % 2 == 0
-                     && dimensions.width % 2 == 0 && dimensions.height % 2 == 0
-                     && origin.x + dimensions.width <= turned.width && origin.y + dimensions.height <= turned.height,
-                     "region \(dimensions) at (\(origin.x), \(origin.y)) is not an even region of \(turned)")
+        precondition(
+            origin.x >= 0 && origin.y >= 0 && origin.x % 2 == 0 && origin.y % 2 == 0 && dimensions.width % 2 == 0 && dimensions.height % 2 == 0
+                && origin.x + dimensions.width <= turned.width && origin.y + dimensions.height <= turned.height,
+            "region \(dimensions) at (\(origin.x), \(origin.y)) is not an even region of \(turned)")
         let (rx, ry, rw, rh) = (origin.x, origin.y, dimensions.width, dimensions.height)
         let size = angle.inverse.rotated(dimensions)
         switch angle {
         case .degrees0: return (rx, ry, size)
-        case .degrees90: return (ry, height - rx - rw, size)        // turned (x', y') = this (y', h−1−x')
+        case .degrees90: return (ry, height - rx - rw, size)  // turned (x', y') = this (y', h−1−x')
         case .degrees180: return (width - rx - rw, height - ry - rh, size)
-        case .degrees270: return (width - ry - rh, rx, size)        // turned (x', y') = this (w−1−y', x')
+        case .degrees270: return (width - ry - rh, rx, size)  // turned (x', y') = this (w−1−y', x')
         }
     }
 
@@ -74,22 +74,17 @@ extension PixelBuffer {
     /// Turns a plane of `width`x`height` elements of type `T` clockwise by `angle` into a
     /// plane of `destinationStride` bytes per row. Source element (x, y) goes to
     /// 90: (h−1−y, x); 180: (w−1−x, h−1−y); 270: (y, w−1−x).
-    private static func rotatePlane<T: FixedWidthInteger>(_: T.Type, source: UnsafeRawPointer, sourceStride: Int,
-                                                          width: Int, height: Int,
-                                                          destination: UnsafeMutableRawPointer, destinationStride: Int,
-                                                          angle: VideoRotationAngle) {
+    private static func rotatePlane<T: FixedWidthInteger>(
+        _: T.Type, source: UnsafeRawPointer, sourceStride: Int, width: Int, height: Int, destination: UnsafeMutableRawPointer, destinationStride: Int,
+        angle: VideoRotationAngle
+    ) {
         let size = MemoryLayout<T>.size
-        @inline(__always) func load(_ x: Int, _ y: Int) -> T {
-            source.loadUnaligned(fromByteOffset: y * sourceStride + x * size, as: T.self)
-        }
+        @inline(__always) func load(_ x: Int, _ y: Int) -> T { source.loadUnaligned(fromByteOffset: y * sourceStride + x * size, as: T.self) }
         @inline(__always) func store(_ value: T, _ x: Int, _ y: Int) {
             destination.storeBytes(of: value, toByteOffset: y * destinationStride + x * size, as: T.self)
         }
         switch angle {
-        case .degrees0:
-            for y in 0..<height {
-                (destination + y * destinationStride).copyMemory(from: source + y * sourceStride, byteCount: width * size)
-            }
+        case .degrees0: for y in 0..<height { (destination + y * destinationStride).copyMemory(from: source + y * sourceStride, byteCount: width * size) }
         case .degrees180:
             for y in 0..<height {
                 let dy = height - 1 - y
@@ -107,9 +102,7 @@ extension PixelBuffer {
                             for x in tileX..<xEnd { store(load(x, y), dx, x) }
                         }
                     } else {
-                        for y in tileY..<yEnd {
-                            for x in tileX..<xEnd { store(load(x, y), y, width - 1 - x) }
-                        }
+                        for y in tileY..<yEnd { for x in tileX..<xEnd { store(load(x, y), y, width - 1 - x) } }
                     }
                 }
             }

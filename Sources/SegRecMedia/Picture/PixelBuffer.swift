@@ -44,13 +44,14 @@ public struct PixelBuffer: Sendable {
     /// Wraps existing planes. Preconditions: even, positive dimensions; planes large
     /// enough for their strides.
     /// - Parameter pixelFormat: the layout of `chromaPlane` (default NV12).
-    public init(width: Int, height: Int, lumaPlane: [UInt8], lumaBytesPerRow: Int,
-                chromaPlane: [UInt8], chromaBytesPerRow: Int, pixelFormat: PixelFormat = .nv12) {
-        precondition(width > 0 && height > 0 && width % 2 == 0 && height % 2 == 0,
-                     "4:2:0 needs even, positive dimensions, got \(width)x\(height)")
+    public init(
+        width: Int, height: Int, lumaPlane: [UInt8], lumaBytesPerRow: Int, chromaPlane: [UInt8], chromaBytesPerRow: Int, pixelFormat: PixelFormat = .nv12
+    ) {
+        precondition(width > 0 && height > 0 && width % 2 == 0 && height % 2 == 0, "4:2:0 needs even, positive dimensions, got \(width)x\(height)")
         precondition(lumaBytesPerRow >= width && lumaPlane.count >= lumaBytesPerRow * height)
-        precondition(chromaBytesPerRow >= Self.minimumChromaBytesPerRow(width: width, pixelFormat: pixelFormat)
-                     && chromaPlane.count >= chromaBytesPerRow * Self.chromaRows(height: height, pixelFormat: pixelFormat))
+        precondition(
+            chromaBytesPerRow >= Self.minimumChromaBytesPerRow(width: width, pixelFormat: pixelFormat)
+                && chromaPlane.count >= chromaBytesPerRow * Self.chromaRows(height: height, pixelFormat: pixelFormat))
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
@@ -62,23 +63,19 @@ public struct PixelBuffer: Sendable {
 
     /// Bytes of chroma per row of a packed picture `width` pixels wide: `width` for NV12
     /// (Cb Cr pairs), `width / 2` for planar.
-    public static func minimumChromaBytesPerRow(width: Int, pixelFormat: PixelFormat) -> Int {
-        pixelFormat == .nv12 ? width : width / 2
-    }
+    public static func minimumChromaBytesPerRow(width: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? width : width / 2 }
 
     /// Rows of the chroma plane: `height / 2` for NV12, `height` for planar (Cb then Cr).
-    public static func chromaRows(height: Int, pixelFormat: PixelFormat) -> Int {
-        pixelFormat == .nv12 ? height / 2 : height
-    }
+    public static func chromaRows(height: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? height / 2 : height }
 
     /// Rows of this picture's chroma plane (see ``chromaRows(height:pixelFormat:)``).
     public var chromaRows: Int { Self.chromaRows(height: height, pixelFormat: pixelFormat) }
 
     /// A tightly packed buffer filled with mid-grey (Y 128, Cb 128, Cr 128).
     public init(width: Int, height: Int) {
-        self.init(width: width, height: height,
-                  lumaPlane: [UInt8](repeating: 128, count: width * height), lumaBytesPerRow: width,
-                  chromaPlane: [UInt8](repeating: 128, count: width * (height / 2)), chromaBytesPerRow: width)
+        self.init(
+            width: width, height: height, lumaPlane: [UInt8](repeating: 128, count: width * height), lumaBytesPerRow: width,
+            chromaPlane: [UInt8](repeating: 128, count: width * (height / 2)), chromaBytesPerRow: width)
     }
 
     /// The picture's dimensions.
@@ -91,9 +88,7 @@ public struct PixelBuffer: Sendable {
     public static let planePadding = 64
 
     /// Luma plane length for `height` rows of `bytesPerRow` bytes plus ``planePadding``.
-    public static func paddedLumaByteCount(bytesPerRow: Int, height: Int) -> Int {
-        bytesPerRow * height + planePadding
-    }
+    public static func paddedLumaByteCount(bytesPerRow: Int, height: Int) -> Int { bytesPerRow * height + planePadding }
 
     /// Chroma plane length for the rows of a `height`-row picture (`height / 2` for NV12,
     /// `height` for planar) of `bytesPerRow` bytes plus ``planePadding``.
@@ -104,20 +99,16 @@ public struct PixelBuffer: Sendable {
     /// Zeroes every byte after the last row of each plane (the padding), so that two
     /// pictures with the same pixels compare equal whatever FFmpeg left there.
     public mutating func clearPadding() {
-        let lumaEnd = lumaBytesPerRow * height, chromaEnd = chromaBytesPerRow * chromaRows
-        if lumaPlane.count > lumaEnd {
-            lumaPlane.withUnsafeMutableBufferPointer { $0[lumaEnd...].update(repeating: 0) }
-        }
-        if chromaPlane.count > chromaEnd {
-            chromaPlane.withUnsafeMutableBufferPointer { $0[chromaEnd...].update(repeating: 0) }
-        }
+        let lumaEnd = lumaBytesPerRow * height
+        let chromaEnd = chromaBytesPerRow * chromaRows
+        if lumaPlane.count > lumaEnd { lumaPlane.withUnsafeMutableBufferPointer { $0[lumaEnd...].update(repeating: 0) } }
+        if chromaPlane.count > chromaEnd { chromaPlane.withUnsafeMutableBufferPointer { $0[chromaEnd...].update(repeating: 0) } }
     }
 
     /// Whether both planes hold at least ``planePadding`` bytes after their last row, so
     /// they may be handed to libswscale as they are.
     public var hasPlanePadding: Bool {
         lumaPlane.count >= Self.paddedLumaByteCount(bytesPerRow: lumaBytesPerRow, height: height)
-            && chromaPlane.count >= Self.paddedChromaByteCount(bytesPerRow: chromaBytesPerRow, height: height,
-                                                               pixelFormat: pixelFormat)
+            && chromaPlane.count >= Self.paddedChromaByteCount(bytesPerRow: chromaBytesPerRow, height: height, pixelFormat: pixelFormat)
     }
 }

@@ -30,9 +30,7 @@ public final class PixelBufferPool: Sendable {
     private let storage = Mutex(Storage())
 
     /// - Parameter maximumPooledBytes: bytes kept at most (default 32 MiB).
-    public init(maximumPooledBytes: Int = 32 << 20) {
-        self.maximumPooledBytes = maximumPooledBytes
-    }
+    public init(maximumPooledBytes: Int = 32 << 20) { self.maximumPooledBytes = maximumPooledBytes }
 
     /// A plane of exactly `byteCount` bytes whose contents are unspecified: the caller
     /// overwrites all of them. Reuses a recycled plane of that size, or one up to
@@ -41,8 +39,7 @@ public final class PixelBufferPool: Sendable {
     public func makePlane(byteCount: Int) -> [UInt8] {
         let slack = PixelBuffer.planePadding
         let reused: [UInt8]? = storage.withLock { storage in
-            let index = storage.planes.lastIndex(where: { $0.count == byteCount })
-                ?? storage.planes.lastIndex(where: { abs($0.count - byteCount) <= slack })
+            let index = storage.planes.lastIndex(where: { $0.count == byteCount }) ?? storage.planes.lastIndex(where: { abs($0.count - byteCount) <= slack })
             guard let index else { return nil }
             storage.pooledBytes -= storage.planes[index].count
             return storage.planes.remove(at: index)
@@ -62,16 +59,15 @@ public final class PixelBufferPool: Sendable {
 
     /// Takes back `buffer`'s planes for reuse (after their pixels have been consumed).
     public func recycle(_ buffer: consuming PixelBuffer) {
-        let luma = buffer.lumaPlane, chroma = buffer.chromaPlane
+        let luma = buffer.lumaPlane
+        let chroma = buffer.chromaPlane
         let limit = maximumPooledBytes
         storage.withLock { storage in
             for plane in [luma, chroma] where plane.count <= limit {
                 storage.planes.append(plane)
                 storage.pooledBytes += plane.count
             }
-            while storage.pooledBytes > limit, !storage.planes.isEmpty {
-                storage.pooledBytes -= storage.planes.removeFirst().count
-            }
+            while storage.pooledBytes > limit, !storage.planes.isEmpty { storage.pooledBytes -= storage.planes.removeFirst().count }
         }
     }
 

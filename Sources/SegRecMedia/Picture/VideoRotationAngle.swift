@@ -32,9 +32,7 @@ public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, 
     /// `counterClockwiseDegrees` (``VideoFileDecoder/rotationDegrees``, ffprobe's
     /// `rotation`): `−rotation` modulo 360. The phone sample's −90 is 90 clockwise.
     /// nil for a rotation that is not a multiple of 90.
-    public init?(displayMatrixRotation counterClockwiseDegrees: Int) {
-        self.init(clockwiseDegrees: -counterClockwiseDegrees)
-    }
+    public init?(displayMatrixRotation counterClockwiseDegrees: Int) { self.init(clockwiseDegrees: -counterClockwiseDegrees) }
 
     /// The counter-clockwise degrees to hand ``SegmentWriter`` as `displayRotationDegrees`
     /// (and the manifest as `rotationDegrees`): exactly what ffprobe prints as `rotation`
@@ -49,9 +47,7 @@ public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, 
     }
 
     /// The turn that follows this one by `other` (angles add modulo 360).
-    public func adding(_ other: VideoRotationAngle) -> VideoRotationAngle {
-        VideoRotationAngle(rawValue: (rawValue + other.rawValue) % 360)!
-    }
+    public func adding(_ other: VideoRotationAngle) -> VideoRotationAngle { VideoRotationAngle(rawValue: (rawValue + other.rawValue) % 360)! }
 
     /// The turn that undoes this one.
     public var inverse: VideoRotationAngle { VideoRotationAngle(rawValue: (360 - rawValue) % 360)! }

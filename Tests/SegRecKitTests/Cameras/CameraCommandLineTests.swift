@@ -1,16 +1,15 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Cameras: command line and verify", .tags(.cameras))
-struct CameraCommandLineTests {
+@Suite("Cameras: command line and verify", .tags(.cameras)) struct CameraCommandLineTests {
     typealias F = DuoFixtures
 
-    @Test("formats --camera lists a camera's formats; bad id, missing format, virtual above the limits exit 65")
-    func formatsExitCodes() async {
+    @Test("formats --camera lists a camera's formats; bad id, missing format, virtual above the limits exit 65") func formatsExitCodes() async {
         #expect(await SegRecCommand.main(["formats", "--camera", "outer"]) == 0)
         #expect(await SegRecCommand.main(["formats", "--camera", "back", "--format", "3840x2160", "--fps", "60"]) == 0)
         #expect(await SegRecCommand.main(["formats", "--camera", "sideways"]) == 65)
@@ -20,28 +19,24 @@ struct CameraCommandLineTests {
         #expect(await SegRecCommand.main(["formats", "--format", "1920"]) == 64)
     }
 
-    @Test("record: a virtual format above the limits exits 65 and creates nothing; a bad --camera-source id exits 64")
-    func recordErrors() async throws {
+    @Test("record: a virtual format above the limits exits 65 and creates nothing; a bad --camera-source id exits 64") func recordErrors() async throws {
         let folder = try CommandLineProcess.temporaryFolder("duo-errors")
         defer { try? FileManager.default.removeItem(at: folder) }
         let json = F.individual(start: "1.0", events: "")
         let bad = folder.appendingPathComponent("virtual.json")
-        try json.replacingOccurrences(of: "\"frontCamera\": \"individual\"",
-                                      with: "\"frontCamera\": \"virtual\", \"virtual\": {\"format\": 3840, \"fps\": 30}")
+        try json.replacingOccurrences(of: "\"frontCamera\": \"individual\"", with: "\"frontCamera\": \"virtual\", \"virtual\": {\"format\": 3840, \"fps\": 30}")
             .write(to: bad, atomically: true, encoding: .utf8)
         let out = folder.appendingPathComponent("out")
         #expect(await SegRecCommand.main(["record", "--scenario", bad.path, "--output", out.path]) == 65)
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let good = folder.appendingPathComponent("good.json")
         try json.write(to: good, atomically: true, encoding: .utf8)
-        #expect(await SegRecCommand.main(["record", "--scenario", good.path, "--camera-source", "side=x.mp4",
-                                          "--output", out.path]) == 64)
+        #expect(await SegRecCommand.main(["record", "--scenario", good.path, "--camera-source", "side=x.mp4", "--output", out.path]) == 64)
         #expect(await SegRecCommand.main(["record", "--camera-source", "inner=x.mp4", "--output", out.path]) == 64)
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
-    @Test("verify fails when a file's frames come from another camera than the manifest says")
-    func verifyCatchesWrongCamera() async throws {
+    @Test("verify fails when a file's frames come from another camera than the manifest says") func verifyCatchesWrongCamera() async throws {
         let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
         let (dir, manifest) = try await CameraRecordingTests.record(json)
         #expect(manifest.segments.map(\.camera) == ["outer", "inner"])
@@ -55,13 +50,10 @@ struct CameraCommandLineTests {
     }
 }
 
-@Suite("Cameras: manifest fields", .tags(.cameras))
-struct CameraManifestFieldTests {
-    @Test("one-camera manifests keep their keys (no camera, facing, events); camera manifests add them")
-    func additiveFields() async throws {
+@Suite("Cameras: manifest fields", .tags(.cameras)) struct CameraManifestFieldTests {
+    @Test("one-camera manifests keep their keys (no camera, facing, events); camera manifests add them") func additiveFields() async throws {
         let script = EventScript()
-        let (oneDir, _) = try await RecorderTestSupport.record(
-            script.events(count: 12, initial: .ratio9x16, changes: [(6, .ratio16x9)], completionDelay: 0))
+        let (oneDir, _) = try await RecorderTestSupport.record(script.events(count: 12, initial: .ratio9x16, changes: [(6, .ratio16x9)], completionDelay: 0))
         let one = try JSONSerialization.jsonObject(with: Data(contentsOf: oneDir.appendingPathComponent("manifest.json"))) as? [String: Any]
         #expect(one?["events"] == nil)
         let oneSegments = one?["segments"] as? [[String: Any]] ?? []

@@ -1,24 +1,23 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// Records camera switches into real files and reads them back (libavcodec and ffprobe):
 /// frame indices (rows 0–15) and camera positions (rows 16–31), tiling, change records.
-@Suite("Cameras: recording switches", .tags(.cameras))
-struct CameraRecordingTests {
+@Suite("Cameras: recording switches", .tags(.cameras)) struct CameraRecordingTests {
     typealias F = DuoFixtures
 
-    static func record(_ json: String, mode: RecordingMode = .segment,
-                       mirror: MirrorMode = .off) async throws -> (URL, RecordingManifest) {
+    static func record(_ json: String, mode: RecordingMode = .segment, mirror: MirrorMode = .off) async throws -> (URL, RecordingManifest) {
         let scenario = try F.scenario(json)
         let pool = PixelBufferPool()
         let session = try CaptureSession(scenario: scenario, mirrorMode: mirror, pixelBufferPool: pool)
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = SegmentMuxer.Configuration(
-            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
-            policy: SplitPolicy(mode), devices: try scenario.makeCameraClocks(), frameIndexStamp: true, pixelBufferPool: pool)
+            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings, policy: SplitPolicy(mode),
+            devices: try scenario.makeCameraClocks(), frameIndexStamp: true, pixelBufferPool: pool)
         configuration.recordsSessionEvents = true
         let manifest = try await RecordingPipeline(source: session, muxer: SegmentMuxer(configuration)).run()
         return (dir, manifest)
@@ -28,17 +27,15 @@ struct CameraRecordingTests {
     static func stamps(_ file: URL) throws -> [(Int64, Int64)] {
         var out: [(Int64, Int64)] = []
         try MediaFileReader(url: file).decodeFrames { frame in
-            let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height,
-                                             bytesPerRow: frame.lumaBytesPerRow)
-            let camera = FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height,
-                                              bytesPerRow: frame.lumaBytesPerRow, firstRow: FrameIndexStamp.cameraRow)
+            let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow)
+            let camera = FrameIndexStamp.read(
+                luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow, firstRow: FrameIndexStamp.cameraRow)
             out.append((Int64(index ?? .max), Int64(camera ?? .max)))
         }
         return out
     }
 
-    @Test("segments split at the switch, tile exactly, and the files prove which camera made each frame")
-    func recordSwitch() async throws {
+    @Test("segments split at the switch, tile exactly, and the files prove which camera made each frame") func recordSwitch() async throws {
         // T_out(0) = to_host(to_dev(95400 s)): the first outer frame (one rounding each way).
         let sessionStartNs: Int64 = 95_400_000_000_000
         // Values of CameraSwitchBoundaryTests at 26.5 h: outer frames 0…39 9x16, 40…48 16x9
@@ -74,9 +71,9 @@ struct CameraRecordingTests {
         #expect(all.map(\.1) == Array(repeating: 0, count: 49) + Array(repeating: 1, count: 9))
         // Each camera's file is encoded at its own nominal rate (ffprobe, when installed).
         for (file, rate, frames) in [("segment-000.mp4", "120/1", "40"), ("segment-002.mp4", "60/1", "9")] {
-            if let probe = try MediaTestSupport.ffprobeJSON(["-select_streams", "v:0", "-show_entries",
-                                                              "stream=r_frame_rate,nb_frames"],
-                                                             file: dir.appendingPathComponent(file)) {
+            if let probe = try MediaTestSupport.ffprobeJSON(
+                ["-select_streams", "v:0", "-show_entries", "stream=r_frame_rate,nb_frames"], file: dir.appendingPathComponent(file))
+            {
                 let stream = (probe["streams"] as? [[String: Any]])?.first ?? [:]
                 let probed = (stream["r_frame_rate"] as? String, stream["nb_frames"] as? String)
                 #expect(probed.0 == rate && probed.1 == frames, "\(file): \(stream)")
@@ -87,8 +84,7 @@ struct CameraRecordingTests {
         #expect(report.segments.map(\.producers) == [["outer"], ["outer"], ["inner"]])
     }
 
-    @Test("stop-on-change stops at the switch with stopReason cameraSwitched")
-    func stopOnSwitch() async throws {
+    @Test("stop-on-change stops at the switch with stopReason cameraSwitched") func stopOnSwitch() async throws {
         let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
         let (dir, manifest) = try await Self.record(json, mode: .stopOnChange)
         #expect(manifest.stopReason == .cameraSwitched)
@@ -100,16 +96,17 @@ struct CameraRecordingTests {
         #expect(try Self.stamps(dir.appendingPathComponent("segment-000.mp4")).map(\.0) == Array(0..<49))
     }
 
-    @Test("mirroring flips the pixels left-right, the stamp still reads, and no segment starts")
-    func mirroring() throws {
+    @Test("mirroring flips the pixels left-right, the stamp still reads, and no segment starts") func mirroring() throws {
         let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
         let plain = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json))))
         let mirrored = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json), mirrorMode: .auto)))
         #expect(plain.count == mirrored.count)
         for i in [0, 48, 49, 57] {
-            let a = plain[i].pixelBuffer, b = mirrored[i].pixelBuffer
+            let a = plain[i].pixelBuffer
+            let b = mirrored[i].pixelBuffer
             #expect(mirrored[i].camera?.isMirrored == true && plain[i].camera?.isMirrored == false)
-            let row = 100, w = a.width
+            let row = 100
+            let w = a.width
             let original = Array(a.lumaPlane[(row * a.lumaBytesPerRow)..<(row * a.lumaBytesPerRow + w)])
             let flipped = Array(b.lumaPlane[(row * b.lumaBytesPerRow)..<(row * b.lumaBytesPerRow + w)])
             #expect(flipped == Array(original.reversed()))

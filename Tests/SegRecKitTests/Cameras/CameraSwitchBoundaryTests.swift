@@ -1,13 +1,13 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// Switch boundaries between two cameras with different clocks (DESIGN.md, "Cameras:
 /// iPhone Duo and switching"), exact to the tick, at session start 1 s and past 26.5 h.
-@Suite("Cameras: switch boundaries", .tags(.cameras))
-struct CameraSwitchBoundaryTests {
+@Suite("Cameras: switch boundaries", .tags(.cameras)) struct CameraSwitchBoundaryTests {
     typealias F = DuoFixtures
 
     /// Expected values per session start (Python `fractions`, see DuoFixtures):
@@ -33,10 +33,12 @@ struct CameraSwitchBoundaryTests {
     }
 
     static let cases = [
-        Expected(start: "1.0", lastOuterT: 1_399_980_001, lastOuterD: 333_616_200, innerD: -143_996,
-                 innerT: 1_650_012_445, k1D: 332_016_200, k1T: 1_333_316_667, endT: 1_800_015_445),
-        Expected(start: "95400.0", lastOuterT: 95_400_399_980_001, lastOuterD: 2_290_024_095_000, innerD: 8_585_594_286,
-                 innerT: 95_400_650_014_667, k1D: 2_290_022_495_000, k1T: 95_400_333_316_667, endT: 95_400_800_017_667),
+        Expected(
+            start: "1.0", lastOuterT: 1_399_980_001, lastOuterD: 333_616_200, innerD: -143_996, innerT: 1_650_012_445, k1D: 332_016_200, k1T: 1_333_316_667,
+            endT: 1_800_015_445),
+        Expected(
+            start: "95400.0", lastOuterT: 95_400_399_980_001, lastOuterD: 2_290_024_095_000, innerD: 8_585_594_286, innerT: 95_400_650_014_667,
+            k1D: 2_290_022_495_000, k1T: 95_400_333_316_667, endT: 95_400_800_017_667)
     ]
 
     static let events = """
@@ -46,8 +48,7 @@ struct CameraSwitchBoundaryTests {
         {"atSeconds": 0.5, "setDynamicAspectRatio": "4x3"}
         """
 
-    @Test("outer → inner: old frames end before s, the new camera starts on its own grid", arguments: cases)
-    func switchBoundary(_ e: Expected) throws {
+    @Test("outer → inner: old frames end before s, the new camera starts on its own grid", arguments: cases) func switchBoundary(_ e: Expected) throws {
         let scenario = try F.scenario(F.individual(start: e.start, events: Self.events))
         let events = try F.run(try CaptureSession(scenario: scenario, stampFrameIndex: true))
         let frames = F.frames(events)
@@ -100,25 +101,27 @@ struct CameraSwitchBoundaryTests {
         #expect(gap.1.deviceTime == F.t(e.innerD, 90_000) && gap.1.sessionTime == F.t(e.innerT))
     }
 
-    @Test("the new camera keeps the app's last ratio (here 16x9) when it supports it", arguments: cases)
-    func ratioKept(_ e: Expected) throws {
-        let json = F.individual(start: e.start, events: """
-            {"atSeconds": 0.3, "setDynamicAspectRatio": "16x9"}, {"atSeconds": 0.4, "posture": "open"}
-            """)
+    @Test("the new camera keeps the app's last ratio (here 16x9) when it supports it", arguments: cases) func ratioKept(_ e: Expected) throws {
+        let json = F.individual(
+            start: e.start,
+            events: """
+                {"atSeconds": 0.3, "setDynamicAspectRatio": "16x9"}, {"atSeconds": 0.4, "posture": "open"}
+                """)
         let frames = F.frames(try F.run(try CaptureSession(scenario: try F.scenario(json))))
         #expect(frames.count == 58)
         #expect(frames[49].dimensions == VideoDimensions(width: 1280, height: 720))
         #expect(frames[49].sessionTime == F.t(e.innerT))
     }
 
-    @Test("a request that reaches the back camera fails unsupported; the recording goes on")
-    func backCameraRequest() throws {
+    @Test("a request that reaches the back camera fails unsupported; the recording goes on") func backCameraRequest() throws {
         // Back clock: ts 1e9, offset 0.5 s, no drift, 30 fps: to_dev(h) = h + 0.5e9, so
         // T_back(i) = 1e9 + round(i·1e9/30). openOuterDisplay at 1.4 s: first back frame
         // D ≥ to_dev(1.65e9) → i = ceil(0.65·30) = 20 (T = 1.666666667 s).
-        let json = F.individual(start: "1.0", events: """
-            {"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.7, "setDynamicAspectRatio": "1x1"}
-            """, duration: "1.0")
+        let json = F.individual(
+            start: "1.0",
+            events: """
+                {"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.7, "setDynamicAspectRatio": "1x1"}
+                """, duration: "1.0")
         let events = try F.run(try CaptureSession(scenario: try F.scenario(json), stampFrameIndex: true))
         let frames = F.frames(events)
         let back = frames.filter { $0.camera?.id == "back" }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -16,8 +17,7 @@ enum DuoFixtures {
 
     /// outer 1280 @ 120 + inner 1280 @ 60, closed → open at +0.4 s (gap 0.25 s), latency 3,
     /// completions 12 frames late; `extraEvents` go before the posture event in file order.
-    static func individual(start: String, events: String, duration: String = "0.8",
-                           delay: Int = 12) -> String {
+    static func individual(start: String, events: String, duration: String = "0.8", delay: Int = 12) -> String {
         """
         {"cameras": [
           {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280, "fps": 120,
@@ -33,9 +33,7 @@ enum DuoFixtures {
         """
     }
 
-    static func scenario(_ json: String, file: String = "duo-test.json") throws(ScenarioError) -> Scenario {
-        try Scenario.decode(Data(json.utf8), file: file)
-    }
+    static func scenario(_ json: String, file: String = "duo-test.json") throws(ScenarioError) -> Scenario { try Scenario.decode(Data(json.utf8), file: file) }
 
     /// Every event the session delivers.
     static func run(_ session: CaptureSession) throws -> [CaptureOutputEvent] {
@@ -49,7 +47,9 @@ enum DuoFixtures {
         var format: VideoStreamFormat?
         return events.compactMap {
             switch $0 {
-            case .formatChanged(let f): format = f; return nil
+            case .formatChanged(let f):
+                format = f
+                return nil
             case .frame(let f): return StreamFrame(frame: f, format: format)
             default: return nil
             }
@@ -69,8 +69,7 @@ enum DuoFixtures {
 }
 
 /// A delivered frame with the stream format it arrived in; reads through to the frame.
-@dynamicMemberLookup
-struct StreamFrame: Sendable {
+@dynamicMemberLookup struct StreamFrame: Sendable {
     let frame: VideoFrame
     let format: VideoStreamFormat?
 

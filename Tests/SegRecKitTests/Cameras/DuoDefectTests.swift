@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
@@ -7,8 +8,7 @@ import Testing
 
 /// Defects a cold test of the iPhone Duo support found: report labels, verify's checks of
 /// `change`/`camera`/`facing`, session events after a stop-on-change stop, input checks.
-@Suite("Cameras: cold-test defects", .tags(.cameras), .serialized)
-struct DuoDefectTests {
+@Suite("Cameras: cold-test defects", .tags(.cameras), .serialized) struct DuoDefectTests {
     typealias F = DuoFixtures
     static let switchJSON = F.individual(start: "1.0", events: #"{"atSeconds": 0.4, "posture": "open"}"#)
 
@@ -28,12 +28,16 @@ struct DuoDefectTests {
         #expect(marker.contains("on inner's device clock"))
         // One-camera recordings keep the recording-wide name.
         var one = manifest
-        one.segments = one.segments.map { var s = $0; s.camera = nil; s.facing = nil; return s }
+        one.segments = one.segments.map {
+            var s = $0
+            s.camera = nil
+            s.facing = nil
+            return s
+        }
         #expect(TimelineSVG.cameraLabel(of: one.segments[1], fallback: "front") == "front")
     }
 
-    @Test("verify: the untampered recording passes")
-    func verifyPasses() async throws {
+    @Test("verify: the untampered recording passes") func verifyPasses() async throws {
         let (dir, _) = try await CameraRecordingTests.record(Self.switchJSON)
         let report = try RecordingVerifier.verify(dir)
         #expect(report.passed, "\(report.problems) \(report.segments.map(\.problems))")
@@ -57,8 +61,7 @@ struct DuoDefectTests {
         #expect(problems.contains { $0.hasPrefix("segments[1].change.deviceTime: timescale 90000, expected 90001") })
     }
 
-    @Test("verify: camera switch fields, startReason and facing are checked against neighbours and events")
-    func verifyChecksSwitchFields() async throws {
+    @Test("verify: camera switch fields, startReason and facing are checked against neighbours and events") func verifyChecksSwitchFields() async throws {
         let (dir, manifest) = try await CameraRecordingTests.record(Self.switchJSON)
         #expect(manifest.segments[1].startReason == .cameraSwitched)
         var previous = manifest
@@ -74,31 +77,36 @@ struct DuoDefectTests {
         var reason = manifest
         reason.segments[1].startReason = .dimensionsChanged
         try ManifestWriter.write(reason, to: dir)
-        #expect(try RecordingVerifier.verify(dir).problems.contains("segments[1].startReason: dimensionsChanged, expected cameraSwitched (camera outer → inner)"))
+        #expect(
+            try RecordingVerifier.verify(dir).problems.contains("segments[1].startReason: dimensionsChanged, expected cameraSwitched (camera outer → inner)"))
 
         let facing = try #require(manifest.segments[1].facing)
         #expect((manifest.events ?? []).contains { $0.kind == .facingChanged && $0.camera == "inner" })
         var flipped = manifest
         flipped.segments[1].facing = facing == .user ? .away : .user
         try ManifestWriter.write(flipped, to: dir)
-        #expect(try RecordingVerifier.verify(dir).problems.contains("segments[1].facing: \(flipped.segments[1].facing!.rawValue), expected \(facing.rawValue) (events: inner's facing at sessionStart)"))
+        #expect(
+            try RecordingVerifier.verify(dir).problems.contains(
+                "segments[1].facing: \(flipped.segments[1].facing!.rawValue), expected \(facing.rawValue) (events: inner's facing at sessionStart)"))
     }
 
-    @Test("stop-on-change: no session event after the stop is recorded; a note counts them")
-    func stopOnChangeIgnoresLaterEvents() async throws {
+    @Test("stop-on-change: no session event after the stop is recorded; a note counts them") func stopOnChangeIgnoresLaterEvents() async throws {
         let json = F.individual(start: "1.0", events: #"{"atSeconds": 0.2, "posture": "open"}, {"atSeconds": 0.6, "posture": "closed"}"#)
         let (_, manifest) = try await CameraRecordingTests.record(json, mode: .stopOnChange)
         #expect(manifest.stopReason == .cameraSwitched)
         let stop = try #require(manifest.stopTime)
         let late = (manifest.events ?? []).filter { $0.sessionTime > stop }
         #expect(late.isEmpty, "\(late.map(\.kind))")
-        #expect(manifest.notes.contains { $0.hasSuffix("after the recording stopped taking frames are not in events") || $0.hasSuffix("after the recording stopped taking frames is not in events") })
+        #expect(
+            manifest.notes.contains {
+                $0.hasSuffix("after the recording stopped taking frames are not in events")
+                    || $0.hasSuffix("after the recording stopped taking frames is not in events")
+            })
     }
 
-    @Test("ManifestBuilder: a session event after .stopped is left out and counted")
-    func builderIgnoresEventsAfterStop() throws {
-        var builder = ManifestBuilder(mode: .stopOnChange, devices: [.host], encoder: RecorderTestSupport.settings,
-                                      frameIndexStamp: false, recordsSessionEvents: true)
+    @Test("ManifestBuilder: a session event after .stopped is left out and counted") func builderIgnoresEventsAfterStop() throws {
+        var builder = ManifestBuilder(
+            mode: .stopOnChange, devices: [.host], encoder: RecorderTestSupport.settings, frameIndexStamp: false, recordsSessionEvents: true)
         let t = MediaTime(value: 5, timescale: 1_000_000_000)
         builder.apply(.sessionEvent(SessionEventRecord(kind: .postureChanged, sessionTime: t, from: "closed", to: "open")))
         builder.apply(.stopped(.cameraSwitched, at: t))
@@ -111,22 +119,24 @@ struct DuoDefectTests {
         #expect(builder.manifest.stopReason == .cameraSwitched)
     }
 
-    @Test("input checks: --camera-source id twice exits 64; a camera type twice exits 65 at cameras[1].type; formats --format 1280x1280")
-    func inputChecks() async throws {
+    @Test("input checks: --camera-source id twice exits 64; a camera type twice exits 65 at cameras[1].type; formats --format 1280x1280") func inputChecks()
+        async throws
+    {
         let folder = try CommandLineProcess.temporaryFolder("duo-input")
         defer { try? FileManager.default.removeItem(at: folder) }
         let good = folder.appendingPathComponent("good.json")
         try F.individual(start: "1.0", events: "").write(to: good, atomically: true, encoding: .utf8)
         let out = folder.appendingPathComponent("out")
-        #expect(await SegRecCommand.main(["record", "--scenario", good.path, "--camera-source", "back=a.mp4",
-                                          "--camera-source", "back=b.mp4", "--output", out.path]) == 64)
+        #expect(
+            await SegRecCommand.main(["record", "--scenario", good.path, "--camera-source", "back=a.mp4", "--camera-source", "back=b.mp4", "--output", out.path]
+            ) == 64)
         #expect(!FileManager.default.fileExists(atPath: out.path))
 
-        let twice = F.individual(start: "1.0", events: "")
-            .replacingOccurrences(of: #""id": "inner", "type": "builtInInnerUltraWideCamera""#,
-                                  with: #""id": "inner", "type": "builtInOuterUltraWideCamera""#)
-            .replacingOccurrences(of: #""id": "back", "type": "builtInDualWideCamera", "format": "1920x1080""#,
-                                  with: #""id": "back", "type": "builtInInnerUltraWideCamera", "format": 1280"#)
+        let twice = F.individual(start: "1.0", events: "").replacingOccurrences(
+            of: #""id": "inner", "type": "builtInInnerUltraWideCamera""#, with: #""id": "inner", "type": "builtInOuterUltraWideCamera""#
+        ).replacingOccurrences(
+            of: #""id": "back", "type": "builtInDualWideCamera", "format": "1920x1080""#,
+            with: #""id": "back", "type": "builtInInnerUltraWideCamera", "format": 1280"#)
         do {
             _ = try F.scenario(twice)
             Issue.record("two builtInOuterUltraWideCamera were accepted")
@@ -144,10 +154,9 @@ struct DuoDefectTests {
         #expect(FormatsCommand.table(CaptureDevice.DeviceType.builtInOuterUltraWideCamera.formats).contains("1280x1280"))
     }
 
-    @Test("the --camera-source hint names a file that exists")
-    func cameraSourceHintPath() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+    @Test("the --camera-source hint names a file that exists") func cameraSourceHintPath() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         do {
             let parsed = try ArgumentParser.parse(["--camera-source", "back=x.mp4"], command: "record", options: RecordCommand.options)
             var request = RecordingRequest(output: FileManager.default.temporaryDirectory.appendingPathComponent("never-created"))
@@ -157,7 +166,10 @@ struct DuoDefectTests {
         } catch let error as RecordingRequestError {
             #expect(error == .cameraClipsNeedCameras)
             let message = RecordCommand.commandLineError(error, try ArgumentParser.parse([], command: "record", options: RecordCommand.options)).message
-            let path = try #require(message.split(separator: " ").first { $0.hasPrefix("SampleStreams/") }.map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: ")"))) })
+            let path = try #require(
+                message.split(separator: " ").first { $0.hasPrefix("SampleStreams/") }.map {
+                    String($0.trimmingCharacters(in: CharacterSet(charactersIn: ")")))
+                })
             #expect(path == "SampleStreams/duo/individual-open-close.json")
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path))
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -6,8 +7,7 @@ import Testing
 /// `setDynamicAspectRatio` answers with D(k) of the first frame with
 /// `D(k) ≥ convertTime(s, host → device) + L · ts / fps`. Expected values below were worked
 /// out by hand / exact rational arithmetic, independently of the library.
-@Suite("Capture: effective frame of a dynamic aspect ratio request", .tags(.capture))
-struct CaptureEffectiveFrameTests {
+@Suite("Capture: effective frame of a dynamic aspect ratio request", .tags(.capture)) struct CaptureEffectiveFrameTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let timescale: Int32, offsetNanoseconds: Int64, driftPPB: Int64
@@ -34,63 +34,64 @@ struct CaptureEffectiveFrameTests {
     //    = D0 + 899_820 ticks = 299.64 periods, so k = 300 + L, D(k) = D0 + 3003·k;
     //    session = D(k)/89_982 + 86400.25 s rounded to ns.
     static let cases: [Case] = [
-        Case(name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1),
-             sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 2_000_000_000, latency: 0,
-             expectedFrame: 30, expectedDeviceTicks: 48_000_000, expectedSessionNanoseconds: 2_000_000_000),
-        Case(name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1),
-             sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 2_000_000_000, latency: 1,
-             expectedFrame: 31, expectedDeviceTicks: 48_800_000, expectedSessionNanoseconds: 2_033_333_333),
-        Case(name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1),
-             sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 2_000_000_000, latency: 2,
-             expectedFrame: 32, expectedDeviceTicks: 49_600_000, expectedSessionNanoseconds: 2_066_666_667),
-        Case(name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1),
-             sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 2_000_000_000, latency: 5,
-             expectedFrame: 35, expectedDeviceTicks: 52_000_000, expectedSessionNanoseconds: 2_166_666_667),
-        Case(name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000,
-             fps: (60, 1), sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 0,
-             expectedFrame: 16, expectedDeviceTicks: 330_416_200, expectedSessionNanoseconds: 1_266_653_334),
-        Case(name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000,
-             fps: (60, 1), sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 1,
-             expectedFrame: 17, expectedDeviceTicks: 330_816_200, expectedSessionNanoseconds: 1_283_319_167),
-        Case(name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000,
-             fps: (60, 1), sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 2,
-             expectedFrame: 18, expectedDeviceTicks: 331_216_200, expectedSessionNanoseconds: 1_299_985_001),
-        Case(name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000,
-             fps: (60, 1), sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 5,
-             expectedFrame: 21, expectedDeviceTicks: 332_416_200, expectedSessionNanoseconds: 1_349_982_501),
-        Case(name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000,
-             fps: (30_000, 1001), sessionStartNanoseconds: 2_000_000_000_000_000,
-             requestNanoseconds: 2_000_010_000_000_000, latency: 0,
-             expectedFrame: 300, expectedDeviceTicks: 172_190_433_605, expectedSessionNanoseconds: 2_000_010_012_007_957),
-        Case(name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000,
-             fps: (30_000, 1001), sessionStartNanoseconds: 2_000_000_000_000_000,
-             requestNanoseconds: 2_000_010_000_000_000, latency: 1,
-             expectedFrame: 301, expectedDeviceTicks: 172_190_436_608, expectedSessionNanoseconds: 2_000_010_045_381_298),
-        Case(name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000,
-             fps: (30_000, 1001), sessionStartNanoseconds: 2_000_000_000_000_000,
-             requestNanoseconds: 2_000_010_000_000_000, latency: 2,
-             expectedFrame: 302, expectedDeviceTicks: 172_190_439_611, expectedSessionNanoseconds: 2_000_010_078_754_640),
-        Case(name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000,
-             fps: (30_000, 1001), sessionStartNanoseconds: 2_000_000_000_000_000,
-             requestNanoseconds: 2_000_010_000_000_000, latency: 5,
-             expectedFrame: 305, expectedDeviceTicks: 172_190_448_620, expectedSessionNanoseconds: 2_000_010_178_874_664),
+        Case(
+            name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1), sessionStartNanoseconds: 1_000_000_000,
+            requestNanoseconds: 2_000_000_000, latency: 0, expectedFrame: 30, expectedDeviceTicks: 48_000_000, expectedSessionNanoseconds: 2_000_000_000),
+        Case(
+            name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1), sessionStartNanoseconds: 1_000_000_000,
+            requestNanoseconds: 2_000_000_000, latency: 1, expectedFrame: 31, expectedDeviceTicks: 48_800_000, expectedSessionNanoseconds: 2_033_333_333),
+        Case(
+            name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1), sessionStartNanoseconds: 1_000_000_000,
+            requestNanoseconds: 2_000_000_000, latency: 2, expectedFrame: 32, expectedDeviceTicks: 49_600_000, expectedSessionNanoseconds: 2_066_666_667),
+        Case(
+            name: "A 30fps", timescale: 24_000_000, offsetNanoseconds: 0, driftPPB: 0, fps: (30, 1), sessionStartNanoseconds: 1_000_000_000,
+            requestNanoseconds: 2_000_000_000, latency: 5, expectedFrame: 35, expectedDeviceTicks: 52_000_000, expectedSessionNanoseconds: 2_166_666_667),
+        Case(
+            name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000, fps: (60, 1),
+            sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 0, expectedFrame: 16, expectedDeviceTicks: 330_416_200,
+            expectedSessionNanoseconds: 1_266_653_334),
+        Case(
+            name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000, fps: (60, 1),
+            sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 1, expectedFrame: 17, expectedDeviceTicks: 330_816_200,
+            expectedSessionNanoseconds: 1_283_319_167),
+        Case(
+            name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000, fps: (60, 1),
+            sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 2, expectedFrame: 18, expectedDeviceTicks: 331_216_200,
+            expectedSessionNanoseconds: 1_299_985_001),
+        Case(
+            name: "B 60fps drift", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPPB: 50_000, fps: (60, 1),
+            sessionStartNanoseconds: 1_000_000_000, requestNanoseconds: 1_250_000_000, latency: 5, expectedFrame: 21, expectedDeviceTicks: 332_416_200,
+            expectedSessionNanoseconds: 1_349_982_501),
+        Case(
+            name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000, fps: (30_000, 1001),
+            sessionStartNanoseconds: 2_000_000_000_000_000, requestNanoseconds: 2_000_010_000_000_000, latency: 0, expectedFrame: 300,
+            expectedDeviceTicks: 172_190_433_605, expectedSessionNanoseconds: 2_000_010_012_007_957),
+        Case(
+            name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000, fps: (30_000, 1001),
+            sessionStartNanoseconds: 2_000_000_000_000_000, requestNanoseconds: 2_000_010_000_000_000, latency: 1, expectedFrame: 301,
+            expectedDeviceTicks: 172_190_436_608, expectedSessionNanoseconds: 2_000_010_045_381_298),
+        Case(
+            name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000, fps: (30_000, 1001),
+            sessionStartNanoseconds: 2_000_000_000_000_000, requestNanoseconds: 2_000_010_000_000_000, latency: 2, expectedFrame: 302,
+            expectedDeviceTicks: 172_190_439_611, expectedSessionNanoseconds: 2_000_010_078_754_640),
+        Case(
+            name: "C NTSC long", timescale: 90_000, offsetNanoseconds: -86_400_250_000_000, driftPPB: -200_000, fps: (30_000, 1001),
+            sessionStartNanoseconds: 2_000_000_000_000_000, requestNanoseconds: 2_000_010_000_000_000, latency: 5, expectedFrame: 305,
+            expectedDeviceTicks: 172_190_448_620, expectedSessionNanoseconds: 2_000_010_178_874_664)
     ]
 
     static func device(_ c: Case) throws -> CaptureDevice {
-        let clock = try MediaClock(identifier: "front", timescale: c.timescale,
-                                   offsetNanoseconds: c.offsetNanoseconds, driftPartsPerBillion: c.driftPPB)
+        let clock = try MediaClock(identifier: "front", timescale: c.timescale, offsetNanoseconds: c.offsetNanoseconds, driftPartsPerBillion: c.driftPPB)
         let format = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1280))
-        let device = try CaptureDevice(format: format, frameRate: try FrameRate(c.fps.0, c.fps.1), clock: clock,
-                                       initialAspectRatio: .ratio9x16, changeLatencyFrames: c.latency)
+        let device = try CaptureDevice(
+            format: format, frameRate: try FrameRate(c.fps.0, c.fps.1), clock: clock, initialAspectRatio: .ratio9x16, changeLatencyFrames: c.latency)
         try device.startCapture(sessionStart: MediaTime(value: c.sessionStartNanoseconds, timescale: 1_000_000_000))
         return device
     }
 
-    @Test("request → k, D(k) and its session time", arguments: cases)
-    func effectiveFrame(_ c: Case) throws {
+    @Test("request → k, D(k) and its session time", arguments: cases) func effectiveFrame(_ c: Case) throws {
         let device = try Self.device(c)
-        let request = try device.submitDynamicAspectRatio(
-            .ratio16x9, atSessionTime: MediaTime(value: c.requestNanoseconds, timescale: 1_000_000_000))
+        let request = try device.submitDynamicAspectRatio(.ratio16x9, atSessionTime: MediaTime(value: c.requestNanoseconds, timescale: 1_000_000_000))
         #expect(request.effectiveFrameIndex == c.expectedFrame)
         #expect(request.change.deviceTime == MediaTime(value: c.expectedDeviceTicks, timescale: c.timescale))
         #expect(request.change.deviceTime.timescale == c.timescale)
@@ -104,8 +105,7 @@ struct CaptureEffectiveFrameTests {
         #expect(try device.frameTiming?.deviceTime(ofFrame: c.expectedFrame) == request.change.deviceTime)
     }
 
-    @Test("the async setDynamicAspectRatio returns D(k) for a request made now")
-    func asyncSet() async throws {
+    @Test("the async setDynamicAspectRatio returns D(k) for a request made now") func asyncSet() async throws {
         let c = Self.cases[2]  // A, L = 2, request at session start + 1 s
         let device = try Self.device(c)
         // At session start (host 1.0 s = D0) with L = 2: k = 2, D(2) = 24_000_000 + 1_600_000.
@@ -116,8 +116,7 @@ struct CaptureEffectiveFrameTests {
         #expect(device.dimensions(atFrame: 2) == VideoDimensions(width: 1280, height: 1280))
     }
 
-    @Test("a later request wins from its own first frame; earlier frames keep the earlier ratio")
-    func laterRequestWins() throws {
+    @Test("a later request wins from its own first frame; earlier frames keep the earlier ratio") func laterRequestWins() throws {
         let device = try Self.device(Self.cases[2])  // A, L = 2: request at start + n/30 s → k = n + 2
         let ns: Int64 = 1_000_000_000
         let a = try device.submitDynamicAspectRatio(.ratio16x9, atSessionTime: MediaTime(value: ns + ns / 3, timescale: 1_000_000_000))
@@ -132,14 +131,13 @@ struct CaptureEffectiveFrameTests {
         #expect(device.aspectRatio(atFrame: 32) == .ratio1x1)
         #expect(device.requests.map(\.sequenceNumber) == [0, 1])
         // Requests are made in time order.
-        #expect(throws: CaptureError.requestOutOfOrder(requested: MediaTime(value: ns, timescale: 1_000_000_000),
-                                                       current: MediaTime(value: 2 * ns, timescale: 1_000_000_000))) {
-            try device.requestDynamicAspectRatio(.ratio4x3, atSessionTime: MediaTime(value: ns, timescale: 1_000_000_000))
-        }
+        #expect(
+            throws: CaptureError.requestOutOfOrder(
+                requested: MediaTime(value: ns, timescale: 1_000_000_000), current: MediaTime(value: 2 * ns, timescale: 1_000_000_000))
+        ) { try device.requestDynamicAspectRatio(.ratio4x3, atSessionTime: MediaTime(value: ns, timescale: 1_000_000_000)) }
     }
 
-    @Test("same ratio (also when pending) and zoom change no dimensions but the request completes")
-    func sameRatioAndZoom() throws {
+    @Test("same ratio (also when pending) and zoom change no dimensions but the request completes") func sameRatioAndZoom() throws {
         let device = try Self.device(Self.cases[2])  // A, L = 2, initial 9x16
         let t = MediaTime(value: 2_000_000_000, timescale: 1_000_000_000)
         let same = try device.submitDynamicAspectRatio(.ratio9x16, atSessionTime: t)
@@ -152,17 +150,12 @@ struct CaptureEffectiveFrameTests {
         #expect(device.videoZoomFactor == 2.5)
         #expect(device.dimensions(atFrame: 31) == VideoDimensions(width: 720, height: 1280))
         #expect(device.dimensions(atFrame: 32) == VideoDimensions(width: 1280, height: 1280))
-        #expect(throws: CaptureError.zoomFactorOutOfRange(0.5, minimum: 1.0, maximum: 16.0)) {
-            try device.setVideoZoomFactor(0.5)
-        }
+        #expect(throws: CaptureError.zoomFactorOutOfRange(0.5, minimum: 1.0, maximum: 16.0)) { try device.setVideoZoomFactor(0.5) }
     }
 
-    @Test("a request before startCapture throws notCapturing")
-    func notCapturing() throws {
+    @Test("a request before startCapture throws notCapturing") func notCapturing() throws {
         let format = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1920))
         let device = try CaptureDevice(format: format, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio9x16)
-        #expect(throws: CaptureError.notCapturing) {
-            try device.requestDynamicAspectRatio(.ratio16x9, atSessionTime: .zero)
-        }
+        #expect(throws: CaptureError.notCapturing) { try device.requestDynamicAspectRatio(.ratio16x9, atSessionTime: .zero) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime

@@ -1,10 +1,10 @@
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: PixelBufferPool", .tags(.capture))
-struct CapturePixelBufferPoolTests {
+@Suite("Capture: PixelBufferPool", .tags(.capture)) struct CapturePixelBufferPoolTests {
     @Test func reusesRecycledPlanesOfTheSameSize() {
         let pool = PixelBufferPool(maximumPooledBytes: 1 << 20)
         let buffer = PixelBuffer(width: 64, height: 32)

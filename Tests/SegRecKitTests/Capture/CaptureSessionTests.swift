@@ -1,37 +1,33 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: session event stream", .tags(.capture))
-struct CaptureSessionTests {
+@Suite("Capture: session event stream", .tags(.capture)) struct CaptureSessionTests {
     typealias S = CaptureTestSupport
 
     /// Session 1.0 s … 2.0 s host at 30 fps: frames 0…29 at 1 + i/30 s (frame 30 is at 2.0 s,
     /// not before the end). A request at 1.5 s host (= frame 15's time, so it is made before
     /// frame 15) converts to 36_000_000 ticks = D(15); with latency 2, k = 17.
     static func oneRequest(delay: Int64) throws -> CaptureSession {
-        try CaptureSession(device: try S.plainDevice(latency: 2, completionDelay: delay),
-                           sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                           events: [.init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9))])
+        try CaptureSession(
+            device: try S.plainDevice(latency: 2, completionDelay: delay), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            events: [.init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9))])
     }
 
     /// completionDelayFrames → the frame the completion comes just before (nil: after the last frame).
     /// −1 → 16; 0 → 17; +2 → 19; −5 → max(12, 15) = 15 (never before the request's frame);
     /// +20 → 37 > 29: at the end of the stream.
-    @Test("completion placement for completionDelayFrames",
-          arguments: [(Int64(-1), Int64?(16)), (0, 17), (2, 19), (-5, 15), (20, nil)])
-    func placement(delay: Int64, before frame: Int64?) throws {
+    @Test("completion placement for completionDelayFrames", arguments: [(Int64(-1), Int64?(16)), (0, 17), (2, 19), (-5, 15), (20, nil)]) func placement(
+        delay: Int64, before frame: Int64?
+    ) throws {
         let (tokens, frames, changes) = try S.tokens(try Self.oneRequest(delay: delay))
         #expect(frames.count == 30)
         #expect(changes.count == 1)
         let position = try #require(tokens.firstIndex(of: "C16x9"))
-        if let frame {
-            #expect(tokens[position + 1] == "F\(frame)")
-        } else {
-            #expect(position == tokens.count - 1 && tokens[position - 1] == "F29")
-        }
+        if let frame { #expect(tokens[position + 1] == "F\(frame)") } else { #expect(position == tokens.count - 1 && tokens[position - 1] == "F29") }
         // Frames 0…16 are 9x16 (720x1280); 17… are 16x9 (1280x720), whatever the delay.
         #expect(frames.prefix(17).allSatisfy { $0.dimensions == VideoDimensions(width: 720, height: 1280) })
         #expect(frames.dropFirst(17).allSatisfy { $0.dimensions == VideoDimensions(width: 1280, height: 720) })
@@ -39,14 +35,14 @@ struct CaptureSessionTests {
         #expect(changes[0].sessionTime == S.ns(1_566_666_667))  // 1 + 17/30 s
     }
 
-    @Test("completions are FIFO; a later request at the same instant wins from its own frame on, the earlier one is superseded")
-    func fifo() throws {
+    @Test("completions are FIFO; a later request at the same instant wins from its own frame on, the earlier one is superseded") func fifo() throws {
         let session = try CaptureSession(
-            device: try S.plainDevice(latency: 2, completionDelay: 0),
-            sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-            events: [.init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
-                     .init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio1x1)),
-                     .init(hostTime: S.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio4x3))])
+            device: try S.plainDevice(latency: 2, completionDelay: 0), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            events: [
+                .init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
+                .init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio1x1)),
+                .init(hostTime: S.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio4x3))
+            ])
         let (tokens, frames, changes) = try S.tokens(session)
         // Both requests at 1.5 s would take effect on frame 17: the later one (1x1) wins it and
         // the earlier (16x9) never takes effect, so it completes superseded. The one at 1.6 s
@@ -62,27 +58,27 @@ struct CaptureSessionTests {
         #expect(!frames.contains { $0.dimensions == VideoDimensions(width: 1280, height: 720) })
     }
 
-    @Test("negative delays keep FIFO order and never precede their request")
-    func fifoNegative() throws {
+    @Test("negative delays keep FIFO order and never precede their request") func fifoNegative() throws {
         let session = try CaptureSession(
-            device: try S.plainDevice(latency: 2, completionDelay: -5),
-            sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-            events: [.init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
-                     .init(hostTime: S.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio1x1))])
+            device: try S.plainDevice(latency: 2, completionDelay: -5), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            events: [
+                .init(hostTime: S.ns(1_500_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
+                .init(hostTime: S.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio1x1))
+            ])
         let (tokens, _, _) = try S.tokens(session)
         // k = 17 → max(12, 15) = 15; k = 20 → max(15, 18) = 18.
         #expect(tokens.firstIndex(of: "C16x9").map { tokens[$0 + 1] } == "F15")
         #expect(tokens.firstIndex(of: "C1x1").map { tokens[$0 + 1] } == "F18")
     }
 
-    @Test("zoom and same-ratio requests change no dimensions; same-ratio requests still complete")
-    func zoomAndSameRatio() throws {
+    @Test("zoom and same-ratio requests change no dimensions; same-ratio requests still complete") func zoomAndSameRatio() throws {
         let session = try CaptureSession(
-            device: try S.plainDevice(initial: .ratio16x9),
-            sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-            events: [.init(hostTime: S.ns(1_100_000_000), action: .videoZoomFactor(2.0)),
-                     .init(hostTime: S.ns(1_200_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
-                     .init(hostTime: S.ns(1_300_000_000), action: .videoZoomFactor(1.0))])
+            device: try S.plainDevice(initial: .ratio16x9), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            events: [
+                .init(hostTime: S.ns(1_100_000_000), action: .videoZoomFactor(2.0)),
+                .init(hostTime: S.ns(1_200_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
+                .init(hostTime: S.ns(1_300_000_000), action: .videoZoomFactor(1.0))
+            ])
         let (_, frames, changes) = try S.tokens(session)
         #expect(Set(frames.map(\.dimensions)) == [VideoDimensions(width: 1280, height: 720)])
         #expect(changes.count == 1 && changes[0].aspectRatio == .ratio16x9)
@@ -90,8 +86,7 @@ struct CaptureSessionTests {
         #expect(session.device.requests.map(\.changesDimensions) == [false])
     }
 
-    @Test("frames carry D(i), session time, duration and their index stamp")
-    func frameTimestamps() throws {
+    @Test("frames carry D(i), session time, duration and their index stamp") func frameTimestamps() throws {
         // Tap to rotate: D0 = (1.0 + 12.5)·1.00005·24e6 = 324_016_200; D(i) = D0 + 800_000·i;
         // session(i) = D(i)/24_001_200 − 12.5 s = 1 + i·800_000/24_001_200 s.
         let session = try CaptureSession(scenario: .tapToRotate)
@@ -108,8 +103,10 @@ struct CaptureSessionTests {
         #expect(frames.map(\.index) == Array(0..<Int64(frames.count)))
         // Request at 3.0 s host: 15.5·24_001_200 = 372_018_600 = D0 + 48_002_400 (60.003 periods),
         // +2 → k = 63. At 7.0 s: 19.5·24_001_200 = 468_023_400 = D0 + 144_007_200 (180.009) → k = 183.
-        #expect(changes.map(\.deviceTime) == [MediaTime(value: 324_016_200 + 63 * 800_000, timescale: 24_000_000),
-                                              MediaTime(value: 324_016_200 + 183 * 800_000, timescale: 24_000_000)])
+        #expect(
+            changes.map(\.deviceTime) == [
+                MediaTime(value: 324_016_200 + 63 * 800_000, timescale: 24_000_000), MediaTime(value: 324_016_200 + 183 * 800_000, timescale: 24_000_000)
+            ])
         #expect(frames[62].dimensions == VideoDimensions(width: 1080, height: 1920))
         #expect(frames[63].dimensions == VideoDimensions(width: 1920, height: 1080))
         #expect(frames[182].dimensions == VideoDimensions(width: 1920, height: 1080))
@@ -129,17 +126,23 @@ struct CaptureSessionTests {
     /// - early-completion: +30 ppm at 60 fps for 2 s: i < 120.0036 → 121.
     /// - late-completion: −75 ppm at 30 fps for 3 s: i < 89.99325 → 90.
     /// - smart-framing-group-selfie: −20 ppm at 15 fps for 2 s: i < 29.9994 → 30.
-    @Test("a session delivers exactly the frames before sessionStart + duration",
-          arguments: [("tap-to-rotate", Int64(301)), ("no-change", 90), ("rapid-flips", 91),
-                      ("long-recording-drift", 1798), ("early-completion", 121), ("late-completion", 90),
-                      ("smart-framing-group-selfie", 30)])
-    func frameCount(name: String, expected: Int64) throws {
+    @Test(
+        "a session delivers exactly the frames before sessionStart + duration",
+        arguments: [
+            ("tap-to-rotate", Int64(301)), ("no-change", 90), ("rapid-flips", 91), ("long-recording-drift", 1798), ("early-completion", 121),
+            ("late-completion", 90), ("smart-framing-group-selfie", 30)
+        ]) func frameCount(name: String, expected: Int64) throws
+    {
         let scenario = try Scenario.load(contentsOf: CaptureScenarioFiles.url(name))
         let session = try CaptureSession(scenario: scenario, frameSource: GreySource())
         #expect(try session.frameCount() == expected)
-        var frames: Int64 = 0, last: VideoFrame?
+        var frames: Int64 = 0
+        var last: VideoFrame?
         while let event = try session.next() {
-            if case .frame(let frame) = event { frames += 1; last = frame }
+            if case .frame(let frame) = event {
+                frames += 1
+                last = frame
+            }
         }
         #expect(frames == expected)
         let end = try scenario.sessionStart.adding(scenario.duration)
@@ -148,8 +151,7 @@ struct CaptureSessionTests {
         #expect(try session.next() == nil)
     }
 
-    @Test("smart framing: recommendations are applied as ratio then zoom; zero people recommend nothing")
-    func smartFraming() throws {
+    @Test("smart framing: recommendations are applied as ratio then zoom; zero people recommend nothing") func smartFraming() throws {
         let scenario = try Scenario.load(contentsOf: CaptureScenarioFiles.url("smart-framing-group-selfie"))
         let session = try CaptureSession(scenario: scenario)
         let (_, frames, changes) = try S.tokens(session)
@@ -160,12 +162,10 @@ struct CaptureSessionTests {
         #expect(session.device.smartFramingMonitor?.recommendedFraming == .narrow3x4)
         var runs: [VideoDimensions] = []
         for frame in frames where runs.last != frame.dimensions { runs.append(frame.dimensions) }
-        #expect(runs == [VideoDimensions(width: 3024, height: 4032), VideoDimensions(width: 4032, height: 3024),
-                         VideoDimensions(width: 3024, height: 4032)])
+        #expect(runs == [VideoDimensions(width: 3024, height: 4032), VideoDimensions(width: 4032, height: 3024), VideoDimensions(width: 3024, height: 4032)])
     }
 
-    @Test("the monitor: supported framings, nothing until enabled and started")
-    func monitor() throws {
+    @Test("the monitor: supported framings, nothing until enabled and started") func monitor() throws {
         let photo = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 4032))
         let device = try CaptureDevice(format: photo, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio4x3)
         let monitor = try #require(device.smartFramingMonitor)
@@ -181,40 +181,40 @@ struct CaptureSessionTests {
             try monitor.setEnabledFramings([CaptureFraming(aspectRatio: .ratio1x1, zoomFactor: 1)])
         }
         let video = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1920))
-        #expect(try CaptureDevice(format: video, frameRate: try FrameRate(30), clock: .host,
-                                  initialAspectRatio: .ratio1x1).smartFramingMonitor == nil)
+        #expect(try CaptureDevice(format: video, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio1x1).smartFramingMonitor == nil)
     }
 
-    @Test("stampFrameIndex stamps a source that does not stamp itself")
-    func stampsOtherSources() throws {
-        let session = try CaptureSession(device: try S.plainDevice(), output: VideoDataOutput(frameSource: GreySource(), stampFrameIndex: true),
-                                         sessionStart: S.ns(1_000_000_000), duration: S.ns(200_000_000))
+    @Test("stampFrameIndex stamps a source that does not stamp itself") func stampsOtherSources() throws {
+        let session = try CaptureSession(
+            device: try S.plainDevice(), output: VideoDataOutput(frameSource: GreySource(), stampFrameIndex: true), sessionStart: S.ns(1_000_000_000),
+            duration: S.ns(200_000_000))
         let (_, frames, _) = try S.tokens(session)
         #expect(frames.count == 6)
         #expect(frames.map { FrameIndexStamp.read($0.pixelBuffer) } == [0, 1, 2, 3, 4, 5])
     }
 
-    @Test("session rejects events outside the session or unsupported by the format")
-    func sessionValidation() throws {
+    @Test("session rejects events outside the session or unsupported by the format") func sessionValidation() throws {
         #expect(throws: CaptureError.self) {
-            _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                                   events: [.init(hostTime: S.ns(2_000_000_000), action: .videoZoomFactor(2))])
+            _ = try CaptureSession(
+                device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+                events: [.init(hostTime: S.ns(2_000_000_000), action: .videoZoomFactor(2))])
         }
         // A people count is a fact about the scene: accepted on 1280; only a negative count fails.
-        _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                               events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(2))])
+        _ = try CaptureSession(
+            device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(2))])
         #expect(throws: CaptureError.invalidParameter(name: "peopleInFrame", value: "-2", allowed: CaptureSession.peopleInFrameAllowed)) {
-            _ = try CaptureSession(device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
-                                   events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(-2))])
+            _ = try CaptureSession(
+                device: try S.plainDevice(), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+                events: [.init(hostTime: S.ns(1_000_000_000), action: .peopleInFrame(-2))])
         }
     }
 }
 
 /// Locates `SampleStreams/` at the package root.
 enum CaptureScenarioFiles {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("SampleStreams")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SampleStreams")
 
     static func url(_ name: String) -> URL { directory.appendingPathComponent("\(name).json") }
 }

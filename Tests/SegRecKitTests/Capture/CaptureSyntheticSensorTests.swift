@@ -1,20 +1,19 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Capture: synthetic sensor", .tags(.capture))
-struct CaptureSyntheticSensorTests {
-    static let sizes = [VideoDimensions(width: 1920, height: 1080), VideoDimensions(width: 1080, height: 1920),
-                        VideoDimensions(width: 1280, height: 720), VideoDimensions(width: 3024, height: 4032),
-                        VideoDimensions(width: 4032, height: 3024), VideoDimensions(width: 3840, height: 3840),
-                        VideoDimensions(width: 64, height: 32)]
-    static let indices: [Int64] = [0, 1, 2, 3, 127, 128, 255, 256, 1000, 65_535, 65_536,
-                                   2_147_483_653, 4_294_967_295]
+@Suite("Capture: synthetic sensor", .tags(.capture)) struct CaptureSyntheticSensorTests {
+    static let sizes = [
+        VideoDimensions(width: 1920, height: 1080), VideoDimensions(width: 1080, height: 1920), VideoDimensions(width: 1280, height: 720),
+        VideoDimensions(width: 3024, height: 4032), VideoDimensions(width: 4032, height: 3024), VideoDimensions(width: 3840, height: 3840),
+        VideoDimensions(width: 64, height: 32)
+    ]
+    static let indices: [Int64] = [0, 1, 2, 3, 127, 128, 255, 256, 1000, 65_535, 65_536, 2_147_483_653, 4_294_967_295]
 
-    @Test("every frame index reads back from the stamp", arguments: sizes)
-    func stampReadsBack(size: VideoDimensions) {
+    @Test("every frame index reads back from the stamp", arguments: sizes) func stampReadsBack(size: VideoDimensions) {
         let sensor = SyntheticSensor()
         for index in Self.indices {
             let buffer = sensor.pixelBuffer(forFrame: index, dimensions: size)
@@ -27,8 +26,7 @@ struct CaptureSyntheticSensorTests {
         }
     }
 
-    @Test("the first 600 frames at 1280x720 read back their index")
-    func consecutiveIndices() {
+    @Test("the first 600 frames at 1280x720 read back their index") func consecutiveIndices() {
         let sensor = SyntheticSensor()
         for index in Int64(0)..<600 {
             let buffer = sensor.pixelBuffer(forFrame: index, dimensions: VideoDimensions(width: 1280, height: 720))
@@ -36,8 +34,7 @@ struct CaptureSyntheticSensorTests {
         }
     }
 
-    @Test("the picture is textured and moves every frame, in luma and chroma")
-    func moving() {
+    @Test("the picture is textured and moves every frame, in luma and chroma") func moving() {
         let sensor = SyntheticSensor()
         let size = VideoDimensions(width: 1920, height: 1080)
         var previous: PixelBuffer?

@@ -1,12 +1,12 @@
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// videoZoomFactor drawn into the picture: the centre 1/zoom scaled back, same dimensions,
 /// the frame-index stamp still readable.
-@Suite("Capture: zoom drawn into the picture", .tags(.capture))
-struct ZoomingImageSourceTests {
+@Suite("Capture: zoom drawn into the picture", .tags(.capture)) struct ZoomingImageSourceTests {
     static let size = VideoDimensions(width: 1280, height: 720)
 
     /// The synthetic pattern without its stamp (rows 0–15 mid-grey): a source that does not stamp.
@@ -15,8 +15,8 @@ struct ZoomingImageSourceTests {
         var stampsFrameIndex: Bool { false }
         func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
             var picture = sensor.pixelBuffer(forFrame: index, dimensions: dimensions)
-            picture.lumaPlane.replaceSubrange(0..<(FrameIndexStamp.rows * picture.lumaBytesPerRow),
-                                              with: repeatElement(128, count: FrameIndexStamp.rows * picture.lumaBytesPerRow))
+            picture.lumaPlane.replaceSubrange(
+                0..<(FrameIndexStamp.rows * picture.lumaBytesPerRow), with: repeatElement(128, count: FrameIndexStamp.rows * picture.lumaBytesPerRow))
             return picture
         }
     }
@@ -24,12 +24,15 @@ struct ZoomingImageSourceTests {
     /// Mean absolute luma difference between `zoomed` averaged over 2x2 blocks and the
     /// `width/2`x`height/2` region of `picture` at (`x0`, `y0`), from box row `firstRow` on.
     static func boxDifference(_ zoomed: PixelBuffer, _ picture: PixelBuffer, x0: Int, y0: Int, firstRow: Int) -> Double {
-        var sum = 0, count = 0
+        var sum = 0
+        var count = 0
         for by in firstRow..<(zoomed.height / 2) {
             for bx in 0..<(zoomed.width / 2) {
-                let z = zoomed.lumaPlane, s = zoomed.lumaBytesPerRow
-                let box = (Int(z[2 * by * s + 2 * bx]) + Int(z[2 * by * s + 2 * bx + 1])
-                           + Int(z[(2 * by + 1) * s + 2 * bx]) + Int(z[(2 * by + 1) * s + 2 * bx + 1]) + 2) / 4
+                let z = zoomed.lumaPlane
+                let s = zoomed.lumaBytesPerRow
+                let box =
+                    (Int(z[2 * by * s + 2 * bx]) + Int(z[2 * by * s + 2 * bx + 1]) + Int(z[(2 * by + 1) * s + 2 * bx]) + Int(z[(2 * by + 1) * s + 2 * bx + 1])
+                        + 2) / 4
                 sum += abs(box - Int(picture.lumaPlane[(y0 + by) * picture.lumaBytesPerRow + x0 + bx]))
                 count += 1
             }
@@ -37,8 +40,7 @@ struct ZoomingImageSourceTests {
         return Double(sum) / Double(count)
     }
 
-    @Test("zoom 2.0: same dimensions, the centre half enlarged, the stamp intact")
-    func zoomTwo() throws {
+    @Test("zoom 2.0: same dimensions, the centre half enlarged, the stamp intact") func zoomTwo() throws {
         let zoom = ZoomingImageSource(base: SyntheticSensor(), videoZoomFactor: 2)
         let plain = SyntheticSensor().pixelBuffer(forFrame: 7, dimensions: Self.size)
         let zoomed = try zoom.pixelBuffer(forFrame: 7, dimensions: Self.size)
@@ -58,27 +60,24 @@ struct ZoomingImageSourceTests {
         #expect(back.lumaPlane == plain.lumaPlane && back.chromaPlane == plain.chromaPlane)
     }
 
-    @Test("a base that does not stamp: the output stamps the zoomed picture afterwards")
-    func outputStampsAfterZoom() throws {
-        let output = VideoDataOutput(frameSource: ZoomingImageSource(base: UnstampedPattern(), videoZoomFactor: 1.3),
-                                     stampFrameIndex: true)
+    @Test("a base that does not stamp: the output stamps the zoomed picture afterwards") func outputStampsAfterZoom() throws {
+        let output = VideoDataOutput(frameSource: ZoomingImageSource(base: UnstampedPattern(), videoZoomFactor: 1.3), stampFrameIndex: true)
         #expect(!output.frameSource.stampsFrameIndex && output.deliversStampedFrames)
         let t = MediaTime(value: 1_000_000_000, timescale: 1_000_000_000)
         for index: Int64 in [0, 1, 254, 100_000] {
-            let frame = try output.frame(index: index, dimensions: Self.size, deviceTime: t, sessionTime: t,
-                                         nextSessionTime: try t.adding(MediaTime(value: 33_333_333, timescale: 1_000_000_000)))
+            let frame = try output.frame(
+                index: index, dimensions: Self.size, deviceTime: t, sessionTime: t,
+                nextSessionTime: try t.adding(MediaTime(value: 33_333_333, timescale: 1_000_000_000)))
             #expect(frame.pixelBuffer.dimensions == Self.size)
             #expect(FrameIndexStamp.read(frame.pixelBuffer) == UInt32(index))
         }
     }
 
-    @Test("zoomed region sizes are even and centred; preserved rows configurable")
-    func regions() throws {
+    @Test("zoomed region sizes are even and centred; preserved rows configurable") func regions() throws {
         #expect(ZoomingImageSource.zoomedRegion(of: Self.size, factor: 2) == VideoDimensions(width: 640, height: 360))
         #expect(ZoomingImageSource.zoomedRegion(of: Self.size, factor: 1.3) == VideoDimensions(width: 984, height: 554))
         #expect(ZoomingImageSource.zoomedRegion(of: Self.size, factor: 1) == Self.size)
-        #expect(ZoomingImageSource.zoomedRegion(of: VideoDimensions(width: 32, height: 16), factor: 16)
-                == VideoDimensions(width: 2, height: 2))
+        #expect(ZoomingImageSource.zoomedRegion(of: VideoDimensions(width: 32, height: 16), factor: 16) == VideoDimensions(width: 2, height: 2))
         let zoom = ZoomingImageSource(base: SyntheticSensor(), videoZoomFactor: 4, preservedRows: 32)
         let plain = SyntheticSensor().pixelBuffer(forFrame: 3, dimensions: VideoDimensions(width: 1080, height: 1920))
         let zoomed = try zoom.pixelBuffer(forFrame: 3, dimensions: VideoDimensions(width: 1080, height: 1920))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,14 +8,14 @@ import Testing
 /// Damaged input is recorded past, as ffmpeg decodes it: `p01` (a TS with lost transport
 /// packets), `p15` (an HLS playlist whose size changes after damage), and the same kind of
 /// damage at other points and in other containers.
-@Suite("Cases: input damage", .tags(.cases, .media), .serialized,
-       .enabled(if: CasesTestSupport.ready, "../shared/cases/ or ffmpeg/ffprobe missing: case tests skipped"))
-struct CasesInputDamageTests {
+@Suite(
+    "Cases: input damage", .tags(.cases, .media), .serialized,
+    .enabled(if: CasesTestSupport.ready, "../shared/cases/ or ffmpeg/ffprobe missing: case tests skipped")) struct CasesInputDamageTests
+{
     typealias T = FootageTestSupport
     typealias C = CasesTestSupport
 
-    @Test("p01: a TS with three lost packets keeps all 150 frames, counts the damage, warns once")
-    func tsLostPackets() async throws {
+    @Test("p01: a TS with three lost packets keeps all 150 frames, counts the damage, warns once") func tsLostPackets() async throws {
         let (code, out, manifest) = try await T.record(["--source", C.file("p01_ts_3_packets_lost.ts").path])
         #expect(code == 0)
         let m = try #require(manifest)
@@ -30,8 +31,7 @@ struct CasesInputDamageTests {
         #expect(try T.probe(out.appendingPathComponent("segment-000.mp4")).frames == 150)
     }
 
-    @Test("p15: HLS whose second half is another size gives two segments, 120 frames")
-    func hlsSizeChangeAfterDamage() async throws {
+    @Test("p15: HLS whose second half is another size gives two segments, 120 frames") func hlsSizeChangeAfterDamage() async throws {
         let (code, out, manifest) = try await T.record(["--source", C.file("p15_hls/mixed.m3u8").path])
         #expect(code == 0)
         let m = try #require(manifest)
@@ -50,15 +50,15 @@ struct CasesInputDamageTests {
     /// container that allows discontinuities). Every frame is kept: the frames after each
     /// reset continue one frame period after the last, one warning per reset, a segment
     /// per size. (Before: 60 of 120 kept, 60 dropped `nonMonotonicTimestamp`, exit 0.)
-    @Test("MPEG-TS sessions that restart from time 0 keep every frame, a segment per size",
-          arguments: [["320x180", "240x136"], ["320x180", "240x136", "426x240"], ["320x240", "320x240"]])
-    func timestampResets(sizes: [String]) async throws {
+    @Test(
+        "MPEG-TS sessions that restart from time 0 keep every frame, a segment per size",
+        arguments: [["320x180", "240x136"], ["320x180", "240x136", "426x240"], ["320x240", "320x240"]]) func timestampResets(sizes: [String]) async throws
+    {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         var joined = Data()
         for (k, size) in sizes.enumerated() {
             let part = dir.appendingPathComponent("part\(k).ts")
-            try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-frames:v", "45",
-                          "-c:v", "libx264", "-g", "15", "-f", "mpegts", part.path])
+            try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-frames:v", "45", "-c:v", "libx264", "-g", "15", "-f", "mpegts", part.path])
             joined.append(try Data(contentsOf: part))
         }
         let url = dir.appendingPathComponent("restarts.ts")
@@ -83,13 +83,12 @@ struct CasesInputDamageTests {
     /// 20 000 bytes zeroed in the middle of a 150-frame constant-rate clip swallow whole
     /// pictures the demuxer never delivers: they are counted as lost (`corrupt`) from the
     /// gap in the timestamps, so the manifest accounts for all 150 frames the source had.
-    @Test("pictures the damage swallowed whole are counted: received = the source's 150",
-          arguments: ["mpegts", "matroska"])
-    func swallowedPicturesAreCounted(container: String) async throws {
+    @Test("pictures the damage swallowed whole are counted: received = the source's 150", arguments: ["mpegts", "matroska"]) func swallowedPicturesAreCounted(
+        container: String
+    ) async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let clip = dir.appendingPathComponent("clip." + (container == "mpegts" ? "ts" : "mkv"))
-        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
-                      "-g", "30", "-f", container, clip.path])
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264", "-g", "30", "-f", container, clip.path])
         var data = try Data(contentsOf: clip)
         let at = data.count / 2 / 188 * 188
         data.replaceSubrange(at..<(at + 20_000), with: Data(count: 20_000))
@@ -105,8 +104,7 @@ struct CasesInputDamageTests {
     }
 
     /// p01 with 4 TS packets zeroed or removed at `fraction` of the file.
-    @Test("the TS damaged elsewhere keeps every frame ffprobe decodes",
-          arguments: [(0.2, true), (0.45, false), (0.7, true), (0.9, false)])
+    @Test("the TS damaged elsewhere keeps every frame ffprobe decodes", arguments: [(0.2, true), (0.45, false), (0.7, true), (0.9, false)])
     func otherDamagePoints(fraction: Double, zeroed: Bool) async throws {
         let data = try Data(contentsOf: C.file("p01_ts_3_packets_lost.ts"))
         let at = Int(Double(data.count) * fraction) / 188 * 188 + 40
@@ -127,12 +125,13 @@ struct CasesInputDamageTests {
         #expect(try T.probe(out.appendingPathComponent(segment.file)).frames == m.frames.written)
     }
 
-    @Test("MKV and MP4 with a damaged packet keep what ffprobe decodes", arguments: ["mkv", "mp4"])
-    func damagedPacketInOtherContainers(_ container: String) async throws {
+    @Test("MKV and MP4 with a damaged packet keep what ffprobe decodes", arguments: ["mkv", "mp4"]) func damagedPacketInOtherContainers(_ container: String)
+        async throws
+    {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let clean = dir.appendingPathComponent("clean.\(container)")
-        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-frames:v", "60", "-c:v", "libx264",
-                      "-preset", "ultrafast", "-g", "15", clean.path])
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-frames:v", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", clean.path]
+        )
         var bytes = try Data(contentsOf: clean)
         let middle = bytes.count / 2
         bytes.replaceSubrange(middle..<(middle + 400), with: Data(count: 400))

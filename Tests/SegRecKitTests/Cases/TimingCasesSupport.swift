@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
@@ -16,8 +17,8 @@ enum TimingCases {
 
     /// The cases folder and ffmpeg/ffprobe are there.
     static var ready: Bool {
-        FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path)
-            && FootageTestSupport.tool("ffprobe") != nil && FootageTestSupport.tool("ffmpeg") != nil
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path) && FootageTestSupport.tool("ffprobe") != nil
+            && FootageTestSupport.tool("ffmpeg") != nil
     }
 
     static var hasMediaInfo: Bool { FootageTestSupport.tool("mediainfo") != nil }
@@ -46,8 +47,7 @@ enum TimingCases {
         let (_, text) = try FootageTestSupport.run(tool, ["--Inform=Video;%FrameCount%|%FrameRate%|%FrameRate_Mode%|%Duration%", file.path])
         let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard fields.count == 4 else { return nil }
-        return MediaInfoVideo(frameCount: Int(fields[0]) ?? -1, frameRate: fields[1], frameRateMode: fields[2],
-                              duration: Int(fields[3]) ?? -1)
+        return MediaInfoVideo(frameCount: Int(fields[0]) ?? -1, frameRate: fields[1], frameRateMode: fields[2], duration: Int(fields[3]) ?? -1)
     }
 
     /// ffprobe's stream view: decoded frames, `r_frame_rate`, `avg_frame_rate`, time base
@@ -63,28 +63,29 @@ enum TimingCases {
     }
 
     static func probeStream(_ file: URL) throws -> ProbeStream {
-        let json = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-count_frames", "-show_entries",
-             "stream=nb_read_frames,r_frame_rate,avg_frame_rate,time_base,duration,width,height"], file: file))
+        let json = try #require(
+            try MediaTestSupport.ffprobeJSON(
+                [
+                    "-select_streams", "v:0", "-count_frames", "-show_entries",
+                    "stream=nb_read_frames,r_frame_rate,avg_frame_rate,time_base,duration,width,height"
+                ], file: file))
         let s = try #require((json["streams"] as? [[String: Any]])?.first)
-        return ProbeStream(frames: Int(s["nb_read_frames"] as? String ?? "") ?? -1,
-                           rFrameRate: s["r_frame_rate"] as? String ?? "", averageFrameRate: s["avg_frame_rate"] as? String ?? "",
-                           timeBase: s["time_base"] as? String ?? "", duration: s["duration"] as? String ?? "",
-                           width: s["width"] as? Int ?? -1, height: s["height"] as? Int ?? -1)
+        return ProbeStream(
+            frames: Int(s["nb_read_frames"] as? String ?? "") ?? -1, rFrameRate: s["r_frame_rate"] as? String ?? "",
+            averageFrameRate: s["avg_frame_rate"] as? String ?? "", timeBase: s["time_base"] as? String ?? "", duration: s["duration"] as? String ?? "",
+            width: s["width"] as? Int ?? -1, height: s["height"] as? Int ?? -1)
     }
 
     /// ffprobe's packets in file (decode) order: pts, duration (stream ticks) and flags.
     static func probePackets(_ file: URL) throws -> [(pts: Int, duration: Int, flags: String)] {
-        let json = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-show_entries", "packet=pts,duration,flags"], file: file))
+        let json = try #require(try MediaTestSupport.ffprobeJSON(["-select_streams", "v:0", "-show_entries", "packet=pts,duration,flags"], file: file))
         let packets = try #require(json["packets"] as? [[String: Any]])
         return packets.map { ($0["pts"] as? Int ?? Int.min, $0["duration"] as? Int ?? -1, $0["flags"] as? String ?? "") }
     }
 
     /// ffprobe's decoded frames in presentation order: (pts, picture type, key frame).
     static func probeFrames(_ file: URL) throws -> [(pts: Int, pictureType: String, isKey: Bool)] {
-        let json = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-show_entries", "frame=pts,pict_type,key_frame"], file: file))
+        let json = try #require(try MediaTestSupport.ffprobeJSON(["-select_streams", "v:0", "-show_entries", "frame=pts,pict_type,key_frame"], file: file))
         let frames = try #require(json["frames"] as? [[String: Any]])
         return frames.map { ($0["pts"] as? Int ?? Int.min, $0["pict_type"] as? String ?? "", ($0["key_frame"] as? Int) == 1) }
     }

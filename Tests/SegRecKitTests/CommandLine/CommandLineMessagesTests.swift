@@ -1,17 +1,16 @@
+import CFFmpeg
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
-import CFFmpeg
 
-@Suite("CommandLine: usage, scenario and verify messages and exit codes", .tags(.commandLine))
-struct CommandLineMessagesTests {
+@Suite("CommandLine: usage, scenario and verify messages and exit codes", .tags(.commandLine)) struct CommandLineMessagesTests {
     typealias P = CommandLineProcess
 
-    @Test("--output \"\" is a usage error (64), nothing is created")
-    func emptyOutput() async throws {
+    @Test("--output \"\" is a usage error (64), nothing is created") func emptyOutput() async throws {
         let folder = try P.temporaryFolder("empty-output")
         let before = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath)
         #expect(await SegRecCommand.main(["record", "--output", ""]) == 64)
@@ -21,12 +20,13 @@ struct CommandLineMessagesTests {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    @Test("a scenario fps beyond 32 bits, and a duplicate key, exit 65 before any folder is made")
-    func scenarioErrorsExit65() async throws {
+    @Test("a scenario fps beyond 32 bits, and a duplicate key, exit 65 before any folder is made") func scenarioErrorsExit65() async throws {
         let folder = try P.temporaryFolder("scenario-65")
         defer { try? FileManager.default.removeItem(at: folder) }
-        for (name, json) in [("fps", #"{"durationSeconds": 1, "device": {"format": 1280, "fps": "4294967297/4294967296"}}"#),
-                             ("dup", #"{"durationSeconds": 1, "durationSeconds": 2}"#)] {
+        for (name, json) in [
+            ("fps", #"{"durationSeconds": 1, "device": {"format": 1280, "fps": "4294967297/4294967296"}}"#),
+            ("dup", #"{"durationSeconds": 1, "durationSeconds": 2}"#)
+        ] {
             let file = folder.appendingPathComponent("\(name).json")
             try Data(json.utf8).write(to: file)
             let out = folder.appendingPathComponent("out-\(name)")
@@ -35,10 +35,13 @@ struct CommandLineMessagesTests {
         }
     }
 
-    @Test("verify: a manifest whose numbers overflow is exit 65 naming the field, never a trap",
-          arguments: [("frames.written", Int.max), ("frames.received", Int.min), ("segments[0].frameCount", Int.max),
-                      ("segments[0].width", -1), ("segments[0].byteCount", Int.min)])
-    func verifyOverflow(field: String, value: Int) async throws {
+    @Test(
+        "verify: a manifest whose numbers overflow is exit 65 naming the field, never a trap",
+        arguments: [
+            ("frames.written", Int.max), ("frames.received", Int.min), ("segments[0].frameCount", Int.max), ("segments[0].width", -1),
+            ("segments[0].byteCount", Int.min)
+        ]) func verifyOverflow(field: String, value: Int) async throws
+    {
         let folder = try P.temporaryFolder("verify-overflow")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = try P.manifestJSON { manifest in
@@ -63,20 +66,20 @@ struct CommandLineMessagesTests {
         #expect(await SegRecCommand.main(["verify", folder.path]) == 65)
     }
 
-    @Test("verify fails (exit 1) on a recording whose manifest says it failed, saying why")
-    func verifyFailedRecording() async throws {
+    @Test("verify fails (exit 1) on a recording whose manifest says it failed, saying why") func verifyFailedRecording() async throws {
         let folder = try P.temporaryFolder("verify-failed")
         defer { try? FileManager.default.removeItem(at: folder) }
         try P.manifestJSON(stopReason: "error", segments: false).write(to: folder.appendingPathComponent("manifest.json"))
         let report = try RecordingVerifier.verify(folder)
         #expect(!report.passed)
         #expect(report.segments.isEmpty)
-        #expect(report.problems == ["the manifest says the recording failed (stopReason error: avcodec_send_frame failed: Invalid argument (-22)); 0 segments kept"])
+        #expect(
+            report.problems == ["the manifest says the recording failed (stopReason error: avcodec_send_frame failed: Invalid argument (-22)); 0 segments kept"]
+        )
         #expect(await SegRecCommand.main(["verify", folder.path]) == 1)
     }
 
-    @Test("verify refuses a segment name that is not segrec's (no path outside the folder is opened)")
-    func verifyFileName() throws {
+    @Test("verify refuses a segment name that is not segrec's (no path outside the folder is opened)") func verifyFileName() throws {
         let folder = try P.temporaryFolder("verify-name")
         defer { try? FileManager.default.removeItem(at: folder) }
         try P.manifestJSON { manifest in
@@ -88,8 +91,7 @@ struct CommandLineMessagesTests {
         #expect(report.segments.map(\.problems) == [["../../etc/passwd is not a segment file name (segment-NNN.mp4)"]])
     }
 
-    @Test("a failure names the manifest only as it is on disk")
-    func failureMessageNamesManifestOnDisk() throws {
+    @Test("a failure names the manifest only as it is on disk") func failureMessageNamesManifestOnDisk() throws {
         let folder = try P.temporaryFolder("failure-message")
         defer { try? FileManager.default.removeItem(at: folder) }
         let manifest = try JSONDecoder().decode(RecordingManifest.self, from: try P.manifestJSON(stopReason: "error"))
@@ -104,9 +106,12 @@ struct CommandLineMessagesTests {
         #expect(ErrorMapping.recordingFailure(failure, folder: folder).message.contains("could not be updated"))
     }
 
-    @Test("FFmpeg's own reason replaces its error code's text: a 0x10 Y4M is an invalid size, not 'resource busy'",
-          arguments: [("W0 H10", "Picture size 0x10 is invalid"), ("W100000 H100000", "Picture size 100000x100000 is invalid")])
-    func ffmpegReason(header: String, reason: String) throws {
+    @Test(
+        "FFmpeg's own reason replaces its error code's text: a 0x10 Y4M is an invalid size, not 'resource busy'",
+        arguments: [("W0 H10", "Picture size 0x10 is invalid"), ("W100000 H100000", "Picture size 100000x100000 is invalid")]) func ffmpegReason(
+            header: String, reason: String
+        ) throws
+    {
         let folder = try P.temporaryFolder("ffmpeg-reason")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("bad.y4m")
@@ -121,8 +126,7 @@ struct CommandLineMessagesTests {
         }
     }
 
-    @Test("a logged FFmpeg error explains the next failure on its thread, never an operating-system I/O error")
-    func loggedLineScope() {
+    @Test("a logged FFmpeg error explains the next failure on its thread, never an operating-system I/O error") func loggedLineScope() {
         FFmpegLog.receive(level: 16, line: "[mp4 @ 0x1] Something specific failed\n")  // AV_LOG_ERROR
         let explained = FFmpegError(call: "avformat_open_input", code: segrec_averror_from_errno(EBUSY))
         #expect(explained.message == "Something specific failed")
@@ -137,15 +141,13 @@ struct CommandLineMessagesTests {
         #expect(FFmpegError(call: "x", code: segrec_averror_einval()).message == "Invalid argument")
     }
 
-    @Test("FFmpeg's log line prefix is stripped and long lines are cut")
-    func ffmpegSentence() {
+    @Test("FFmpeg's log line prefix is stripped and long lines are cut") func ffmpegSentence() {
         #expect(FFmpegError.sentence("[yuv4mpegpipe @ 0x55d0] Picture size 0x10 is invalid\n") == "Picture size 0x10 is invalid")
         #expect(FFmpegError.sentence("[a @ 0x1] [b @ 0x2] x") == "x")
         #expect(FFmpegError.sentence(String(repeating: "y", count: 500)).count == 201)
     }
 
-    @Test("option values are echoed as excerpts")
-    func optionExcerpt() {
+    @Test("option values are echoed as excerpts") func optionExcerpt() {
         let long = String(repeating: "z", count: 100_000)
         do {
             _ = try ArgumentParser.parse(["--mode", long], command: "record", options: RecordCommand.options)

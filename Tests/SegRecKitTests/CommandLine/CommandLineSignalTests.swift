@@ -1,16 +1,18 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// The built binary under SIGINT / SIGTERM. Skipped when the binary is not beside the tests.
-@Suite("CommandLine: signals", .tags(.commandLine, .crashSafety), .serialized, .enabled(if: CommandLineProcess.binary != nil, "segrec binary not found beside the test bundle"))
-struct CommandLineSignalTests {
+@Suite(
+    "CommandLine: signals", .tags(.commandLine, .crashSafety), .serialized,
+    .enabled(if: CommandLineProcess.binary != nil, "segrec binary not found beside the test bundle")) struct CommandLineSignalTests
+{
     typealias P = CommandLineProcess
 
-    @Test("a signal as soon as the handler exists, while a large scenario is read: exit 128+signal, nothing written",
-          arguments: [SIGINT, SIGTERM])
+    @Test("a signal as soon as the handler exists, while a large scenario is read: exit 128+signal, nothing written", arguments: [SIGINT, SIGTERM])
     func earlySignal(signal: Int32) throws {
         let folder = try P.temporaryFolder("early")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -27,12 +29,12 @@ struct CommandLineSignalTests {
         let stderr = try String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)
         // Before `record` arms the stop request the handler exits at once; after, the
         // scenario read finishes and the command stops before making the folder.
-        #expect(stderr.contains("interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM") before the recording started")
+        #expect(
+            stderr.contains("interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM") before the recording started")
                 || stderr.contains("segrec: interrupted; exiting at once"), "\(stderr)")
     }
 
-    @Test("SIGINT while standard input is idle: every frame received is recorded, exit 0, stopReason requested")
-    func sigintOnIdleStandardInput() throws {
+    @Test("SIGINT while standard input is idle: every frame received is recorded, exit 0, stopReason requested") func sigintOnIdleStandardInput() throws {
         let folder = try P.temporaryFolder("stdin")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out")
@@ -68,8 +70,7 @@ struct CommandLineSignalTests {
         try? input.fileHandleForWriting.close()
     }
 
-    @Test("SIGINT while a named pipe is idle: the pictures the H.264 decoder still holds (B-frames) are recorded too")
-    func sigintOnIdleNamedPipe() throws {
+    @Test("SIGINT while a named pipe is idle: the pictures the H.264 decoder still holds (B-frames) are recorded too") func sigintOnIdleNamedPipe() throws {
         let folder = try P.temporaryFolder("fifo")
         defer { try? FileManager.default.removeItem(at: folder) }
         // Ten 128x96 frames with up to 3 B-frames: the decoder holds pictures back for
@@ -77,16 +78,17 @@ struct CommandLineSignalTests {
         let clip = folder.appendingPathComponent("ten.mkv")
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        make.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=30", "-frames:v", "10",
-                          "-c:v", "libx264", "-preset", "medium", "-bf", "3", clip.path]
+        make.arguments = [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=30", "-frames:v", "10", "-c:v", "libx264", "-preset", "medium", "-bf", "3",
+            clip.path
+        ]
         try make.run()
         make.waitUntilExit()
         try #require(make.terminationStatus == 0, "ffmpeg could not make the clip")
         let fifo = folder.appendingPathComponent("camera.fifo")
         try #require(mkfifo(fifo.path, 0o600) == 0)
         let out = folder.appendingPathComponent("out")
-        let process = try P.start(["record", "--source", fifo.path, "--output", out.path, "--quiet", "--preset", "ultrafast"],
-                                  in: folder)
+        let process = try P.start(["record", "--source", fifo.path, "--output", out.path, "--quiet", "--preset", "ultrafast"], in: folder)
         let writer = try FileHandle(forWritingTo: fifo)  // opens once segrec opens the pipe
         writer.write(try Data(contentsOf: clip))
         let deadline = Date().addingTimeInterval(30)
@@ -103,8 +105,8 @@ struct CommandLineSignalTests {
         try? writer.close()
     }
 
-    @Test("SIGTERM mid-recording: exit 0, stopReason requested, every kept file verifies; a second signal exits 143 at once")
-    func sigtermMidRecording() throws {
+    @Test("SIGTERM mid-recording: exit 0, stopReason requested, every kept file verifies; a second signal exits 143 at once") func sigtermMidRecording() throws
+    {
         let folder = try P.temporaryFolder("mid")
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out")
@@ -133,8 +135,7 @@ struct CommandLineSignalTests {
         #expect(second.terminationReason == .exit && [0, 143].contains(second.terminationStatus))
     }
 
-    @Test("SIGINT while nothing records (formats) exits 130 at once, or 0 if it had finished")
-    func sigintOutsideRecording() throws {
+    @Test("SIGINT while nothing records (formats) exits 130 at once, or 0 if it had finished") func sigintOutsideRecording() throws {
         let folder = try P.temporaryFolder("verify-int")
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = try P.start(["formats"], in: folder)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,8 +8,7 @@ import Foundation
 enum CommandLineProcess {
     /// `segrec` in the build folder the tests run from (`.build/<config>/segrec`), or nil.
     static let binary: URL? = {
-        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
-            .compactMap { $0?.deletingLastPathComponent() }
+        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])].compactMap { $0?.deletingLastPathComponent() }
         for folder in candidates {
             for up in [folder, folder.deletingLastPathComponent()] {
                 let url = up.appendingPathComponent("segrec")
@@ -19,9 +19,7 @@ enum CommandLineProcess {
     }()
 
     /// A fresh empty temporary folder.
-    static func temporaryFolder(_ label: String) throws -> URL {
-        try TestTemporaryDirectories.make("cli-\(label)")
-    }
+    static func temporaryFolder(_ label: String) throws -> URL { try TestTemporaryDirectories.make("cli-\(label)") }
 
     /// Starts `segrec arguments`, with stdout and stderr collected into files in `folder`.
     static func start(_ arguments: [String], in folder: URL) throws -> Process {
@@ -39,8 +37,9 @@ enum CommandLineProcess {
     /// Whether `pid` has a handler for `signal` installed (`SigCgt` in /proc/PID/status).
     static func catches(_ signal: Int32, pid: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
         return mask & (1 << UInt64(signal - 1)) != 0
     }
 
@@ -58,7 +57,11 @@ enum CommandLineProcess {
     static func wait(_ process: Process, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); return false }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
         process.waitUntilExit()
         return true
     }
@@ -75,24 +78,18 @@ enum CommandLineProcess {
     }
 
     /// A manifest JSON for a one-segment (or no-segment) recording, with `edit` applied.
-    static func manifestJSON(stopReason: String = "endOfStream", segments: Bool = true,
-                             edit: (inout [String: Any]) -> Void = { _ in }) throws -> Data {
+    static func manifestJSON(stopReason: String = "endOfStream", segments: Bool = true, edit: (inout [String: Any]) -> Void = { _ in }) throws -> Data {
         let segment: [String: Any] = [
-            "aspectRatio": "9x16", "byteCount": 1000, "change": NSNull(), "file": "segment-000.mp4",
-            "firstFrameIndex": 0, "frameCount": 3, "height": 1280, "width": 720, "rotationDegrees": NSNull(),
-            "sessionStart": ["timescale": 1_000_000_000, "value": 1_000_000_000], "sessionStartSeconds": 1,
-            "sessionEnd": ["timescale": 1_000_000_000, "value": 1_100_000_000], "sessionEndSeconds": 1.1,
-            "startReason": "recordingStarted",
+            "aspectRatio": "9x16", "byteCount": 1000, "change": NSNull(), "file": "segment-000.mp4", "firstFrameIndex": 0, "frameCount": 3, "height": 1280,
+            "width": 720, "rotationDegrees": NSNull(), "sessionStart": ["timescale": 1_000_000_000, "value": 1_000_000_000], "sessionStartSeconds": 1,
+            "sessionEnd": ["timescale": 1_000_000_000, "value": 1_100_000_000], "sessionEndSeconds": 1.1, "startReason": "recordingStarted"
         ]
         var manifest: [String: Any] = [
-            "devices": [["driftPPM": 0, "driftPartsPerBillion": 0, "id": "front", "offsetNanoseconds": 0,
-                         "offsetSeconds": 0, "timescale": 24_000_000]],
-            "error": stopReason == "error" ? "avcodec_send_frame failed: Invalid argument (-22)" : NSNull(),
-            "formatVersion": 1, "frameIndexStamp": true,
-            "frames": ["dropped": 0, "droppedReasons": [String: Int](), "received": segments ? 3 : 0, "written": segments ? 3 : 0],
-            "mode": "segment", "notes": [String](), "segments": segments ? [segment] : [],
-            "sessionClock": ["timescale": 1_000_000_000], "stopReason": stopReason,
-            "stopTime": ["timescale": 1_000_000_000, "value": 1_100_000_000], "warnings": [String](),
+            "devices": [["driftPPM": 0, "driftPartsPerBillion": 0, "id": "front", "offsetNanoseconds": 0, "offsetSeconds": 0, "timescale": 24_000_000]],
+            "error": stopReason == "error" ? "avcodec_send_frame failed: Invalid argument (-22)" : NSNull(), "formatVersion": 1, "frameIndexStamp": true,
+            "frames": ["dropped": 0, "droppedReasons": [String: Int](), "received": segments ? 3 : 0, "written": segments ? 3 : 0], "mode": "segment",
+            "notes": [String](), "segments": segments ? [segment] : [], "sessionClock": ["timescale": 1_000_000_000], "stopReason": stopReason,
+            "stopTime": ["timescale": 1_000_000_000, "value": 1_100_000_000], "warnings": [String]()
         ]
         edit(&manifest)
         return try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys])

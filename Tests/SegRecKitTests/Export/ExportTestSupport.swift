@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
@@ -24,8 +25,9 @@ enum ExportTestSupport {
                     {"atSeconds": 0.7, "setDynamicAspectRatio": "1x1"}]}
         """.write(to: scenario, atomically: true, encoding: .utf8)
         let dir = base.appendingPathComponent("rec")
-        let code = await SegRecCommand.main(["record", "--source", "synthetic", "--scenario", scenario.path, "--codec", codec,
-                                             "--preset", preset, "--output", dir.path, "--quiet"])
+        let code = await SegRecCommand.main([
+            "record", "--source", "synthetic", "--scenario", scenario.path, "--codec", codec, "--preset", preset, "--output", dir.path, "--quiet"
+        ])
         #expect(code == 0)
         return (dir, try ManifestWriter.read(from: dir))
     }
@@ -48,23 +50,27 @@ enum ExportTestSupport {
     /// in output order: its size (ffprobe) and its stamp, read from rows 0–15 that ffmpeg
     /// decoded at the native size (`-autoscale 0`, `-fps_mode passthrough`).
     static func decodedFrames(_ input: String, inputArguments: [String] = []) throws -> [(width: Int, height: Int, stamp: UInt32?)] {
-        let (_, sizesData) = try run("ffprobe", ["-v", "error"] + inputArguments + ["-select_streams", "v:0",
-                                     "-show_entries", "frame=width,height", "-of", "csv=p=0", input])
+        let (_, sizesData) = try run(
+            "ffprobe", ["-v", "error"] + inputArguments + ["-select_streams", "v:0", "-show_entries", "frame=width,height", "-of", "csv=p=0", input])
         let sizes = String(decoding: sizesData, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line -> (Int, Int)? in
             let parts = line.split(separator: ",").compactMap { Int($0) }
             return parts.count >= 2 ? (parts[0], parts[1]) : nil
         }
-        let (_, raw) = try run("ffmpeg", ["-v", "error"] + inputArguments + ["-i", input, "-autoscale", "0", "-fps_mode", "passthrough",
-                               "-vf", "crop=iw:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        let (_, raw) = try run(
+            "ffmpeg",
+            ["-v", "error"] + inputArguments + [
+                "-i", input, "-autoscale", "0", "-fps_mode", "passthrough", "-vf", "crop=iw:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-"
+            ])
         var offset = 0
         var frames: [(Int, Int, UInt32?)] = []
         let bytes = [UInt8](raw)
         for (width, height) in sizes {
             let count = width * 16
-            guard offset + count <= bytes.count else { frames.append((width, height, nil)); continue }
-            let stamp = bytes[offset..<offset + count].withUnsafeBufferPointer {
-                FrameIndexStamp.read(luma: $0, width: width, height: 16, bytesPerRow: width)
+            guard offset + count <= bytes.count else {
+                frames.append((width, height, nil))
+                continue
             }
+            let stamp = bytes[offset..<offset + count].withUnsafeBufferPointer { FrameIndexStamp.read(luma: $0, width: width, height: 16, bytesPerRow: width) }
             frames.append((width, height, stamp))
             offset += count
         }
@@ -73,8 +79,6 @@ enum ExportTestSupport {
 
     /// (width, height, stamp) of every frame the manifest lists, in order.
     static func expectedFrames(_ manifest: RecordingManifest) -> [(width: Int, height: Int, stamp: UInt32?)] {
-        manifest.segments.flatMap { s in
-            (0..<s.frameCount).map { (s.width, s.height, UInt32(s.firstFrameIndex) + UInt32($0)) }
-        }
+        manifest.segments.flatMap { s in (0..<s.frameCount).map { (s.width, s.height, UInt32(s.firstFrameIndex) + UInt32($0)) } }
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// The text formats on their own: exact decimals, the HLS playlist, the ffconcat list.
-@Suite("Export text", .tags(.export))
-struct ExportTextTests {
+@Suite("Export text", .tags(.export)) struct ExportTextTests {
     @Test func decimalSecondsAreExact() {
         #expect(DecimalSeconds.text(MediaTime(value: 199_998_000, timescale: 1_000_000_000)) == "0.199998000")
         #expect(DecimalSeconds.text(MediaTime(value: 1, timescale: 3)) == "0.333333333")
@@ -20,12 +20,16 @@ struct ExportTextTests {
     }
 
     @Test func playlistHasMapAndDiscontinuityPerFile() {
-        let durations = [MediaTime(value: 2_066_666_667, timescale: 1_000_000_000), MediaTime(value: 1001, timescale: 30000),
-                         MediaTime(value: 3_000_000_001, timescale: 1_000_000_000)]
-        let playlist = HLSPlaylist(entries: durations.enumerated().map {
-            HLSPlaylist.Entry(initURI: "s\($0.offset)-init.mp4", mediaURI: "s \($0.offset).m4s", duration: $0.element,
-                              programDateTime: $0.offset == 0 ? "2026-11-30T08:00:00.000Z" : nil, title: "x")
-        })
+        let durations = [
+            MediaTime(value: 2_066_666_667, timescale: 1_000_000_000), MediaTime(value: 1001, timescale: 30000),
+            MediaTime(value: 3_000_000_001, timescale: 1_000_000_000)
+        ]
+        let playlist = HLSPlaylist(
+            entries: durations.enumerated().map {
+                HLSPlaylist.Entry(
+                    initURI: "s\($0.offset)-init.mp4", mediaURI: "s \($0.offset).m4s", duration: $0.element,
+                    programDateTime: $0.offset == 0 ? "2026-11-30T08:00:00.000Z" : nil, title: "x")
+            })
         let lines = playlist.render().split(separator: "\n").map(String.init)
         #expect(lines.prefix(2) == ["#EXTM3U", "#EXT-X-VERSION:7"])
         #expect(lines.contains("#EXT-X-TARGETDURATION:4"))
@@ -44,8 +48,10 @@ struct ExportTextTests {
 
     @Test func concatListQuotesAndTimesExactly() {
         #expect(ConcatList.quote("it's a.mp4") == "'it'\\''s a.mp4'")
-        let list = ConcatList(entries: [.init(path: "../rec/segment-000.mp4", duration: MediaTime(value: 199_998_000, timescale: 1_000_000_000)),
-                                        .init(path: "x'y.mp4", duration: MediaTime(value: 1, timescale: 3))])
+        let list = ConcatList(entries: [
+            .init(path: "../rec/segment-000.mp4", duration: MediaTime(value: 199_998_000, timescale: 1_000_000_000)),
+            .init(path: "x'y.mp4", duration: MediaTime(value: 1, timescale: 3))
+        ])
         #expect(list.render() == "ffconcat version 1.0\nfile '../rec/segment-000.mp4'\nduration 0.199998000\nfile 'x'\\''y.mp4'\nduration 0.333333333\n")
     }
 
@@ -55,8 +61,7 @@ struct ExportTextTests {
         let start = try #require(RecordingExporter.parseWallClock("2026-11-30T08:00:00Z"))
         #expect(RecordingExporter.parseWallClock("2026-11-30T09:00:00.250+01:00") == start.addingTimeInterval(0.25))
         #expect(RecordingExporter.parseWallClock("yesterday") == nil)
-        #expect(RecordingExporter.programDateTime(start, after: MediaTime(value: 1_199_998_000, timescale: 1_000_000_000))
-                == "2026-11-30T08:00:01.200Z")
+        #expect(RecordingExporter.programDateTime(start, after: MediaTime(value: 1_199_998_000, timescale: 1_000_000_000)) == "2026-11-30T08:00:01.200Z")
         let layout = RecordingExporter.HLSLayout(output: URL(fileURLWithPath: "/tmp/out/rec.m3u8"))
         #expect(layout.folder.path == "/tmp/out" && layout.playlistName == "rec.m3u8" && layout.prefix == "rec-")
         let folder = RecordingExporter.HLSLayout(output: URL(fileURLWithPath: "/tmp/out/hls"))

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -8,18 +9,15 @@ import Testing
 /// `export --hls` of a recording whose files have different time bases (cameras at
 /// different frame rates): FFmpeg's hls demuxer reads every file's ticks in the first
 /// initialization section's time base, so every file must get the same one.
-@Suite("Export: HLS common time base", .tags(.export), .serialized)
-struct HLSCommonTimeBaseTests {
+@Suite("Export: HLS common time base", .tags(.export), .serialized) struct HLSCommonTimeBaseTests {
     /// The repository's duo scenario: outer 120 fps (mp4 time base 1/15360), inner
     /// 29.97 fps (1/30000); five segments, two camera switches.
     static var scenario: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("SampleStreams/duo/switches-ratio-late-completions.json")
     }
 
-    @Test("common time base: LCM of the reduced denominators, raised to >= 90 kHz; 1/90000 when it overflows")
-    func commonTimeBase() {
+    @Test("common time base: LCM of the reduced denominators, raised to >= 90 kHz; 1/90000 when it overflows") func commonTimeBase() {
         let a = FragmentedRemuxer.commonTimeBase(of: [.init(num: 1, den: 15360), .init(num: 1, den: 30000)])
         #expect(a.timeBase.num == 1 && a.timeBase.den == 1_920_000 && a.exact)  // 2^10·3·5^4
         let b = FragmentedRemuxer.commonTimeBase(of: [.init(num: 1, den: 600), .init(num: 1, den: 1000)])
@@ -30,9 +28,11 @@ struct HLSCommonTimeBaseTests {
         #expect(d.timeBase.den == 90000 && !d.exact)
     }
 
-    @Test("every frame of the playlist plays at its file's pts + the segment's sessionStart offset; all decode")
-    func framesAtManifestTimes() async throws {
-        guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
+    @Test("every frame of the playlist plays at its file's pts + the segment's sessionStart offset; all decode") func framesAtManifestTimes() async throws {
+        guard ExportTestSupport.ready else {
+            print("skipped: ffmpeg/ffprobe not installed")
+            return
+        }
         let json = try String(contentsOf: Self.scenario, encoding: .utf8)
         let (dir, manifest) = try await CameraRecordingTests.record(json)
         let bases = try manifest.segments.map { try Self.timeBase(dir.appendingPathComponent($0.file).path) }
@@ -65,10 +65,9 @@ struct HLSCommonTimeBaseTests {
             // The segment's first frame is at its sessionStart on the playlist timeline.
             #expect(pts.first == 0)
         }
-        let (_, data) = try ExportTestSupport.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
-                                                             "-of", "csv=p=0", result.playlist.path])
-        let played = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .compactMap { Int64($0.split(separator: ",").first ?? "") }
+        let (_, data) = try ExportTestSupport.run(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts", "-of", "csv=p=0", result.playlist.path])
+        let played = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int64($0.split(separator: ",").first ?? "") }
         #expect(played.count == total)
         let firstTick = played.first ?? 0
         var worst: Int128 = 0
@@ -84,9 +83,11 @@ struct HLSCommonTimeBaseTests {
         #expect(decoded.map { $0.stamp.map(Int.init) ?? -1 } == Array(0..<total))
     }
 
-    @Test("concat export of the same recording is unaffected: every frame in order")
-    func concatUnaffected() async throws {
-        guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
+    @Test("concat export of the same recording is unaffected: every frame in order") func concatUnaffected() async throws {
+        guard ExportTestSupport.ready else {
+            print("skipped: ffmpeg/ffprobe not installed")
+            return
+        }
         let json = try String(contentsOf: Self.scenario, encoding: .utf8)
         let (dir, manifest) = try await CameraRecordingTests.record(json)
         let list = dir.deletingLastPathComponent().appendingPathComponent("all.ffconcat")
@@ -98,16 +99,15 @@ struct HLSCommonTimeBaseTests {
 
     /// (num, den) of the first video stream's time base, read by ffprobe.
     static func timeBase(_ path: String) throws -> (Int32, Int32) {
-        let (_, data) = try ExportTestSupport.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
-                                                             "-of", "csv=p=0", path])
+        let (_, data) = try ExportTestSupport.run(
+            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base", "-of", "csv=p=0", path])
         let parts = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "/")
         return (Int32(parts.first ?? "") ?? 0, Int32(parts.last ?? "") ?? 0)
     }
 
     /// Every packet's pts (decode order), read by ffprobe.
     static func packetPTS(_ path: String) throws -> [Int64] {
-        let (_, data) = try ExportTestSupport.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts",
-                                                             "-of", "csv=p=0", path])
+        let (_, data) = try ExportTestSupport.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "csv=p=0", path])
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int64($0.split(separator: ",").first ?? "") }
     }
 }

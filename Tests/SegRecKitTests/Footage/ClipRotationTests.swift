@@ -1,14 +1,16 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// The phone sample (1920x1080 stored, 90° display matrix) as the sensor image: turned
 /// upright before cropping, it matches `ffmpeg`'s autorotated decoding of the same frames.
-@Suite("Footage: clip rotation applied to the sensor image", .tags(.footage), .serialized,
-       .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: clip rotation tests skipped"))
-struct ClipRotationTests {
+@Suite(
+    "Footage: clip rotation applied to the sensor image", .tags(.footage), .serialized,
+    .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: clip rotation tests skipped")) struct ClipRotationTests
+{
     typealias T = FootageTestSupport
     static let phone = "phone_portrait_rot90_1920x1080_30fps.mp4"
 
@@ -25,13 +27,12 @@ struct ClipRotationTests {
     }
 
     /// Mean absolute difference of the packed planes of `buffer` and `reference`.
-    private func meanDifference(_ buffer: PixelBuffer, _ reference: (luma: [UInt8], chroma: [UInt8], width: Int, height: Int))
-        -> (luma: Double, chroma: Double) {
-        var lumaSum = 0, chromaSum = 0
+    private func meanDifference(_ buffer: PixelBuffer, _ reference: (luma: [UInt8], chroma: [UInt8], width: Int, height: Int)) -> (luma: Double, chroma: Double)
+    {
+        var lumaSum = 0
+        var chromaSum = 0
         for y in 0..<buffer.height {
-            for x in 0..<buffer.width {
-                lumaSum += abs(Int(buffer.lumaPlane[y * buffer.lumaBytesPerRow + x]) - Int(reference.luma[y * reference.width + x]))
-            }
+            for x in 0..<buffer.width { lumaSum += abs(Int(buffer.lumaPlane[y * buffer.lumaBytesPerRow + x]) - Int(reference.luma[y * reference.width + x])) }
         }
         for y in 0..<(buffer.height / 2) {
             for x in 0..<buffer.width {
@@ -41,8 +42,7 @@ struct ClipRotationTests {
         return (Double(lumaSum) / Double(buffer.width * buffer.height), Double(chromaSum) / Double(buffer.width * buffer.height / 2))
     }
 
-    @Test("a decoded picture turned by the clip's rotation is 1080x1920 and equals ffmpeg's autorotated frame")
-    func turnedPicture() throws {
+    @Test("a decoded picture turned by the clip's rotation is 1080x1920 and equals ffmpeg's autorotated frame") func turnedPicture() throws {
         let decoder = try VideoFileDecoder(path: T.sample(Self.phone).path)
         #expect(decoder.rotationDegrees == -90)
         let angle = try #require(decoder.rotationDegrees.flatMap(VideoRotationAngle.init(displayMatrixRotation:)))
@@ -59,12 +59,9 @@ struct ClipRotationTests {
         #expect(wrong.luma > 10, "a 270° turn differs by only \(wrong)")
     }
 
-    @Test("DecodedClipSensor turns each picture upright before its centre square; reports the turn")
-    func sensorImage() throws {
+    @Test("DecodedClipSensor turns each picture upright before its centre square; reports the turn") func sensorImage() throws {
         let path = T.sample(Self.phone).path
-        let sensor = try DecodedClipSensor(squareSide: 1080, canReopen: true, appliesDisplayRotation: true) {
-            try VideoFileDecoder(path: path)
-        }
+        let sensor = try DecodedClipSensor(squareSide: 1080, canReopen: true, appliesDisplayRotation: true) { try VideoFileDecoder(path: path) }
         #expect(sensor.appliedRotation == .degrees90 && sensor.clipRotationDegrees == -90)
         let square = VideoDimensions(width: 1080, height: 1080)
         for index in 0...5 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -8,9 +9,10 @@ import Testing
 /// rest of the recording with it: before, the frames after it all came "before" it and
 /// were dropped (`nonMonotonicTimestamp`, 76 of 150), or the time did not fit in 64-bit
 /// ticks and the recording stopped with an error. A real jump ahead stays a jump.
-@Suite("Footage: an isolated damaged timestamp", .tags(.footage), .serialized,
-       .enabled(if: FootageTestSupport.tool("ffmpeg") != nil && FootageTestSupport.tool("ffprobe") != nil,
-                "ffmpeg/ffprobe missing: damaged timestamp tests skipped"))
+@Suite(
+    "Footage: an isolated damaged timestamp", .tags(.footage), .serialized,
+    .enabled(
+        if: FootageTestSupport.tool("ffmpeg") != nil && FootageTestSupport.tool("ffprobe") != nil, "ffmpeg/ffprobe missing: damaged timestamp tests skipped"))
 struct DamagedTimestampTests {
     typealias T = FootageTestSupport
 
@@ -18,8 +20,7 @@ struct DamagedTimestampTests {
     static func ivf(flippingFrame73By flip: UInt64) throws -> URL {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let clean = dir.appendingPathComponent("clean.ivf")
-        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150",
-                      "-c:v", "libvpx", "-b:v", "1M", clean.path])
+        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libvpx", "-b:v", "1M", clean.path])
         var data = try Data(contentsOf: clean)
         // IVF: a 32-byte file header, then per frame a 4-byte size and an 8-byte pts (little endian).
         var offset = 32
@@ -36,8 +37,7 @@ struct DamagedTimestampTests {
         return url
     }
 
-    @Test("a pts 2^30 or 2^48 ticks ahead, the next frame back on time: 150 frames kept, that frame retimed",
-          arguments: [UInt64(1) << 30, UInt64(1) << 48])
+    @Test("a pts 2^30 or 2^48 ticks ahead, the next frame back on time: 150 frames kept, that frame retimed", arguments: [UInt64(1) << 30, UInt64(1) << 48])
     func isolatedOutlierIsRetimed(flip: UInt64) async throws {
         let url = try Self.ivf(flippingFrame73By: flip)
         let (code, out, manifest) = try await T.record(["--source", url.path])
@@ -52,20 +52,21 @@ struct DamagedTimestampTests {
         // The file plays 150 frames, frame 73 at 73/30 s like the others.
         let segment = out.appendingPathComponent("segment-000.mp4")
         #expect(try T.probe(segment).frames == 150)
-        let (_, times) = try T.run(T.tool("ffprobe")!, ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                         "frame=pts_time", "-of", "csv=p=0", segment.path])
+        let (_, times) = try T.run(
+            T.tool("ffprobe")!, ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", segment.path])
         // One line per frame ("0.000000," when side data follows); skip blank lines.
         let pts = times.split(whereSeparator: \.isNewline).compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
         #expect(pts.count == 150)
         if pts.count == 150 { #expect(abs(pts[73] - pts[0] - 73.0 / 30.0) < 0.0001, "\(pts[72...74])") }
     }
 
-    @Test("a real 20 s jump ahead (every frame after it) is not an outlier: nothing retimed, nothing dropped")
-    func realJumpIsKept() async throws {
+    @Test("a real 20 s jump ahead (every frame after it) is not an outlier: nothing retimed, nothing dropped") func realJumpIsKept() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let url = dir.appendingPathComponent("jump.mkv")
-        try T.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264",
-                      "-vf", "setpts='if(gte(N,75),PTS+600,PTS)'", "-f", "matroska", url.path])
+        try T.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "150", "-c:v", "libx264", "-vf", "setpts='if(gte(N,75),PTS+600,PTS)'", "-f",
+            "matroska", url.path
+        ])
         let (code, _, manifest) = try await T.record(["--source", url.path])
         #expect(code == 0)
         let m = try #require(manifest)
@@ -73,7 +74,6 @@ struct DamagedTimestampTests {
         #expect(!m.warnings.contains { $0.contains("damaged timestamp") }, "\(m.warnings)")
         // The last frame is still 20 s later than without the jump.
         let last = try #require(m.segments.last)
-        #expect(abs(last.sessionEndSeconds - m.segments[0].sessionStartSeconds - (150.0 / 30.0 + 20.0)) < 0.001,
-                "\(last.sessionEndSeconds)")
+        #expect(abs(last.sessionEndSeconds - m.segments[0].sessionStartSeconds - (150.0 / 30.0 + 20.0)) < 0.001, "\(last.sessionEndSeconds)")
     }
 }

@@ -1,31 +1,30 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// Streams the tests build with ffmpeg: size changes, damage, bad timestamps, odd sizes,
 /// and inputs that cannot be recorded.
-@Suite("Footage: built streams and bad input", .tags(.footage), .serialized,
-       .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped"))
-struct FootageInputErrorTests {
+@Suite(
+    "Footage: built streams and bad input", .tags(.footage), .serialized,
+    .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped")) struct FootageInputErrorTests
+{
     typealias T = FootageTestSupport
 
     /// ffmpeg input arguments for the bus sample.
     var bus: [String] {
-        ["-f", "rawvideo", "-video_size", "352x288", "-pixel_format", "yuv420p", "-framerate", "30",
-         "-i", T.sample("bus_352x288_i420_30fps.yuv").path]
+        ["-f", "rawvideo", "-video_size", "352x288", "-pixel_format", "yuv420p", "-framerate", "30", "-i", T.sample("bus_352x288_i420_30fps.yuv").path]
     }
 
-    @Test("Annex B H.264 at three sizes gives three segments (and a stop in stop-on-change mode)")
-    func threeSizes() async throws {
+    @Test("Annex B H.264 at three sizes gives three segments (and a stop in stop-on-change mode)") func threeSizes() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         var pieces = Data()
         let sizes = [(640, 480, 6), (480, 360, 5), (320, 240, 4)]
         for (w, h, n) in sizes {
             let piece = dir.appendingPathComponent("\(w)x\(h).h264")
-            try T.ffmpeg(bus + ["-frames:v", "\(n)", "-vf", "scale=\(w):\(h)", "-c:v", "libx264", "-preset", "ultrafast",
-                                "-f", "h264", piece.path])
+            try T.ffmpeg(bus + ["-frames:v", "\(n)", "-vf", "scale=\(w):\(h)", "-c:v", "libx264", "-preset", "ultrafast", "-f", "h264", piece.path])
             pieces.append(try Data(contentsOf: piece))
         }
         let stream = dir.appendingPathComponent("sizes.h264")
@@ -55,8 +54,7 @@ struct FootageInputErrorTests {
         #expect(try T.probe(stopped.appendingPathComponent("segment-000.mp4")).frames == 6)
     }
 
-    @Test("a truncated file keeps every frame before the damage, records the error, exits 65")
-    func truncated() async throws {
+    @Test("a truncated file keeps every frame before the damage, records the error, exits 65") func truncated() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let whole = dir.appendingPathComponent("whole.mp4")
         try T.ffmpeg(bus + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart", whole.path])
@@ -72,8 +70,7 @@ struct FootageInputErrorTests {
         #expect(m.frames.written > 0 && m.frames.written < 17)
         let segment = try #require(m.segments.first)
         #expect(try T.probe(out.appendingPathComponent(segment.file)).frames == m.frames.written)
-        #expect(try RecorderTestSupport.stampedIndices(out.appendingPathComponent(segment.file))
-                == Array(0..<Int64(m.frames.written)))
+        #expect(try RecorderTestSupport.stampedIndices(out.appendingPathComponent(segment.file)) == Array(0..<Int64(m.frames.written)))
         // The last kept frame lasts one frame period (30 fps), not up to the length the
         // damaged header states: the span is N frames of 1/30 s, to within rounding.
         let span = (segment.sessionEnd - segment.sessionStart).value
@@ -81,14 +78,15 @@ struct FootageInputErrorTests {
         #expect(abs(span - expected) <= Int64(m.frames.written), "span \(span) ns for \(m.frames.written) frames")
     }
 
-    @Test("frames whose timestamps go backwards or repeat are dropped and counted")
-    func backwardsTimestamps() async throws {
+    @Test("frames whose timestamps go backwards or repeat are dropped and counted") func backwardsTimestamps() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("back.mkv")
         // pts (ms): 100 140 180 220 260 300 [220] 380 [380] 460
-        try T.ffmpeg(bus + ["-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0",
-                            "-bsf:v", "setts=dts=N:pts=100+40*if(eq(N\\,6)\\,3\\,if(eq(N\\,8)\\,7\\,N))",
-                            "-time_base", "1/1000", file.path])
+        try T.ffmpeg(
+            bus + [
+                "-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0", "-bsf:v",
+                "setts=dts=N:pts=100+40*if(eq(N\\,6)\\,3\\,if(eq(N\\,8)\\,7\\,N))", "-time_base", "1/1000", file.path
+            ])
         let (code, out, manifest) = try await T.record(["--source", file.path, "--stamp-frame-index"])
         #expect(code == 0)
         let m = try #require(manifest)
@@ -102,8 +100,7 @@ struct FootageInputErrorTests {
         #expect(try RecordingVerifier.verify(out).passed)
     }
 
-    @Test("an odd width and height are cropped to even, and the manifest says so")
-    func oddSize() async throws {
+    @Test("an odd width and height are cropped to even, and the manifest says so") func oddSize() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("odd.y4m")
         try T.ffmpeg(["-i", T.sample("park_joy_160x90_50fps.y4m").path, "-vf", "scale=161:91", "-pix_fmt", "yuv420p", file.path])
@@ -116,8 +113,7 @@ struct FootageInputErrorTests {
         #expect(probe.width == 160 && probe.height == 90 && probe.frames == 10)
     }
 
-    @Test("missing file 66, no video stream 65, not media 65, usage errors 64")
-    func badInputs() async throws {
+    @Test("missing file 66, no video stream 65, not media 65, usage errors 64") func badInputs() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         #expect(try await T.record(["--source", dir.appendingPathComponent("missing.mp4").path]).0 == 66)
         let audio = dir.appendingPathComponent("tone.m4a")

@@ -1,18 +1,21 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// Every real sample recorded with and without a scenario, checked with ffprobe and
 /// RecordingVerifier.
-@Suite("Footage: real samples", .tags(.footage), .serialized,
-       .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped"))
-struct FootageRecordingTests {
+@Suite(
+    "Footage: real samples", .tags(.footage), .serialized,
+    .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: real-footage tests skipped")) struct FootageRecordingTests
+{
     typealias T = FootageTestSupport
 
-    @Test("pass-through keeps every frame, its size and rotation", arguments: FootageTestSupport.sampleInputs.map(\.0))
-    func passThrough(_ name: String) async throws {
+    @Test("pass-through keeps every frame, its size and rotation", arguments: FootageTestSupport.sampleInputs.map(\.0)) func passThrough(_ name: String)
+        async throws
+    {
         let raw = T.sampleInputs.first { $0.0 == name }!.1
         let input = T.sample(name)
         let expectedFrames = try T.decodedFrameCount(input, inputArguments: T.ffprobeInputArguments(raw))
@@ -39,14 +42,14 @@ struct FootageRecordingTests {
         }
     }
 
-    @Test("through a scenario: the sample is the square sensor image", arguments: FootageTestSupport.sampleInputs.map(\.0))
-    func scenario(_ name: String) async throws {
+    @Test("through a scenario: the sample is the square sensor image", arguments: FootageTestSupport.sampleInputs.map(\.0)) func scenario(_ name: String)
+        async throws
+    {
         let raw = T.sampleInputs.first { $0.0 == name }!.1
         let scenarioFile = try T.smallScenario()
         let expected = Int(try CaptureSession(scenario: try Scenario.load(contentsOf: scenarioFile)).frameCount())
         #expect((30...31).contains(expected))
-        let (code, dir, manifest) = try await T.record(["--source", T.sample(name).path, "--scenario", scenarioFile.path,
-                                                  "--stamp-frame-index"] + raw)
+        let (code, dir, manifest) = try await T.record(["--source", T.sample(name).path, "--scenario", scenarioFile.path, "--stamp-frame-index"] + raw)
         #expect(code == 0)
         let m = try #require(manifest)
         #expect(m.frames.received == expected && m.frames.written == expected)
@@ -64,11 +67,8 @@ struct FootageRecordingTests {
         #expect(total == expected)
     }
 
-    @Test("a clip shorter than the scenario loops")
-    func loops() async throws {
-        let sensor = try DecodedClipSensor(squareSide: 128, canReopen: true) {
-            try VideoFileDecoder(path: T.sample("park_joy_160x90_50fps.y4m").path)
-        }
+    @Test("a clip shorter than the scenario loops") func loops() async throws {
+        let sensor = try DecodedClipSensor(squareSide: 128, canReopen: true) { try VideoFileDecoder(path: T.sample("park_joy_160x90_50fps.y4m").path) }
         let size = VideoDimensions(width: 128, height: 72)
         let first = try sensor.pixelBuffer(forFrame: 0, dimensions: size)
         #expect(try sensor.pixelBuffer(forFrame: 0, dimensions: size).lumaPlane == first.lumaPlane)
@@ -82,8 +82,7 @@ struct FootageRecordingTests {
     func standardInput() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let input = T.sample("park_joy_160x90_50fps.y4m")
-        let (status, _) = try T.run(T.segrecExecutable!, ["record", "--source", "-", "--output", dir.path, "--quiet",
-                                                         "--stamp-frame-index"], stdin: input)
+        let (status, _) = try T.run(T.segrecExecutable!, ["record", "--source", "-", "--output", dir.path, "--quiet", "--stamp-frame-index"], stdin: input)
         #expect(status == 0)
         let m = try ManifestWriter.read(from: dir)
         #expect(m.frames.written == 10)

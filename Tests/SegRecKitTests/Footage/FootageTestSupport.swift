@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
@@ -9,14 +10,10 @@ import Testing
 /// build inputs, and a way to run `segrec record` in-process.
 enum FootageTestSupport {
     /// `<repo>/../shared/samples`, from this file's path.
-    static let samples: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/samples")
+    static let samples: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/samples")
 
-    static var samplesPresent: Bool {
-        FileManager.default.fileExists(atPath: samples.appendingPathComponent("README.md").path)
-    }
+    static var samplesPresent: Bool { FileManager.default.fileExists(atPath: samples.appendingPathComponent("README.md").path) }
 
     static func sample(_ name: String) -> URL { samples.appendingPathComponent(name) }
 
@@ -30,10 +27,8 @@ enum FootageTestSupport {
 
     /// The sample files and how to open them: (file, raw-video arguments).
     static let sampleInputs: [(String, [String])] = [
-        ("park_joy_160x90_50fps.y4m", []),
-        ("bus_352x288_i420_30fps.yuv", ["--video-size", "352x288", "--pixel-format", "yuv420p", "--framerate", "30"]),
-        ("videocall_2people_320x192_i420_12fps.yuv", ["--video-size", "320x192", "--framerate", "12"]),
-        ("phone_portrait_rot90_1920x1080_30fps.mp4", []),
+        ("park_joy_160x90_50fps.y4m", []), ("bus_352x288_i420_30fps.yuv", ["--video-size", "352x288", "--pixel-format", "yuv420p", "--framerate", "30"]),
+        ("videocall_2people_320x192_i420_12fps.yuv", ["--video-size", "320x192", "--framerate", "12"]), ("phone_portrait_rot90_1920x1080_30fps.mp4", [])
     ]
 
     /// ffprobe's demuxer options matching the segrec raw arguments.
@@ -54,8 +49,7 @@ enum FootageTestSupport {
     }
 
     /// Runs a command; returns (exit status, stdout).
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String], stdin: URL? = nil) throws -> (Int32, String) {
+    @discardableResult static func run(_ executable: String, _ arguments: [String], stdin: URL? = nil) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -77,21 +71,23 @@ enum FootageTestSupport {
 
     /// ffprobe's decoded frame count of the first video stream (`-count_frames`).
     static func decodedFrameCount(_ file: URL, inputArguments: [String] = []) throws -> Int {
-        let (_, text) = try run(tool("ffprobe")!, ["-v", "error"] + inputArguments + [
-            "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file.path])
+        let (_, text) = try run(
+            tool("ffprobe")!,
+            ["-v", "error"] + inputArguments + [
+                "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file.path
+            ])
         let first = text.split(whereSeparator: { $0 == "," || $0.isNewline }).first.map(String.init) ?? ""
         return Int(first.trimmingCharacters(in: .whitespaces)) ?? -1
     }
 
     /// ffprobe's width, height, decoded frame count and rotation (nil without one).
     static func probe(_ file: URL) throws -> (width: Int, height: Int, frames: Int, rotation: Int?) {
-        let json = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-count_frames", "-show_entries",
-             "stream=width,height,nb_read_frames:stream_side_data=rotation"], file: file))
+        let json = try #require(
+            try MediaTestSupport.ffprobeJSON(
+                ["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames:stream_side_data=rotation"], file: file))
         let stream = try #require((json["streams"] as? [[String: Any]])?.first)
         let rotation = (stream["side_data_list"] as? [[String: Any]])?.compactMap { $0["rotation"] as? Int }.first
-        return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1,
-                Int(stream["nb_read_frames"] as? String ?? "") ?? -1, rotation)
+        return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1, Int(stream["nb_read_frames"] as? String ?? "") ?? -1, rotation)
     }
 
     /// Runs `segrec record ARGS --output DIR --preset ultrafast --quiet` in-process.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -34,22 +35,20 @@ enum FragmentTestSupport {
         return boxes
     }
 
-    static func topLevelBoxTypes(_ url: URL) throws -> [String] {
-        topLevelBoxes(try Data(contentsOf: url)).map(\.type)
-    }
+    static func topLevelBoxTypes(_ url: URL) throws -> [String] { topLevelBoxes(try Data(contentsOf: url)).map(\.type) }
 
     /// An ordinary MP4: `moov` before `mdat`, no `moof`.
     static func expectFaststart(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let types = try topLevelBoxTypes(url)
         #expect(!types.contains("moof"), "\(types)", sourceLocation: sourceLocation)
-        let moov = types.firstIndex(of: "moov"), mdat = types.firstIndex(of: "mdat")
+        let moov = types.firstIndex(of: "moov")
+        let mdat = types.firstIndex(of: "mdat")
         #expect(moov != nil && mdat != nil && moov! < mdat!, "\(types)", sourceLocation: sourceLocation)
     }
 
     /// ffprobe's count of the video packets it can read (`-count_packets`), nil without ffprobe.
     static func ffprobePacketCount(_ url: URL) throws -> Int? {
-        let json = try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets"], file: url)
+        let json = try MediaTestSupport.ffprobeJSON(["-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets"], file: url)
         let stream = (json?["streams"] as? [[String: Any]])?.first
         return (stream?["nb_read_packets"] as? String).flatMap { Int($0) }
     }
@@ -64,8 +63,8 @@ enum FragmentTestSupport {
     /// Appends stamped 320x240 frames `range` at `i * frameNanoseconds`.
     static func append(_ range: Range<Int>, to writer: SegmentWriter, frameNanoseconds: Int64 = 33_333_333) throws {
         for i in range {
-            try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240),
-                              presentationTime: MediaTestSupport.ns(Int64(i) * frameNanoseconds))
+            try writer.append(
+                MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), presentationTime: MediaTestSupport.ns(Int64(i) * frameNanoseconds))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,9 +8,7 @@ import Testing
 /// Helpers shared by the media tests: synthetic stamped NV12 pictures, temp dirs, ffprobe.
 enum MediaTestSupport {
     /// A fresh empty directory under the test process's temporary root (``TestTemporaryDirectories``, removed at exit).
-    static func makeTemporaryDirectory() throws -> URL {
-        try TestTemporaryDirectories.make("media")
-    }
+    static func makeTemporaryDirectory() throws -> URL { try TestTemporaryDirectories.make("media") }
 
     /// An NV12 picture carrying `index` in its stamp, over a moving diagonal pattern
     /// (rows built by copying slices of one long ramp: no per-pixel loops).
@@ -25,21 +24,18 @@ enum MediaTestSupport {
             luma.withUnsafeMutableBufferPointer { plane in
                 for y in 0..<height {
                     let offset = (y * 5 + index * 11) % (rampLength - width)
-                    UnsafeMutableRawPointer(plane.baseAddress! + y * width)
-                        .copyMemory(from: source.baseAddress! + offset, byteCount: width)
+                    UnsafeMutableRawPointer(plane.baseAddress! + y * width).copyMemory(from: source.baseAddress! + offset, byteCount: width)
                 }
             }
             chroma.withUnsafeMutableBufferPointer { plane in
                 for y in 0..<(height / 2) {
                     let offset = (y * 3 + index * 7 + 100) % (rampLength - width)
-                    UnsafeMutableRawPointer(plane.baseAddress! + y * width)
-                        .copyMemory(from: source.baseAddress! + offset, byteCount: width)
+                    UnsafeMutableRawPointer(plane.baseAddress! + y * width).copyMemory(from: source.baseAddress! + offset, byteCount: width)
                 }
             }
         }
         FrameIndexStamp.write(UInt32(index), intoLuma: &luma, width: width, bytesPerRow: width)
-        return PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width,
-                           chromaPlane: chroma, chromaBytesPerRow: width)
+        return PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width, chromaPlane: chroma, chromaBytesPerRow: width)
     }
 
     /// Nanoseconds as a MediaTime at timescale 1e9.
@@ -58,16 +54,12 @@ enum MediaTestSupport {
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 
     /// Writes `frames` stamped pictures at `pts[i]` ns and finishes at `end` ns.
-    @discardableResult
-    static func writeSegment(to url: URL, width: Int, height: Int, pts: [Int64], end: Int64,
-                             settings: EncoderSettings = EncoderSettings(),
-                             rotation: Int? = nil) throws -> SegmentWriterSummary {
-        let writer = try SegmentWriter(url: url, dimensions: VideoDimensions(width: width, height: height),
-                                       timescale: 1_000_000_000, settings: settings,
-                                       displayRotationDegrees: rotation)
-        for (i, time) in pts.enumerated() {
-            try writer.append(stampedFrame(index: i, width: width, height: height), presentationTime: ns(time))
-        }
+    @discardableResult static func writeSegment(
+        to url: URL, width: Int, height: Int, pts: [Int64], end: Int64, settings: EncoderSettings = EncoderSettings(), rotation: Int? = nil
+    ) throws -> SegmentWriterSummary {
+        let writer = try SegmentWriter(
+            url: url, dimensions: VideoDimensions(width: width, height: height), timescale: 1_000_000_000, settings: settings, displayRotationDegrees: rotation)
+        for (i, time) in pts.enumerated() { try writer.append(stampedFrame(index: i, width: width, height: height), presentationTime: ns(time)) }
         return try writer.finish(endTime: ns(end))
     }
 

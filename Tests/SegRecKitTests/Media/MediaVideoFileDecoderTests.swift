@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: VideoFileDecoder", .tags(.media))
-struct MediaVideoFileDecoderTests {
-    @Test("decodes a YUV4MPEG2 file to NV12 pictures in order, then ends")
-    func decodesInOrder() throws {
+@Suite("Media: VideoFileDecoder", .tags(.media)) struct MediaVideoFileDecoderTests {
+    @Test("decodes a YUV4MPEG2 file to NV12 pictures in order, then ends") func decodesInOrder() throws {
         let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("flat.y4m")
         try MediaTestSupport.writeY4M(to: file, width: 32, height: 16, frames: 3)
         let decoder = try VideoFileDecoder(path: file.path)
@@ -19,8 +18,7 @@ struct MediaVideoFileDecoderTests {
         #expect(try decoder.nextPicture() == nil)
     }
 
-    @Test("decoded pictures take their planes from the pool it was given")
-    func usesItsPool() throws {
+    @Test("decoded pictures take their planes from the pool it was given") func usesItsPool() throws {
         let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("flat.y4m")
         try MediaTestSupport.writeY4M(to: file, width: 32, height: 16, frames: 1)
         let pool = PixelBufferPool()

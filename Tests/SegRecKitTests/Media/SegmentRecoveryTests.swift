@@ -1,29 +1,26 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentRecovery of truncated partial files", .tags(.media, .crashSafety))
-struct MediaSegmentRecoveryTests {
+@Suite("Media: SegmentRecovery of truncated partial files", .tags(.media, .crashSafety)) struct MediaSegmentRecoveryTests {
     static let size = VideoDimensions(width: 320, height: 240)
     static let frame: Int64 = 33_333_333
 
     /// Where to cut the copy of the partial file.
-    enum Cut: String, CaseIterable {
-        case middleOfLastMediaData, insideLastFragmentHeader
-    }
+    enum Cut: String, CaseIterable { case middleOfLastMediaData, insideLastFragmentHeader }
 
     /// A partial file cut inside its last fragment (as `kill -9` leaves it) recovers into an
     /// ordinary MP4 whose frames carry the stamps 0..<n without a gap, n ≥ the frames of the
     /// complete fragments minus the reorder tail; the partial file is left in place.
-    @Test(arguments: Cut.allCases)
-    func truncatedPartialRecoversAGapFreePrefix(cut: Cut) throws {
+    @Test(arguments: Cut.allCases) func truncatedPartialRecoversAGapFreePrefix(cut: Cut) throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try SegmentWriter(url: directory.appendingPathComponent("live.mp4"), dimensions: Self.size,
-                                       timescale: 1_000_000_000,
-                                       settings: EncoderSettings(preset: "medium", keyframeInterval: 600))
+        let writer = try SegmentWriter(
+            url: directory.appendingPathComponent("live.mp4"), dimensions: Self.size, timescale: 1_000_000_000,
+            settings: EncoderSettings(preset: "medium", keyframeInterval: 600))
         try FragmentTestSupport.append(0..<170, to: writer)  // "medium" holds back ~40 frames: ≥ 3 fragments cut
         let data = try Data(contentsOf: writer.partialURL)
         writer.cancel()
@@ -32,18 +29,21 @@ struct MediaSegmentRecoveryTests {
         try #require(moofs.count >= 3, "\(boxes)")
         let lastMoof = moofs[moofs.count - 1]
         let lastMdat = try #require(boxes.first { $0.type == "mdat" && $0.offset > lastMoof.offset })
-        let length = switch cut {
-        case .middleOfLastMediaData: lastMdat.offset + lastMdat.size / 2
-        case .insideLastFragmentHeader: lastMoof.offset + lastMoof.size / 2
-        }
+        let length =
+            switch cut {
+            case .middleOfLastMediaData: lastMdat.offset + lastMdat.size / 2
+            case .insideLastFragmentHeader: lastMoof.offset + lastMoof.size / 2
+            }
         let partial = directory.appendingPathComponent("cut.mp4.partial")
         try data.prefix(length).write(to: partial)
         // Frames in the complete fragments (before the last moof).
-        let completeFrames = try MediaFileReader(url: {
-            let head = directory.appendingPathComponent("head.mp4")
-            try data.prefix(lastMoof.offset).write(to: head)
-            return head
-        }()).streamInfo().frameCount
+        let completeFrames = try MediaFileReader(
+            url: {
+                let head = directory.appendingPathComponent("head.mp4")
+                try data.prefix(lastMoof.offset).write(to: head)
+                return head
+            }()
+        ).streamInfo().frameCount
 
         let url = directory.appendingPathComponent("cut.mp4")
         let recovered = try SegmentRecovery.recover(partial: partial, to: url)
@@ -64,13 +64,9 @@ struct MediaSegmentRecoveryTests {
         #expect(info.packets.map(\.pts) == (0..<n).map { Int64($0) * Self.frame })
         #expect(info.presentationEnd == Int64(n) * Self.frame)
         #expect(try FragmentTestSupport.stamps(url) == (0..<n).map { UInt32($0) })
-        if MediaTestSupport.ffprobePath != nil {
-            #expect(try FragmentTestSupport.ffprobePacketCount(url) == n)
-        }
+        if MediaTestSupport.ffprobePath != nil { #expect(try FragmentTestSupport.ffprobePacketCount(url) == n) }
         // Recovering again refuses to replace the finished file.
-        #expect(throws: SegmentWriterError.fileExists(path: url.path)) {
-            _ = try SegmentRecovery.recover(partial: partial, to: url)
-        }
+        #expect(throws: SegmentWriterError.fileExists(path: url.path)) { _ = try SegmentRecovery.recover(partial: partial, to: url) }
     }
 
     /// A partial file holding only the header (killed before the first fragment) has
@@ -78,16 +74,14 @@ struct MediaSegmentRecoveryTests {
     @Test func headerOnlyPartialHasNoFrames() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try SegmentWriter(url: directory.appendingPathComponent("early.mp4"), dimensions: Self.size,
-                                       timescale: 1_000_000_000, settings: EncoderSettings())
+        let writer = try SegmentWriter(
+            url: directory.appendingPathComponent("early.mp4"), dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings())
         try FragmentTestSupport.append(0..<5, to: writer)
         let partial = directory.appendingPathComponent("copy.mp4.partial")
         try FileManager.default.copyItem(at: writer.partialURL, to: partial)
         writer.cancel()
         let url = directory.appendingPathComponent("early-recovered.mp4")
-        let error = #expect(throws: SegmentRecoveryError.self) {
-            _ = try SegmentRecovery.recover(partial: partial, to: url)
-        }
+        let error = #expect(throws: SegmentRecoveryError.self) { _ = try SegmentRecovery.recover(partial: partial, to: url) }
         #expect(error?.description.contains(partial.path) == true)
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(!FileManager.default.fileExists(atPath: url.path + ".tmp"))

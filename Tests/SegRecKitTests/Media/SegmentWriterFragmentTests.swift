@@ -1,32 +1,29 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter fragmented partial files and faststart finish", .tags(.media, .crashSafety))
-struct MediaSegmentWriterFragmentTests {
+@Suite("Media: SegmentWriter fragmented partial files and faststart finish", .tags(.media, .crashSafety)) struct MediaSegmentWriterFragmentTests {
     static let size = VideoDimensions(width: 320, height: 240)
 
     /// A fragmented writer (B-frames, irregular cadence, rotation) finishes into an ordinary
     /// MP4: `moov` before `mdat`, no `moof`, every pts and duration exact, the end exactly
     /// `end`, rotation and codec tag kept, partial and temporary files gone.
-    @Test(arguments: [VideoCodec.h264, .hevc])
-    func finishedFileIsFaststartWithExactTiming(codec: VideoCodec) throws {
+    @Test(arguments: [VideoCodec.h264, .hevc]) func finishedFileIsFaststartWithExactTiming(codec: VideoCodec) throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("frag.mp4")
         var pts: [Int64] = [0]
         for i in 1..<120 { pts.append(pts.last! + 30_000_000 + Int64(i % 4) * 5_000_000 + Int64(i % 3)) }
         let end = pts.last! + 20_000_007
-        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                       settings: EncoderSettings(codec: codec, preset: "medium", keyframeInterval: 250),
-                                       displayRotationDegrees: 90,
-                                       fragmentInterval: MediaTime(value: 500, timescale: 1000))
+        let writer = try SegmentWriter(
+            url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(codec: codec, preset: "medium", keyframeInterval: 250),
+            displayRotationDegrees: 90, fragmentInterval: MediaTime(value: 500, timescale: 1000))
         #expect(writer.fragmentInterval == MediaTime(value: 1, timescale: 2))
         for (i, time) in pts.enumerated() {
-            try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240),
-                              presentationTime: MediaTestSupport.ns(time))
+            try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), presentationTime: MediaTestSupport.ns(time))
         }
         // While open, the partial file is fragmented: several fragments inside one GOP.
         let partialBoxes = try FragmentTestSupport.topLevelBoxTypes(writer.partialURL)
@@ -50,8 +47,7 @@ struct MediaSegmentWriterFragmentTests {
         if MediaTestSupport.ffprobePath != nil {
             #expect(try FragmentTestSupport.ffprobePacketCount(url) == pts.count)
             let json = try MediaTestSupport.ffprobeJSON(
-                ["-select_streams", "v:0", "-show_entries", "stream=duration_ts,codec_tag_string:stream_side_data=rotation"],
-                file: url)
+                ["-select_streams", "v:0", "-show_entries", "stream=duration_ts,codec_tag_string:stream_side_data=rotation"], file: url)
             let stream = (json?["streams"] as? [[String: Any]])?.first
             #expect(stream?["duration_ts"] as? Int == Int(end))
             #expect(stream?["codec_tag_string"] as? String == (codec == .hevc ? "hvc1" : "avc1"))
@@ -66,8 +62,7 @@ struct MediaSegmentWriterFragmentTests {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("live.mp4")
-        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                       settings: EncoderSettings(keyframeInterval: 600))
+        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(keyframeInterval: 600))
         #expect(writer.fragmentInterval == MediaTime(value: 1, timescale: 1))
         // 4.5 s at 30 fps; x264's lookahead holds back ~20 frames, so ≥ 3 fragments are cut.
         try FragmentTestSupport.append(0..<135, to: writer)
@@ -79,9 +74,7 @@ struct MediaSegmentWriterFragmentTests {
         #expect(info.frameCount >= 90)  // three 1 s fragments
         #expect(info.packets.map(\.pts) == (0..<info.frameCount).map { Int64($0) * 33_333_333 })
         #expect(try FragmentTestSupport.stamps(copy) == (0..<info.frameCount).map { UInt32($0) })
-        if MediaTestSupport.ffprobePath != nil {
-            #expect(try FragmentTestSupport.ffprobePacketCount(copy) ?? 0 >= 90)
-        }
+        if MediaTestSupport.ffprobePath != nil { #expect(try FragmentTestSupport.ffprobePacketCount(copy) ?? 0 >= 90) }
         try FragmentTestSupport.append(135..<150, to: writer)
         let summary = try writer.finish(endTime: MediaTestSupport.ns(150 * 33_333_333))
         #expect(summary.frameCount == 150)
@@ -91,13 +84,11 @@ struct MediaSegmentWriterFragmentTests {
     }
 
     /// `fragmentInterval: nil` (or zero) writes an ordinary faststart MP4 directly.
-    @Test(arguments: [nil, MediaTime.zero])
-    func unfragmentedWriterProducesFaststart(interval: MediaTime?) throws {
+    @Test(arguments: [nil, MediaTime.zero]) func unfragmentedWriterProducesFaststart(interval: MediaTime?) throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("plain.mp4")
-        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                       settings: EncoderSettings(), fragmentInterval: interval)
+        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(), fragmentInterval: interval)
         #expect(writer.fragmentInterval == nil)
         try FragmentTestSupport.append(0..<40, to: writer)
         #expect(!(try FragmentTestSupport.topLevelBoxTypes(writer.partialURL).contains("moof")))
@@ -116,8 +107,9 @@ struct MediaSegmentWriterFragmentTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let interval = MediaTime(value: -1, timescale: 1)
         #expect(throws: SegmentWriterError.invalidFragmentInterval(interval)) {
-            _ = try SegmentWriter(url: directory.appendingPathComponent("x.mp4"), dimensions: Self.size,
-                                  timescale: 1_000_000_000, settings: EncoderSettings(), fragmentInterval: interval)
+            _ = try SegmentWriter(
+                url: directory.appendingPathComponent("x.mp4"), dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(),
+                fragmentInterval: interval)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// 10 stamped 1920x1080 NV12 frames at pts i·33_333_333 ns, finished at 333_333_330 ns.
-@Suite("Media: SegmentWriter H.264 1080p", .tags(.media))
-struct MediaSegmentWriterH264Tests {
+@Suite("Media: SegmentWriter H.264 1080p", .tags(.media)) struct MediaSegmentWriterH264Tests {
     static let pts: [Int64] = (0..<10).map { Int64($0) * 33_333_333 }
     static let end: Int64 = 333_333_330
 
@@ -69,14 +69,14 @@ struct MediaSegmentWriterH264Tests {
         #expect(keyframes.first == true)
     }
 
-    @Test(.enabled(if: MediaTestSupport.ffprobePath != nil, "ffprobe is not on PATH: independent check skipped"))
-    func ffprobeAgrees() throws {
+    @Test(.enabled(if: MediaTestSupport.ffprobePath != nil, "ffprobe is not on PATH: independent check skipped")) func ffprobeAgrees() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (url, _) = try Self.writeStandardFile(in: directory)
-        let json = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-count_frames", "-show_entries",
-             "stream=width,height,nb_read_frames,codec_tag_string,time_base,duration_ts"], file: url))
+        let json = try #require(
+            try MediaTestSupport.ffprobeJSON(
+                ["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames,codec_tag_string,time_base,duration_ts"],
+                file: url))
         let stream = try #require((json["streams"] as? [[String: Any]])?.first)
         #expect(stream["width"] as? Int == 1920)
         #expect(stream["height"] as? Int == 1080)
@@ -84,8 +84,8 @@ struct MediaSegmentWriterH264Tests {
         #expect(stream["codec_tag_string"] as? String == "avc1")
         #expect(stream["time_base"] as? String == "1/1000000000")
         #expect(stream["duration_ts"] as? Int == 333_333_330)
-        let packets = try #require(try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-show_entries", "packet=pts,flags"], file: url)?["packets"] as? [[String: Any]])
+        let packets = try #require(
+            try MediaTestSupport.ffprobeJSON(["-select_streams", "v:0", "-show_entries", "packet=pts,flags"], file: url)?["packets"] as? [[String: Any]])
         #expect(packets.compactMap { $0["pts"] as? Int }.sorted() == Self.pts.map(Int.init))
         #expect((packets.first?["flags"] as? String)?.hasPrefix("K") == true)
     }

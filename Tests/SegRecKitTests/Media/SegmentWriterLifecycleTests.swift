@@ -1,12 +1,12 @@
 import CFFmpeg
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter files, misuse and errors", .tags(.media))
-struct MediaSegmentWriterLifecycleTests {
+@Suite("Media: SegmentWriter files, misuse and errors", .tags(.media)) struct MediaSegmentWriterLifecycleTests {
     static let size = VideoDimensions(width: 320, height: 240)
 
     static func frame(_ i: Int) -> PixelBuffer { MediaTestSupport.stampedFrame(index: i, width: 320, height: 240) }
@@ -48,15 +48,11 @@ struct MediaSegmentWriterLifecycleTests {
         let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings())
         try writer.append(Self.frame(0), presentationTime: .zero)
         try Data("other".utf8).write(to: url)
-        #expect(throws: SegmentWriterError.fileExists(path: url.path)) {
-            _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333))
-        }
+        #expect(throws: SegmentWriterError.fileExists(path: url.path)) { _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333)) }
         #expect(try Data(contentsOf: url) == Data("other".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["race.mp4", "race.mp4.partial"])
         // The failure sticks: finishing again rethrows it.
-        #expect(throws: SegmentWriterError.fileExists(path: url.path)) {
-            _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333))
-        }
+        #expect(throws: SegmentWriterError.fileExists(path: url.path)) { _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333)) }
     }
 
     @Test func zeroFrameFinishCreatesNoFile() throws {
@@ -86,8 +82,8 @@ struct MediaSegmentWriterLifecycleTests {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
-            let writer = try SegmentWriter(url: directory.appendingPathComponent("dropped.mp4"), dimensions: Self.size,
-                                           timescale: 1_000_000_000, settings: EncoderSettings())
+            let writer = try SegmentWriter(
+                url: directory.appendingPathComponent("dropped.mp4"), dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings())
             try writer.append(Self.frame(0), presentationTime: .zero)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
@@ -113,9 +109,7 @@ struct MediaSegmentWriterLifecycleTests {
         #expect(throws: SegmentWriterError.dimensionsMismatch(expected: Self.size, got: VideoDimensions(width: 64, height: 64))) {
             try writer.append(PixelBuffer(width: 64, height: 64), presentationTime: MediaTestSupport.ns(80_000_000))
         }
-        #expect(throws: SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: previous, endTime: previous)) {
-            _ = try writer.finish(endTime: previous)
-        }
+        #expect(throws: SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: previous, endTime: previous)) { _ = try writer.finish(endTime: previous) }
         try writer.append(Self.frame(2), presentationTime: MediaTestSupport.ns(80_000_000))
         let summary = try writer.finish(endTime: MediaTestSupport.ns(120_000_000))
         #expect(summary.frameCount == 3)
@@ -144,8 +138,8 @@ struct MediaSegmentWriterLifecycleTests {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: EncoderSettingsError.self) {
-            _ = try SegmentWriter(url: directory.appendingPathComponent("x.mp4"), dimensions: Self.size,
-                                  timescale: 1_000_000_000, settings: EncoderSettings(crf: 99))
+            _ = try SegmentWriter(
+                url: directory.appendingPathComponent("x.mp4"), dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(crf: 99))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -161,9 +155,7 @@ struct MediaSegmentWriterLifecycleTests {
     }
 
     @Test func readerReportsMissingFileAsNotFound() throws {
-        let error = #expect(throws: FFmpegError.self) {
-            _ = try MediaFileReader(url: URL(fileURLWithPath: "/nonexistent-segrec-dir/missing.mp4"))
-        }
+        let error = #expect(throws: FFmpegError.self) { _ = try MediaFileReader(url: URL(fileURLWithPath: "/nonexistent-segrec-dir/missing.mp4")) }
         #expect(error?.isNotFound == true)
         #expect(error?.isNoSpace == false)
         #expect(error?.description.contains("/nonexistent-segrec-dir/missing.mp4") == true)

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Media: SegmentWriter safe files (exclusive create, no symlinks, no replace)", .tags(.media, .crashSafety))
-struct MediaSegmentWriterSafeFileTests {
+@Suite("Media: SegmentWriter safe files (exclusive create, no symlinks, no replace)", .tags(.media, .crashSafety)) struct MediaSegmentWriterSafeFileTests {
     static let size = VideoDimensions(width: 320, height: 240)
 
     static func writer(_ url: URL) throws -> SegmentWriter {
@@ -14,8 +14,7 @@ struct MediaSegmentWriterSafeFileTests {
 
     /// A symbolic link at `<name>.partial` (dangling or not) makes init throw; the link's
     /// target is not created, written or truncated, and nothing else appears.
-    @Test(arguments: [true, false])
-    func symlinkAtPartialNameIsRefused(targetExists: Bool) throws {
+    @Test(arguments: [true, false]) func symlinkAtPartialNameIsRefused(targetExists: Bool) throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         let elsewhere = try MediaTestSupport.makeTemporaryDirectory()
         defer {
@@ -64,8 +63,7 @@ struct MediaSegmentWriterSafeFileTests {
     /// Links that appear at the temporary or the final name while recording are never
     /// followed or replaced: finish throws, the targets stay untouched, the partial file
     /// (holding the whole recording) stays, and no temporary file of ours is left.
-    @Test(arguments: ["seg.mp4.tmp", "seg.mp4"])
-    func symlinkAppearingWhileRecordingIsNotFollowed(name: String) throws {
+    @Test(arguments: ["seg.mp4.tmp", "seg.mp4"]) func symlinkAppearingWhileRecordingIsNotFollowed(name: String) throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         let elsewhere = try MediaTestSupport.makeTemporaryDirectory()
         defer {
@@ -85,8 +83,7 @@ struct MediaSegmentWriterSafeFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [name, "seg.mp4.partial"].sorted())
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
         // The kept partial file holds the finished recording.
-        let recovered = try SegmentRecovery.recover(partial: writer.partialURL,
-                                                    to: elsewhere.appendingPathComponent("recovered.mp4"))
+        let recovered = try SegmentRecovery.recover(partial: writer.partialURL, to: elsewhere.appendingPathComponent("recovered.mp4"))
         #expect(recovered.frameCount >= 7)
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small tmpfs mounted for one test (needs root and `mount`); unmounted by ``unmount()``.
@@ -39,8 +41,7 @@ private struct TinyFileSystem {
     }
 }
 
-@Suite("Media: SegmentWriter write errors (disk full)", .tags(.media, .crashSafety))
-struct MediaSegmentWriterWriteErrorTests {
+@Suite("Media: SegmentWriter write errors (disk full)", .tags(.media, .crashSafety)) struct MediaSegmentWriterWriteErrorTests {
     static let size = VideoDimensions(width: 320, height: 240)
     static let quarterSecond = MediaTime(value: 1, timescale: 4)
 
@@ -48,11 +49,9 @@ struct MediaSegmentWriterWriteErrorTests {
     static func appendUntilFailure(_ writer: SegmentWriter, limit: Int) -> (any Error)? {
         for i in 0..<limit {
             do {
-                try writer.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240),
-                                  presentationTime: MediaTestSupport.ns(Int64(i) * 33_333_333))
-            } catch {
-                return error
-            }
+                try writer.append(
+                    MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), presentationTime: MediaTestSupport.ns(Int64(i) * 33_333_333))
+            } catch { return error }
         }
         return nil
     }
@@ -77,8 +76,8 @@ struct MediaSegmentWriterWriteErrorTests {
         }
         defer { disk.unmount() }
         let url = disk.url.appendingPathComponent("seg.mp4")
-        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                       settings: EncoderSettings(crf: 12), fragmentInterval: Self.quarterSecond)
+        let writer = try SegmentWriter(
+            url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(crf: 12), fragmentInterval: Self.quarterSecond)
         let error = Self.appendUntilFailure(writer, limit: 3000)
         let expected = SegmentWriterError.io(path: writer.partialURL.path, operation: "write", errno: ENOSPC)
         #expect(error as? SegmentWriterError == expected)
@@ -99,13 +98,11 @@ struct MediaSegmentWriterWriteErrorTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let settings = EncoderSettings(crf: 12, threads: 1)
         func record(_ url: URL) throws -> SegmentWriter {
-            let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                           settings: settings, fragmentInterval: Self.quarterSecond)
+            let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: settings, fragmentInterval: Self.quarterSecond)
             try FragmentTestSupport.append(0..<frames, to: writer)
             return writer
         }
-        let finalSize = try record(scratch.appendingPathComponent("m.mp4"))
-            .finish(endTime: MediaTestSupport.ns(Int64(frames) * 33_333_333)).byteCount
+        let finalSize = try record(scratch.appendingPathComponent("m.mp4")).finish(endTime: MediaTestSupport.ns(Int64(frames) * 33_333_333)).byteCount
         // Room for the partial file (the final size plus fragment headers) but not for both.
         guard let disk = try TinyFileSystem.mount(bytes: Int(finalSize) * 3 / 2 + 16 * 1024) else {
             print("skipped: cannot mount a tmpfs here (needs root)")
@@ -125,9 +122,9 @@ struct MediaSegmentWriterWriteErrorTests {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("seg.mp4")
-        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000,
-                                       settings: EncoderSettings(crf: 12), displayRotationDegrees: nil,
-                                       fragmentInterval: Self.quarterSecond, sizeLimit: 120_000)
+        let writer = try SegmentWriter(
+            url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(crf: 12), displayRotationDegrees: nil,
+            fragmentInterval: Self.quarterSecond, sizeLimit: 120_000)
         let error = Self.appendUntilFailure(writer, limit: 3000)
         #expect(error as? SegmentWriterError == .io(path: writer.partialURL.path, operation: "write", errno: ENOSPC))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["seg.mp4.partial"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
@@ -8,8 +9,7 @@ import Testing
 /// With `cameras`, an `activeFormat` is checked against the camera streaming at the event's
 /// time, found by rehearsing the scenario's events through ``CaptureSession`` (the
 /// session's own posture rule), before anything is recorded.
-@Suite("Orientation: cameras formats checked against the streaming camera before recording", .tags(.cameras))
-struct CamerasFormatValidationTests {
+@Suite("Orientation: cameras formats checked against the streaming camera before recording", .tags(.cameras)) struct CamerasFormatValidationTests {
     typealias F = OrientationFixtures
 
     static func duo(posture: String, events: String) -> String {
@@ -22,25 +22,24 @@ struct CamerasFormatValidationTests {
         """
     }
 
-    @Test("activeFormat 3840 while the inner camera streams (posture open): events[0].activeFormat, inner's formats")
-    func innerLacks3840() throws {
-        #expect(throws: ScenarioError(file: "orientation-test.json", key: "events[0].activeFormat",
-                                      problem: "3840 is not a format of camera inner (builtInInnerUltraWideCamera), streaming at 0.3 s",
-                                      allowed: "the formats of inner: 1280, 1920")) {
-            _ = try F.scenario(Self.duo(posture: "open", events: #"[{"atSeconds": 0.3, "activeFormat": 3840}]"#))
-        }
+    @Test("activeFormat 3840 while the inner camera streams (posture open): events[0].activeFormat, inner's formats") func innerLacks3840() throws {
+        #expect(
+            throws: ScenarioError(
+                file: "orientation-test.json", key: "events[0].activeFormat",
+                problem: "3840 is not a format of camera inner (builtInInnerUltraWideCamera), streaming at 0.3 s", allowed: "the formats of inner: 1280, 1920")
+        ) { _ = try F.scenario(Self.duo(posture: "open", events: #"[{"atSeconds": 0.3, "activeFormat": 3840}]"#)) }
         // Closed: the outer camera streams and has 3840.
         _ = try F.scenario(Self.duo(posture: "closed", events: #"[{"atSeconds": 0.3, "activeFormat": 3840}]"#))
     }
 
-    @Test("the posture event before it decides: back camera after openOuterDisplay, outer before; file order kept")
-    func postureDecides() throws {
+    @Test("the posture event before it decides: back camera after openOuterDisplay, outer before; file order kept") func postureDecides() throws {
         let after = #"[{"atSeconds": 0.4, "posture": "openOuterDisplay"}, {"atSeconds": 0.8, "activeFormat": 1920}]"#
-        #expect(throws: ScenarioError(file: "orientation-test.json", key: "events[1].activeFormat",
-                                      problem: "1920 is not a format of camera back (builtInDualWideCamera), streaming at 0.8 s",
-                                      allowed: "the formats of back: 1920x1080, 3840x2160")) {
-            _ = try F.scenario(Self.duo(posture: "closed", events: after))
-        }
+        #expect(
+            throws: ScenarioError(
+                file: "orientation-test.json", key: "events[1].activeFormat",
+                problem: "1920 is not a format of camera back (builtInDualWideCamera), streaming at 0.8 s", allowed: "the formats of back: 1920x1080, 3840x2160"
+            )
+        ) { _ = try F.scenario(Self.duo(posture: "closed", events: after)) }
         // Listed out of time order in the file: the key is the file's index.
         let unordered = #"[{"atSeconds": 0.8, "activeFormat": 1920}, {"atSeconds": 0.4, "posture": "openOuterDisplay"}]"#
         do {
@@ -53,8 +52,7 @@ struct CamerasFormatValidationTests {
         #expect(scenario.events.count == 2)
     }
 
-    @Test("record exits 65 before creating the output folder")
-    func commandLineRefusesBeforeRecording() async throws {
+    @Test("record exits 65 before creating the output folder") func commandLineRefusesBeforeRecording() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("inner-3840.json")
         try Self.duo(posture: "open", events: #"[{"atSeconds": 0.3, "activeFormat": 3840}]"#).write(to: file, atomically: true, encoding: .utf8)
@@ -64,20 +62,24 @@ struct CamerasFormatValidationTests {
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
-    @Test("--source footage with cameras: each camera's notes name the ignored audio stream and the applied clip rotation",
-          .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: cameras footage notes skipped"))
-    func footageNotes() async throws {
+    @Test(
+        "--source footage with cameras: each camera's notes name the ignored audio stream and the applied clip rotation",
+        .enabled(if: FootageTestSupport.ready, "../shared/samples/ or ffmpeg/ffprobe missing: cameras footage notes skipped")) func footageNotes() async throws
+    {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         let file = dir.appendingPathComponent("duo.json")
-        try Self.duo(posture: "closed", events: "[]").replacingOccurrences(of: "\"durationSeconds\": 2.0", with: "\"durationSeconds\": 0.2")
-            .write(to: file, atomically: true, encoding: .utf8)
+        try Self.duo(posture: "closed", events: "[]").replacingOccurrences(of: "\"durationSeconds\": 2.0", with: "\"durationSeconds\": 0.2").write(
+            to: file, atomically: true, encoding: .utf8)
         let clip = FootageTestSupport.sample("phone_portrait_rot90_1920x1080_30fps.mp4").path
         let (code, _, manifest) = try await FootageTestSupport.record(["--source", clip, "--scenario", file.path])
         #expect(code == 0)
         let notes = try #require(manifest?.notes)
         for camera in ["outer", "inner", "back"] {
             #expect(notes.contains("camera \(camera): input stream #1 (audio, aac) ignored: only the first video stream is recorded"))
-            #expect(notes.contains("camera \(camera): input display rotation -90 (ffprobe) is applied to the sensor image: each picture is turned 90° clockwise before cropping; the segments carry the device's capture angle instead"))
+            #expect(
+                notes.contains(
+                    "camera \(camera): input display rotation -90 (ffprobe) is applied to the sensor image: each picture is turned 90° clockwise before cropping; the segments carry the device's capture angle instead"
+                ))
         }
         // 0.2 s at 30 fps from session start 10 s: frames at 10 + i/30 < 10.2, i = 0…5.
         #expect(manifest?.frames.written == 6)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,19 +8,17 @@ import Testing
 /// Center Stage's zoom across an `activeFormat` switch, and `peopleInFrame` as a fact about
 /// the scene (accepted on any format at any time; it acts only where Center Stage is active
 /// or smart framing runs).
-@Suite("Orientation: Center Stage across format switches, peopleInFrame anywhere", .tags(.cameras))
-struct CenterStageFormatSwitchTests {
+@Suite("Orientation: Center Stage across format switches, peopleInFrame anywhere", .tags(.cameras)) struct CenterStageFormatSwitchTests {
     typealias F = OrientationFixtures
 
     /// Runs `session`, returning its events and, per delivered frame, the zoom factor its
     /// ``ZoomingImageSource`` drew the picture with.
     static func runWithZoom(_ session: CaptureSession) throws -> ([CaptureOutputEvent], [Double]) {
-        var events: [CaptureOutputEvent] = [], zooms: [Double] = []
+        var events: [CaptureOutputEvent] = []
+        var zooms: [Double] = []
         while let event = try session.next() {
             events.append(event)
-            if case .frame = event {
-                zooms.append(try #require(session.output.frameSource as? ZoomingImageSource).videoZoomFactor)
-            }
+            if case .frame = event { zooms.append(try #require(session.output.frameSource as? ZoomingImageSource).videoZoomFactor) }
         }
         return (events, zooms)
     }
@@ -35,8 +34,7 @@ struct CenterStageFormatSwitchTests {
                     {"atSeconds": 1.0, "centerStageEnabled": false}, {"atSeconds": 1.2, "centerStageEnabled": true}]}
         """
 
-    @Test("a switch to 3840 makes Center Stage inactive: zoom 1.0 from the first 3840 frame, logged there")
-    func zoomEndsWithCenterStage() throws {
+    @Test("a switch to 3840 makes Center Stage inactive: zoom 1.0 from the first 3840 frame, logged there") func zoomEndsWithCenterStage() throws {
         // to_dev(h) = (h/1e9 + 0.1) · 24e6; D0 = 26 400 000, D(i) = D0 + 800 000 i, T(i) = 1e9 + i·1e9/30.
         // 1 person at 1.1e9 = T(3): zoom 1.5 from frame 3. Switch at 1.5e9: frames 0…14 old (T(15) = 1.5e9).
         // D0' = ceil(to_dev(1.75e9)) = 1.85 · 24e6 = 44 400 000 (T = 1.75e9), frame 15; new frames
@@ -68,8 +66,7 @@ struct CenterStageFormatSwitchTests {
          "events": [{"atSeconds": 0.2, "activeFormat": 1920}, {"atSeconds": 0.6, "peopleInFrame": 2}]}
         """
 
-    @Test("peopleInFrame after a switch to 1920 (Center Stage now active) is accepted and zooms 1.2")
-    func peopleAfterSwitchToCenterStageFormat() throws {
+    @Test("peopleInFrame after a switch to 1920 (Center Stage now active) is accepted and zooms 1.2") func peopleAfterSwitchToCenterStageFormat() throws {
         // D(i) = 24e6 + 800 000 i; switch at 1.2e9: frames 0…5 (T(6) = 1.2e9). D0' = ceil(to_dev(1.45e9))
         // = 34 800 000, frame 6. 2 people at 1.6e9: first new frame at/after it j = 5 (1.45e9 + 5e9/30 =
         // 1 616 666 667), frame 11, D = 34 800 000 + 4 000 000. New frames while < 2e9: j = 0…16, 23 in all.
@@ -83,10 +80,10 @@ struct CenterStageFormatSwitchTests {
         #expect(F.records(events, .centerStageActiveChanged).map(\.frameIndex) == [6])
     }
 
-    @Test("peopleInFrame where neither Center Stage nor smart framing acts is accepted and changes nothing")
-    func peopleWithoutEffect() throws {
+    @Test("peopleInFrame where neither Center Stage nor smart framing acts is accepted and changes nothing") func peopleWithoutEffect() throws {
         // 3840 with Center Stage enabled but unsupported: 30 frames (T(i) = 1e9 + i·1e9/30 < 2e9), none zoomed.
-        let scenario = try F.scenario("""
+        let scenario = try F.scenario(
+            """
             {"device": {"format": 3840, "fps": 30, "initialAspectRatio": "16x9",
                         "clock": {"timescale": 24000000, "offsetSeconds": -1.0, "driftPPM": 0}},
              "centerStageEnabled": true, "centerStageControlMode": "app", "sessionStartSeconds": 1.0, "durationSeconds": 1.0,
@@ -96,7 +93,8 @@ struct CenterStageFormatSwitchTests {
         #expect(zooms == Array(repeating: 1.0, count: 30))
         #expect(F.records(events, .zoomChanged).isEmpty)
         // A cameras scenario without Center Stage: accepted too.
-        _ = try F.scenario("""
+        _ = try F.scenario(
+            """
             {"cameras": [{"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280, "fps": 30},
                          {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1280, "fps": 30}],
              "frontCamera": "individual", "initialPosture": "closed", "durationSeconds": 1.0,
@@ -104,16 +102,16 @@ struct CenterStageFormatSwitchTests {
             """)
         // Only a bad count is an error, naming the range and both uses.
         #expect(throws: CaptureError.invalidParameter(name: "peopleInFrame", value: "-1", allowed: CaptureSession.peopleInFrameAllowed)) {
-            _ = try CaptureSession(device: try CaptureTestSupport.plainDevice(), sessionStart: F.ns(1_000_000_000),
-                                   duration: F.ns(1_000_000_000), events: [.init(hostTime: F.ns(1_000_000_000), action: .peopleInFrame(-1))])
+            _ = try CaptureSession(
+                device: try CaptureTestSupport.plainDevice(), sessionStart: F.ns(1_000_000_000), duration: F.ns(1_000_000_000),
+                events: [.init(hostTime: F.ns(1_000_000_000), action: .peopleInFrame(-1))])
         }
         do {
             _ = try F.scenario(#"{"durationSeconds": 2, "events": [{"atSeconds": 1, "peopleInFrame": 101}]}"#)
             Issue.record("peopleInFrame 101 was accepted")
         } catch {
             #expect(error.key == "events[0].peopleInFrame" && error.problem == "101 is out of range")
-            #expect(error.allowed.hasPrefix("an integer, 0...100") && error.allowed.contains("Center Stage's zoom")
-                && error.allowed.contains("smart framing"))
+            #expect(error.allowed.hasPrefix("an integer, 0...100") && error.allowed.contains("Center Stage's zoom") && error.allowed.contains("smart framing"))
             #expect(!error.description.contains("device.smartFraming"))
         }
     }

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// `activeFormat` and `apply` (the seeds' `apply()`): the reconfiguration gap, the new grid,
 /// `formatChanged` segments with their own size and rate, read back with libavcodec and ffprobe.
-@Suite("Orientation: active format switching", .tags(.cameras))
-struct FormatSwitchTests {
+@Suite("Orientation: active format switching", .tags(.cameras)) struct FormatSwitchTests {
     typealias F = OrientationFixtures
 
     /// 1920 at 60 fps, 16x9; `activeFormat` 3840 (≤ 30 fps: the rate is clamped to 30) at +0.4 s.
@@ -18,8 +18,7 @@ struct FormatSwitchTests {
          "events": [{"atSeconds": 0.4, "activeFormat": 3840}]}
         """
 
-    @Test("a switch that changes size and rate: old frames end before s, the new grid starts at the gap end")
-    func boundaryOnTheSession() throws {
+    @Test("a switch that changes size and rate: old frames end before s, the new grid starts at the gap end") func boundaryOnTheSession() throws {
         // Python fractions (to_dev/to_host as in DuoFixtures; off 12.5 s, +50 ppm, ts 24e6):
         //   D0 = to_dev(1e9) = 324016200; D(i) = D0 + round(i·24e6/60) = D0 + 400000 i
         //   T(24) = to_host(333616200) = 1399980001 < s = 1.4e9 ≤ T(25): frames 0…24 are old
@@ -50,8 +49,7 @@ struct FormatSwitchTests {
         #expect(session.device.activeFormat.squareSide == 3840)
     }
 
-    @Test("recorded: a formatChanged segment at 3840x2160 30 fps, tiling exactly, every frame read back")
-    func boundaryInFiles() async throws {
+    @Test("recorded: a formatChanged segment at 3840x2160 30 fps, tiling exactly, every frame read back") func boundaryInFiles() async throws {
         let scenario = try F.scenario(Self.rateAndSize)
         let (dir, m) = try await F.record(scenario)
         #expect(m.segments.count == 2)
@@ -66,7 +64,8 @@ struct FormatSwitchTests {
         #expect(b.sessionEnd == F.ns(2_016_648_334) && m.stopReason == .endOfStream)
         #expect(m.frames.received == 36 && m.frames.written == 36 && m.frames.dropped == 0)
         #expect(m.events?.contains { $0.kind == .activeFormatChanged && $0.frameIndex == 25 } == true)
-        let first = dir.appendingPathComponent(a.file), second = dir.appendingPathComponent(b.file)
+        let first = dir.appendingPathComponent(a.file)
+        let second = dir.appendingPathComponent(b.file)
         #expect(try RecorderTestSupport.stampedIndices(first) == Array(0..<25))
         #expect(try RecorderTestSupport.stampedIndices(second) == Array(25..<36))
         if let probe = try RecorderTestSupport.probe(second) {
@@ -76,8 +75,7 @@ struct FormatSwitchTests {
         }
     }
 
-    @Test("stop-on-change stops at the new format's first frame: stopReason formatChanged")
-    func stopOnChange() async throws {
+    @Test("stop-on-change stops at the new format's first frame: stopReason formatChanged") func stopOnChange() async throws {
         let (dir, m) = try await F.record(try F.scenario(Self.rateAndSize), mode: .stopOnChange)
         #expect(m.segments.count == 1 && m.segments[0].frameCount == 25)
         #expect(m.stopReason == .formatChanged && m.stopTime == F.ns(1_650_000_000))
@@ -111,8 +109,7 @@ struct FormatSwitchTests {
 }
 
 extension FormatSwitchTests {
-    @Test("a request made during the reconfiguration gap takes effect on the new format's first frame")
-    func requestDuringTheGap() async throws {
+    @Test("a request made during the reconfiguration gap takes effect on the new format's first frame") func requestDuringTheGap() async throws {
         // As applyChoosesTheFirstFormat: the gap runs 1.5 s → 1.75 s (first new frame T = 1750000278).
         // 1x1 at 1.6 s: to_dev(1.6e9) + 2 periods lies before D0', so frame 0 of the new grid has it.
         let json = """
@@ -133,13 +130,11 @@ extension FormatSwitchTests {
     }
 }
 
-@Suite("Orientation: SampleStreams/orientation", .tags(.cameras))
-struct OrientationSampleStreamsTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleStreams/orientation")
+@Suite("Orientation: SampleStreams/orientation", .tags(.cameras)) struct OrientationSampleStreamsTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SampleStreams/orientation")
 
-    @Test("every file decodes and runs; the apply scenario switches format twice, the group selfie turns once")
-    func sampleStreams() throws {
+    @Test("every file decodes and runs; the apply scenario switches format twice, the group selfie turns once") func sampleStreams() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }.sorted()
         #expect(files == ["apply-format-switch.json", "call-low-latency-center-stage.json", "rotated-group-selfie.json"])
         var kinds: [String: [SessionEventRecord.Kind]] = [:]
@@ -155,10 +150,8 @@ struct OrientationSampleStreamsTests {
     }
 }
 
-@Suite("Orientation: format switching on iPhone Duo cameras", .tags(.cameras))
-struct DuoFormatSwitchTests {
-    @Test("activeFormat on the streaming outer camera: gap, new grid at the gap end, same camera, new size")
-    func outerCameraSwitch() throws {
+@Suite("Orientation: format switching on iPhone Duo cameras", .tags(.cameras)) struct DuoFormatSwitchTests {
+    @Test("activeFormat on the streaming outer camera: gap, new grid at the gap end, same camera, new size") func outerCameraSwitch() throws {
         // Outer: ts 24e6, off 12.5 s, +50 ppm, 120 fps, start 1.0 s; activeFormat 1920 at +0.1 s.
         // Python fractions: T(12) = 1099995000 < 1.1e9 ≤ T(13): 13 old frames (1280: 720x1280);
         // D0' = ceil(to_dev(1.35e9)) = 332416620, T = 1350000000; j = 1: D0' + 200000 → 1358332917.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -14,8 +15,7 @@ import Testing
 /// (rounded half away). A switch at 1.52 s: frames 0…15 are old (T(15) = 1.5e9 < 1.52e9 ≤
 /// T(16) = 1 533 333 333). Gap 0.05 s: `D0' = ceil(to_dev(1.57e9)) = 37 680 000`, new frame j
 /// at `T = 1.57e9 + j · 1e9/30`, delivered while < 2.2e9: j = 0…18 (19 frames), 35 in all.
-@Suite("Orientation: ratio request pending at a format switch", .tags(.cameras))
-struct PendingRatioFormatSwitchTests {
+@Suite("Orientation: ratio request pending at a format switch", .tags(.cameras)) struct PendingRatioFormatSwitchTests {
     typealias F = OrientationFixtures
 
     static func json(initial: String, request: String, at requestSeconds: String, format: Int) -> String {
@@ -36,8 +36,7 @@ struct PendingRatioFormatSwitchTests {
         events.compactMap { if case .dynamicAspectRatioChangeCompleted(let c) = $0 { c } else { nil } }
     }
 
-    @Test("16x9 pending at an activeFormat 1280 switch completes superseded; 1280 starts at 9x16 (720x1280)")
-    func pendingBeyondTheGap() throws {
+    @Test("16x9 pending at an activeFormat 1280 switch completes superseded; 1280 starts at 9x16 (720x1280)") func pendingBeyondTheGap() throws {
         // Request at 1.5e9 = T(15): threshold to_dev(1.5e9) + 5 · 800 000 = 36 000 000 + 4 000 000
         // = 40 000 000 = D(20): k = 20, not delivered when the switch comes before frame 16.
         let session = try CaptureSession(scenario: try F.scenario(Self.json(initial: "9x16", request: "16x9", at: "0.5", format: 1280)))
@@ -58,8 +57,7 @@ struct PendingRatioFormatSwitchTests {
         #expect(switched.frameIndex == 16 && switched.message?.contains("720x1280 9x16") == true)
     }
 
-    @Test("off by one: a request taking effect on the last old frame carries over; one frame later it is superseded")
-    func effectiveFrameBoundary() throws {
+    @Test("off by one: a request taking effect on the last old frame carries over; one frame later it is superseded") func effectiveFrameBoundary() throws {
         // 0.33 s: to_dev(1.33e9) = 31 920 000; + 4 000 000 = 35 920 000 → k = 15 (D(15) = 36 000 000,
         // D(14) = 35 200 000), delivered (T(15) = 1.5e9 < 1.52e9): 16x9 is in effect, 1280x720 after the gap.
         let early = try F.run(try CaptureSession(scenario: try F.scenario(Self.json(initial: "9x16", request: "16x9", at: "0.33", format: 1280))))
@@ -79,8 +77,9 @@ struct PendingRatioFormatSwitchTests {
         #expect(Self.completed(late).isEmpty)
     }
 
-    @Test("validation uses the ratio in effect: 4032 (no 16x9) is accepted while 16x9 is pending, refused once it is in effect")
-    func validationRatioInEffect() throws {
+    @Test("validation uses the ratio in effect: 4032 (no 16x9) is accepted while 16x9 is pending, refused once it is in effect") func validationRatioInEffect()
+        throws
+    {
         // Pending (k = 20, as above): 3x4 is in effect and 4032 lists it; 3024x4032 after the gap.
         let scenario = try F.scenario(Self.json(initial: "3x4", request: "16x9", at: "0.5", format: 4032))
         let frames = F.frames(try F.run(try CaptureSession(scenario: scenario)))
@@ -88,10 +87,10 @@ struct PendingRatioFormatSwitchTests {
         #expect(frames[15].dimensions == VideoDimensions(width: 1440, height: 1920))
         #expect(frames[16...].allSatisfy { $0.dimensions == VideoDimensions(width: 3024, height: 4032) })
         // In effect: 0.3 s → to_dev(1.3e9) + 4e6 = 35 200 000 = D(14), delivered before the switch.
-        #expect(throws: ScenarioError(file: "orientation-test.json", key: "events[1].activeFormat",
-                                      problem: "format 4032 does not list 16x9, the ratio in effect at 0.52 s on front",
-                                      allowed: "a format listing 16x9: 1280, 1920, 3840")) {
-            _ = try F.scenario(Self.json(initial: "3x4", request: "16x9", at: "0.3", format: 4032))
-        }
+        #expect(
+            throws: ScenarioError(
+                file: "orientation-test.json", key: "events[1].activeFormat", problem: "format 4032 does not list 16x9, the ratio in effect at 0.52 s on front",
+                allowed: "a format listing 16x9: 1280, 1920, 3840")
+        ) { _ = try F.scenario(Self.json(initial: "3x4", request: "16x9", at: "0.3", format: 4032)) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,19 +8,21 @@ import Testing
 /// Capture angles in files: each segment's display matrix is the angle at its first frame
 /// (ffprobe `rotation` = −angle), `rotationDegrees` in the manifest is the angle; later
 /// changes are logged and apply from the next segment, or split with `--split-on-rotation`.
-@Suite("Orientation: rotation per segment", .tags(.cameras))
-struct RotationRecordingTests {
+@Suite("Orientation: rotation per segment", .tags(.cameras)) struct RotationRecordingTests {
     typealias F = OrientationFixtures
 
     /// (orientation, clockwise angle, ffprobe rotation) for the square front camera
     /// (portrait-mounted: 0, 90, 180, 270) and the back camera (landscape: 90, 0, 270, 180).
-    static let front: [(DeviceOrientation, Int, Int?)] = [(.portrait, 0, nil), (.landscapeLeft, 90, -90),
-                                                          (.portraitUpsideDown, 180, -180), (.landscapeRight, 270, 90)]
-    static let back: [(DeviceOrientation, Int, Int?)] = [(.portrait, 90, -90), (.landscapeLeft, 0, nil),
-                                                         (.portraitUpsideDown, 270, 90), (.landscapeRight, 180, -180)]
+    static let front: [(DeviceOrientation, Int, Int?)] = [
+        (.portrait, 0, nil), (.landscapeLeft, 90, -90), (.portraitUpsideDown, 180, -180), (.landscapeRight, 270, 90)
+    ]
+    static let back: [(DeviceOrientation, Int, Int?)] = [
+        (.portrait, 90, -90), (.landscapeLeft, 0, nil), (.portraitUpsideDown, 270, 90), (.landscapeRight, 180, -180)
+    ]
 
-    @Test("square front camera: every orientation, read back with ffprobe and libavformat", arguments: front)
-    func frontCamera(_ orientation: DeviceOrientation, _ angle: Int, _ rotation: Int?) async throws {
+    @Test("square front camera: every orientation, read back with ffprobe and libavformat", arguments: front) func frontCamera(
+        _ orientation: DeviceOrientation, _ angle: Int, _ rotation: Int?
+    ) async throws {
         let json = """
             {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "9x16"},
              "initialDeviceOrientation": "\(orientation.rawValue)", "durationSeconds": 0.1}
@@ -32,16 +35,18 @@ struct RotationRecordingTests {
         if probed != Int.min { #expect(probed == rotation) }
     }
 
-    @Test("back camera (one-camera session): every orientation, read back with ffprobe", arguments: back)
-    func backCamera(_ orientation: DeviceOrientation, _ angle: Int, _ rotation: Int?) async throws {
+    @Test("back camera (one-camera session): every orientation, read back with ffprobe", arguments: back) func backCamera(
+        _ orientation: DeviceOrientation, _ angle: Int, _ rotation: Int?
+    ) async throws {
         let pool = PixelBufferPool()
         let formats = CaptureDevice.Format.dualWideFormats
         let clock = try MediaClock(identifier: "back", timescale: 1_000_000_000, offsetSeconds: 0.5, driftPPM: 0)
-        let device = try CaptureDevice(format: formats[0], frameRate: try FrameRate(30), clock: clock, initialAspectRatio: .ratio16x9,
-                                       formats: formats, deviceType: .builtInDualWideCamera)
-        let session = try CaptureSession(device: device, output: VideoDataOutput(frameSource: SyntheticSensor(pixelBufferPool: pool)),
-                                         sessionStart: F.ns(1_000_000_000), duration: F.ns(100_000_000),
-                                         controls: CameraControlState(deviceOrientation: orientation))
+        let device = try CaptureDevice(
+            format: formats[0], frameRate: try FrameRate(30), clock: clock, initialAspectRatio: .ratio16x9, formats: formats, deviceType: .builtInDualWideCamera
+        )
+        let session = try CaptureSession(
+            device: device, output: VideoDataOutput(frameSource: SyntheticSensor(pixelBufferPool: pool)), sessionStart: F.ns(1_000_000_000),
+            duration: F.ns(100_000_000), controls: CameraControlState(deviceOrientation: orientation))
         let (dir, m) = try await F.record(session, clocks: [clock], frameRate: try FrameRate(30), pool: pool)
         #expect(m.segments.count == 1 && m.segments[0].rotationDegrees == angle && m.segments[0].width == 1920)
         let file = dir.appendingPathComponent("segment-000.mp4")
@@ -58,8 +63,7 @@ struct RotationRecordingTests {
          "events": [{"atSeconds": 0.2, "deviceOrientation": "landscapeRight"}]}
         """
 
-    @Test("--split-on-rotation: a rotationChanged segment from the first frame captured at or after the change")
-    func splitOnRotation() async throws {
+    @Test("--split-on-rotation: a rotationChanged segment from the first frame captured at or after the change") func splitOnRotation() async throws {
         // Python fractions: D0 = to_dev(2e9); T(5) = 2166667222 < s = 2.2e9 ≤ T(6) = 2200001222,
         // D(6) = −94498 (ticks of the −3.25 s offset clock); T(15) = 2500007222 ≥ 2.5e9: 15 frames.
         let (dir, m) = try await F.record(try F.scenario(Self.turn), splitOnRotation: true)
@@ -78,16 +82,14 @@ struct RotationRecordingTests {
         #expect(m.events?.first { $0.kind == .deviceOrientationChanged }?.sessionTime == F.ns(2_200_000_000))
     }
 
-    @Test("without --split-on-rotation the change is logged and the file keeps its first frame's angle")
-    func rotationAppliesFromTheNextSegment() async throws {
+    @Test("without --split-on-rotation the change is logged and the file keeps its first frame's angle") func rotationAppliesFromTheNextSegment() async throws {
         let (dir, m) = try await F.record(try F.scenario(Self.turn))
         #expect(m.segments.count == 1 && m.segments[0].frameCount == 15 && m.segments[0].rotationDegrees == 0)
         #expect(try MediaFileReader(url: dir.appendingPathComponent("segment-000.mp4")).streamInfo().rotationDegrees == nil)
         #expect(m.events?.filter { $0.kind == .rotationChanged }.map(\.frameIndex) == [6])
     }
 
-    @Test("the next segment (a ratio change) carries the angle in effect at its first frame")
-    func nextSegmentCarriesTheNewAngle() async throws {
+    @Test("the next segment (a ratio change) carries the angle in effect at its first frame") func nextSegmentCarriesTheNewAngle() async throws {
         var scenario = try F.scenario(Self.turn)
         scenario.events.append(Scenario.Event(atSeconds: 0.3, action: .setDynamicAspectRatio(.ratio16x9)))
         let (dir, m) = try await F.record(scenario)
@@ -96,20 +98,18 @@ struct RotationRecordingTests {
         #expect(try MediaFileReader(url: dir.appendingPathComponent("segment-001.mp4")).streamInfo().rotationDegrees == 90)
     }
 
-    @Test("iPhone Duo: the outer camera follows the front table, the back camera (openOuterDisplay) the back table")
-    func duoCameras() throws {
+    @Test("iPhone Duo: the outer camera follows the front table, the back camera (openOuterDisplay) the back table") func duoCameras() throws {
         for (posture, camera, angle) in [("closed", "outer", VideoRotationAngle.degrees90), ("openOuterDisplay", "back", .degrees0)] {
-            let json = DuoFixtures.individual(start: "1.0", events: "", duration: "0.1")
-                .replacingOccurrences(of: "\"initialPosture\": \"closed\"",
-                                      with: "\"initialPosture\": \"\(posture)\", \"initialDeviceOrientation\": \"landscapeLeft\"")
+            let json = DuoFixtures.individual(start: "1.0", events: "", duration: "0.1").replacingOccurrences(
+                of: "\"initialPosture\": \"closed\"", with: "\"initialPosture\": \"\(posture)\", \"initialDeviceOrientation\": \"landscapeLeft\"")
             let session = try CaptureSession(scenario: try DuoFixtures.scenario(json))
             let frames = DuoFixtures.frames(try DuoFixtures.run(session))
             #expect(!frames.isEmpty && frames.allSatisfy { $0.camera?.id == camera && $0.rotationAngle == angle })
         }
     }
 
-    @Test("the phone sample as sensor image: upright pictures, files rotated as the device says, not as the clip")
-    func phoneSampleAsSensorImage() async throws {
+    @Test("the phone sample as sensor image: upright pictures, files rotated as the device says, not as the clip") func phoneSampleAsSensorImage() async throws
+    {
         guard FootageTestSupport.ready else {
             print("skipped: ../shared/samples or ffmpeg/ffprobe not available")
             return

@@ -1,19 +1,17 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// `--stats`, `--realtime` and finishing segments in the background. No timing
 /// assertions: only what the timings are attached to, and that files stay exact.
-@Suite("Benchmark instrumentation and background finalization", .tags(.recording))
-struct BenchmarkInstrumentationTests {
+@Suite("Benchmark instrumentation and background finalization", .tags(.recording)) struct BenchmarkInstrumentationTests {
     let script = EventScript()
 
     private func jsonLines(_ url: URL) throws -> [[String: Any]] {
-        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
-        }
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
 
     /// Every segment's byte count is its file's size; no partial file is left; the files
@@ -38,10 +36,8 @@ struct BenchmarkInstrumentationTests {
     }
 
     @Test func statsFileHasOneRowPerWrittenFrame() async throws {
-        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
-                                   completionDelay: 0)
-        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment,
-                                                             statistics: RecordingStatistics(expectedFrames: 20))
+        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 0)
+        let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment, statistics: RecordingStatistics(expectedFrames: 20))
         var pipeline = RecordingPipeline(source: ScriptedSource(events), muxer: muxer)
         let statsURL = dir.deletingLastPathComponent().appendingPathComponent("stats.jsonl")
         pipeline.statisticsURL = statsURL
@@ -50,8 +46,7 @@ struct BenchmarkInstrumentationTests {
         let rows = try jsonLines(statsURL)
         let frames = rows.filter { $0["deliveredNs"] != nil }
         #expect(frames.map { $0["frame"] as? Int } == Array(0..<20))
-        #expect(frames.map { $0["segment"] as? Int } == Array(repeating: 0, count: 7) + Array(repeating: 1, count: 7)
-                + Array(repeating: 2, count: 6))
+        #expect(frames.map { $0["segment"] as? Int } == Array(repeating: 0, count: 7) + Array(repeating: 1, count: 7) + Array(repeating: 2, count: 6))
         for row in frames {
             let delivered = (row["deliveredNs"] as? NSNumber)?.uint64Value ?? .max
             let queued = (row["queuedNs"] as? NSNumber)?.uint64Value ?? .max
@@ -75,8 +70,9 @@ struct BenchmarkInstrumentationTests {
         #expect(statistics.frames.map(\.index) == Array(0..<5))
         #expect(statistics.switches.isEmpty)
         #expect(manifest.frames == FrameCounts(received: 12, written: 5, dropped: 7, droppedReasons: ["recordingStopped": 7]))
-        #expect(manifest.segments.first.map { Int64($0.byteCount) } == (try FileManager.default
-            .attributesOfItem(atPath: dir.appendingPathComponent("segment-000.mp4").path)[.size] as? NSNumber)?.int64Value)
+        #expect(
+            manifest.segments.first.map { Int64($0.byteCount) }
+                == (try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("segment-000.mp4").path)[.size] as? NSNumber)?.int64Value)
     }
 
     /// Real-time pacing of a tiny, fast stream (320-pixel frames at 30 fps) drops nothing
@@ -111,8 +107,7 @@ struct BenchmarkInstrumentationTests {
         #expect(manifest.frames == FrameCounts(received: 36, written: 36, dropped: 0, droppedReasons: [:]))
         try expectExactFiles(dir, manifest, frames: 36)
         // The manifest on disk says the same.
-        let onDisk = try JSONDecoder().decode(RecordingManifest.self,
-                                              from: Data(contentsOf: dir.appendingPathComponent("manifest.json")))
+        let onDisk = try JSONDecoder().decode(RecordingManifest.self, from: Data(contentsOf: dir.appendingPathComponent("manifest.json")))
         #expect(onDisk == manifest)
     }
 
@@ -121,19 +116,14 @@ struct BenchmarkInstrumentationTests {
     /// is reported: the recording stops with an error, the segment is left out
     /// of the manifest with its frames counted as `writeFailed`, and the other files stay.
     @Test func backgroundFailureIsReported() async throws {
-        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
-                                   completionDelay: 0)
+        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 0)
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
         try await muxer.process(events[0])
         let squatter = dir.appendingPathComponent("segment-000.mp4")
         #expect(FileManager.default.createFile(atPath: squatter.path, contents: Data("not mine".utf8)))
         var failure: (any Error)?
-        for event in events.dropFirst() where failure == nil {
-            do { try await muxer.process(event) } catch { failure = error }
-        }
-        if failure == nil {
-            do { _ = try await muxer.finish() } catch { failure = error }
-        }
+        for event in events.dropFirst() where failure == nil { do { try await muxer.process(event) } catch { failure = error } }
+        if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
         #expect(failure is SegmentWriterError)
         let manifest = await muxer.abort(error: "\(failure.map { "\($0)" } ?? "none")")
         #expect(manifest.stopReason == .error)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -8,8 +9,7 @@ import Testing
 /// requests, the ``SegmentMuxer`` writes real files, and the change records, boundaries and
 /// stamped frame indices are read back. The plain camera captures frame i at
 /// D(i) = 24_000_000 + 800_000·i ticks = (1 + i/30) s on the host clock.
-@Suite("Completion rule: timed, superseded and missing completions", .tags(.recording))
-struct CompletionRuleTests {
+@Suite("Completion rule: timed, superseded and missing completions", .tags(.recording)) struct CompletionRuleTests {
     typealias S = CaptureTestSupport
 
     /// D(i) of the plain camera, at 24 MHz.
@@ -18,19 +18,18 @@ struct CompletionRuleTests {
     /// Records `session` (1280-format frames, synthetic and stamped) in segment mode.
     static func record(_ session: CaptureSession, mode: RecordingMode = .segment) async throws -> (URL, RecordingManifest) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        let muxer = SegmentMuxer(SegmentMuxer.Configuration(
-            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
-            policy: SplitPolicy(mode), devices: [session.device.clock], frameIndexStamp: true))
+        let muxer = SegmentMuxer(
+            SegmentMuxer.Configuration(
+                output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings, policy: SplitPolicy(mode),
+                devices: [session.device.clock], frameIndexStamp: true))
         return (dir, try await RecordingPipeline(source: session, muxer: muxer).run())
     }
 
     /// A one-second session of the plain camera (30 frames) with `events` at host seconds.
-    static func session(completionDelay: Int64, _ requests: [(Double, DynamicAspectRatio)],
-                        initial: DynamicAspectRatio = .ratio9x16) throws -> CaptureSession {
+    static func session(completionDelay: Int64, _ requests: [(Double, DynamicAspectRatio)], initial: DynamicAspectRatio = .ratio9x16) throws -> CaptureSession {
         try CaptureSession(
             device: try S.plainDevice(latency: 2, completionDelay: completionDelay, initial: initial),
-            output: VideoDataOutput(frameSource: SyntheticSensor(), stampFrameIndex: true),
-            sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
+            output: VideoDataOutput(frameSource: SyntheticSensor(), stampFrameIndex: true), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
             events: requests.map { .init(hostTime: S.ns(Int64(($0.0 * 1e9).rounded())), action: .setDynamicAspectRatio($0.1)) })
     }
 
@@ -41,9 +40,7 @@ struct CompletionRuleTests {
         for (segment, expected) in zip(manifest.segments, frames) {
             let url = dir.appendingPathComponent(segment.file)
             #expect(try RecorderTestSupport.stampedIndices(url) == expected)
-            if let (w, h, n) = try RecorderTestSupport.probe(url) {
-                #expect(w == segment.width && h == segment.height && n == expected.count)
-            }
+            if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == segment.width && h == segment.height && n == expected.count) }
         }
         for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) { #expect(a.sessionEnd == b.sessionStart) }
         #expect(try RecordingVerifier.verify(dir).passed)
@@ -53,8 +50,7 @@ struct CompletionRuleTests {
     /// periods of latency). Its completion arrives 3 frames before (−3), just before (0) or
     /// 4 frames after (4) frame 11; in every order the second segment starts at frame 11
     /// with the announced D(11), announced, and nothing warns.
-    @Test(arguments: [Int64(-3), 0, 4])
-    func allThreeArrivalOrders(completionDelay: Int64) async throws {
+    @Test(arguments: [Int64(-3), 0, 4]) func allThreeArrivalOrders(completionDelay: Int64) async throws {
         let (dir, manifest) = try await Self.record(try Self.session(completionDelay: completionDelay, [(1.3, .ratio16x9)]))
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x720"])
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
@@ -68,15 +64,13 @@ struct CompletionRuleTests {
     /// Two requests at the same instant both reach frame 11: the later (1x1) wins it and the
     /// earlier (16x9) completes `superseded`. One change, to 1x1 at D(11); no 16x9 frame,
     /// no warning — with the superseded completion arriving late (4 frames) or early (−2).
-    @Test(arguments: [Int64(4), -2])
-    func requestSupersededOnItsOwnFrame(completionDelay: Int64) async throws {
+    @Test(arguments: [Int64(4), -2]) func requestSupersededOnItsOwnFrame(completionDelay: Int64) async throws {
         let requests: [(Double, DynamicAspectRatio)] = [(1.3, .ratio16x9), (1.3, .ratio1x1)]
         let (tokens, _, _) = try S.tokens(try Self.session(completionDelay: completionDelay, requests))
         #expect(tokens.filter { $0.hasPrefix("S") || $0.hasPrefix("C") } == ["S16x9", "C1x1"])
         let (dir, manifest) = try await Self.record(try Self.session(completionDelay: completionDelay, requests))
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x1280"])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
-                                                            aspectRatio: "1x1"))
+        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667), aspectRatio: "1x1"))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try Self.expectFiles(dir, manifest, frames: [Array(0...10), Array(11...29)])
     }
@@ -89,8 +83,7 @@ struct CompletionRuleTests {
         let first = try Self.session(completionDelay: 2, [(1.3, .ratio9x16), (1.3, .ratio16x9)])
         let (dir, manifest) = try await Self.record(first)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
-                                                            aspectRatio: "16x9"))
+        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667), aspectRatio: "16x9"))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try Self.expectFiles(dir, manifest, frames: [Array(0...10), Array(11...29)])
 
@@ -115,8 +108,9 @@ struct CompletionRuleTests {
         #expect(cut.filter { if case .frame = $0 { true } else { false } }.count == 30)
         let (dir, manifest) = try await RecorderTestSupport.record(cut, clock: S.plainClock)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
-        #expect(manifest.segments[1].change == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667),
-                                                            aspectRatio: "16x9", announced: false))
+        #expect(
+            manifest.segments[1].change
+                == ChangeRecord(deviceTime: Self.deviceTime(11), sessionTime: S.ns(1_366_666_667), aspectRatio: "16x9", announced: false))
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         let text = try String(contentsOf: dir.appendingPathComponent("manifest.json"), encoding: .utf8)
         #expect(text.contains("\"announced\" : false"))
@@ -132,18 +126,17 @@ struct CompletionRuleTests {
     /// segments, each change at its own first frame (announced when the trailing
     /// completions are kept, `announced: false` when the stream is cut before them), and
     /// no warning — the overridden 0.37 s request is never attached to the 1x1 segment.
-    @Test(arguments: [false, true])
-    func lateCompletionsAndAnEarlyEnd(keepTrailingCompletions: Bool) async throws {
+    @Test(arguments: [false, true]) func lateCompletionsAndAnEarlyEnd(keepTrailingCompletions: Bool) async throws {
         let json = """
-        {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "9x16",
-                    "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": 50},
-                    "changeLatencyFrames": 2, "completionDelayFrames": 3},
-         "sessionStartSeconds": 1.0, "durationSeconds": 0.5,
-         "events": [{"atSeconds": 0.37, "setDynamicAspectRatio": "1x1"},
-                    {"atSeconds": 0.39, "setDynamicAspectRatio": "4x3"},
-                    {"atSeconds": 0.39, "setDynamicAspectRatio": "16x9"},
-                    {"atSeconds": 0.40, "setDynamicAspectRatio": "1x1"}]}
-        """
+            {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "9x16",
+                        "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": 50},
+                        "changeLatencyFrames": 2, "completionDelayFrames": 3},
+             "sessionStartSeconds": 1.0, "durationSeconds": 0.5,
+             "events": [{"atSeconds": 0.37, "setDynamicAspectRatio": "1x1"},
+                        {"atSeconds": 0.39, "setDynamicAspectRatio": "4x3"},
+                        {"atSeconds": 0.39, "setDynamicAspectRatio": "16x9"},
+                        {"atSeconds": 0.40, "setDynamicAspectRatio": "1x1"}]}
+            """
         let scenario = try Scenario.decode(Data(json.utf8), file: "hidden.json")
         let probe = try CaptureSession(scenario: scenario, stampFrameIndex: true)
         let events = try S.tokensAndEvents(probe)
@@ -155,16 +148,23 @@ struct CompletionRuleTests {
         // Every completion is due after the last frame (k + 3 > 15): before it come only
         // frames and the stream formats they are in.
         let lastFrame = try #require(events.lastIndex { if case .frame = $0 { true } else { false } })
-        #expect(events[...lastFrame].allSatisfy {
-            switch $0 { case .frame, .formatChanged: true; default: false }
-        })
+        #expect(
+            events[...lastFrame].allSatisfy {
+                switch $0 {
+                case .frame, .formatChanged: true
+                default: false
+                }
+            })
         let kept = keepTrailingCompletions ? events : Array(events[...lastFrame])
         let (dir, manifest) = try await RecorderTestSupport.record(kept, clock: probe.device.clock)
         #expect(manifest.segments.map(\.frameCount) == [14, 1, 1])
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x720", "1280x1280"])
         for (segment, k) in zip(manifest.segments.dropFirst(), [14, 15]) {
-            #expect(segment.change == ChangeRecord(deviceTime: frames[k].deviceTime, sessionTime: frames[k].sessionTime,
-                                                   aspectRatio: segment.aspectRatio, announced: keepTrailingCompletions))
+            #expect(
+                segment.change
+                    == ChangeRecord(
+                        deviceTime: frames[k].deviceTime, sessionTime: frames[k].sessionTime, aspectRatio: segment.aspectRatio,
+                        announced: keepTrailingCompletions))
             #expect(segment.sessionStart == frames[k].sessionTime)
         }
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")

@@ -1,20 +1,20 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// ManifestBuilder and ChangeAnnouncementMatcher are pure values: these tests feed them
 /// events by hand and check the manifest and decisions exactly (no files).
-@Suite("ManifestBuilder and ChangeAnnouncementMatcher (pure)", .tags(.recording))
-struct ManifestBuilderTests {
+@Suite("ManifestBuilder and ChangeAnnouncementMatcher (pure)", .tags(.recording)) struct ManifestBuilderTests {
     static func ns(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1_000_000_000) }
 
     static func record(_ file: String, start: Int64, width: Int = 320, height: Int = 180) -> SegmentRecord {
-        SegmentRecord(file: file, width: width, height: height, aspectRatio: nil, frameCount: 0, firstFrameIndex: 0,
-                      sessionStart: ns(start), sessionStartSeconds: ns(start).seconds, sessionEnd: ns(start),
-                      sessionEndSeconds: ns(start).seconds, startReason: .recordingStarted, change: nil, byteCount: 0,
-                      rotationDegrees: nil)
+        SegmentRecord(
+            file: file, width: width, height: height, aspectRatio: nil, frameCount: 0, firstFrameIndex: 0, sessionStart: ns(start),
+            sessionStartSeconds: ns(start).seconds, sessionEnd: ns(start), sessionEndSeconds: ns(start).seconds, startReason: .recordingStarted, change: nil,
+            byteCount: 0, rotationDegrees: nil)
     }
 
     /// Frames written then a failed segment: its frames move from written to dropped
@@ -37,16 +37,14 @@ struct ManifestBuilderTests {
         #expect(manifest.segments[0].frameCount == 3 && manifest.segments[0].byteCount == 1234)
         #expect(manifest.segments[0].sessionEnd == Self.ns(4_000))
         #expect(manifest.stopTime == Self.ns(4_000))
-        #expect(manifest.frames == FrameCounts(received: 6, written: 3, dropped: 3,
-                                               droppedReasons: ["late": 1, "writeFailed": 2]))
+        #expect(manifest.frames == FrameCounts(received: 6, written: 3, dropped: 3, droppedReasons: ["late": 1, "writeFailed": 2]))
         #expect(manifest.warnings == ["segment-001.mp4 was removed: disk full"])
     }
 
     /// A recording that stopped on a change keeps that reason when it finishes normally or
     /// on request, and takes `error` when it fails afterwards.
     @Test func stopReasonPrecedence() {
-        for (finish, expected) in [(StopReason.endOfStream, StopReason.dimensionsChanged), (.requested, .dimensionsChanged),
-                                   (.error, .error)] {
+        for (finish, expected) in [(StopReason.endOfStream, StopReason.dimensionsChanged), (.requested, .dimensionsChanged), (.error, .error)] {
             var builder = ManifestBuilder(mode: .stopOnChange, devices: [], encoder: EncoderSettings(), frameIndexStamp: false)
             builder.apply(.stopped(.dimensionsChanged, at: Self.ns(5)))
             builder.apply(.finished(finish, error: finish == .error ? "boom" : nil))
@@ -57,8 +55,9 @@ struct ManifestBuilderTests {
 
     /// A frame of `dims` at session time `ns` (device time = session time on the host clock).
     static func frame(_ index: Int64, at ns: Int64, _ dims: VideoDimensions) -> VideoFrame {
-        VideoFrame(pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: index,
-                   deviceTime: Self.ns(ns), sessionTime: Self.ns(ns), duration: Self.ns(10))
+        VideoFrame(
+            pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: index, deviceTime: Self.ns(ns), sessionTime: Self.ns(ns),
+            duration: Self.ns(10))
     }
 
     static func change(_ ratio: DynamicAspectRatio, _ dims: VideoDimensions, at ns: Int64) -> DynamicAspectRatioChange {
@@ -70,7 +69,8 @@ struct ManifestBuilderTests {
     /// overrides is warned about at the end; the unannounced segment gets its own first
     /// frame's time with `announced: false`.
     @Test func matcherDecisions() {
-        let wide = VideoDimensions(width: 320, height: 180), tall = VideoDimensions(width: 180, height: 320)
+        let wide = VideoDimensions(width: 320, height: 180)
+        let tall = VideoDimensions(width: 180, height: 320)
         let square = VideoDimensions(width: 320, height: 320)
         var matcher = ChangeAnnouncementMatcher()
         _ = matcher.segmentOpened(file: "a", firstFrame: Self.frame(0, at: 0, tall), newDimensions: false)
@@ -80,17 +80,20 @@ struct ManifestBuilderTests {
         matcher.frameWritten(at: Self.ns(10))
         // 1x1 announced for 10, overridden by 16x9 for the same instant: attached, no warning.
         #expect(matcher.completed(Self.change(.ratio1x1, square, at: 10)).isEmpty)
-        #expect(matcher.completed(Self.change(.ratio16x9, wide, at: 10))
-                == [.attach(file: "b", ChangeRecord(deviceTime: Self.ns(10), sessionTime: Self.ns(10), aspectRatio: "16x9"))])
+        #expect(
+            matcher.completed(Self.change(.ratio16x9, wide, at: 10)) == [
+                .attach(file: "b", ChangeRecord(deviceTime: Self.ns(10), sessionTime: Self.ns(10), aspectRatio: "16x9"))
+            ])
         // A third segment that nobody announces, and a stray 1x1 for 5 that no frame had.
         _ = matcher.segmentOpened(file: "c", firstFrame: Self.frame(2, at: 20, tall), newDimensions: true)
         matcher.frameWritten(at: Self.ns(20))
         #expect(matcher.completed(Self.change(.ratio1x1, square, at: 5)).isEmpty)
         let end = matcher.finish(stopTime: Self.ns(30))
         #expect(end.count == 2)
-        #expect(end.first == .attach(file: "c", ChangeRecord(deviceTime: Self.ns(20), sessionTime: Self.ns(20),
-                                                            aspectRatio: "9x16", announced: false)))
-        if case .warn(let text) = end.last { #expect(text.contains("setDynamicAspectRatio(1x1)")) } else {
+        #expect(end.first == .attach(file: "c", ChangeRecord(deviceTime: Self.ns(20), sessionTime: Self.ns(20), aspectRatio: "9x16", announced: false)))
+        if case .warn(let text) = end.last {
+            #expect(text.contains("setDynamicAspectRatio(1x1)"))
+        } else {
             Issue.record("expected a warning, got \(String(describing: end.last))")
         }
     }

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// `ManifestWriter.read` on hand-edited manifests: a number no field can hold is named by
 /// its key path (Foundation's decoder names none for it) instead of "not valid JSON".
-@Suite("Manifest reading", .tags(.recording))
-struct ManifestReadingTests {
-    @Test(arguments: [("segments[0].frameCount", "1e30"), ("frames.written", "-1e300"), ("segments[0].width", "1e308")])
-    func oversizedNumberIsNamed(field: String, value: String) async throws {
+@Suite("Manifest reading", .tags(.recording)) struct ManifestReadingTests {
+    @Test(arguments: [("segments[0].frameCount", "1e30"), ("frames.written", "-1e300"), ("segments[0].width", "1e308")]) func oversizedNumberIsNamed(
+        field: String, value: String
+    ) async throws {
         let events = EventScript().events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0)
         let (dir, _) = try await RecorderTestSupport.record(events)
         let url = dir.appendingPathComponent("manifest.json")
@@ -24,13 +25,12 @@ struct ManifestReadingTests {
             frames["written"] = marker
             json["frames"] = frames
         }
-        let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
-            .replacingOccurrences(of: "\(marker)", with: value)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self).replacingOccurrences(of: "\(marker)", with: value)
         try Data(text.utf8).write(to: url)
-        #expect(throws: RecordingError.badInput(path: url.path, field: field,
-                                                detail: "a number does not fit its field; allowed: integers within ±2^63 and finite numbers")) {
-            try ManifestWriter.read(from: dir)
-        }
+        #expect(
+            throws: RecordingError.badInput(
+                path: url.path, field: field, detail: "a number does not fit its field; allowed: integers within ±2^63 and finite numbers")
+        ) { try ManifestWriter.read(from: dir) }
     }
 
     /// A manifest of another format version is refused by verify and recover, naming it.
@@ -41,8 +41,7 @@ struct ManifestReadingTests {
         let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 99")
         #expect(text.contains("\"formatVersion\" : 99"))
         try Data(text.utf8).write(to: url)
-        let refusal = RecordingError.badInput(path: url.path, field: "formatVersion",
-                                              detail: "99 is not a version this segrec reads; allowed: 1")
+        let refusal = RecordingError.badInput(path: url.path, field: "formatVersion", detail: "99 is not a version this segrec reads; allowed: 1")
         #expect(throws: refusal) { try RecordingVerifier.verify(dir) }
         #expect(throws: refusal) { try RecordingRecovery.recover(dir) }
     }

@@ -1,17 +1,15 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Movie-file mode (stop on change) on real encoded files", .tags(.recording))
-struct MovieFileModeTests {
+@Suite("Movie-file mode (stop on change) on real encoded files", .tags(.recording)) struct MovieFileModeTests {
     let script = EventScript()
 
-    @Test(arguments: [Int64(-1), 0, 2])
-    func stopsAtTheFirstNewSizeFrame(completionDelay: Int64) async throws {
-        let events = script.events(count: 20, initial: .ratio9x16,
-                                   changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
+    @Test(arguments: [Int64(-1), 0, 2]) func stopsAtTheFirstNewSizeFrame(completionDelay: Int64) async throws {
+        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .stopOnChange)
         #expect(manifest.mode == .stopOnChange)
         #expect(manifest.stopReason == .dimensionsChanged)
@@ -24,7 +22,8 @@ struct MovieFileModeTests {
         let url = dir.appendingPathComponent(segment.file)
         #expect(try RecorderTestSupport.stampedIndices(url) == Array(0...6))
         // The file's end at its track tick (1/15360 s for 30 fps), rounded once.
-        #expect(try MediaFileReader(url: url).streamInfo().presentationEnd
+        #expect(
+            try MediaFileReader(url: url).streamInfo().presentationEnd
                 == (try (script.sessionTime(7) - script.sessionTime(0)).converted(toTimescale: 15_360)).value)
         if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == 180 && h == 320 && n == 7) }
         #expect(try RecordingVerifier.verify(dir).passed)
@@ -38,16 +37,14 @@ struct MovieFileModeTests {
     }
 }
 
-@Suite("OutputDirectory", .tags(.recording))
-struct OutputDirectoryTests {
+@Suite("OutputDirectory", .tags(.recording)) struct OutputDirectoryTests {
     /// A previous recording is refused without --force; with it, exactly the files its
     /// manifest lists (and the manifest) go, and the user's file stays.
     @Test func refusesToOverwriteWithoutForce() async throws {
         let (dir, _) = try await RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
         try Data("keep".utf8).write(to: dir.appendingPathComponent("notes.txt"))
         #expect(throws: RecordingError.outputExists(path: dir.path)) { try OutputDirectory(preparing: dir, force: false) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-                == ["manifest.json", "notes.txt", "segment-000.mp4"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["manifest.json", "notes.txt", "segment-000.mp4"])
         let prepared = try OutputDirectory(preparing: dir, force: true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["notes.txt", "recording.lock"])
         prepared.lock.release()
@@ -59,8 +56,7 @@ struct OutputDirectoryTests {
         let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("taken")
         try Data("keep".utf8).write(to: file)
         for force in [false, true] {
-            #expect(throws: RecordingError.cannotCreateOutput(
-                path: file.path, detail: "it is a file, not a folder (--force does not replace files)")) {
+            #expect(throws: RecordingError.cannotCreateOutput(path: file.path, detail: "it is a file, not a folder (--force does not replace files)")) {
                 try OutputDirectory(preparing: file, force: force)
             }
         }
@@ -71,8 +67,7 @@ struct OutputDirectoryTests {
     @Test func verifierFlagsStraySegmentFiles() async throws {
         let (dir, _) = try await RecorderTestSupport.record([EventScript().frame(0, .ratio1x1)], mode: .segment)
         #expect(try RecordingVerifier.verify(dir).passed)
-        try FileManager.default.copyItem(at: dir.appendingPathComponent("segment-000.mp4"),
-                                         to: dir.appendingPathComponent("segment-001.mp4"))
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("segment-000.mp4"), to: dir.appendingPathComponent("segment-001.mp4"))
         let report = try RecordingVerifier.verify(dir)
         #expect(!report.passed)
         #expect(report.problems == ["segment-001.mp4 is in the folder but not in the manifest"])
@@ -85,14 +80,15 @@ struct OutputDirectoryTests {
     }
 }
 
-@Suite("RecordingPipeline stop request", .tags(.recording, .crashSafety))
-struct RecordingStopRequestTests {
+@Suite("RecordingPipeline stop request", .tags(.recording, .crashSafety)) struct RecordingStopRequestTests {
     /// A source that asks the pipeline to stop once it has delivered `stopAfter` events.
     final class StoppingSource: CaptureOutputEventSource {
         let inner: ScriptedSource, stop: RecordingStopRequest, stopAfter: Int
         var delivered = 0
         init(_ events: [CaptureOutputEvent], stop: RecordingStopRequest, after: Int) {
-            inner = ScriptedSource(events); self.stop = stop; stopAfter = after
+            inner = ScriptedSource(events)
+            self.stop = stop
+            stopAfter = after
         }
         func next() throws -> CaptureOutputEvent? {
             delivered += 1
@@ -104,8 +100,7 @@ struct RecordingStopRequestTests {
 
     /// Stopping after frame 9 of 20 (a change at 7): two files, frames 0–9 kept, the last
     /// one ending at frame 10's time, `stopReason: requested`.
-    @Test(arguments: [RecordingMode.segment, .stopOnChange])
-    func stopsCleanlyWhenRequested(mode: RecordingMode) async throws {
+    @Test(arguments: [RecordingMode.segment, .stopOnChange]) func stopsCleanlyWhenRequested(mode: RecordingMode) async throws {
         let script = EventScript()
         let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9)], completionDelay: 0)
         let stop = RecordingStopRequest()

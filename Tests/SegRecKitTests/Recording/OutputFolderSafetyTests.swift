@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,8 +8,7 @@ import Testing
 /// The output folder is shared with the user's own files: segrec touches only the names it
 /// writes, removes with --force only what its previous manifest lists, never follows or
 /// deletes a symlink or a folder, and keeps one recording per folder (recording.lock).
-@Suite("Output folder safety", .tags(.recording, .crashSafety))
-struct OutputFolderSafetyTests {
+@Suite("Output folder safety", .tags(.recording, .crashSafety)) struct OutputFolderSafetyTests {
     let fm = FileManager.default
 
     /// A previous one-frame recording in a new folder, plus the user's things around it.
@@ -21,8 +21,7 @@ struct OutputFolderSafetyTests {
         try Data("holiday".utf8).write(to: dir.appendingPathComponent("segment-holiday.mp4"))
         try Data("stray".utf8).write(to: dir.appendingPathComponent("segment-9.mp4.partial"))
         try fm.createSymbolicLink(atPath: dir.appendingPathComponent("segment-12.mp4").path, withDestinationPath: outside.path)
-        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("segment-x.mp4.partial").path,
-                                  withDestinationPath: "/nonexistent/dangling")
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("segment-x.mp4.partial").path, withDestinationPath: "/nonexistent/dangling")
         return (dir, outside)
     }
 
@@ -31,8 +30,7 @@ struct OutputFolderSafetyTests {
         #expect(try String(contentsOf: dir.appendingPathComponent("segment-holiday.mp4"), encoding: .utf8) == "holiday")
         #expect(try String(contentsOf: dir.appendingPathComponent("segment-9.mp4.partial"), encoding: .utf8) == "stray")
         #expect(try fm.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("segment-12.mp4").path) == outside.path)
-        #expect(try fm.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("segment-x.mp4.partial").path)
-                == "/nonexistent/dangling")
+        #expect(try fm.destinationOfSymbolicLink(atPath: dir.appendingPathComponent("segment-x.mp4.partial").path) == "/nonexistent/dangling")
         #expect(try String(contentsOf: outside, encoding: .utf8) == "outside")
     }
 
@@ -45,22 +43,24 @@ struct OutputFolderSafetyTests {
         try userThingsAreIntact(dir, outside)
         let output = try OutputDirectory(preparing: dir, force: true)
         #expect(!fm.fileExists(atPath: dir.appendingPathComponent("segment-000.mp4").path))
-        let muxer = SegmentMuxer(SegmentMuxer.Configuration(output: output, settings: RecorderTestSupport.settings,
-                                                            policy: .split, devices: [EventScript.front], frameIndexStamp: true))
+        let muxer = SegmentMuxer(
+            SegmentMuxer.Configuration(
+                output: output, settings: RecorderTestSupport.settings, policy: .split, devices: [EventScript.front], frameIndexStamp: true))
         for i in Int64(0)..<3 { try await muxer.process(EventScript().frame(i, .ratio16x9)) }
         let manifest = try await muxer.finish()
         #expect(manifest.segments.map(\.frameCount) == [3])
         try userThingsAreIntact(dir, outside)
-        #expect(try fm.contentsOfDirectory(atPath: dir.path).sorted() == [
-            "manifest.json", "segment-000.mp4", "segment-12.mp4", "segment-9.mp4.partial", "segment-archive.mp4",
-            "segment-holiday.mp4", "segment-x.mp4.partial"])
+        #expect(
+            try fm.contentsOfDirectory(atPath: dir.path).sorted() == [
+                "manifest.json", "segment-000.mp4", "segment-12.mp4", "segment-9.mp4.partial", "segment-archive.mp4", "segment-holiday.mp4",
+                "segment-x.mp4.partial"
+            ])
     }
 
     /// A symlink (to a file outside, or dangling) or a folder under a name segrec writes,
     /// which the previous manifest does not list, is never removed or followed: --force
     /// fails naming it, and nothing at all is removed.
-    @Test(arguments: ["segment-001.mp4", "segment-000.mp4.partial", "segment-005.mp4"])
-    func unlistedThingsUnderOurNamesStopForce(name: String) async throws {
+    @Test(arguments: ["segment-001.mp4", "segment-000.mp4.partial", "segment-005.mp4"]) func unlistedThingsUnderOurNamesStopForce(name: String) async throws {
         let (dir, outside) = try await folderWithUserFiles()
         let path = dir.appendingPathComponent(name).path
         if name == "segment-005.mp4" {
@@ -68,9 +68,7 @@ struct OutputFolderSafetyTests {
         } else {
             try fm.createSymbolicLink(atPath: path, withDestinationPath: name.hasSuffix(".partial") ? "/nonexistent" : outside.path)
         }
-        #expect {
-            try OutputDirectory(preparing: dir, force: true)
-        } throws: { error in
+        #expect { try OutputDirectory(preparing: dir, force: true) } throws: { error in
             guard case RecordingError.cannotCreateOutput(let errorPath, let detail) = error else { return false }
             return errorPath == path && detail.contains("not listed")
         }
@@ -115,8 +113,7 @@ struct OutputFolderSafetyTests {
     /// segrec never writes through them: the recording stops with an error naming the
     /// path, the link and its target are untouched, the finished segment stays and verifies
     /// (the recording does not: its manifest says it failed).
-    @Test(arguments: ["segment-001.mp4.partial", "segment-001.mp4"])
-    func linkPlantedDuringRecording(name: String) async throws {
+    @Test(arguments: ["segment-001.mp4.partial", "segment-001.mp4"]) func linkPlantedDuringRecording(name: String) async throws {
         let script = EventScript()
         let events = script.events(count: 14, initial: .ratio9x16, changes: [(7, .ratio16x9)], completionDelay: 0)
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
@@ -124,9 +121,7 @@ struct OutputFolderSafetyTests {
         try Data("victim".utf8).write(to: outside)
         var failure: (any Error)?
         for (position, event) in events.enumerated() where failure == nil {
-            if position == 5 {
-                try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path)
-            }
+            if position == 5 { try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path) }
             do { try await muxer.process(event) } catch { failure = error }
         }
         if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
@@ -143,7 +138,6 @@ struct OutputFolderSafetyTests {
         // The kept segment verifies; the recording as a whole does not, since it failed.
         let report = try RecordingVerifier.verify(dir)
         #expect(report.segments.map(\.problems) == [[]])
-        #expect(report.problems.count == 1 && report.problems[0].hasPrefix("the manifest says the recording failed (stopReason error"),
-                "\(report.problems)")
+        #expect(report.problems.count == 1 && report.problems[0].hasPrefix("the manifest says the recording failed (stopReason error"), "\(report.problems)")
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// The push API: an app's own frames, its own announcements (the Center Stage article's
 /// `SegmentingRecorder` calls), the same files and manifest as `segrec record`.
-@Suite("Recording: PushRecorder records frames an app appends", .tags(.recording))
-struct PushRecorderTests {
+@Suite("Recording: PushRecorder records frames an app appends", .tags(.recording)) struct PushRecorderTests {
     /// Frame `i` at 1000 s + i/30 s on the session clock, as the app stamps it.
     static func time(_ i: Int) -> MediaTime { MediaTime(value: 1_000, timescale: 1) + MediaTime(value: Int64(i), timescale: 30) }
     /// The same time on the session clock's nanosecond timescale (rounded once, half away
@@ -16,8 +16,9 @@ struct PushRecorderTests {
 
     /// Records 40 frames, 640x480 before `changeFrame` and 480x640 from it, announcing the
     /// change at frame `announcedFrame`'s time (nil: no announcement).
-    static func record(mode: RecordingMode = .segment, changeFrame: Int = 20,
-                       announcedFrame: Int?, announcedTime: Int? = nil) async throws -> (URL, RecordingManifest) {
+    static func record(mode: RecordingMode = .segment, changeFrame: Int = 20, announcedFrame: Int?, announcedTime: Int? = nil) async throws -> (
+        URL, RecordingManifest
+    ) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = PushRecorder.Configuration(output: dir)
         configuration.mode = mode
@@ -31,14 +32,12 @@ struct PushRecorderTests {
                 try await recorder.startNextSegment(afterSessionTime: time(announcedTime ?? i))
             }
             let (w, h) = i < changeFrame ? (640, 480) : (480, 640)
-            try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: w, height: h),
-                                      withPresentationTime: time(i))
+            try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: w, height: h), withPresentationTime: time(i))
         }
         return (dir, try await recorder.finishWriting())
     }
 
-    @Test("an announced change cuts exactly at its session time; every frame is in one file, read back by ffprobe")
-    func announcedChange() async throws {
+    @Test("an announced change cuts exactly at its session time; every frame is in one file, read back by ffprobe") func announcedChange() async throws {
         let (dir, manifest) = try await Self.record(announcedFrame: 20)
         #expect(manifest.segments.map(\.file) == ["segment-000.mp4", "segment-001.mp4"])
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["640x480", "480x640"])
@@ -51,67 +50,63 @@ struct PushRecorderTests {
         #expect(manifest.warnings.isEmpty)
         #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == Array(0..<20))
         #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-001.mp4")) == Array(20..<40))
-        if let probe = try RecorderTestSupport.probe(dir.appendingPathComponent("segment-001.mp4")) {
-            #expect(probe == (480, 640, 20))
-        }
+        if let probe = try RecorderTestSupport.probe(dir.appendingPathComponent("segment-001.mp4")) { #expect(probe == (480, 640, 20)) }
     }
 
-    @Test("the buffers win over an announced time that disagrees: the cut follows the frames, with a warning")
-    func buffersWin() async throws {
+    @Test("the buffers win over an announced time that disagrees: the cut follows the frames, with a warning") func buffersWin() async throws {
         let (_, manifest) = try await Self.record(changeFrame: 22, announcedFrame: 20)
         #expect(manifest.segments.map(\.frameCount) == [22, 18])
         #expect(manifest.segments[1].sessionStart == Self.ns(22))
         #expect(manifest.warnings.count == 1)
         #expect(manifest.warnings.count == 1)
-        #expect(manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(22)); the segment boundary follows the buffers") == true)
+        #expect(
+            manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(22)); the segment boundary follows the buffers")
+                == true)
         #expect(manifest.segments[1].change?.announced == true)
     }
 
-    @Test("a change nobody announced still cuts, recorded as not announced")
-    func unannounced() async throws {
+    @Test("a change nobody announced still cuts, recorded as not announced") func unannounced() async throws {
         let (_, manifest) = try await Self.record(announcedFrame: nil)
         #expect(manifest.segments.map(\.frameCount) == [20, 20])
         let change = try #require(manifest.segments[1].change)
         #expect(!change.announced && change.sessionTime == Self.ns(20))
     }
 
-    @Test("stop-on-change: the first frame of new dimensions ends the one movie file")
-    func stopOnChange() async throws {
+    @Test("stop-on-change: the first frame of new dimensions ends the one movie file") func stopOnChange() async throws {
         let (_, manifest) = try await Self.record(mode: .stopOnChange, announcedFrame: 20)
         #expect(manifest.segments.map(\.frameCount) == [20])
         #expect(manifest.segments[0].sessionEnd == Self.ns(20))
         #expect(manifest.stopReason == .dimensionsChanged)
     }
 
-    @Test("an announced time later than the first frame of the new size: the buffers win, with a warning")
-    func lateAnnouncement() async throws {
+    @Test("an announced time later than the first frame of the new size: the buffers win, with a warning") func lateAnnouncement() async throws {
         let (_, manifest) = try await Self.record(changeFrame: 20, announcedFrame: 23)
         #expect(manifest.segments.map(\.frameCount) == [20, 20])
         #expect(manifest.segments[1].sessionStart == Self.ns(20))
         #expect(manifest.warnings.count == 1)
-        #expect(manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers") == true)
+        #expect(
+            manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers")
+                == true)
         #expect(manifest.segments[1].change?.announced == true)
     }
 
-    @Test("announced before the change for a later time: the buffers win, with a warning")
-    func announcedAheadForLaterTime() async throws {
+    @Test("announced before the change for a later time: the buffers win, with a warning") func announcedAheadForLaterTime() async throws {
         let (_, manifest) = try await Self.record(changeFrame: 20, announcedFrame: 19, announcedTime: 23)
         #expect(manifest.segments.map(\.frameCount) == [20, 20])
         #expect(manifest.segments[1].sessionStart == Self.ns(20))
         #expect(manifest.warnings.count == 1)
-        #expect(manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers") == true)
+        #expect(
+            manifest.warnings.first?.hasSuffix("but the buffers changed to 480x640 at session time \(Self.ns(20)); the segment boundary follows the buffers")
+                == true)
         #expect(manifest.segments[1].change?.announced == true)
     }
 
-    @Test("after finishWriting every call throws and the recording on disk stays as it was")
-    func finishedRecorderRefusesCalls() async throws {
+    @Test("after finishWriting every call throws and the recording on disk stays as it was") func finishedRecorderRefusesCalls() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = PushRecorder.Configuration(output: dir)
         configuration.encoder = RecorderTestSupport.settings
         let recorder = try PushRecorder(configuration)
-        for i in 0..<10 {
-            try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), withPresentationTime: Self.time(i))
-        }
+        for i in 0..<10 { try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), withPresentationTime: Self.time(i)) }
         let manifest = try await recorder.finishWriting()
         let onDisk = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
         await #expect(throws: RecordingError.self) { _ = try await recorder.finishWriting() }
@@ -125,19 +120,19 @@ struct PushRecorderTests {
 }
 
 /// The recording session runs once and says so before it touches anything.
-@Suite("Recording: RecordingSession is single-use and honours an early stop", .tags(.recording))
-struct RecordingSessionUseTests {
+@Suite("Recording: RecordingSession is single-use and honours an early stop", .tags(.recording)) struct RecordingSessionUseTests {
     static func request(_ dir: URL) throws -> RecordingRequest {
         var request = RecordingRequest(output: dir)
-        request.scenario = try Scenario.decode(Data("""
-            {"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}
-            """.utf8), file: "short.json")
+        request.scenario = try Scenario.decode(
+            Data(
+                """
+                {"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}
+                """.utf8), file: "short.json")
         request.encoder = RecorderTestSupport.settings
         return request
     }
 
-    @Test("a second run throws with the first run's manifest and leaves the folder as it was")
-    func secondRun() async throws {
+    @Test("a second run throws with the first run's manifest and leaves the folder as it was") func secondRun() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let session = try RecordingSession(Self.request(dir))
         let first = try await session.run()
@@ -153,8 +148,7 @@ struct RecordingSessionUseTests {
         #expect(try Data(contentsOf: dir.appendingPathComponent("manifest.json")) == onDisk)
     }
 
-    @Test("a stop requested before the session is made: stoppedBeforeStart for footage too, nothing written")
-    func stopBeforeStart() throws {
+    @Test("a stop requested before the session is made: stoppedBeforeStart for footage too, nothing written") func stopBeforeStart() throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let clip = dir.deletingLastPathComponent().appendingPathComponent("clip.y4m")
         try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 3)
@@ -167,4 +161,3 @@ struct RecordingSessionUseTests {
         #expect(!FileManager.default.fileExists(atPath: dir.path))
     }
 }
-

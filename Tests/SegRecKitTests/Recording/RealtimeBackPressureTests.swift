@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -8,15 +9,14 @@ import Testing
 /// it drops the frame `late` (`isReadyForMoreMediaData == false`); otherwise it waits for a
 /// free slot and drops nothing. The test holds the writer queue's slots itself, so "the
 /// encoder is behind" is a fact, not a timing.
-@Suite("Back-pressure and real time", .tags(.recording))
-struct RealtimeBackPressureTests {
+@Suite("Back-pressure and real time", .tags(.recording)) struct RealtimeBackPressureTests {
     let script = EventScript()
 
     private func makeMuxer(slots: FrameSlots, realtime: Bool) throws -> (URL, SegmentMuxer) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         var configuration = SegmentMuxer.Configuration(
-            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
-            policy: .split, devices: [EventScript.front], frameIndexStamp: true)
+            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings, policy: .split, devices: [EventScript.front],
+            frameIndexStamp: true)
         configuration.framesInFlight = slots.capacity
         configuration.dropsFramesWhenBehind = realtime
         return (dir, SegmentMuxer(configuration, slots: slots))
@@ -43,17 +43,21 @@ struct RealtimeBackPressureTests {
             events.filter { if case .frame(let f) = $0 { range.contains(f.index) } else { range.contains(12) } }
         }
         // The encoder is behind: both slots are taken.
-        await slots.acquire(); await slots.acquire()
+        await slots.acquire()
+        await slots.acquire()
         for event in frames(0..<10) { try await muxer.process(event) }  // 0 opens the segment; 1–9 find no slot
-        slots.release(); slots.release()
+        slots.release()
+        slots.release()
         for event in frames(10..<12) {
             try await waitUntilDrained(slots)
             try await muxer.process(event)  // a free slot: taken
         }
         try await waitUntilDrained(slots)
-        await slots.acquire(); await slots.acquire()  // behind again, at the switch
+        await slots.acquire()
+        await slots.acquire()  // behind again, at the switch
         for event in frames(12..<14) { try await muxer.process(event) }  // 12 opens 16x9; 13 is dropped
-        slots.release(); slots.release()
+        slots.release()
+        slots.release()
         let manifest = try await muxer.finish()
 
         #expect(manifest.frames == FrameCounts(received: 14, written: 4, dropped: 10, droppedReasons: ["late": 10]))

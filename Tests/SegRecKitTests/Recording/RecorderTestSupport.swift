@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -7,10 +8,8 @@ import Testing
 /// Builds the events a VideoDataOutput would deliver, from exact frame timing, so recorder
 /// tests control every order of frames and completions.
 struct EventScript {
-    static let front = try! MediaClock(identifier: "front", timescale: 24_000_000,
-                                       offsetNanoseconds: 12_500_000_000, driftPartsPerBillion: 50_000)
-    let timing = try! FrameTiming(deviceClock: front, frameRate: try! FrameRate(30),
-                                  sessionStart: MediaTime(value: 1_000_000_000, timescale: 1_000_000_000))
+    static let front = try! MediaClock(identifier: "front", timescale: 24_000_000, offsetNanoseconds: 12_500_000_000, driftPartsPerBillion: 50_000)
+    let timing = try! FrameTiming(deviceClock: front, frameRate: try! FrameRate(30), sessionStart: MediaTime(value: 1_000_000_000, timescale: 1_000_000_000))
     /// Square side of the small test sensor (keeps encoding fast).
     static let side = 320
 
@@ -22,22 +21,23 @@ struct EventScript {
     /// Frame `i` with the given ratio's dimensions, stamped with `i`.
     func frame(_ i: Int64, _ ratio: DynamicAspectRatio) -> CaptureOutputEvent {
         let d = Self.dims(ratio)
-        return .frame(VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: Int(i), width: d.width, height: d.height),
-                                 index: i, deviceTime: deviceTime(i), sessionTime: sessionTime(i),
-                                 duration: sessionTime(i + 1) - sessionTime(i)))
+        return .frame(
+            VideoFrame(
+                pixelBuffer: MediaTestSupport.stampedFrame(index: Int(i), width: d.width, height: d.height), index: i, deviceTime: deviceTime(i),
+                sessionTime: sessionTime(i), duration: sessionTime(i + 1) - sessionTime(i)))
     }
 
     /// The completion of a change to `ratio` announced as taking effect on frame `k`.
     func change(_ ratio: DynamicAspectRatio, atFrame k: Int64) -> CaptureOutputEvent {
-        .dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange(
-            aspectRatio: ratio, dimensions: Self.dims(ratio), deviceTime: deviceTime(k),
-            sessionTime: try! convertTime(deviceTime(k), from: Self.front, to: .host)))
+        .dynamicAspectRatioChangeCompleted(
+            DynamicAspectRatioChange(
+                aspectRatio: ratio, dimensions: Self.dims(ratio), deviceTime: deviceTime(k),
+                sessionTime: try! convertTime(deviceTime(k), from: Self.front, to: .host)))
     }
 
     /// Frames `0..<count` whose ratio follows `changes` (frame index → new ratio), with each
     /// completion placed `completionDelay` frames after (or, negative, before) its frame.
-    func events(count: Int64, initial: DynamicAspectRatio, changes: [(Int64, DynamicAspectRatio)],
-                completionDelay: Int64) -> [CaptureOutputEvent] {
+    func events(count: Int64, initial: DynamicAspectRatio, changes: [(Int64, DynamicAspectRatio)], completionDelay: Int64) -> [CaptureOutputEvent] {
         var out: [CaptureOutputEvent] = []
         var ratio = initial
         for i in 0..<count {
@@ -64,18 +64,21 @@ enum RecorderTestSupport {
 
     /// A muxer writing into a new temporary folder `…/out` (returned), with the test
     /// settings, the `front` clock and stamped frames.
-    static func makeMuxer(mode: RecordingMode, statistics: RecordingStatistics? = nil,
-                          clock: MediaClock = EventScript.front) throws -> (URL, SegmentMuxer) {
+    static func makeMuxer(mode: RecordingMode, statistics: RecordingStatistics? = nil, clock: MediaClock = EventScript.front) throws -> (URL, SegmentMuxer) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let output = try OutputDirectory(preparing: dir, force: false)
-        return (dir, SegmentMuxer(SegmentMuxer.Configuration(
-            output: output, settings: settings, policy: SplitPolicy(mode), devices: [clock],
-            frameIndexStamp: true, statistics: statistics)))
+        return (
+            dir,
+            SegmentMuxer(
+                SegmentMuxer.Configuration(
+                    output: output, settings: settings, policy: SplitPolicy(mode), devices: [clock], frameIndexStamp: true, statistics: statistics))
+        )
     }
 
     /// Records `events` through a pipeline into a new folder.
-    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode = .segment,
-                       clock: MediaClock = EventScript.front) async throws -> (URL, RecordingManifest) {
+    static func record(_ events: [CaptureOutputEvent], mode: RecordingMode = .segment, clock: MediaClock = EventScript.front) async throws -> (
+        URL, RecordingManifest
+    ) {
         let (dir, muxer) = try makeMuxer(mode: mode, clock: clock)
         let manifest = try await RecordingPipeline(source: ScriptedSource(events), muxer: muxer).run()
         return (dir, manifest)
@@ -85,18 +88,19 @@ enum RecorderTestSupport {
     static func stampedIndices(_ file: URL) throws -> [Int64] {
         var indices: [Int64] = []
         try MediaFileReader(url: file).decodeFrames { frame in
-            indices.append(Int64(FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height,
-                                                      bytesPerRow: frame.lumaBytesPerRow) ?? UInt32.max))
+            indices.append(
+                Int64(FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow) ?? UInt32.max))
         }
         return indices
     }
 
     /// ffprobe's view of a file: (width, height, decoded frame count), or nil without ffprobe.
     static func probe(_ file: URL) throws -> (Int, Int, Int)? {
-        guard let json = try MediaTestSupport.ffprobeJSON(
-            ["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames"], file: file),
-              let stream = (json["streams"] as? [[String: Any]])?.first else { return nil }
-        return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1,
-                Int(stream["nb_read_frames"] as? String ?? "") ?? -1)
+        guard
+            let json = try MediaTestSupport.ffprobeJSON(
+                ["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames"], file: file),
+            let stream = (json["streams"] as? [[String: Any]])?.first
+        else { return nil }
+        return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1, Int(stream["nb_read_frames"] as? String ?? "") ?? -1)
     }
 }

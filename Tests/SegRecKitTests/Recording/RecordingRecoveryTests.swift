@@ -1,28 +1,26 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// `segrec recover` on a folder as a crash leaves it: a copy taken while the recording
 /// runs (journal + fragmented .partial), recovered, verified and read back.
-@Suite("Recovery of an interrupted recording", .tags(.recording, .crashSafety))
-struct RecordingRecoveryTests {
+@Suite("Recovery of an interrupted recording", .tags(.recording, .crashSafety)) struct RecordingRecoveryTests {
     let script = EventScript()
     let fm = FileManager.default
 
     @Test func recoverCompletesACopyTakenMidRecording() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        let muxer = SegmentMuxer(SegmentMuxer.Configuration(
-            output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings,
-            policy: .split, devices: [EventScript.front], frameIndexStamp: true,
-            fragmentInterval: MediaTime(value: 200, timescale: 1000)))
+        let muxer = SegmentMuxer(
+            SegmentMuxer.Configuration(
+                output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings, policy: .split, devices: [EventScript.front],
+                frameIndexStamp: true, fragmentInterval: MediaTime(value: 200, timescale: 1000)))
         let events = script.events(count: 40, initial: .ratio9x16, changes: [(10, .ratio16x9)], completionDelay: 0)
         for event in events.prefix(36) { try await muxer.process(event) }  // frames 0–34 and the completion
         // While it runs, the folder is locked and recover refuses, naming this process.
-        #expect(throws: RecordingError.locked(path: dir.appendingPathComponent("recording.lock").path, pid: getpid())) {
-            try RecordingRecovery.recover(dir)
-        }
+        #expect(throws: RecordingError.locked(path: dir.appendingPathComponent("recording.lock").path, pid: getpid())) { try RecordingRecovery.recover(dir) }
         #expect(try !RecordingVerifier.verify(dir).passed)
         try await Task.sleep(for: .milliseconds(400))  // let the writer flush its fragments
         // The crash: what is on disk now, copied before anything else happens.
@@ -53,11 +51,8 @@ struct RecordingRecoveryTests {
         #expect(manifest.recovery?.recoveredFiles == ["segment-001.mp4"])
         #expect(manifest.recovery?.lostAfter == manifest.segments[1].sessionEnd)
         #expect(manifest.frames.written == 10 + kept)
-        #expect(try RecorderTestSupport.stampedIndices(crashed.appendingPathComponent("segment-001.mp4"))
-                == Array(10..<(10 + Int64(kept))))
-        if let (w, h, n) = try RecorderTestSupport.probe(crashed.appendingPathComponent("segment-001.mp4")) {
-            #expect(w == 320 && h == 180 && n == kept)
-        }
+        #expect(try RecorderTestSupport.stampedIndices(crashed.appendingPathComponent("segment-001.mp4")) == Array(10..<(10 + Int64(kept))))
+        if let (w, h, n) = try RecorderTestSupport.probe(crashed.appendingPathComponent("segment-001.mp4")) { #expect(w == 320 && h == 180 && n == kept) }
         #expect(try RecordingVerifier.verify(crashed).passed)
         #expect(try fm.contentsOfDirectory(atPath: crashed.path).sorted() == ["manifest.json", "segment-000.mp4", "segment-001.mp4"])
         // Running it again changes nothing.
@@ -83,16 +78,14 @@ struct RecordingRecoveryTests {
         json["stopReason"] = NSNull()
         let edited = try JSONSerialization.data(withJSONObject: json)
         try edited.write(to: url)
-        #expect(throws: RecordingError.badInput(path: url.path, field: "segments[0].frameCount",
-                                                detail: "-1 is out of range; allowed 0...2147483647")) {
+        #expect(throws: RecordingError.badInput(path: url.path, field: "segments[0].frameCount", detail: "-1 is out of range; allowed 0...2147483647")) {
             try RecordingRecovery.recover(dir)
         }
         #expect(try Data(contentsOf: url) == edited)
     }
 
     @Test func emptyPartialIsRemovedAndItsFramesCounted() async throws {
-        let (dir, finished) = try await RecorderTestSupport.record(
-            script.events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0))
+        let (dir, finished) = try await RecorderTestSupport.record(script.events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0))
         var journal = finished
         journal.stopReason = nil
         var open = finished.segments[0]

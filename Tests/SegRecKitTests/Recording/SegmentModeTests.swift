@@ -1,19 +1,17 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
-@Suite("Segment mode on real encoded files", .tags(.recording))
-struct SegmentModeTests {
+@Suite("Segment mode on real encoded files", .tags(.recording)) struct SegmentModeTests {
     let script = EventScript()
 
     /// Tap-to-rotate: 9x16 for frames 0–6, 16x9 for 7–13, 1x1 for 14–19, with the
     /// completion arriving before (−1), with (0) and after (+2) the first new-size frame.
-    @Test(arguments: [Int64(-1), 0, 2])
-    func tapToRotate(completionDelay: Int64) async throws {
-        let events = script.events(count: 20, initial: .ratio9x16,
-                                   changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
+    @Test(arguments: [Int64(-1), 0, 2]) func tapToRotate(completionDelay: Int64) async throws {
+        let events = script.events(count: 20, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: completionDelay)
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         let segments = manifest.segments
         #expect(segments.map(\.file) == ["segment-000.mp4", "segment-001.mp4", "segment-002.mp4"])
@@ -50,9 +48,7 @@ struct SegmentModeTests {
             #expect(info.timeBase == (1, 15_360))
             #expect(info.packets.first?.pts == 0)
             #expect(info.presentationEnd == (try (segment.sessionEnd - segment.sessionStart).converted(toTimescale: 15_360)).value)
-            if let (w, h, n) = try RecorderTestSupport.probe(url) {
-                #expect(w == segment.width && h == segment.height && n == segment.frameCount)
-            }
+            if let (w, h, n) = try RecorderTestSupport.probe(url) { #expect(w == segment.width && h == segment.height && n == segment.frameCount) }
         }
         #expect(try RecordingVerifier.verify(dir).passed)
     }
@@ -80,8 +76,7 @@ struct SegmentModeTests {
 
     /// The completion says frame 9 but the buffers change at frame 7: the buffers win, the
     /// manifest warns, and the announced times are kept in the change record.
-    @Test(arguments: [Int64(-3), 4])
-    func buffersWinOverTheAnnouncement(placement: Int64) async throws {
+    @Test(arguments: [Int64(-3), 4]) func buffersWinOverTheAnnouncement(placement: Int64) async throws {
         var events: [CaptureOutputEvent] = []
         for i in Int64(0)..<12 {
             if i == 7 + placement { events.append(script.change(.ratio16x9, atFrame: 9)) }
@@ -128,8 +123,7 @@ struct SegmentModeTests {
 
     /// A frame whose timestamp repeats is dropped and counted, never written out of order.
     @Test func nonMonotonicFrameIsDropped() async throws {
-        let events = [script.frame(0, .ratio9x16), script.frame(1, .ratio9x16), script.frame(1, .ratio9x16),
-                      script.frame(2, .ratio9x16)]
+        let events = [script.frame(0, .ratio9x16), script.frame(1, .ratio9x16), script.frame(1, .ratio9x16), script.frame(2, .ratio9x16)]
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         #expect(manifest.frames == FrameCounts(received: 4, written: 3, dropped: 1, droppedReasons: ["nonMonotonicTimestamp": 1]))
         #expect(manifest.warnings.count == 1)
@@ -148,8 +142,7 @@ struct SegmentModeTests {
     }
 }
 
-@Suite("Segment mode: completions matched to the right change", .tags(.recording))
-struct CompletionMatchingTests {
+@Suite("Segment mode: completions matched to the right change", .tags(.recording)) struct CompletionMatchingTests {
     let script = EventScript()
 
     /// Two requests at the same instant (1x1, then 9x16) take effect on the same frame 5,
@@ -195,23 +188,21 @@ struct CompletionMatchingTests {
         let (_, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
         // Frame 2's request asks for 9x16, already in effect: frames 0–2, then one per frame.
         #expect(manifest.segments.count == 18)
-        for segment in manifest.segments.dropFirst() {
-            #expect(segment.change?.sessionTime == segment.sessionStart)
-        }
+        for segment in manifest.segments.dropFirst() { #expect(segment.change?.sessionTime == segment.sessionStart) }
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
     }
 }
 
-@Suite("Recorders: frames longer than a file can hold", .tags(.recording))
-struct LongFrameTests {
+@Suite("Recorders: frames longer than a file can hold", .tags(.recording)) struct LongFrameTests {
     let script = EventScript()
 
     /// A frame at `ns` nanoseconds of session time, lasting `durationNs`.
     func frame(_ index: Int64, at ns: Int64, lasting durationNs: Int64 = 33_333_333) -> CaptureOutputEvent {
-        .frame(VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: Int(index), width: 320, height: 180),
-                          index: index, deviceTime: MediaTime(value: ns, timescale: 1_000_000_000),
-                          sessionTime: MediaTime(value: ns, timescale: 1_000_000_000),
-                          duration: MediaTime(value: durationNs, timescale: 1_000_000_000)))
+        .frame(
+            VideoFrame(
+                pixelBuffer: MediaTestSupport.stampedFrame(index: Int(index), width: 320, height: 180), index: index,
+                deviceTime: MediaTime(value: ns, timescale: 1_000_000_000), sessionTime: MediaTime(value: ns, timescale: 1_000_000_000),
+                duration: MediaTime(value: durationNs, timescale: 1_000_000_000)))
     }
 
     /// The longest a frame lasts in these files: 2²⁸ − 2 ticks of the 30 fps track
@@ -220,15 +211,13 @@ struct LongFrameTests {
 
     @Test func longestFrameIsWhatTheTrackHolds() throws {
         #expect(TrackTiming.timescale(for: RecorderTestSupport.settings.frameRate) == 15_360)
-        #expect(try TrackTiming.longestSample(atTimescale: 15_360)
-            .converted(toTimescale: 1_000_000_000, rounding: .roundTowardZero) == Self.longest)
+        #expect(try TrackTiming.longestSample(atTimescale: 15_360).converted(toTimescale: 1_000_000_000, rounding: .roundTowardZero) == Self.longest)
     }
 
     /// A 70 s still period (no frame, as a screen capture sends nothing while nothing
     /// changes) is one long sample: one file, no hole, the still frame lasting until the next
     /// one, every frame decodes and the file's sample durations are the session intervals.
-    @Test(arguments: [RecordingMode.segment, .stopOnChange])
-    func stillPeriodStaysInOneFile(mode: RecordingMode) async throws {
+    @Test(arguments: [RecordingMode.segment, .stopOnChange]) func stillPeriodStaysInOneFile(mode: RecordingMode) async throws {
         let times: [Int64] = [1_000_000_000, 1_033_333_333, 71_033_333_333, 71_066_666_666]
         let events = times.enumerated().map { frame(Int64($0.offset), at: $0.element) }
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: mode)
@@ -249,11 +238,9 @@ struct LongFrameTests {
     /// No frame for longer than a file can hold one (5 h): the first file ends after its
     /// last frame, the next starts at the late frame (`timestampGap`), no frame is lost,
     /// and every file plays (ffprobe) and verifies.
-    @Test(arguments: [RecordingMode.segment, .stopOnChange])
-    func gapSplitsTheRecording(mode: RecordingMode) async throws {
+    @Test(arguments: [RecordingMode.segment, .stopOnChange]) func gapSplitsTheRecording(mode: RecordingMode) async throws {
         let late: Int64 = 1_033_333_333 + 5 * 3_600_000_000_000
-        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333),
-                      frame(2, at: late), frame(3, at: late + 33_333_333)]
+        let events = [frame(0, at: 1_000_000_000), frame(1, at: 1_033_333_333), frame(2, at: late), frame(3, at: late + 33_333_333)]
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: mode)
         #expect(manifest.segments.map(\.frameCount) == [2, 2])
         #expect(manifest.segments.map(\.startReason) == [.recordingStarted, .timestampGap])
@@ -292,8 +279,7 @@ struct LongFrameTests {
     }
 }
 
-@Suite("Segment mode: completions before their frame", .tags(.recording))
-struct EarlyCompletionMatchingTests {
+@Suite("Segment mode: completions before their frame", .tags(.recording)) struct EarlyCompletionMatchingTests {
     let script = EventScript()
 
     /// With completions before their frames: 16x9 then 9x16 (the ratio in effect) on the
@@ -317,9 +303,9 @@ struct EarlyCompletionMatchingTests {
 
     /// A last frame that claims no duration still ends one tick after it: the file is kept.
     @Test func lastFrameWithoutDurationIsKept() async throws {
-        let frame = VideoFrame(pixelBuffer: MediaTestSupport.stampedFrame(index: 0, width: 320, height: 180), index: 0,
-                               deviceTime: MediaTime(value: 5, timescale: 1_000_000_000),
-                               sessionTime: MediaTime(value: 5, timescale: 1_000_000_000), duration: .zero)
+        let frame = VideoFrame(
+            pixelBuffer: MediaTestSupport.stampedFrame(index: 0, width: 320, height: 180), index: 0, deviceTime: MediaTime(value: 5, timescale: 1_000_000_000),
+            sessionTime: MediaTime(value: 5, timescale: 1_000_000_000), duration: .zero)
         let (dir, manifest) = try await RecorderTestSupport.record([.frame(frame)], mode: .segment)
         #expect(manifest.segments.first?.sessionEnd == MediaTime(value: 6, timescale: 1_000_000_000))
         #expect(manifest.frames == FrameCounts(received: 1, written: 1, dropped: 0, droppedReasons: [:]))

@@ -1,20 +1,19 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// The muxer's async API from the places an app would call it: a `Task`, and two
 /// recordings at once with `async let`. Every file is read back.
-@Suite("SegmentMuxer driven from tasks", .tags(.recording))
-struct SegmentMuxerConcurrencyTests {
+@Suite("SegmentMuxer driven from tasks", .tags(.recording)) struct SegmentMuxerConcurrencyTests {
     let script = EventScript()
 
     /// Events sent one by one from an unstructured `Task`; the announcements stream tells
     /// the same story as the manifest: each segment opened, ended and closed, in order.
     @Test func drivenFromATask() async throws {
-        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)],
-                                   completionDelay: 1)
+        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 1)
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
         let observer = Task {
             var seen: [String] = []
@@ -37,11 +36,11 @@ struct SegmentMuxerConcurrencyTests {
         // A closed segment is finished in the background; its outcome is collected when the
         // next segment closes (at most one is in flight) or at the end.
         let seen = await observer.value
-        #expect(seen == [
-            "open segment-000.mp4 180x320", "end segment-000.mp4", "open segment-001.mp4 320x180",
-            "end segment-001.mp4", "closed segment-000.mp4 7 true", "open segment-002.mp4 320x320",
-            "end segment-002.mp4", "closed segment-001.mp4 7 true", "closed segment-002.mp4 7 true",
-            "finished endOfStream"], "\(seen)")
+        #expect(
+            seen == [
+                "open segment-000.mp4 180x320", "end segment-000.mp4", "open segment-001.mp4 320x180", "end segment-001.mp4", "closed segment-000.mp4 7 true",
+                "open segment-002.mp4 320x320", "end segment-002.mp4", "closed segment-001.mp4 7 true", "closed segment-002.mp4 7 true", "finished endOfStream"
+            ], "\(seen)")
         #expect(manifest.segments.map(\.frameCount) == [7, 7, 7])
         #expect(manifest.segments.map(\.sessionStart) == [script.sessionTime(0), script.sessionTime(7), script.sessionTime(14)])
         #expect(manifest.segments.last?.sessionEnd == script.sessionTime(21))
@@ -62,14 +61,17 @@ struct SegmentMuxerConcurrencyTests {
     @Test func twoRecordingsAtOnce() async throws {
         let session = try CaptureSession(
             device: try CaptureTestSupport.plainDevice(latency: 2, completionDelay: 1),
-            output: VideoDataOutput(frameSource: SyntheticSensor(), stampFrameIndex: true),
-            sessionStart: CaptureTestSupport.ns(1_000_000_000), duration: CaptureTestSupport.ns(1_000_000_000),
-            events: [.init(hostTime: CaptureTestSupport.ns(1_300_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
-                     .init(hostTime: CaptureTestSupport.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio1x1))])
+            output: VideoDataOutput(frameSource: SyntheticSensor(), stampFrameIndex: true), sessionStart: CaptureTestSupport.ns(1_000_000_000),
+            duration: CaptureTestSupport.ns(1_000_000_000),
+            events: [
+                .init(hostTime: CaptureTestSupport.ns(1_300_000_000), action: .setDynamicAspectRatio(.ratio16x9)),
+                .init(hostTime: CaptureTestSupport.ns(1_600_000_000), action: .setDynamicAspectRatio(.ratio1x1))
+            ])
         let dirA = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("a")
-        let muxerA = SegmentMuxer(SegmentMuxer.Configuration(
-            output: try OutputDirectory(preparing: dirA, force: false), settings: RecorderTestSupport.settings,
-            policy: .split, devices: [session.device.clock], frameIndexStamp: true))
+        let muxerA = SegmentMuxer(
+            SegmentMuxer.Configuration(
+                output: try OutputDirectory(preparing: dirA, force: false), settings: RecorderTestSupport.settings, policy: .split,
+                devices: [session.device.clock], frameIndexStamp: true))
         let eventsB = script.events(count: 12, initial: .ratio9x16, changes: [(5, .ratio16x9)], completionDelay: 0)
         let (dirB, muxerB) = try RecorderTestSupport.makeMuxer(mode: .stopOnChange)
 
@@ -106,7 +108,10 @@ struct SegmentMuxerConcurrencyTests {
             for i in Int64(0)..<40 {
                 let event = script.frame(i, .ratio9x16)
                 group.addTask {
-                    do { try await muxer.process(event); return false } catch RecordingError.invalidState { return true }
+                    do {
+                        try await muxer.process(event)
+                        return false
+                    } catch RecordingError.invalidState { return true }
                 }
             }
             for try await wasRefused in group where wasRefused { refused += 1 }

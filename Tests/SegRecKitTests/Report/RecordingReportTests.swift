@@ -1,22 +1,23 @@
 import Foundation
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
 
 /// `segrec report`: the timeline's layout, the page's bars and players, the posters.
-@Suite("Report", .tags(.export), .serialized)
-struct RecordingReportTests {
+@Suite("Report", .tags(.export), .serialized) struct RecordingReportTests {
     @Test func timelineIsToScale() async throws {
-        guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
+        guard ExportTestSupport.ready else {
+            print("skipped: ffmpeg/ffprobe not installed")
+            return
+        }
         let (_, manifest) = try await ExportTestSupport.record(preset: "ultrafast")
         let timeline = ReportTimeline(manifest: manifest, width: 1000, margin: 10)
         let durations = manifest.segments.map { ($0.sessionEnd - $0.sessionStart).seconds }
         let total = durations.reduce(0, +)
         #expect(timeline.bars.count == 3)
-        for (bar, duration) in zip(timeline.bars, durations) {
-            #expect(abs(bar.width - duration / total * 1000) < 1e-6)
-        }
+        for (bar, duration) in zip(timeline.bars, durations) { #expect(abs(bar.width - duration / total * 1000) < 1e-6) }
         #expect(abs(timeline.bars[0].x - 10) < 1e-9)
         #expect(abs(timeline.bars[2].x + timeline.bars[2].width - 1010) < 1e-6)
         // Portrait and square bars are full height, 16x9 is 720/1280 of it.
@@ -25,18 +26,24 @@ struct RecordingReportTests {
         // ones their announced time; plus the stop marker.
         let firsts = timeline.markers.filter { $0.kind == .firstNewBuffer }
         #expect(firsts.map(\.time) == manifest.segments.dropFirst().map(\.sessionStart))
-        #expect(timeline.markers.filter { $0.kind == .announced }.map(\.time)
+        #expect(
+            timeline.markers.filter { $0.kind == .announced }.map(\.time)
                 == manifest.segments.compactMap { $0.change?.announced == true ? $0.change?.sessionTime : nil })
         #expect(timeline.markers.last?.kind == .stop)
     }
 
     @Test func pageHasABarPlayerAndPosterPerSegment() async throws {
-        guard ExportTestSupport.ready else { print("skipped: ffmpeg/ffprobe not installed"); return }
+        guard ExportTestSupport.ready else {
+            print("skipped: ffmpeg/ffprobe not installed")
+            return
+        }
         let (dir, manifest) = try await ExportTestSupport.record(preset: "ultrafast")
         let result = try RecordingReport.write(for: dir)
         let html = try String(contentsOf: result.page, encoding: .utf8)
         for (index, s) in manifest.segments.enumerated() {
-            #expect(html.contains("data-index=\"\(index)\" data-file=\"\(s.file)\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\""))
+            #expect(
+                html.contains(
+                    "data-index=\"\(index)\" data-file=\"\(s.file)\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\""))
             #expect(html.contains("<source src=\"\(s.file)\" type=\"video/mp4; codecs=&quot;avc1."))
             #expect(html.contains("session \(DecimalSeconds.text(s.sessionStart)) s"))
         }
@@ -46,8 +53,8 @@ struct RecordingReportTests {
         // Posters: JPEGs written by libavcodec, in the segment's aspect ratio, ≤ 320 px.
         #expect(result.posters.map(\.lastPathComponent) == ["segment-000.jpg", "segment-001.jpg", "segment-002.jpg"])
         for (poster, expected) in zip(result.posters, ["mjpeg,180,320", "mjpeg,320,180", "mjpeg,320,320"]) {
-            let (_, data) = try ExportTestSupport.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
-                                                                  "-of", "csv=p=0", poster.path])
+            let (_, data) = try ExportTestSupport.run(
+                "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", poster.path])
             #expect(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == expected)
             let bytes = try Data(contentsOf: poster)
             #expect(bytes.prefix(2) == Data([0xFF, 0xD8]))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -16,17 +17,15 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite("convertTime: seeded properties", .tags(.time))
-struct ClockPropertyTests {
+@Suite("convertTime: seeded properties", .tags(.time)) struct ClockPropertyTests {
     static let thirtyDaysNs: Int64 = 30 * 86_400 * 1_000_000_000
 
     static func randomClock(_ g: inout SeededGenerator) -> MediaClock {
         let scales: [Int32] = [90_000, 24_000_000, 1_000_000, 48_000, 1_000_000_000, 19_200_000]
-        let timescale = Bool.random(using: &g) ? scales.randomElement(using: &g)!
-                                               : Int32.random(in: 1_000...2_000_000_000, using: &g)
-        return try! MediaClock(identifier: "device", timescale: timescale,
-                               offsetNanoseconds: Int64.random(in: -1_000_000_000_000_000...1_000_000_000_000_000, using: &g),
-                               driftPartsPerBillion: Int64.random(in: -1_000_000...1_000_000, using: &g))
+        let timescale = Bool.random(using: &g) ? scales.randomElement(using: &g)! : Int32.random(in: 1_000...2_000_000_000, using: &g)
+        return try! MediaClock(
+            identifier: "device", timescale: timescale, offsetNanoseconds: Int64.random(in: -1_000_000_000_000_000...1_000_000_000_000_000, using: &g),
+            driftPartsPerBillion: Int64.random(in: -1_000_000...1_000_000, using: &g))
     }
 
     /// host → device → host lands within one device tick (plus the final ns rounding), and
@@ -54,8 +53,7 @@ struct ClockPropertyTests {
         for _ in 0..<100_000 {
             let clock = Self.randomClock(&g)
             let a = Int64.random(in: 0...Self.thirtyDaysNs, using: &g)
-            let b = Bool.random(using: &g) ? a + Int64.random(in: 0...5, using: &g)
-                                           : Int64.random(in: a...Self.thirtyDaysNs, using: &g)
+            let b = Bool.random(using: &g) ? a + Int64.random(in: 0...5, using: &g) : Int64.random(in: a...Self.thirtyDaysNs, using: &g)
             let fa = try convertTime(MediaTime(value: a, timescale: 1_000_000_000), from: .host, to: clock)
             let fb = try convertTime(MediaTime(value: b, timescale: 1_000_000_000), from: .host, to: clock)
             #expect(fa <= fb)
@@ -72,13 +70,12 @@ struct ClockPropertyTests {
     /// Consecutive frames of random clocks and rates get strictly increasing session times.
     @Test func frameTimesStrictlyIncrease() throws {
         var g = SeededGenerator(seed: 7)
-        let rates = [try FrameRate(24), try FrameRate(30), try FrameRate(60), try FrameRate(120),
-                     try FrameRate(30000, 1001), try FrameRate(240)]
+        let rates = [try FrameRate(24), try FrameRate(30), try FrameRate(60), try FrameRate(120), try FrameRate(30000, 1001), try FrameRate(240)]
         for _ in 0..<2_000 {
             let clock = Self.randomClock(&g)
-            let timing = try FrameTiming(deviceClock: clock, frameRate: rates.randomElement(using: &g)!,
-                                         sessionStart: MediaTime(value: Int64.random(in: 0...Self.thirtyDaysNs, using: &g),
-                                                                 timescale: 1_000_000_000))
+            let timing = try FrameTiming(
+                deviceClock: clock, frameRate: rates.randomElement(using: &g)!,
+                sessionStart: MediaTime(value: Int64.random(in: 0...Self.thirtyDaysNs, using: &g), timescale: 1_000_000_000))
             let first = Int64.random(in: 0...10_000_000, using: &g)
             var previous = try timing.sessionTime(ofFrame: first)
             for i in (first + 1)...(first + 50) {

@@ -29,10 +29,10 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public let startsSmartFraming: Bool
 
     /// A descriptor; see the properties.
-    public init(uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format,
-                frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
-                changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0,
-                enabledFramings: [String] = [], startsSmartFraming: Bool = false) {
+    public init(
+        uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format, frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
+        changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false
+    ) {
         self.uniqueID = uniqueID
         self.deviceType = deviceType
         self.format = format
@@ -48,11 +48,11 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     /// The descriptor of `device` as it is now, at `stampPosition` (smart framing as its
     /// monitor is set up).
     public init(_ device: CaptureDevice, stampPosition: Int) {
-        self.init(uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat,
-                  frameRate: device.frameRate, clock: device.clock, stampPosition: stampPosition,
-                  changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
-                  enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
-                  startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false)
+        self.init(
+            uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat, frameRate: device.frameRate, clock: device.clock,
+            stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
+            enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
+            startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false)
     }
 
     /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
@@ -67,9 +67,9 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public func makeDevice(initialAspectRatio: DynamicAspectRatio) throws(CaptureError) -> CaptureDevice {
         let ratios = format.supportedDynamicAspectRatios
         let ratio = ratios.isEmpty || ratios.contains(initialAspectRatio) ? initialAspectRatio : ratios[0]
-        let device = try CaptureDevice(format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio,
-                                       changeLatencyFrames: changeLatencyFrames, completionDelayFrames: completionDelayFrames,
-                                       formats: deviceType.formats, deviceType: deviceType)
+        let device = try CaptureDevice(
+            format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio, changeLatencyFrames: changeLatencyFrames,
+            completionDelayFrames: completionDelayFrames, formats: deviceType.formats, deviceType: deviceType)
         if let monitor = device.smartFramingMonitor {
             do { try monitor.setEnabledFramings(named: enabledFramings) } catch {
                 throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)")

@@ -8,10 +8,7 @@ public struct CaptureDeviceDiscoverySession: Sendable {
 
     /// Discovers, among `available`, the cameras of `deviceTypes` mounted at `position`
     /// (`nil`: any position).
-    public init(deviceTypes: [CaptureDevice.DeviceType], position: CaptureDevice.Position?,
-                available: [CaptureDeviceDescriptor]) {
-        devices = deviceTypes.flatMap { type in
-            available.filter { $0.deviceType == type && (position == nil || $0.position == position) }
-        }
+    public init(deviceTypes: [CaptureDevice.DeviceType], position: CaptureDevice.Position?, available: [CaptureDeviceDescriptor]) {
+        devices = deviceTypes.flatMap { type in available.filter { $0.deviceType == type && (position == nil || $0.position == position) } }
     }
 }

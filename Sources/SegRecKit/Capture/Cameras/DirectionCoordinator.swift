@@ -31,8 +31,7 @@ public final class DirectionCoordinator {
     public var onFacingChange: ((FacingChange) -> Void)?
 
     /// A coordinator monitoring `cameras`, starting in `posture`.
-    public init(monitoring cameras: [CaptureDeviceDescriptor], posture: DevicePosture,
-                onFacingChange: ((FacingChange) -> Void)? = nil) {
+    public init(monitoring cameras: [CaptureDeviceDescriptor], posture: DevicePosture, onFacingChange: ((FacingChange) -> Void)? = nil) {
         self.monitored = cameras
         self.posture = posture
         self.onFacingChange = onFacingChange
@@ -52,19 +51,18 @@ public final class DirectionCoordinator {
     }
 
     /// `camera`'s facing in the current posture.
-    public func facing(of camera: CaptureDeviceDescriptor) -> CameraFacing {
-        Self.facing(of: camera.deviceType, in: posture)
-    }
+    public func facing(of camera: CaptureDeviceDescriptor) -> CameraFacing { Self.facing(of: camera.deviceType, in: posture) }
 
     /// The camera an app with individual cameras streams from in `posture`: `closed` →
     /// outer, `open` → inner, `openOuterDisplay` → back if monitored, else outer (found
     /// with a ``CaptureDeviceDiscoverySession``); `nil` when none is monitored.
     public func preferredCamera(in posture: DevicePosture) -> CaptureDeviceDescriptor? {
-        let types: [CaptureDevice.DeviceType] = switch posture {
-        case .closed: [.builtInOuterUltraWideCamera]
-        case .open: [.builtInInnerUltraWideCamera]
-        case .openOuterDisplay: [.builtInDualWideCamera, .builtInOuterUltraWideCamera]
-        }
+        let types: [CaptureDevice.DeviceType] =
+            switch posture {
+            case .closed: [.builtInOuterUltraWideCamera]
+            case .open: [.builtInInnerUltraWideCamera]
+            case .openOuterDisplay: [.builtInDualWideCamera, .builtInOuterUltraWideCamera]
+            }
         return CaptureDeviceDiscoverySession(deviceTypes: types, position: nil, available: monitored).devices.first
     }
 
@@ -77,12 +75,10 @@ public final class DirectionCoordinator {
 
     /// Moves to `newPosture` and, when it differs, calls the change handler.
     /// - Returns: the report (also when no handler is set), or `nil` for the same posture.
-    @discardableResult
-    public func update(posture newPosture: DevicePosture) -> FacingChange? {
+    @discardableResult public func update(posture newPosture: DevicePosture) -> FacingChange? {
         guard newPosture != posture else { return nil }
         posture = newPosture
-        let change = FacingChange(posture: newPosture, facings: monitored.map { ($0, facing(of: $0)) },
-                                  preferredCamera: preferredCamera(in: newPosture))
+        let change = FacingChange(posture: newPosture, facings: monitored.map { ($0, facing(of: $0)) }, preferredCamera: preferredCamera(in: newPosture))
         onFacingChange?(change)
         return change
     }

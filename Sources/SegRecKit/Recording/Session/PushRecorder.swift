@@ -40,9 +40,7 @@ public actor PushRecorder: SegmentingRecorder {
         public var stampsFrameIndex = false
 
         /// A configuration writing into `output`, everything else at its default.
-        public init(output: URL) {
-            self.output = output
-        }
+        public init(output: URL) { self.output = output }
     }
 
     /// The clock the appended frames are stamped on: the session's synchronization clock.
@@ -71,22 +69,18 @@ public actor PushRecorder: SegmentingRecorder {
         try configuration.encoder.validate()
         let output = try OutputDirectory(preparing: configuration.output, force: configuration.force)
         let muxerConfiguration = SegmentMuxer.Configuration(
-            output: output, settings: configuration.encoder, policy: SplitPolicy(configuration.mode),
-            devices: [Self.clock], frameIndexStamp: configuration.stampsFrameIndex,
-            fragmentInterval: configuration.fragmentInterval)
+            output: output, settings: configuration.encoder, policy: SplitPolicy(configuration.mode), devices: [Self.clock],
+            frameIndexStamp: configuration.stampsFrameIndex, fragmentInterval: configuration.fragmentInterval)
         muxer = SegmentMuxer(muxerConfiguration)
         let rate = configuration.encoder.frameRate.frameDuration
-        frameDuration = try MediaTime(value: rate.numerator, timescale: Int32(clamping: rate.denominator))
-            .converted(toTimescale: Self.clock.timescale)
+        frameDuration = try MediaTime(value: rate.numerator, timescale: Int32(clamping: rate.denominator)).converted(toTimescale: Self.clock.timescale)
     }
 
     /// Frames appended so far.
     public var appendedFrameCount: Int64 { appended }
 
     /// False once the recording has stopped (stop-on-change met a new size, or it finished).
-    public var isRecording: Bool {
-        get async { await !muxer.hasStopped }
-    }
+    public var isRecording: Bool { get async { await !muxer.hasStopped } }
 
     /// Appends one picture captured at `sessionTime` (session clock, any timescale; times
     /// must increase). The recorder keeps it on the session clock's nanosecond timescale
@@ -104,8 +98,7 @@ public actor PushRecorder: SegmentingRecorder {
         let newDimensions = pixelBuffer.dimensions
         let changed = dimensions.map { $0 != newDimensions } ?? false
         dimensions = newDimensions
-        var frame = VideoFrame(pixelBuffer: pixelBuffer, index: appended, deviceTime: time, sessionTime: time,
-                               duration: frameDuration)
+        var frame = VideoFrame(pixelBuffer: pixelBuffer, index: appended, deviceTime: time, sessionTime: time, duration: frameDuration)
         frame.deliveredAt = .now
         appended += 1
         try await muxer.process(.frame(frame))
@@ -129,8 +122,7 @@ public actor PushRecorder: SegmentingRecorder {
     /// An app's announcement as a `setDynamicAspectRatio` completion: the ratio that crops
     /// to `dimensions`, if any; device time = session time.
     private static func completion(_ dimensions: VideoDimensions, at time: MediaTime) -> DynamicAspectRatioChange {
-        DynamicAspectRatioChange(aspectRatio: DynamicAspectRatio(matching: dimensions), dimensions: dimensions,
-                                 deviceTime: time, sessionTime: time)
+        DynamicAspectRatioChange(aspectRatio: DynamicAspectRatio(matching: dimensions), dimensions: dimensions, deviceTime: time, sessionTime: time)
     }
 
     /// Hands the held completion to the muxer once a frame has reached its time (nil: now).
@@ -155,9 +147,7 @@ public actor PushRecorder: SegmentingRecorder {
 
     /// Throws once the recording is over: its files and manifest stay as they are.
     private func checkNotFinished(_ call: String) throws(RecordingError) {
-        if finished {
-            throw .invalidState("PushRecorder.\(call): the recording is finished (finishWriting was called); start a new PushRecorder")
-        }
+        if finished { throw .invalidState("PushRecorder.\(call): the recording is finished (finishWriting was called); start a new PushRecorder") }
     }
 
     /// Announces that the frames from `time` (session clock) on have new dimensions; the
@@ -197,11 +187,10 @@ public actor PushRecorder: SegmentingRecorder {
         finished = true
         try await sendHeldCompletion()
         if let announced = announcedChange {
-            try await muxer.process(.warning("finishCurrentSegment(atSessionTime: \(announced)) announced a change of dimensions, but no frame with new dimensions followed"))
+            try await muxer.process(
+                .warning("finishCurrentSegment(atSessionTime: \(announced)) announced a change of dimensions, but no frame with new dimensions followed"))
         }
-        do {
-            return try await muxer.finish(reason: .endOfStream)
-        } catch {
+        do { return try await muxer.finish(reason: .endOfStream) } catch {
             _ = await muxer.abort(error: "\(error)")
             throw error
         }

@@ -27,8 +27,7 @@ public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConve
         case .cameraClipsNeedCameras: return "cameraClips: a clip per camera applies to a scenario with cameras"
         case .mirrorNeedsCameraModel(let mirror):
             return "mirror \(mirror.rawValue): applies to the camera model (synthetic, or footage with a scenario), not to footage passed through"
-        case .splitOnRotationNeedsSegmentMode:
-            return "splitOnRotation: applies to segment mode; a stop-on-change movie file keeps the angle of its first frame"
+        case .splitOnRotationNeedsSegmentMode: return "splitOnRotation: applies to segment mode; a stop-on-change movie file keeps the angle of its first frame"
         case .splitOnRotationNeedsCameraModel:
             return "splitOnRotation: applies to the camera model (synthetic, or footage with a scenario), not to footage passed through"
         case .unknownCamera(let id, let scenario, let allowed):

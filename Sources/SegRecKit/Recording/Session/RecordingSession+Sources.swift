@@ -7,53 +7,57 @@ extension RecordingSession {
     /// The single Center Stage camera over the synthetic pattern (frame index stamped), or
     /// over the request's clip as its sensor image: each decoded picture centre-cropped to a
     /// square, scaled to the format's side; the clip's timestamps are ignored.
-    static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
-                                stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+    static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws
+        -> BuiltSource
+    {
         let settings = try encoderSettings(request, frameRate: scenario.device.fps)
         // The clip's own display rotation is applied to its pixels: the sensor image is
         // upright before it is cropped, and the files carry the device's capture angle.
         let sensor = try request.source.path.map { path in
-            try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-",
-                                  pixelBufferPool: pool, appliesDisplayRotation: true) {
+            try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-", pixelBufferPool: pool, appliesDisplayRotation: true) {
                 try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
         }
         let stamp = sensor == nil || request.stampFrameIndex
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
             // The single Center Stage camera always faces the user: auto mirrors like on.
-            try CaptureSession(scenario: scenario, sources: sensor.map { [$0] }, stampFrameIndex: stamp,
-                               mirrorMode: request.mirror, pixelBufferPool: pool)
+            try CaptureSession(scenario: scenario, sources: sensor.map { [$0] }, stampFrameIndex: stamp, mirrorMode: request.mirror, pixelBufferPool: pool)
         }
-        let notes = sensor.map { clipNotes($0, sensorImage: "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops") } ?? []
-        return BuiltSource(source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: stamp,
-                           notes: notes, deviceControls: scenario.deviceControls,
-                           expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0)
+        let notes =
+            sensor.map {
+                clipNotes(
+                    $0,
+                    sensorImage:
+                        "sensor image: each decoded picture centre-cropped to a square, scaled to \(scenario.device.format)x\(scenario.device.format), cropped to the active aspect ratio; the input's timestamps are ignored and the camera's device clock stamps the frames; a short clip loops"
+                )
+            } ?? []
+        return BuiltSource(
+            source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: stamp, notes: notes,
+            deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0)
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
     /// timestamps (a demuxed packet per frame, reused from the heap; yuv420p pictures
     /// reach the encoder as decoded).
-    static func footagePassedThrough(_ request: RecordingRequest, pool: PixelBufferPool,
-                                     stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+    static func footagePassedThrough(_ request: RecordingRequest, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource {
         let path = request.source.path ?? "-"
         AllocatorTuning.keepLargeBlocksForReuse()
-        let decoder = try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool,
-                                           stopRequest: stopRequest, keepsYUV420P: true)
+        let decoder = try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true)
         var settings = request.encoder
         settings.frameRate = decoder.nominalFrameRate ?? request.sourceOptions.frameRate ?? EncoderSettings.defaultFrameRate
         settings.fieldOrder = decoder.fieldOrder
         try settings.validate()
-        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex,
-                                                    codec: settings.codec)
-        return BuiltSource(source: passThrough, settings: settings, devices: [passThrough.deviceClock],
-                           stampsFrameIndex: request.stampFrameIndex, rotationDegrees: decoder.rotationDegrees)
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex, codec: settings.codec)
+        return BuiltSource(
+            source: passThrough, settings: settings, devices: [passThrough.deviceClock], stampsFrameIndex: request.stampFrameIndex,
+            rotationDegrees: decoder.rotationDegrees)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each
     /// camera draws its own pattern, or a clip (``RecordingRequest/cameraClips``, else the
     /// request's footage source).
-    static func camerasSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool,
-                              stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+    static func camerasSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource
+    {
         let file = request.scenarioFile ?? scenario.name
         let cameras = scenario.cameras ?? []
         var clips: [String: String] = [:]
@@ -75,28 +79,30 @@ extension RecordingSession {
                 continue
             }
             let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
-            let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool,
-                                               appliesDisplayRotation: true) {
-                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool,
-                                     stopRequest: stopRequest)
+            let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool, appliesDisplayRotation: true) {
+                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
             sources.append(sensor)
-            notes += clipNotes(sensor, sensorImage: "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
-                               camera: camera.id)
+            notes += clipNotes(
+                sensor,
+                sensorImage:
+                    "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
+                camera: camera.id)
         }
         let mirror = request.mirror
         if mirror != .off {
-            notes.append("--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn")
+            notes.append(
+                "--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn"
+            )
         }
         let stamp = request.stampFrameIndex || sources.contains { $0.stampsFrameIndex }
         let session = try scenarioSession(scenario, file: file, section: "Cameras") {
             try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp, mirrorMode: mirror, pixelBufferPool: pool)
         }
         let settings = try encoderSettings(request, frameRate: session.device.frameRate)
-        return BuiltSource(source: session, settings: settings,
-                           devices: session.devices.map(\.clock),
-                           stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
-                           deviceControls: scenario.deviceControls)
+        return BuiltSource(
+            source: session, settings: settings, devices: session.devices.map(\.clock), stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
+            deviceControls: scenario.deviceControls)
     }
 
     /// The request's encoder settings at `frameRate`, checked.
@@ -111,11 +117,13 @@ extension RecordingSession {
     /// Builds the scenario's capture session; a value the scenario check let through but
     /// the camera model rejects (an overflow deep in the clock arithmetic) is reported as a
     /// scenario error naming `file` (and DESIGN.md's `section`) rather than as a bare capture error.
-    static func scenarioSession(_ scenario: Scenario, file: String?, section: String = "Scenario files",
-                                _ make: () throws -> CaptureSession) throws -> CaptureSession {
+    static func scenarioSession(_ scenario: Scenario, file: String?, section: String = "Scenario files", _ make: () throws -> CaptureSession) throws
+        -> CaptureSession
+    {
         do { return try make() } catch let error as CaptureError {
-            throw ScenarioError(file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
-                                allowed: "values the camera model can represent (see DESIGN.md, \"\(section)\")")
+            throw ScenarioError(
+                file: file ?? scenario.name, key: error.scenarioKey, problem: "\(error)",
+                allowed: "values the camera model can represent (see DESIGN.md, \"\(section)\")")
         }
     }
 
@@ -128,7 +136,9 @@ extension RecordingSession {
         var notes = sensor.currentDecoder.notes
         notes.append(sensorImage)
         if sensor.appliedRotation != .degrees0, let rotation = sensor.clipRotationDegrees {
-            notes.append("input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead")
+            notes.append(
+                "input display rotation \(rotation) (ffprobe) is applied to the sensor image: each picture is turned \(sensor.appliedRotation.degrees)° clockwise before cropping; the segments carry the device's capture angle instead"
+            )
         }
         return camera.map { id in notes.map { "camera \(id): \($0)" } } ?? notes
     }

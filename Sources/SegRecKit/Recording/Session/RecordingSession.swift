@@ -57,17 +57,15 @@ public final class RecordingSession {
         if let scenario = request.camerasScenario {
             built = try Self.camerasSource(request, scenario: scenario, pool: pool, stopRequest: stopRequest)
         } else if request.source == .synthetic || request.scenario != nil {
-            built = try Self.oneCameraSource(request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool,
-                                             stopRequest: stopRequest)
+            built = try Self.oneCameraSource(request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool, stopRequest: stopRequest)
         } else {
             built = try Self.footagePassedThrough(request, pool: pool, stopRequest: stopRequest)
         }
         if stopRequest?.isRequested == true { throw RecordingRequestError.stoppedBeforeStart }
         let output = try OutputDirectory(preparing: request.output, force: request.force)
         var configuration = SegmentMuxer.Configuration(
-            output: output, settings: built.settings, policy: SplitPolicy(request.mode), devices: built.devices,
-            rotationDegrees: built.rotationDegrees, frameIndexStamp: built.stampsFrameIndex,
-            pixelBufferPool: pool, notes: built.notes, fragmentInterval: request.fragmentInterval)
+            output: output, settings: built.settings, policy: SplitPolicy(request.mode), devices: built.devices, rotationDegrees: built.rotationDegrees,
+            frameIndexStamp: built.stampsFrameIndex, pixelBufferPool: pool, notes: built.notes, fragmentInterval: request.fragmentInterval)
         configuration.recordsSessionEvents = built.recordsSessionEvents
         configuration.deviceControls = built.deviceControls
         configuration.splitOnRotation = request.splitOnRotation
@@ -88,8 +86,7 @@ public final class RecordingSession {
     /// without it no progress is gathered. One stream at a time: calling again finishes
     /// the stream an earlier call returned.
     public func progressUpdates() -> AsyncStream<RecordingProgress> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RecordingProgress.self,
-                                                            bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(of: RecordingProgress.self, bufferingPolicy: .bufferingNewest(1))
         progressContinuation?.finish()
         progressContinuation = continuation
         if ran != nil { continuation.finish() }
@@ -104,8 +101,9 @@ public final class RecordingSession {
     ///   run's manifest (the folder is not touched).
     public func run() async throws(RecordingFailure) -> RecordingManifest {
         if let manifest = ran {
-            throw RecordingFailure(underlying: RecordingError.invalidState("RecordingSession.run: a session runs once, and this one has run; make a new RecordingSession"),
-                                   manifest: manifest)
+            throw RecordingFailure(
+                underlying: RecordingError.invalidState("RecordingSession.run: a session runs once, and this one has run; make a new RecordingSession"),
+                manifest: manifest)
         }
         ran = RecordingManifest(mode: request.mode, devices: [], encoder: nil)
         var pipeline = RecordingPipeline(source: source, muxer: SegmentMuxer(configuration))
