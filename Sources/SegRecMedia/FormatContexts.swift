@@ -118,17 +118,17 @@ final class InputFormatContext {
     /// Opens a file segrec opened itself (read through `file`, `AVFMT_FLAG_CUSTOM_IO`) and
     /// reads its header; the context keeps `file` alive.
     ///
-    /// `AVFMT_FLAG_IGNIDX` is set: the mov demuxer then stops reading the header at the
-    /// first fragment and reads later fragments as packets are asked for, instead of
-    /// indexing every fragment up front, which fails for a file cut inside a fragment
-    /// header (a partial file after a crash).
+    /// With `ignoresIndex` (the default) `AVFMT_FLAG_IGNIDX` is set: the mov demuxer then
+    /// stops reading the header at the first fragment and reads later fragments as packets
+    /// are asked for, instead of indexing every fragment up front, which fails for a file
+    /// cut inside a fragment header (a partial file after a crash).
     /// - Throws: ``FFmpegError`` from `avformat_open_input` (e.g. `AVERROR_INVALIDDATA`).
-    init(reading file: FileAVIOContext) throws(FFmpegError) {
+    init(reading file: FileAVIOContext, ignoresIndex: Bool = true) throws(FFmpegError) {
         guard let allocated = avformat_alloc_context() else {
             throw FFmpegError(call: "avformat_alloc_context", code: segrec_averror_enomem(), context: file.path)
         }
         allocated.pointee.pb = file.pointer
-        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO | AVFMT_FLAG_IGNIDX
+        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO | (ignoresIndex ? AVFMT_FLAG_IGNIDX : 0)
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context (not our pb).
         try check(avformat_open_input(&context, file.path, nil, nil), "avformat_open_input", context: file.path)

@@ -5,26 +5,34 @@ import Foundation
 /// stream facts and every packet (``streamInfo()``), and every decoded picture
 /// (``decodeFrames(_:)``). Used by `segrec verify` and the tests.
 ///
-/// Not thread-safe; each call opens the file afresh (`avformat_open_input`).
+/// Not thread-safe; each call opens the file afresh (`avformat_open_input` over a
+/// descriptor from ``SafeFile/openForReading(path:sameFileAs:)``: a symbolic link, FIFO or
+/// folder at the name is refused, never followed and never waited on).
 public final class MediaFileReader {
     /// The file.
     public let url: URL
 
     /// Opens `url` once to check it is readable and has a video stream.
-    /// - Throws: ``FFmpegError`` from `avformat_open_input` (``FFmpegError/isNotFound`` for
-    ///   a missing file), or `AVERROR_STREAM_NOT_FOUND` when there is no video stream.
+    /// - Throws: ``FFmpegError`` from `open` (``FFmpegError/isNotFound`` for a missing file;
+    ///   ELOOP / EINVAL for a symbolic link or a file that is not regular) or
+    ///   `avformat_open_input`, or `AVERROR_STREAM_NOT_FOUND` when there is no video stream.
     public init(url: URL) throws {
         FFmpegLog.silence()
         self.url = url
-        let input = try InputFormatContext(path: url.path)
+        let input = try Self.open(url)
         _ = try FaststartRemuxer.videoStream(of: input, path: url.path)
+    }
+
+    /// The file's demuxer, reading through a descriptor segrec opened itself.
+    private static func open(_ url: URL) throws(FFmpegError) -> InputFormatContext {
+        try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
     }
 
     /// Demuxes the whole first video stream (`av_read_frame`) and reports its codec, tag,
     /// size, time base, duration, display rotation and packets (sorted by pts).
     /// - Throws: ``FFmpegError`` from opening or demuxing.
     public func streamInfo() throws -> StreamInfo {
-        let input = try InputFormatContext(path: url.path)
+        let input = try Self.open(url)
         let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let parameters = stream.pointee.codecpar!.pointee
         let packet = try Packet()
@@ -54,7 +62,7 @@ public final class MediaFileReader {
     /// - Throws: ``FFmpegError`` from opening, demuxing or decoding (`AVERROR_DECODER_NOT_FOUND`
     ///   if no decoder), or whatever `body` throws.
     public func decodeFrames(_ body: (DecodedFrame) throws -> Void) throws {
-        let input = try InputFormatContext(path: url.path)
+        let input = try Self.open(url)
         let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let decoder = try CodecContext.openDecoder(for: stream, context: url.path)
         let packet = try Packet()

@@ -103,9 +103,9 @@ public enum PosterFrameExtractor {
         return Array(UnsafeBufferPointer(start: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size)))
     }
 
-    /// Writes `bytes` to a new file at `path` (exclusive create, then fsync).
+    /// Writes `bytes` to a new file at `path` (exclusive create, never through a link).
     private static func write(_ bytes: [UInt8], to path: String) throws(FFmpegError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FFmpegError(call: "open", code: segrec_averror_from_errno(errno), context: path) }
         defer { Glibc.close(fd) }
         var offset = 0

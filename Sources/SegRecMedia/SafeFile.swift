@@ -10,8 +10,10 @@ import Foundation
 /// - Created only with `open(path, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644)`: an
 ///   existing file or a symbolic link (even a dangling one) at the name makes creation
 ///   fail, so nothing is ever written through somebody else's file or link.
-/// - Read back only with `O_RDONLY|O_NOFOLLOW|O_CLOEXEC`, and, when it is a file we are
-///   writing, only after checking that the name still leads to the same inode.
+/// - Read back only with `O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC` and only when it is a
+///   regular file (a link, FIFO, folder or device at the name is refused without blocking),
+///   and, when it is a file we are writing, only after checking that the name still leads
+///   to the same inode.
 /// - Put in place under its final name with `link(2)` + `unlink(2)`: `link` fails with
 ///   EEXIST when anything (a file, a symbolic link) has the final name, so no file is ever
 ///   replaced and no link at the final name is ever followed.
@@ -30,17 +32,64 @@ package enum SafeFile {
         return fd
     }
 
-    /// Opens `path` for reading without following a symbolic link at the name. When
+    /// What is at `path` when it is not a regular file segrec may read, in words, or nil
+    /// when it is one. `lstat(2)`, so a symbolic link is named as such and never followed.
+    package static func notRegularFile(path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return kind(info.st_mode).map { "\(path) is \($0), not a regular file (segrec reads only regular files in a recording folder)" }
+    }
+
+    /// What is at `path` when it is not a folder (a symbolic link to one counts as a link),
+    /// in words, or nil when it is a folder or nothing is there. `lstat(2)`.
+    package static func notRegularFolder(path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { return nil }
+        return "\(path) is \(kind(info.st_mode) ?? "a regular file"), not a folder"
+    }
+
+    /// "a symbolic link", "a FIFO", … for a file type other than a regular file, or nil.
+    private static func kind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a folder"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a file"
+        }
+    }
+
+    /// Opens the existing regular file `path` for reading: `O_NOFOLLOW` (a symbolic link at
+    /// the name is refused, never followed) and `O_NONBLOCK` (a FIFO at the name cannot
+    /// block the open), then `fstat(2)` refuses anything but a regular file. When
     /// `sameFileAs` is given, the opened file must be that descriptor's inode.
-    /// - Throws: ``FFmpegError`` with call `"open"` (`AVERROR(errno)`, ELOOP for a link), or
-    ///   with call `"fstat"` (ESTALE) when the name now leads to another file.
-    static func openForReading(path: String, sameFileAs other: Int32? = nil) throws(FFmpegError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw FFmpegError(call: "open", code: segrec_averror_from_errno(errno), context: path) }
+    /// - Throws: ``FFmpegError`` with call `"open"` (`AVERROR(errno)`: ENOENT when missing,
+    ///   ELOOP for a symbolic link, EINVAL for a FIFO, folder, socket or device, the context
+    ///   saying which), or with call `"fstat"` (ESTALE) when the name now leads to another file.
+    package static func openForReading(path: String, sameFileAs other: Int32? = nil) throws(FFmpegError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let detail = code == ELOOP ? "\(path) is a symbolic link, not a regular file (segrec never follows one)" : path
+            throw FFmpegError(call: "open", code: segrec_averror_from_errno(code), context: detail)
+        }
+        var mine = stat()
+        guard fstat(fd, &mine) == 0 else {
+            let code = errno
+            close(fd)
+            throw FFmpegError(call: "fstat", code: segrec_averror_from_errno(code), context: path)
+        }
+        if let kind = kind(mine.st_mode) {
+            close(fd)
+            throw FFmpegError(call: "open", code: segrec_averror_einval(), context: "\(path) is \(kind), not a regular file")
+        }
+        // A regular file reads the same with or without O_NONBLOCK; clear it anyway.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         if let other {
-            var mine = stat()
             var theirs = stat()
-            guard fstat(fd, &mine) == 0, fstat(other, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino else {
+            guard fstat(other, &theirs) == 0, mine.st_dev == theirs.st_dev, mine.st_ino == theirs.st_ino else {
                 close(fd)
                 throw FFmpegError(call: "fstat", code: segrec_averror_from_errno(ESTALE), context: "\(path) is no longer the file being written")
             }
@@ -69,6 +118,12 @@ package enum SafeFile {
     package static func exists(path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
+    }
+
+    /// `lstat(2)` size of the file at `path`, or nil when nothing is there.
+    package static func size(path: String) -> Int64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// `fstat(2)` size of an open descriptor, or nil.

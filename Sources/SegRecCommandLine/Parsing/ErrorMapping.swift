@@ -62,7 +62,7 @@ enum ErrorMapping {
             : "\(kept) finished segment\(kept == 1 ? "" : "s") kept"
         let manifestNote: String
         if let folder {
-            let onDisk = try? ManifestWriter.read(from: folder)
+            let onDisk = try? ManifestReader.read(from: folder)
             if let onDisk, onDisk.stopReason == .error, onDisk.segments.count == kept {
                 manifestNote = "manifest says stopReason \"error\""
             } else if onDisk != nil {

@@ -1,4 +1,5 @@
 import Foundation
+import SegRecMedia
 
 /// A finished recording read for export or a report: its manifest (decoded with
 /// ``RecordingManifest``'s own `Codable`) and the checks every exporter needs first.
@@ -8,13 +9,14 @@ public struct ExportSource: Sendable {
     /// Its `manifest.json`.
     public let manifest: RecordingManifest
 
-    /// Reads `directory/manifest.json` and checks that the recording can be exported: it has
-    /// ended (`stopReason` not null), has at least one segment, every segment file exists,
-    /// and every segment lasts a positive time.
+    /// Reads `directory/manifest.json` (``ManifestReader``: ranges and file names checked)
+    /// and checks that the recording can be exported: it has ended (`stopReason` not null),
+    /// has at least one segment, every segment file exists and is a regular file (never a
+    /// symbolic link or a FIFO), and every segment lasts a positive time.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` (manifest or a segment file
     ///   missing) or ``RecordingError/badInput(path:field:detail:)`` naming the field.
     public init(directory: URL) throws(RecordingError) {
-        let manifest = try ManifestWriter.read(from: directory)
+        let manifest = try ManifestReader.read(from: directory)
         let manifestPath = directory.appendingPathComponent(ManifestWriter.fileName).path
         guard manifest.stopReason != nil else {
             throw .badInput(
@@ -29,17 +31,16 @@ public struct ExportSource: Sendable {
             )
         }
         for (index, segment) in manifest.segments.enumerated() {
-            guard !segment.file.isEmpty, !segment.file.contains("/"), !segment.file.contains("\n") else {
-                throw .badInput(
-                    path: manifestPath, field: "segments[\(index)].file", detail: "'\(segment.file)': allowed: a plain file name in the recording folder")
-            }
             guard segment.sessionStart < segment.sessionEnd else {
                 throw .badInput(
                     path: manifestPath, field: "segments[\(index)].sessionEnd",
                     detail: "\(segment.sessionEnd) is not after sessionStart \(segment.sessionStart)")
             }
             let path = directory.appendingPathComponent(segment.file).path
-            guard FileManager.default.fileExists(atPath: path) else { throw .inputNotFound(path: path) }
+            guard SafeFile.exists(path: path) else { throw .inputNotFound(path: path) }
+            if let problem = SafeFile.notRegularFile(path: path) {
+                throw .badInput(path: manifestPath, field: "segments[\(index)].file", detail: "\(problem); allowed: the segment file segrec wrote")
+            }
         }
         self.directory = directory
         self.manifest = manifest

@@ -67,7 +67,7 @@ public struct OutputDirectory: Sendable {
         let manifestURL = url.appendingPathComponent(ManifestWriter.fileName)
         var listed: Set<String> = []
         if names.contains(ManifestWriter.fileName) {
-            guard isRegularFile(manifestURL), let manifest = try? ManifestWriter.read(from: url) else {
+            guard isRegularFile(manifestURL), let manifest = try? ManifestReader.read(from: url) else {
                 throw .cannotCreateOutput(
                     path: manifestURL.path,
                     detail:

@@ -12,7 +12,9 @@ import Synchronization
 /// folder finds the lock held and stops with the holder's pid. The kernel drops the lock
 /// when the holder dies (even by `kill -9`), so a folder left by a crash is never locked; the
 /// stale file is harmless and is removed by the next recording or by `recover`.
-/// The file is opened without following symlinks (`O_NOFOLLOW`).
+/// The file is opened without following symlinks (`O_NOFOLLOW`) or waiting on a FIFO
+/// (`O_NONBLOCK`), and used only when it is a regular file with one link: a hard link
+/// planted under the name would otherwise have its other name's content replaced by the pid.
 public final class RecordingLock: Sendable {
     /// The lock file's name inside an output folder.
     public static let fileName = "recording.lock"
@@ -25,11 +27,18 @@ public final class RecordingLock: Sendable {
     /// process's id into it.
     /// - Throws: ``RecordingError/locked(path:pid:)`` when another open file holds it;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the file cannot be opened
-    ///   (e.g. a symlink or folder in its place).
+    ///   (e.g. a symlink or folder in its place) or is not a regular file with one link.
     public init(folder: URL) throws(RecordingError) {
         url = folder.appendingPathComponent(Self.fileName)
-        let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotCreateOutput(path: url.path, detail: String(cString: strerror(errno))) }
+        let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let detail = errno == ELOOP ? "is a symbolic link; allowed: a lock file segrec made (remove it)" : String(cString: strerror(errno))
+            throw .cannotCreateOutput(path: url.path, detail: detail)
+        }
+        if let problem = Self.problem(fd) {
+            close(fd)
+            throw .cannotCreateOutput(path: url.path, detail: "\(problem); allowed: a lock file segrec made (remove it)")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = Self.readPID(fd)
             close(fd)
@@ -45,9 +54,10 @@ public final class RecordingLock: Sendable {
     /// Never creates the file. - Returns: nil when nobody holds it.
     public static func holder(of folder: URL) -> Int32?? {
         let path = folder.appendingPathComponent(fileName).path
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        guard problem(fd) == nil else { return nil }
         guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
             flock(fd, LOCK_UN)
             return nil
@@ -66,6 +76,16 @@ public final class RecordingLock: Sendable {
     }
 
     deinit { descriptor.withLock { fd in if fd >= 0 { close(fd) } } }
+
+    /// Why the open file `fd` is not a lock file segrec may use, or nil: it must be a
+    /// regular file with exactly one name.
+    private static func problem(_ fd: Int32) -> String? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return String(cString: strerror(errno)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return "is not a regular file" }
+        guard info.st_nlink == 1 else { return "has \(info.st_nlink) names (a hard link to a file elsewhere)" }
+        return nil
+    }
 
     private static func readPID(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)

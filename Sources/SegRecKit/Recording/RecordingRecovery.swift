@@ -40,15 +40,13 @@ public enum RecordingRecovery {
     /// Recovers `directory`.
     /// - Throws: ``RecordingError/locked(path:pid:)`` while the recording runs;
     ///   ``RecordingError/inputNotFound(path:)`` / ``RecordingError/badInput(path:field:detail:)``
-    ///   for a missing or unreadable manifest, or one with a number out of range (the field
-    ///   named, as `verify` does); ``RecordingError/io(path:underlying:)`` when
+    ///   for a missing or unreadable manifest, or one with a number out of range or a file
+    ///   name that is not segrec's (``ManifestReader/read(from:)``, the field named); ``RecordingError/io(path:underlying:)`` when
     ///   the manifest cannot be written.
     public static func recover(_ directory: URL) throws(RecordingError) -> Report {
         let lock = try RecordingLock(folder: directory)
         defer { lock.release() }
-        let manifest = try ManifestWriter.read(from: directory)
-        // The same range checks as verify: never arithmetic on a damaged or edited number.
-        try RecordingVerifier.checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
+        let manifest = try ManifestReader.read(from: directory)
         let partials = partialFiles(in: directory)
         guard manifest.stopReason == nil || !partials.isEmpty else { return Report(manifest: manifest, changed: false) }
         // Every count changes in ManifestBuilder: frames the journal counted as written that
@@ -87,14 +85,16 @@ public enum RecordingRecovery {
                 builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
                 unlink(partial.path)
                 recovered.append(segment.file)
-            } catch let error as SegmentRecoveryError {
-                // Not one frame on disk (killed before the first fragment): nothing to keep.
+            } catch let error as SegmentRecoveryError where SafeFile.size(path: partial.path) == 0 {
+                // Not one byte on disk (killed before the first fragment): nothing to keep.
                 unlink(partial.path)
                 builder.lost(segment.file)
                 if segment.frameCount > 0 {
                     builder.apply(.warning("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost"))
                 }
             } catch {
+                // Bytes that hold no frame segrec can read are never deleted: they may be
+                // somebody else's file at that name.
                 // Kept, under a name segrec never writes, for whoever wants to look further.
                 let aside = SegmentFiles.setAside(partial, .unrecoverable)
                 builder.lost(segment.file)

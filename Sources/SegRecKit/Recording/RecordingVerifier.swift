@@ -47,10 +47,10 @@ public enum RecordingVerifier {
     /// the report names the failure.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` when there is no manifest,
     ///   ``RecordingError/badInput(path:field:detail:)`` when it does not parse or a number
-    ///   in it is out of range (`checkRanges(_:path:)`), so no arithmetic below can trap.
+    ///   in it is out of range or a file name is not segrec's (``ManifestReader/read(from:)``),
+    ///   so no arithmetic below can trap and no file outside the folder is opened.
     public static func verify(_ directory: URL) throws(RecordingError) -> Report {
-        let manifest = try ManifestWriter.read(from: directory)
-        try checkRanges(manifest, path: directory.appendingPathComponent(ManifestWriter.fileName).path)
+        let manifest = try ManifestReader.read(from: directory)
         var report = Report(segments: [], problems: [])
         if let interruption = RecordingRecovery.interruption(of: directory, manifest: manifest) {
             report.problems.append(interruption)
@@ -203,52 +203,5 @@ public enum RecordingVerifier {
             }
         }
         return problems
-    }
-
-    /// Largest count or index a manifest may hold (2^53: exact in a JSON double too).
-    static let maximumCount: Int64 = 1 << 53
-
-    /// Checks every number in `manifest` that the checks do arithmetic on, so a damaged or
-    /// hand-edited manifest (a count near `Int.max`, a negative size) is reported instead of
-    /// trapping on overflow.
-    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` naming the field, e.g.
-    ///   `frames.written: 9223372036854775807 is out of range; allowed 0...9007199254740992`.
-    static func checkRanges(_ manifest: RecordingManifest, path: String) throws(RecordingError) {
-        func count(_ value: Int64, _ field: String, _ range: ClosedRange<Int64> = 0...maximumCount) throws(RecordingError) {
-            guard range.contains(value) else {
-                throw .badInput(path: path, field: field, detail: "\(value) is out of range; allowed \(range.lowerBound)...\(range.upperBound)")
-            }
-        }
-        try count(Int64(manifest.frames.received), "frames.received")
-        guard manifest.formatVersion == RecordingManifest.currentFormatVersion else {
-            throw .badInput(
-                path: path, field: "formatVersion",
-                detail: "\(manifest.formatVersion) is not a version this segrec reads; allowed: \(RecordingManifest.currentFormatVersion)")
-        }
-        try count(Int64(manifest.frames.written), "frames.written")
-        try count(Int64(manifest.frames.dropped), "frames.dropped")
-        for (reason, n) in manifest.frames.droppedReasons.sorted(by: { $0.key < $1.key }) { try count(Int64(n), "frames.droppedReasons.\(Excerpt.of(reason))") }
-        try count(Int64(manifest.segments.count), "segments", 0...1_000_000)
-        for (i, segment) in manifest.segments.enumerated() {
-            let at = "segments[\(i)]"
-            try count(Int64(segment.width), "\(at).width", 1...65_536)
-            try count(Int64(segment.height), "\(at).height", 1...65_536)
-            try count(Int64(segment.frameCount), "\(at).frameCount", 0...Int64(Int32.max))
-            try count(segment.firstFrameIndex, "\(at).firstFrameIndex")
-            try count(segment.byteCount, "\(at).byteCount")
-            for (name, time) in [("sessionStart", segment.sessionStart), ("sessionEnd", segment.sessionEnd)] {
-                // Differences and exact comparisons of such times cannot overflow.
-                try count(time.value, "\(at).\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
-            }
-            if let change = segment.change {
-                for (name, time) in [("deviceTime", change.deviceTime), ("sessionTime", change.sessionTime)] {
-                    try count(time.value, "\(at).change.\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
-                }
-            }
-        }
-        if let recovery = manifest.recovery {
-            try count(Int64(recovery.framesRecovered), "recovery.framesRecovered")
-            try count(Int64(recovery.framesLost), "recovery.framesLost")
-        }
     }
 }

@@ -508,11 +508,17 @@ public actor SegmentMuxer {
 
     /// After a writer failed: a `.partial` file it kept (complete fragments, e.g. on a full
     /// disk) becomes the finished segment with the frames it holds; if even that cannot be
-    /// written, the partial stays listed for `segrec recover`. Without a partial the segment
-    /// is gone and its frames count as `writeFailed`.
+    /// written, the partial stays listed for `segrec recover`. Without a partial of its own
+    /// (none, or one that was in the way when the writer tried to create it) the segment is
+    /// gone and its frames count as `writeFailed`.
     private func salvage(_ segment: FinishingSegment, after error: any Error) {
         let files = SegmentFiles(segment.file, in: configuration.output.url)
         let (url, partial) = (files.url, files.partial)
+        if case .partialFileExists(let path) = error as? SegmentWriterError, path == partial.path {
+            // The writer never created it: whatever has that name is somebody else's.
+            announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be created: \(error); that file is left as it was"))
+            return
+        }
         guard OutputDirectory.isRegularFile(partial) else {
             announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)"))
             return

@@ -26,7 +26,9 @@ public enum RecordingReport {
     ///     existing one is an error.
     ///   - posterSide: the posters' longer side at most, in pixels.
     /// - Throws: what ``ExportSource/init(directory:)`` throws;
-    ///   ``RecordingError/outputExists(path:)`` without `force`; ``FFmpegError`` when a
+    ///   ``RecordingError/outputExists(path:)`` without `force`;
+    ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when `report-posters` is a
+    ///   symbolic link or not a folder (even with `force`); ``FFmpegError`` when a
     ///   segment's first frame cannot be decoded (files written so far are removed).
     public static func write(for directory: URL, force: Bool = false, posterSide: Int = 320) throws -> Result {
         let source = try ExportSource(directory: directory)
@@ -34,6 +36,12 @@ public enum RecordingReport {
         let pagePath = directory.appendingPathComponent(pageName).path
         let posterNames = source.manifest.segments.map { ($0.file as NSString).deletingPathExtension + ".jpg" }
         _ = try ExportOutput(folder: directory, paths: [pagePath], force: force)
+        // Inside the recording, nothing is followed: a link (or file) named like the
+        // posters' folder is somebody else's, even with --force.
+        if SafeFile.exists(path: posters.path), let problem = SafeFile.notRegularFolder(path: posters.path) {
+            throw RecordingError.cannotCreateOutput(
+                path: posters.path, detail: "\(problem); the report writes its posters only into a folder of its own there: move it away")
+        }
         _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: force)
         var written: [URL] = []
         do {

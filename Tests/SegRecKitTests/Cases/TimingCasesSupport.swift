@@ -28,7 +28,7 @@ enum TimingCases {
     static func record(_ arguments: [String], preset: String = "veryfast") async throws -> (Int32, URL, RecordingManifest?) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let code = await SegRecCommand.main(["record"] + arguments + ["--output", dir.path, "--preset", preset, "--quiet"])
-        return (code, dir, try? ManifestWriter.read(from: dir))
+        return (code, dir, try? ManifestReader.read(from: dir))
     }
 
     /// MediaInfo's reading of a file's video track.

@@ -29,7 +29,7 @@ enum ExportTestSupport {
             "record", "--source", "synthetic", "--scenario", scenario.path, "--codec", codec, "--preset", preset, "--output", dir.path, "--quiet"
         ])
         #expect(code == 0)
-        return (dir, try ManifestWriter.read(from: dir))
+        return (dir, try ManifestReader.read(from: dir))
     }
 
     /// Runs a tool; returns (status, stdout bytes).

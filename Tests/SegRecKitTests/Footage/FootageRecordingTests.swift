@@ -84,7 +84,7 @@ import Testing
         let input = T.sample("park_joy_160x90_50fps.y4m")
         let (status, _) = try T.run(T.segrecExecutable!, ["record", "--source", "-", "--output", dir.path, "--quiet", "--stamp-frame-index"], stdin: input)
         #expect(status == 0)
-        let m = try ManifestWriter.read(from: dir)
+        let m = try ManifestReader.read(from: dir)
         #expect(m.frames.written == 10)
         let probe = try T.probe(dir.appendingPathComponent("segment-000.mp4"))
         #expect(probe.width == 160 && probe.height == 90 && probe.frames == 10)

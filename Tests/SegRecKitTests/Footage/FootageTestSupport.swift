@@ -95,7 +95,7 @@ enum FootageTestSupport {
     static func record(_ arguments: [String]) async throws -> (Int32, URL, RecordingManifest?) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let code = await SegRecCommand.main(["record"] + arguments + ["--output", dir.path, "--preset", "ultrafast", "--quiet"])
-        let manifest = try? ManifestWriter.read(from: dir)
+        let manifest = try? ManifestReader.read(from: dir)
         return (code, dir, manifest)
     }
 

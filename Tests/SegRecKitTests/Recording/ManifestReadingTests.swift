@@ -30,7 +30,7 @@ import Testing
         #expect(
             throws: RecordingError.badInput(
                 path: url.path, field: field, detail: "a number does not fit its field; allowed: integers within ±2^63 and finite numbers")
-        ) { try ManifestWriter.read(from: dir) }
+        ) { try ManifestReader.read(from: dir) }
     }
 
     /// A manifest of another format version is refused by verify and recover, naming it.

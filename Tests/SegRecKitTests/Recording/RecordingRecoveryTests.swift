@@ -28,7 +28,7 @@ import Testing
         try fm.copyItem(at: dir, to: crashed)
         _ = try await muxer.finish()
 
-        let journal = try ManifestWriter.read(from: crashed)
+        let journal = try ManifestReader.read(from: crashed)
         #expect(journal.stopReason == nil)
         #expect(fm.fileExists(atPath: crashed.appendingPathComponent("segment-001.mp4.partial").path))
         let report = try RecordingRecovery.recover(crashed)

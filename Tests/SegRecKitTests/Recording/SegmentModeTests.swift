@@ -134,7 +134,7 @@ import Testing
     @Test func manifestOnDiskMatches() async throws {
         let events = script.events(count: 4, initial: .ratio9x16, changes: [(2, .ratio16x9)], completionDelay: 0)
         let (dir, manifest) = try await RecorderTestSupport.record(events, mode: .segment)
-        #expect(try ManifestWriter.read(from: dir) == manifest)
+        #expect(try ManifestReader.read(from: dir) == manifest)
         let text = try String(contentsOf: dir.appendingPathComponent("manifest.json"), encoding: .utf8)
         #expect(text.contains("\"change\" : null"))
         #expect(text.contains("\"formatVersion\" : 1"))
