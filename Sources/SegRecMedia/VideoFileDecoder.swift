@@ -328,9 +328,14 @@ public final class VideoFileDecoder {
     /// Pictures missing between two presented at `last` and `next` (time-base ticks) at the
     /// stream's nominal rate: a gap over 1.5 frame periods, rounded to whole periods, less
     /// the picture at `next`. Only asked inside a run of damage (a still period of a
-    /// variable-rate stream is not a loss); at most 10 s of pictures.
+    /// variable-rate stream is not a loss); at most 10 s of pictures, at a rate of at most
+    /// 240 fps (``largestNominalFrameRate``), whatever the stream claims.
     private func missingPictures(from last: Int64, to next: Int64) -> Int {
-        guard let rate = nominalFrameRate ?? frameRate, rate.numerator > 0, timeBase.num > 0, next > last else { return 0 }
+        guard var rate = nominalFrameRate ?? frameRate, rate.numerator > 0, timeBase.num > 0, next > last else { return 0 }
+        // A rate no camera captures at (a damaged header, a 1/90000 time base taken for the
+        // rate) never sets the count: at most 240 pictures a second are counted lost.
+        let fastest = Self.largestNominalFrameRate
+        if Int128(rate.numerator) * Int128(fastest.denominator) > Int128(fastest.numerator) * Int128(rate.denominator) { rate = fastest }
         // gap / period = (next − last) · num · rate.num / (den · rate.den)
         let gap = Int128(next - last) * Int128(timeBase.num) * Int128(rate.numerator)
         let period = Int128(timeBase.den) * Int128(rate.denominator)

@@ -74,7 +74,11 @@ def _remove_tmp(request, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def binary():
-    """The release binary, built (incrementally: a no-op when nothing changed) once per session."""
+    """The release binary, built (incrementally: a no-op when nothing changed) once per session;
+    SEGREC_BINARY=PATH runs the checks against another build instead (e.g. an older one, to see
+    which checks a change makes pass)."""
+    if os.environ.get("SEGREC_BINARY"):
+        return os.environ["SEGREC_BINARY"]
     swift = shutil.which("swift") or "/opt/swift/usr/bin/swift"
     build = subprocess.run([swift, "build", "-c", "release", "--product", "segrec"], cwd=h.ROOT,
                            capture_output=True, text=True)

@@ -50,16 +50,21 @@ public struct DynamicAspectRatioSupersession: Sendable, Hashable {
     }
 }
 
-/// A frame dropped before it reached the recorder.
+/// A frame dropped before it reached the recorder, or a run of `count` such frames (the
+/// pictures a stretch of damaged input swallowed: one event, whatever their number).
 public struct DroppedFrame: Sendable, Hashable {
-    /// Its index in capture order, when known.
+    /// Its index in capture order, when known (then `count` is 1).
     public let index: Int64?
     /// Why it was dropped.
     public let reason: DropReason
+    /// How many frames, at least 1.
+    public let count: Int
 
-    /// A dropped frame: its capture index (if known) and the reason.
-    public init(index: Int64?, reason: DropReason) {
+    /// A dropped frame: its capture index (if known) and the reason; `count` frames
+    /// (at least 1) when they are a run without indices.
+    public init(index: Int64?, reason: DropReason, count: Int = 1) {
         self.index = index
         self.reason = reason
+        self.count = max(1, count)
     }
 }

@@ -7,7 +7,7 @@
 /// derived from the last known one and the frame rate (a warning says how many). Frames
 /// whose time goes backwards or repeats are passed on as they are: the recorder drops and
 /// counts them. Damage the decoder went past is reported in-band too: ``CaptureOutputEvent/inputDamaged(packets:)``
-/// and a ``CaptureOutputEvent/frameDropped(_:)`` (`corrupt`) per picture lost. A change of decoded size is a change of buffer size, which the recorder
+/// and a ``CaptureOutputEvent/frameDropped(_:)`` (`corrupt`, with the count) per run of pictures lost. A change of decoded size is a change of buffer size, which the recorder
 /// turns into a new segment or a stop. Errors of the decoder come after every frame
 /// decoded before the damage. What the source notices about its input (ignored streams,
 /// rotation, derived timestamps, crops) is delivered in-band as
@@ -298,16 +298,16 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     /// Damage the decoder met since the last call, as in-band events (before the frames
-    /// that follow it): the packets for `frames.corruptPackets`, and each lost picture as a
-    /// frame dropped `corrupt`.
+    /// that follow it): the packets for `frames.corruptPackets`, and the pictures lost since
+    /// as one run of frames dropped `corrupt` (a count, never one event per picture).
     private func collectDamage() {
         if decoder.corruptPackets > reportedCorruptPackets {
             remarks.append(.inputDamaged(packets: decoder.corruptPackets - reportedCorruptPackets))
             reportedCorruptPackets = decoder.corruptPackets
         }
-        while reportedDroppedPictures < decoder.droppedPictures {
-            remarks.append(.frameDropped(DroppedFrame(index: nil, reason: .corrupt)))
-            reportedDroppedPictures += 1
+        if reportedDroppedPictures < decoder.droppedPictures {
+            remarks.append(.frameDropped(DroppedFrame(index: nil, reason: .corrupt, count: decoder.droppedPictures - reportedDroppedPictures)))
+            reportedDroppedPictures = decoder.droppedPictures
         }
     }
 

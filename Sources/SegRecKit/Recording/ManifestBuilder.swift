@@ -43,9 +43,9 @@ public struct ManifestBuilder: Sendable {
             manifest.frames.received += 1
             manifest.frames.written += 1
             if !manifest.segments.isEmpty { manifest.segments[manifest.segments.count - 1].frameCount += 1 }
-        case .frameDropped(let reason):
-            manifest.frames.received += 1
-            manifest.frames.drop(reason)
+        case .frameDropped(let reason, let count):
+            manifest.frames.received += count
+            manifest.frames.drop(reason, count: count)
         case .changeAttached(let file, let change): if let position = position(of: file) { manifest.segments[position].change = change }
         case .segmentEnded(let file, let end):
             guard let position = position(of: file) else { return }

@@ -329,8 +329,8 @@ public struct FrameCounts: Codable, Sendable, Equatable {
     /// with concealed errors are written; pictures lost are dropped `corrupt`.
     public var corruptPackets: Int?
 
-    mutating func drop(_ reason: DropReason) {
-        dropped += 1
-        droppedReasons[reason.rawValue, default: 0] += 1
+    mutating func drop(_ reason: DropReason, count: Int = 1) {
+        dropped += count
+        droppedReasons[reason.rawValue, default: 0] += count
     }
 }

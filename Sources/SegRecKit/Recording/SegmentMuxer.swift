@@ -242,7 +242,7 @@ public actor SegmentMuxer {
         case .dynamicAspectRatioChangeSuperseded: break  // never took effect: nothing to record
         case .frameDropped(let dropped):
             if let index = dropped.index { releaseSessionEvents(naming: index, at: nil) }
-            announce(.frameDropped(dropped.reason))
+            announce(.frameDropped(dropped.reason, count: dropped.count))
             // Journaled at once (the journal keeps only the newest snapshot), so a recording
             // killed after a late drop under --realtime still counts it.
             try writeJournal()

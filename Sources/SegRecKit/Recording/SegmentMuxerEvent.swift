@@ -6,8 +6,9 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     case segmentOpened(SegmentRecord)
     /// A frame went into segment `segment` (its index).
     case frameWritten(segment: Int)
-    /// A received frame will not be written.
-    case frameDropped(DropReason)
+    /// A received frame will not be written (`count` frames, 1 unless a run of damage
+    /// swallowed several).
+    case frameDropped(DropReason, count: Int = 1)
     /// The change that opened segment `file` is known (a completion arrived, or the
     /// recording ended without one: `announced: false`).
     case changeAttached(file: String, ChangeRecord)
