@@ -82,7 +82,13 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// Interlaced input's field order, to encode interlaced keeping it (H.264 only:
     /// `AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME`, x264 MBAFF, like
     /// `ffmpeg -flags +ildct+ilme -top 1`); nil or progressive: progressive encoding.
+    /// A segment whose height is not a multiple of 4 (x264 codes each field in whole
+    /// 4:2:0 macroblock pairs) is encoded progressive (``encodesInterlaced(height:)``).
     public var fieldOrder: VideoFieldOrder?
+
+    /// Whether a segment `height` pixels high is encoded interlaced: H.264, an interlaced
+    /// ``fieldOrder``, and a height x264 takes interlaced (a multiple of 4).
+    public func encodesInterlaced(height: Int) -> Bool { codec == .h264 && fieldOrder?.isInterlaced == true && height % 4 == 0 }
 
     /// The presets both x264 and x265 know, fastest first.
     public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]

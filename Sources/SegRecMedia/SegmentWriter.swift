@@ -209,7 +209,7 @@ public final class SegmentWriter {
 
         let frame = try Frame()
         try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
-        if settings.codec == .h264, let order = settings.fieldOrder, order.isInterlaced {
+        if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
             // x264 takes its field order from each frame.
             fieldFlags = (1, order.isTopFieldDisplayedFirst ? 1 : 0)
         } else {
@@ -274,7 +274,7 @@ public final class SegmentWriter {
         context.pointee.gop_size = Int32(settings.keyframeInterval)
         context.pointee.thread_count = Int32(settings.threads)
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        if settings.codec == .h264, let order = settings.fieldOrder, order.isInterlaced {
+        if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
             context.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
             context.pointee.field_order = order.isTopFieldDisplayedFirst ? AV_FIELD_TT : AV_FIELD_BB
         }
@@ -284,6 +284,12 @@ public final class SegmentWriter {
         try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", context: "\(name) preset")
         try check(av_opt_set(options, "crf", "\(settings.crf)", 0), "av_opt_set", context: "\(name) crf")
         try check(av_opt_set(options, "forced-idr", "1", 0), "av_opt_set", context: "\(name) forced-idr")
+        if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
+            // x264's own field order too: with the flags alone it codes the fields' order
+            // counts top first, so a bottom-field-first stream would read as top first
+            // (ffprobe `tt`, MediaInfo TFF), as `ffmpeg -flags +ildct+ilme -top 0` does.
+            try check(av_opt_set(options, "x264-params", order.isTopFieldDisplayedFirst ? "tff=1" : "bff=1", 0), "av_opt_set", context: "\(name) x264-params")
+        }
         if settings.codec == .hevc {
             // x265 logs straight to stderr: only its errors; no CU-tree on narrow pictures.
             try check(av_opt_set(options, "x265-params", VideoCodec.x265Parameters(for: dimensions), 0), "av_opt_set", context: "\(name) x265-params")

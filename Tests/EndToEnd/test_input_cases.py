@@ -346,3 +346,58 @@ def test_tiny_size_sweep_under_malloc_check_right_frames_or_clean_exit_65_no_abo
             elif proc.returncode != 0 or sizes(m) != [(w & ~1, hh & ~1, 3)]:
                 bad.append(f"{item}: exit {proc.returncode} {sizes(m)} {proc.stderr[-160:]}")
     assert not bad, "; ".join(bad[:8])
+
+
+# ---- interlaced pictures at any height; frame rates that leave the session clock ----
+
+def y4m_with_header(work, name, size, frames, replace):
+    """A Y4M from ffmpeg's testsrc2 with header fields replaced ({"Ip": "It", ...})."""
+    path = work / name
+    made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=30", "-frames:v", str(frames),
+                  "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"], text=False)
+    head, rest = made.stdout.split(b"\n", 1)
+    fields = [replace.get(f.decode(), f.decode()) for f in head.split(b" ")]
+    fields = [replace.get(f[0] + "*", f) if f[0] == "F" else f for f in fields]
+    path.write_bytes(" ".join(fields).encode() + b"\n" + rest)
+    return path
+
+
+@pytest.mark.parametrize("size,interlaced", [("66x34", False), ("66x38", False), ("130x66", False), ("64x36", True), ("320x240", True)])
+@pytest.mark.parametrize("order", ["It", "Ib"])
+def test_interlaced_input_of_any_height_is_recorded(inputs, size, interlaced, order):
+    """x264 encodes interlaced only at heights divisible by 4: other heights are encoded
+    progressive (fields woven, said in a note), never an encoder error."""
+    source = y4m_with_header(inputs.work, f"interlaced_{size}_{order}.y4m", size, 20, {"Ip": order})
+    proc, out, m = inputs.record(source, f"interlaced_{size}_{order}")
+    assert proc.returncode == 0, proc.stderr
+    w, hh = map(int, size.split("x"))
+    assert probe_count(out / "segment-000.mp4") == (w, hh, 20)
+    field = json.loads(h.run(["ffprobe", "-v", "error", "-show_entries", "stream=field_order", "-of", "json",
+                              out / "segment-000.mp4"]).stdout)["streams"][0].get("field_order")
+    if interlaced:
+        assert field == ("tt" if order == "It" else "bb")
+        scan = h.run(["mediainfo", "--Inform=Video;%ScanType% %ScanOrder%", out / "segment-000.mp4"]).stdout.split()
+        assert scan == ["MBAFF", "TFF" if order == "It" else "BFF"], scan
+    else:
+        assert field in (None, "progressive"), field
+        assert any("encoded progressive" in n and f"{hh} lines high" in n for n in m["notes"]), m["notes"]
+    assert h.run([inputs.binary, "verify", out]).returncode == 0
+
+
+@pytest.mark.parametrize("rate", ["1:2147483647", "1:1000000000", "1:4294967295"])
+def test_a_frame_rate_beyond_the_session_clock_ends_with_a_named_error(inputs, rate):
+    """Frames a manifest could not place (more than 2^62 ns from the start) end the recording
+    with exit 65 naming the file and `timestamps`; the segments before stay, the manifest
+    reads back in `verify` (which reports the failure) and holds only times in range."""
+    source = y4m_with_header(inputs.work, f"rate_{rate.replace(':', '_')}.y4m", "64x48", 12, {"F*": "F" + rate})
+    proc, out, m = inputs.record(source, f"rate_{rate.replace(':', '_')}")
+    if proc.returncode == 0:  # every frame fits: nothing to refuse
+        assert h.run([inputs.binary, "verify", out]).returncode == 0
+        return
+    assert proc.returncode == 65 and str(source) in proc.stderr and "timestamps" in proc.stderr, proc.stderr
+    v = h.run([inputs.binary, "verify", out])
+    assert "out of range" not in v.stderr and "the manifest says the recording failed" in v.stdout, v.stdout + v.stderr
+    on_disk = h.load_manifest(out)
+    for s in on_disk["segments"]:
+        assert abs(s["sessionEnd"]["value"]) <= 2**62
+        assert probe_count(out / s["file"])[2] == s["frameCount"]

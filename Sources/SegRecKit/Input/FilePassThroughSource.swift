@@ -64,9 +64,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         if decoder.fieldOrder.isInterlaced {
             remarks.append(
                 .note(
-                    codec == .h264
-                        ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
-                        : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"
+                    codec == .h264 && decoder.streamDimensions.height % 4 != 0
+                        ? "interlaced input (\(decoder.fieldOrder.description)) \(decoder.streamDimensions.height) lines high: encoded progressive (x264 encodes interlaced only at heights divisible by 4): the fields stay woven in each frame; not deinterlaced"
+                        : codec == .h264
+                            ? "interlaced input (\(decoder.fieldOrder.description)): encoded interlaced (x264 MBAFF), field order \(decoder.fieldOrder.isTopFieldDisplayedFirst ? "top field first" : "bottom field first") kept; not deinterlaced"
+                            : "interlaced input (\(decoder.fieldOrder.description)): HEVC is encoded progressive here: the fields stay woven in each frame and the field order is not kept; not deinterlaced"
                 ))
         }
         if let rotation = decoder.rotationDegrees, rotation != 0 { remarks.append(.note("input display rotation \(rotation)° kept on every segment")) }
@@ -154,7 +156,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         } else if nextSessionTime == nil, pendingError == nil, let end = try streamEnd(), end > frame.sessionTime {
             duration = try end.subtracting(frame.sessionTime)
         } else {
-            let periodEnd = try convertTime(try frame.deviceTime.adding(framePeriod()), from: deviceClock, to: .host)
+            let periodEnd = try sessionTime(of: try frame.deviceTime.adding(framePeriod()), frame: frame.index)
             duration = try periodEnd.subtracting(frame.sessionTime)
         }
         return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
@@ -181,7 +183,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private func makeFrame(_ picture: DecodedPicture) throws -> VideoFrame {
         let ticks = try deviceTicks(of: picture)
         let deviceTime = MediaTime(value: ticks, timescale: deviceClock.timescale)
-        let sessionTime = try convertTime(deviceTime, from: deviceClock, to: .host)
+        let sessionTime = try sessionTime(of: deviceTime, frame: picture.index)
         var buffer = picture.pixelBuffer
         if stampFrameIndex, buffer.width >= 32, buffer.height >= FrameIndexStamp.rows {
             FrameIndexStamp.write(
@@ -189,6 +191,19 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         }
         // Duration is set when the next frame is known.
         return VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
+    }
+
+    /// `deviceTime` on the session clock (`convertTime`, input → host), when a manifest can
+    /// hold it (``ManifestReader/timeRange``: within 146 years of the start at 1 ns).
+    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` (`timestamps`) naming frame
+    ///   `frame` when it cannot.
+    private func sessionTime(of deviceTime: MediaTime, frame: Int64) throws -> MediaTime {
+        if let time = try? convertTime(deviceTime, from: deviceClock, to: .host), ManifestReader.timeRange.contains(time.value) { return time }
+        throw MediaInputError.badInput(
+            path: decoder.path, field: "timestamps",
+            detail:
+                "frame \(frame) (or its end) at input time \(deviceTime.seconds) s (frame rate \(frameRate) fps) lies more than 146 years from the start; allowed: times a recording's 1 ns session clock holds (±2^62 ns)"
+        )
     }
 
     /// The peeked picture (or its error), once; nil when none was peeked. Returns

@@ -65,6 +65,11 @@ public enum ManifestReader {
         } catch { throw .badInput(path: url.path, field: "manifest", detail: "\(error)") }
     }
 
+    /// The times a manifest may hold, in ticks of their own timescale (±2^62: 146 years
+    /// at 1 ns), so differences and exact comparisons of two cannot overflow. The recorder
+    /// ends a recording whose frames would leave it (``SegmentMuxer``).
+    package static let timeRange = -(Int64(1) << 62)...(Int64(1) << 62)
+
     /// Largest count or index a manifest may hold (2^53: exact in a JSON double too).
     static let maximumCount: Int64 = 1 << 53
 
@@ -98,11 +103,11 @@ public enum ManifestReader {
             try count(segment.byteCount, "\(at).byteCount")
             for (name, time) in [("sessionStart", segment.sessionStart), ("sessionEnd", segment.sessionEnd)] {
                 // Differences and exact comparisons of such times cannot overflow.
-                try count(time.value, "\(at).\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
+                try count(time.value, "\(at).\(name).value", timeRange)
             }
             if let change = segment.change {
                 for (name, time) in [("deviceTime", change.deviceTime), ("sessionTime", change.sessionTime)] {
-                    try count(time.value, "\(at).change.\(name).value", -(Int64(1) << 62)...(Int64(1) << 62))
+                    try count(time.value, "\(at).change.\(name).value", timeRange)
                 }
             }
         }

@@ -312,7 +312,15 @@ public actor SegmentMuxer {
 
     private func receive(_ frame: VideoFrame) async throws {
         let accounted = builder.accountedFrames
-        do { try await route(frame) } catch {
+        do {
+            guard ManifestReader.timeRange.contains(frame.sessionTime.value) else {
+                throw MediaTimeError.overflow(
+                    operation:
+                        "frame \(frame.index) at session time \(frame.sessionTime) (\(frame.sessionTime.seconds) s) is outside the ±2^62 ticks a manifest holds (146 years at 1 ns); the recording ends before it"
+                )
+            }
+            try await route(frame)
+        } catch {
             // A frame that dies with an error still counts: received == written + dropped.
             if builder.accountedFrames == accounted { announce(.frameDropped(.writeFailed)) }
             throw error
