@@ -42,6 +42,30 @@ public enum TrackTiming {
         return Int32(timescale)
     }
 
+    /// One timescale for every file of a recording whose frames come at any of `rates` (a
+    /// camera switch between 24 and 60 fps, an `activeFormat` that lowers the rate): the
+    /// smallest `n · 2^k ≥ 10 000` for `n` the least common multiple of the rates'
+    /// numerators, so a frame at each rate is a whole number of ticks (24 and 60 fps →
+    /// 15 360, 640 and 256 ticks). FFmpeg's concat demuxer and HLS reader give every file the
+    /// first file's time base, so files of one recording must share it to play in time.
+    /// When `n` exceeds ``largestRateTimescale`` (30000/1001 with 24000/1001): nil, each
+    /// file then keeps its own rate's timescale.
+    public static func timescale(forEvery rates: [FrameRate]) -> Int32? {
+        guard let first = rates.first else { return nil }
+        var numerator = Int64(1)
+        for rate in rates {
+            guard rate.numerator > 0 else { return nil }
+            numerator = numerator / gcd(numerator, rate.numerator) * rate.numerator
+            guard numerator <= largestRateTimescale else { return nil }
+        }
+        return rates.count == 1 ? timescale(for: first) : timescale(for: try! FrameRate(numerator, 1))
+    }
+
+    /// Whether a frame at `rate` lasts a whole number of ticks of `timescale`.
+    public static func isExact(_ rate: FrameRate, atTimescale timescale: Int32) -> Bool { rate.numerator > 0 && Int64(timescale) % rate.numerator == 0 }
+
+    private static func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
+
     /// The longest one frame can last in a track of `timescale`: ``longestSampleTicks`` ticks.
     public static func longestSample(atTimescale timescale: Int32) -> MediaTime { MediaTime(value: longestSampleTicks, timescale: timescale) }
 

@@ -102,6 +102,21 @@ public final class CaptureSession {
     /// Whether buffers are mirrored (`isVideoMirrored`): `auto` while the streaming camera faces the user.
     public let mirrorMode: MirrorMode
 
+    /// Every rate a frame of this session can be captured at: each camera's rate as asked,
+    /// clamped to each of its formats' `maxFrameRate` (what an `activeFormat` switch or a
+    /// camera switch can bring), without repeats.
+    public var captureFrameRates: [FrameRate] {
+        var rates: [FrameRate] = []
+        for (device, preferred) in zip(devices, preferredFrameRates) {
+            for format in device.formats {
+                let rate = ActiveFormatSelection<CaptureDevice.Format>.clamped(preferred, to: format.maxFrameRate)
+                if !rates.contains(rate) { rates.append(rate) }
+            }
+            if !rates.contains(device.frameRate) { rates.append(device.frameRate) }
+        }
+        return rates
+    }
+
     /// Whether the session has started (the first ``next()`` starts it).
     public private(set) var isRunning = false
     /// Frames delivered so far.

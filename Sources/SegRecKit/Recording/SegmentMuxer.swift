@@ -24,8 +24,9 @@ import Foundation
 /// function of the open segment and the frame; the muxer carries them out.
 ///
 /// ## File time
-/// Each segment file's track ticks at ``fileTimescale`` (``TrackTiming/timescale(for:)`` of
-/// the nominal frame rate, e.g. 15 360 at 30 fps); a frame's file time is its session time
+/// Each segment file's track ticks at ``fileTimescale`` (``TrackTiming/timescale(forEvery:)``
+/// of the rates the source may capture at, e.g. 15 360 at 30 fps, and for 24 and 60 fps
+/// alike, so the files of one recording join in time); a frame's file time is its session time
 /// minus the segment's `sessionStart`, rounded once to that tick. The manifest keeps the
 /// exact session times. A frame whose session time does not come after the
 /// previous one is dropped (`nonMonotonicTimestamp`). Completions are matched to segments
@@ -87,6 +88,11 @@ public actor SegmentMuxer {
         /// events only once one is logged. (Each segment is encoded at its first frame's
         /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
         public var recordsSessionEvents = false
+        /// Every rate the source may capture at (each camera's rate in each of its formats),
+        /// or empty when only ``settings``' rate is known: every file whose rate is exact in
+        /// ``TrackTiming/timescale(forEvery:)`` of them then shares that one timescale
+        /// (``SegmentMuxer/fileTimescale``), so the files join in time.
+        public var captureFrameRates: [FrameRate] = []
         // --- back-pressure (Docs/performance.md) ---
         /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
         /// ``SegmentMuxer/framesInFlight``).
@@ -126,9 +132,14 @@ public actor SegmentMuxer {
         }
     }
 
-    /// Ticks per second of every segment file's track: ``TrackTiming/timescale(for:)`` of
-    /// the encoder's nominal frame rate.
-    public nonisolated var fileTimescale: Int32 { TrackTiming.timescale(for: configuration.settings.frameRate) }
+    /// Ticks per second of every segment file's track: ``TrackTiming/timescale(forEvery:)``
+    /// of the encoder's nominal rate and ``Configuration/captureFrameRates`` (with one rate,
+    /// ``TrackTiming/timescale(for:)`` of it, e.g. 15 360 at 30 fps; 24 and 60 fps → 15 360).
+    /// A segment whose rate is not a whole number of its ticks gets its own rate's.
+    public nonisolated var fileTimescale: Int32 {
+        TrackTiming.timescale(forEvery: [configuration.settings.frameRate] + configuration.captureFrameRates)
+            ?? TrackTiming.timescale(for: configuration.settings.frameRate)
+    }
 
     /// The longest one frame can last in a segment file (``TrackTiming/longestSample(atTimescale:)``
     /// at ``fileTimescale``, in session nanoseconds rounded down): a longer pause without
@@ -203,7 +214,8 @@ public actor SegmentMuxer {
     init(_ configuration: Configuration, slots: FrameSlots) {
         self.slots = slots
         self.configuration = configuration
-        let longest = TrackTiming.longestSample(atTimescale: TrackTiming.timescale(for: configuration.settings.frameRate))
+        let shared = TrackTiming.timescale(forEvery: [configuration.settings.frameRate] + configuration.captureFrameRates)
+        let longest = TrackTiming.longestSample(atTimescale: shared ?? TrackTiming.timescale(for: configuration.settings.frameRate))
         boundaryRule = SegmentBoundaryRule(
             policy: configuration.policy, splitOnRotation: configuration.splitOnRotation,
             maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest)
@@ -377,7 +389,7 @@ public actor SegmentMuxer {
         var timescale = fileTimescale
         if let rate = format?.frameRate {
             settings.frameRate = rate
-            timescale = TrackTiming.timescale(for: rate)
+            if !TrackTiming.isExact(rate, atTimescale: timescale) { timescale = TrackTiming.timescale(for: rate) }
         }
         // The capture angle of the first frame is the file's display matrix (a movie file
         // output fixes it at the start); footage keeps the configured rotation.

@@ -33,7 +33,8 @@ extension RecordingSession {
             } ?? []
         return BuiltSource(
             source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: stamp, notes: notes,
-            deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0)
+            deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0,
+            captureFrameRates: session.captureFrameRates)
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
@@ -102,7 +103,7 @@ extension RecordingSession {
         let settings = try encoderSettings(request, frameRate: session.device.frameRate)
         return BuiltSource(
             source: session, settings: settings, devices: session.devices.map(\.clock), stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
-            deviceControls: scenario.deviceControls)
+            deviceControls: scenario.deviceControls, captureFrameRates: session.captureFrameRates)
     }
 
     /// The request's encoder settings at `frameRate`, checked.

@@ -67,6 +67,7 @@ public final class RecordingSession {
             output: output, settings: built.settings, policy: SplitPolicy(request.mode), devices: built.devices, rotationDegrees: built.rotationDegrees,
             frameIndexStamp: built.stampsFrameIndex, pixelBufferPool: pool, notes: built.notes, fragmentInterval: request.fragmentInterval)
         configuration.recordsSessionEvents = built.recordsSessionEvents
+        configuration.captureFrameRates = built.captureFrameRates
         configuration.deviceControls = built.deviceControls
         configuration.splitOnRotation = request.splitOnRotation
         if let framesInFlight = request.framesInFlight { configuration.framesInFlight = framesInFlight }
@@ -149,4 +150,6 @@ struct BuiltSource {
     var deviceControls: [String: DeviceControlInfo] = [:]
     /// Frames the source will deliver, when known (capacity for `--stats` timings).
     var expectedFrames = 0
+    /// Every rate the source may capture at (``SegmentMuxer/Configuration/captureFrameRates``).
+    var captureFrameRates: [FrameRate] = []
 }
