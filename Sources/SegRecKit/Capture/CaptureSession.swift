@@ -322,11 +322,22 @@ public final class CaptureSession {
         do { return (grid, try timing.sessionTime(ofFrame: grid)) } catch { throw .time(error) }
     }
 
+    /// Whether `event` happens before the frame `next`: its host time is at or before the
+    /// frame's session time, or, compared in the streaming camera's device ticks (both sides
+    /// rounded once by `convertTime`), at or before the frame's capture time: a request made
+    /// at the very host time a frame is captured takes effect on that frame even where the
+    /// frame's time converted back to the host clock rounds to just before it.
+    private func isDue(_ event: Event, before next: (grid: Int64, time: MediaTime)) throws(CaptureError) -> Bool {
+        if event.hostTime <= next.time { return true }
+        guard let timing = device.frameTiming else { return false }
+        do { return try convertTime(event.hostTime, from: .host, to: device.clock) <= (try timing.deviceTime(ofFrame: next.grid)) } catch { throw .time(error) }
+    }
+
     /// Produces the events up to and including the next frame (or the end of the stream).
     private func produce() throws {
         try startRunning()
         var next = try candidate()
-        while nextEvent < events.count, events[nextEvent].hostTime <= next.time {
+        while nextEvent < events.count, try isDue(events[nextEvent], before: next) {
             try apply(events[nextEvent])
             nextEvent += 1
             // A camera or format switch moves the next frame past its gap.

@@ -35,6 +35,30 @@ import Testing
         #expect(changes[0].sessionTime == S.ns(1_566_666_667))  // 1 + 17/30 s
     }
 
+    /// DESIGN.md "Dynamic aspect ratio": the request is compared with frames in device
+    /// ticks. A 90 kHz camera at 30 fps captures frame 1 at D(1) = 93 000 ticks, which the
+    /// session clock gives as 1 033 333 333 ns (1.0333…, rounded down); a request made 1 ns
+    /// later, at 1 033 333 334 ns, converts back to 93 000.00006 → 93 000 = D(1): made at the
+    /// very instant frame 1 is captured, with latency 0 it takes effect on frame 1, not 2.
+    @Test("a request made at a frame's capture instant in device ticks takes effect on that frame (latency 0)", arguments: [Int64(1), 4, 7])
+    func requestAtTheCaptureInstantInDeviceTicks(frame: Int64) throws {
+        let clock = try MediaClock(identifier: "front", timescale: 90_000, offsetNanoseconds: 0, driftPartsPerBillion: 0)
+        let device = try CaptureDevice(
+            format: CaptureDevice.Format.frontCenterStage(squareSide: 1280)!, frameRate: try FrameRate(30), clock: clock, initialAspectRatio: .ratio9x16,
+            changeLatencyFrames: 0, completionDelayFrames: 0)
+        // D(k) = 90 000 + 3 000 k ticks; its session time rounds half away from zero.
+        let capture = try convertTime(MediaTime(value: 90_000 + 3_000 * frame, timescale: 90_000), from: clock, to: .host)
+        let request = S.ns(capture.value + 1)
+        #expect(try convertTime(request, from: .host, to: clock) == MediaTime(value: 90_000 + 3_000 * frame, timescale: 90_000))
+        let session = try CaptureSession(
+            device: device, sessionStart: S.ns(1_000_000_000), duration: S.ns(500_000_000),
+            events: [.init(hostTime: request, action: .setDynamicAspectRatio(.ratio16x9))])
+        let (_, frames, changes) = try S.tokens(session)
+        #expect(changes.count == 1)
+        #expect(changes.first?.deviceTime == MediaTime(value: 90_000 + 3_000 * frame, timescale: 90_000))
+        #expect(frames.firstIndex { $0.dimensions == VideoDimensions(width: 1280, height: 720) } == Int(frame))
+    }
+
     @Test("completions are FIFO; a later request at the same instant wins from its own frame on, the earlier one is superseded") func fifo() throws {
         let session = try CaptureSession(
             device: try S.plainDevice(latency: 2, completionDelay: 0), sessionStart: S.ns(1_000_000_000), duration: S.ns(1_000_000_000),
