@@ -83,6 +83,13 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// `AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME`, x264 MBAFF, like
     /// `ffmpeg -flags +ildct+ilme -top 1`); nil or progressive: progressive encoding.
     public var fieldOrder: VideoFieldOrder?
+    /// What the pictures' samples mean, written into the stream (VUI colour description
+    /// and aspect ratio) and the container (`colr`, `pasp`); default
+    /// ``PictureDescription/bt709VideoRange``, what the synthetic sensor draws. Not encoded
+    /// by `Codable` (a recording's files state it; ffprobe reads it back).
+    public var pictureDescription: PictureDescription = .bt709VideoRange
+
+    private enum CodingKeys: String, CodingKey { case codec, preset, crf, keyframeInterval, threads, frameRate, fieldOrder }
 
     /// The presets both x264 and x265 know, fastest first.
     public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
