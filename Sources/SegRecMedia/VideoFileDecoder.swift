@@ -216,7 +216,10 @@ public final class VideoFileDecoder {
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
         if let declared = declaredFrameCount { damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared }
         fieldOrder = VideoFieldOrder(parameters.pointee.field_order)
-        streamPictureDescription = PictureDescription.of(parameters).0
+        var description = PictureDescription.of(parameters).0
+        let sar = av_guess_sample_aspect_ratio(context, video, nil)
+        if sar.num > 0, sar.den > 0 { description.sampleAspectRatio = (sar.num, sar.den) }
+        streamPictureDescription = description
         let nopts = segrec_av_nopts_value()
         presentationEnd =
             video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
@@ -324,6 +327,8 @@ public final class VideoFileDecoder {
         }
         var picture = DecodedPicture(
             pixelBuffer: buffer, pts: pts, decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)), index: picturesDecoded)
+        // The frame's pixel aspect ratio, else the stream's or the container's (as ffmpeg does).
+        frame.pointer.pointee.sample_aspect_ratio = av_guess_sample_aspect_ratio(input.pointer, stream, frame.pointer)
         picture.pictureDescription = converter!.describe(frame.pointer, index: picturesDecoded)
         if let first = newSequencePTS, pts == first {
             picture.startsNewSequence = true
