@@ -186,6 +186,41 @@ def test_non_square_input_pixels_keep_their_aspect_ratio(binary, work):
     assert mi == "1.333", mi
 
 
+def luma_range(path):
+    out = h.run(["ffmpeg", "-hide_banner", "-i", path, "-vf", "signalstats,metadata=mode=print", "-frames:v", "1", "-f", "null", "-"])
+    # The first picture's (the null muxer may print a second one).
+    return int(re.search(r"signalstats\.YMIN=(\d+)", out.stderr)[1]), int(re.search(r"signalstats\.YMAX=(\d+)", out.stderr)[1])
+
+
+def test_full_range_input_is_converted_to_video_range_and_tagged_so(binary, work):
+    # Motion JPEG (yuvj420p, full range, BT.601 matrix): segrec's NV12 is video range, so
+    # the samples are scaled (0...236 becomes 16...219) and the file says tv; the matrix is
+    # kept; primaries and transfer, unstated, are what players assume for 640x480.
+    src = work / "full-range.avi"
+    made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=25", "-t", "1", "-c:v", "mjpeg",
+                  "-pix_fmt", "yuvj420p", src])
+    assert made.returncode == 0, made.stderr
+    st, _ = probe_stream(src)
+    assert (st["pix_fmt"], st["color_range"], luma_range(src)) == ("yuvj420p", "pc", (0, 236))
+    out = work / "full-range"
+    rec = h.run([binary, "record", "--source", src, "--preset", "ultrafast", "--crf", "0", "--output", out, "--quiet"])
+    assert rec.returncode == 0, rec.stderr[-400:]
+    st, _ = probe_stream(out / "segment-000.mp4")
+    assert [st.get(k) for k in ("color_range", "color_space", "color_primaries", "color_transfer")] == ["tv", "bt470bg", "smpte170m", "smpte170m"]
+    assert luma_range(out / "segment-000.mp4") == (16, 219)
+    assert any(n.startswith("input colour tv/smpte170m/smpte170m/bt470bg") and "states no primaries, transfer" in n
+               for n in h.load_manifest(out)["notes"])
+
+
+@pytest.mark.skipif(not (h.CASES / "p12_rgba_png_160x120.mkv").exists(), reason="p12_rgba_png_160x120.mkv is absent")
+def test_rgb_input_is_tagged_bt601_video_range(binary, work):
+    out = work / "rgba"
+    rec = h.run([binary, "record", "--source", h.CASES / "p12_rgba_png_160x120.mkv", "--preset", "ultrafast", "--output", out, "--quiet"])
+    assert rec.returncode == 0, rec.stderr[-400:]
+    st, _ = probe_stream(out / "segment-000.mp4")
+    assert [st.get(k) for k in ("color_range", "color_space")] == ["tv", "smpte170m"], st
+
+
 @pytest.mark.parametrize("name", ["duo-h264", "duration-5", "tap-to-rotate"])
 def test_every_file_has_creation_time_at_recorded_at_plus_its_offset(made, name):
     m, out, before = recording(made, name)
