@@ -271,6 +271,21 @@ def test_max_segment_duration_5_gives_4_files_at_5_10_15_s(made, binary):
     assert h.run([binary, "verify", out]).returncode == 0
 
 
+@pytest.mark.parametrize("limit, message", [
+    (5_500_000_000, "segment-001.mp4: startReason maxSegmentDuration, but segment-000.mp4 started only"),
+    (4_900_000_000, "in the file, not before segmentLimits.maxSegmentDuration"),
+])
+def test_verify_checks_the_duration_limit(made, binary, work, limit, message):
+    m, out, _ = recording(made, "duration-5")
+    assert m["segmentLimits"] == {"maxSegmentDuration": {"value": 5_000_000_000, "timescale": 1_000_000_000}}
+    copy = work / f"duration-5-tampered-{limit}"
+    shutil.copytree(out, copy)
+    m["segmentLimits"]["maxSegmentDuration"]["value"] = limit
+    (copy / "manifest.json").write_text(json.dumps(m))
+    ver = h.run([binary, "verify", copy])
+    assert ver.returncode != 0 and message in ver.stdout + ver.stderr, ver.stdout[-600:]
+
+
 # ---- --max-segment-bytes ----
 
 def packet_sizes(path):
@@ -289,6 +304,7 @@ def test_max_segment_bytes_ends_each_file_at_the_frame_that_reaches_the_limit(ma
         # the limit with its last frame and not before.
         assert sum(sizes) >= 2_000_000 > sum(sizes[:-1]), (s["file"], sum(sizes[:-1]), sum(sizes))
     assert sum(s["frameCount"] for s in segs) == 600 == m["frames"]["written"]
+    assert m["segmentLimits"] == {"maxSegmentBytes": 2_000_000}
     assert h.run([binary, "verify", out]).returncode == 0
 
 

@@ -27,14 +27,16 @@ public struct ManifestBuilder: Sendable {
     ///     recordings; default false, leaving it out).
     ///   - deviceControls: camera controls by clock id, for the `devices` entries (default none).
     ///   - recordedAt: the wall clock at session start (the manifest's `recordedAt`), or nil.
+    ///   - segmentLimits: the limits the recording splits at, or nil for none.
     public init(
         mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool, recordsSessionEvents: Bool = false,
-        deviceControls: [String: DeviceControlInfo] = [:], recordedAt: Date? = nil
+        deviceControls: [String: DeviceControlInfo] = [:], recordedAt: Date? = nil, segmentLimits: SegmentLimits? = nil
     ) {
         manifest = RecordingManifest(
             mode: mode, devices: devices.map { DeviceInfo(clock: $0, controls: deviceControls[$0.identifier]) }, encoder: EncoderInfo(encoder))
         manifest.frameIndexStamp = frameIndexStamp
         manifest.recordedAt = recordedAt.map(RecordingManifest.timestamp)
+        manifest.segmentLimits = segmentLimits
         if recordsSessionEvents { manifest.events = [] }
     }
 

@@ -46,6 +46,9 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// (`2026-12-02T01:25:15.123Z`); each file's `creation_time` is this plus its
     /// `sessionStart` less the first segment's. Absent in manifests written before it.
     public var recordedAt: String?
+    /// The segment limits the recording was made with (`--max-segment-duration`,
+    /// `--max-segment-bytes`); absent when none was given.
+    public var segmentLimits: SegmentLimits?
 
     /// `date` as the manifest writes ``recordedAt``: ISO 8601 UTC with milliseconds.
     public static func timestamp(_ date: Date) -> String {
@@ -82,6 +85,24 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
         try c.encodeIfPresent(recovery, forKey: .recovery)
         try c.encodeIfPresent(events, forKey: .events)
+        try c.encodeIfPresent(segmentLimits, forKey: .segmentLimits)
+    }
+}
+
+/// The limits after which a segment ends though nothing changed (Docs/recording.md,
+/// "Segment limits").
+public struct SegmentLimits: Codable, Sendable, Equatable {
+    /// `--max-segment-duration`: a segment's frames all start before its `sessionStart`
+    /// plus this; the first frame at or after it opens the next (`maxSegmentDuration`).
+    public var maxSegmentDuration: MediaTime?
+    /// `--max-segment-bytes`: the first frame given after a file's encoded packets reach
+    /// this many bytes opens the next segment (`maxSegmentBytes`).
+    public var maxSegmentBytes: Int64?
+
+    /// Limits; nil fields are not set.
+    public init(maxSegmentDuration: MediaTime? = nil, maxSegmentBytes: Int64? = nil) {
+        self.maxSegmentDuration = maxSegmentDuration
+        self.maxSegmentBytes = maxSegmentBytes
     }
 }
 

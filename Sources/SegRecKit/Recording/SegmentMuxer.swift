@@ -225,7 +225,9 @@ public actor SegmentMuxer {
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(
             mode: configuration.policy.mode, devices: configuration.devices, encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
-            recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls, recordedAt: configuration.recordedAt)
+            recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls, recordedAt: configuration.recordedAt,
+            segmentLimits: configuration.maximumSegmentDuration == nil && configuration.maximumSegmentBytes == nil
+                ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
