@@ -50,8 +50,8 @@ struct SegmentBoundaryRule: Sendable {
         var lastSessionTime: MediaTime
         /// Session time its last frame ends at by its own duration.
         var lastFrameEnd: MediaTime
-        /// Session time of its first frame (nil: taken as ``lastSessionTime``'s first value
-        /// by callers that do not track it).
+        /// Session time of its first frame, which ``maximumSegmentDuration`` counts from
+        /// (nil: no duration limit applies to it).
         var sessionStart: MediaTime? = nil
         /// Bytes the encoder has put out for it before the frame being decided, when
         /// ``maximumBytes`` is set.
