@@ -5,7 +5,7 @@ import SegRecKit
 /// version, and turns every error into one line on stderr plus a sysexits exit code.
 public enum SegRecCommand {
     /// The version `--version` prints.
-    public static let version = "0.1.0"
+    public static let version = SegRecVersion.version
 
     static let overview = """
         OVERVIEW: segrec records timestamped raw video frames into MP4 segments, one per run of

@@ -12,4 +12,10 @@ public struct DecodedPicture: Sendable {
     public let decodedDimensions: VideoDimensions
     /// Index of the picture in output (presentation) order, from 0.
     public let index: Int64
+    /// What its samples mean (colour, pixel aspect ratio), after the conversion.
+    public var pictureDescription: PictureDescription = .bt709VideoRange
+    /// Whether it is the first picture decoded from a packet that carries a new sequence
+    /// header (`AV_PKT_DATA_NEW_EXTRADATA`: an FLV or RTMP stream whose encoder restarted),
+    /// where the input's timestamps may start again.
+    public var startsNewSequence = false
 }

@@ -126,6 +126,7 @@ enum FaststartRemuxer {
         try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
         outStream.pointee.time_base = inStream.pointee.time_base
         try copySideData(from: inStream, to: outStream, context: output)
+        try copyTags(from: input, stream: inStream, to: format, stream: outStream, context: output)
         if inStream.pointee.time_base.num == 1 {
             // mvhd/elst at the track's own timescale: the edit list stays exact.
             try check(
@@ -188,6 +189,29 @@ enum FaststartRemuxer {
             throw FFmpegError(call: "avformat_find_stream", code: segrec_averror_stream_not_found(), context: path)
         }
         return stream
+    }
+
+    /// Copies what the file says about itself: the recording date (`creation_time`) and
+    /// writing application (`encoder`) of the file, the stream's encoder (`encoder`, the
+    /// sample entry's compressor name) and pixel aspect ratio (`pasp`). The colour
+    /// description travels in the codec parameters (`colr`).
+    static func copyTags(
+        from input: InputFormatContext, stream inStream: UnsafeMutablePointer<AVStream>, to format: OutputFormatContext,
+        stream outStream: UnsafeMutablePointer<AVStream>, context: String
+    ) throws(FFmpegError) {
+        for key in ["creation_time", "encoder"] {
+            if let entry = av_dict_get(input.pointer.pointee.metadata, key, nil, 0) {
+                try check(av_dict_set(&format.pointer.pointee.metadata, key, entry.pointee.value, 0), "av_dict_set", context: "\(context): \(key)")
+            }
+        }
+        if let entry = av_dict_get(inStream.pointee.metadata, "encoder", nil, 0) {
+            try check(av_dict_set(&outStream.pointee.metadata, "encoder", entry.pointee.value, 0), "av_dict_set", context: "\(context): stream encoder")
+        }
+        let sar = inStream.pointee.sample_aspect_ratio
+        if sar.num > 0, sar.den > 0 {
+            outStream.pointee.sample_aspect_ratio = sar
+            if outStream.pointee.codecpar.pointee.sample_aspect_ratio.num == 0 { outStream.pointee.codecpar.pointee.sample_aspect_ratio = sar }
+        }
     }
 
     /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).

@@ -32,6 +32,8 @@ final class PictureConverter {
     private var lastFormat: AVPixelFormat?
     private var announcedFormat: AVPixelFormat?
     private var croppedSizes: Set<VideoDimensions> = []
+    /// The description of the last picture described (``describe(_:index:)``).
+    private var lastDescription: PictureDescription?
 
     /// - Parameters:
     ///   - pixelBufferPool: where output planes come from.
@@ -96,6 +98,24 @@ final class PictureConverter {
         do { return try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides, pixelBufferPool: pixelBufferPool) } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
+    }
+
+    /// What the samples of the picture ``convert(_:index:path:)`` makes of `frame` mean
+    /// (``PictureDescription/of(_:format:dimensions:)``). The first description, and every
+    /// change, is noted once, with the fields the input left unstated and that get what
+    /// players assume for the size.
+    func describe(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64) -> PictureDescription {
+        let dimensions = VideoDimensions(width: Int(frame.pointee.width) & ~1, height: Int(frame.pointee.height) & ~1)
+        let (description, assumed) = PictureDescription.of(frame, format: AVPixelFormat(rawValue: frame.pointee.format), dimensions: dimensions)
+        if description != lastDescription {
+            let unstated = assumed.isEmpty ? "" : " (the input states no \(assumed.joined(separator: ", ")): what players assume for \(dimensions))"
+            note(
+                lastDescription == nil
+                    ? "input colour \(description)\(unstated): tagged on the segments"
+                    : "input colour changed to \(description)\(unstated) at picture \(index): tagged on the segments from its frame on")
+            lastDescription = description
+        }
+        return description
     }
 
     /// Names the conversion of the stream's stated pixel format before any picture is

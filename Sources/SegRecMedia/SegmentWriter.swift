@@ -71,6 +71,10 @@ public final class SegmentWriter {
     public let settings: EncoderSettings
     /// Frames accepted by ``append(_:presentationTime:recyclingInto:)`` so far.
     public private(set) var frameCount = 0
+    /// Bytes of the packets the encoder has put out so far (the file's media data; its
+    /// header and index come on top). The encoder holds back the packets of its last
+    /// frames (lookahead, B-frames, frame threads) until more frames come or it is flushed.
+    public private(set) var encodedBytes: Int64 = 0
 
     private enum State {
         case open
@@ -129,6 +133,8 @@ public final class SegmentWriter {
     ///   - pixelFormat: the layout of the pictures to come (default NV12): the encoder is
     ///     opened in it when it takes it, so those pictures need no conversion; pictures of
     ///     another layout are still accepted (converted by libswscale).
+    ///   - creationTime: the file's recording date (`creation_time`: the `mvhd`, `tkhd` and
+    ///     `mdhd` creation and modification times, whole seconds); default: now.
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` (`url` exists),
     ///   ``SegmentWriterError/partialFileExists(path:)`` (anything, even a symbolic link, at
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
@@ -142,18 +148,18 @@ public final class SegmentWriter {
     ///   On a throw no file of ours is left.
     public convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
-        fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12
+        fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil
     ) throws {
         try self.init(
             url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
-            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat)
+            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
     /// creates fail with ENOSPC past that many bytes, like a full disk.
     init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
-        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12
+        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil
     ) throws {
         FFmpegLog.silence()
         try settings.validate()
@@ -195,6 +201,8 @@ public final class SegmentWriter {
             // sets in the sample description), not FFmpeg's default 'hev1'.
             stream.pointee.codecpar!.pointee.codec_tag = segrec_mktag(0x68, 0x76, 0x63, 0x31)  // "hvc1"
         }
+        stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
+        try Self.tag(format: format, stream: stream, encoderName: encoderName, creationTime: creationTime ?? Date())
         if let degrees = displayRotationDegrees {
             guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) else {
                 throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem())
@@ -249,6 +257,29 @@ public final class SegmentWriter {
         }
     }
 
+    /// The file's recording date (format `creation_time`) and the stream's encoder (stream
+    /// `encoder`, `Lavc59.37.100 libx264`: the sample entry's compressor name), as ffmpeg
+    /// tags its files. libavformat itself names the writing application (format `encoder`,
+    /// MP4 `©too`: `Lavf59.27.100`; `avformat_write_header` replaces any other value).
+    private static func tag(format: OutputFormatContext, stream: UnsafeMutablePointer<AVStream>, encoderName: String, creationTime: Date) throws(FFmpegError) {
+        try check(av_dict_set(&format.pointer.pointee.metadata, "creation_time", Self.iso8601(creationTime), 0), "av_dict_set", context: "creation_time")
+        try check(
+            av_dict_set(&stream.pointee.metadata, "encoder", "\(SegRecVersion.libavcodecIdent) \(encoderName)", 0), "av_dict_set", context: "stream encoder")
+    }
+
+    /// `date` as ISO 8601 UTC with microseconds (`2026-12-02T01:25:00.000000Z`), the form
+    /// libavformat parses (`av_parse_time`).
+    static func iso8601(_ date: Date) -> String {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+            Int(parts.tm_min), Int(parts.tm_sec), Int(micros - seconds * 1_000_000))
+    }
+
     /// `interval` in whole microseconds (at least 1), nil for nil or zero.
     private static func microseconds(of interval: MediaTime?) throws(SegmentWriterError) -> Int32? {
         guard let interval, interval.value != 0 else { return nil }
@@ -267,7 +298,13 @@ public final class SegmentWriter {
         context.pointee.width = Int32(dimensions.width)
         context.pointee.height = Int32(dimensions.height)
         context.pointee.pix_fmt = pixelFormat
-        context.pointee.color_range = AVCOL_RANGE_MPEG  // NV12 "420v" is video range
+        // What the samples mean: the encoder writes it into the VUI, the muxer into colr / pasp.
+        let picture = settings.pictureDescription
+        context.pointee.color_range = AVColorRange(UInt32(bitPattern: picture.range))
+        context.pointee.color_primaries = AVColorPrimaries(UInt32(bitPattern: picture.primaries))
+        context.pointee.color_trc = AVColorTransferCharacteristic(UInt32(bitPattern: picture.transfer))
+        context.pointee.colorspace = AVColorSpace(UInt32(bitPattern: picture.matrix))
+        context.pointee.sample_aspect_ratio = AVRational(num: picture.sampleAspectRatio.width, den: picture.sampleAspectRatio.height)
         context.pointee.time_base = AVRational(num: 1, den: timescale)
         // Validated to fit in Int32.
         context.pointee.framerate = AVRational(num: Int32(settings.frameRate.numerator), den: Int32(settings.frameRate.denominator))
@@ -284,11 +321,19 @@ public final class SegmentWriter {
         try check(av_opt_set(options, "preset", settings.preset, 0), "av_opt_set", context: "\(name) preset")
         try check(av_opt_set(options, "crf", "\(settings.crf)", 0), "av_opt_set", context: "\(name) crf")
         try check(av_opt_set(options, "forced-idr", "1", 0), "av_opt_set", context: "\(name) forced-idr")
-        if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
-            // x264's own field order too: with the flags alone it codes the fields' order
-            // counts top first, so a bottom-field-first stream would read as top first
-            // (ffprobe `tt`, MediaInfo TFF), as `ffmpeg -flags +ildct+ilme -top 0` does.
-            try check(av_opt_set(options, "x264-params", order.isTopFieldDisplayedFirst ? "tff=1" : "bff=1", 0), "av_opt_set", context: "\(name) x264-params")
+        if settings.codec == .h264 {
+            // x264 takes the VUI timing from the time base (1/timescale: "15360 fps") unless
+            // its input is declared constant-rate; then it writes the nominal rate
+            // (time_scale = 2 · rate, fixed_frame_rate_flag 1), as ffmpeg's own x264 files
+            // say. Timestamps pass through unchanged either way. Interlaced: x264's own field
+            // order too: with the flags alone it codes the fields' order counts top first, so
+            // a bottom-field-first stream would read as top first (ffprobe `tt`, MediaInfo
+            // TFF), as `ffmpeg -flags +ildct+ilme -top 0` does.
+            var parameters = "force-cfr=1"
+            if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
+                parameters += order.isTopFieldDisplayedFirst ? ":tff=1" : ":bff=1"
+            }
+            try check(av_opt_set(options, "x264-params", parameters, 0), "av_opt_set", context: "\(name) x264-params")
         }
         if settings.codec == .hevc {
             // x265 logs straight to stderr: only its errors; no CU-tree on narrow pictures.
@@ -500,6 +545,7 @@ public final class SegmentWriter {
             let received = avcodec_receive_packet(encoder.pointer, packet.pointer)
             if received == segrec_averror_eagain() || received == segrec_averror_eof() { break }
             try check(received, "avcodec_receive_packet", context: partialURL.path)
+            encodedBytes += Int64(packet.pointer.pointee.size)
             if writing, pending.isEmpty, durations[packet.pointer.pointee.pts] != nil {
                 try write(packet)
             } else {

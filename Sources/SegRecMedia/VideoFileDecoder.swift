@@ -54,6 +54,11 @@ public final class VideoFileDecoder {
     public let presentationEnd: Int64?
     /// The stream's field order as the container or codec states it (`codecpar.field_order`).
     public let fieldOrder: VideoFieldOrder
+    /// What the stream's pictures' samples mean as its codec parameters state it, after the
+    /// conversion to NV12 / yuv420p (``PictureDescription``; unstated fields get what players
+    /// assume for its size); each decoded picture carries its own
+    /// (``DecodedPicture/pictureDescription``).
+    public let streamPictureDescription: PictureDescription
     /// Whether the container's timestamps may jump (`AVFMT_TS_DISCONT`: MPEG-TS, HLS, …):
     /// a restarted encoder or concatenated captures start again from another time.
     public let allowsTimestampDiscontinuities: Bool
@@ -111,6 +116,9 @@ public final class VideoFileDecoder {
     /// The highest presentation time put out so far (gaps are counted above it).
     private var highestPTS: Int64?
     private var lastPacketSeconds: Double?
+    /// The pts of the last packet read that carried a new sequence header
+    /// (`AV_PKT_DATA_NEW_EXTRADATA`), until the picture with that pts comes out.
+    private var newSequencePTS: Int64?
 
     /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
     static let maximumConsecutiveReadErrors = 8
@@ -208,6 +216,10 @@ public final class VideoFileDecoder {
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
         if let declared = declaredFrameCount { damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared }
         fieldOrder = VideoFieldOrder(parameters.pointee.field_order)
+        var description = PictureDescription.of(parameters).0
+        let sar = av_guess_sample_aspect_ratio(context, video, nil)
+        if sar.num > 0, sar.den > 0 { description.sampleAspectRatio = (sar.num, sar.den) }
+        streamPictureDescription = description
         let nopts = segrec_av_nopts_value()
         presentationEnd =
             video.pointee.start_time != nopts && video.pointee.duration != nopts && video.pointee.duration > 0
@@ -313,8 +325,15 @@ public final class VideoFileDecoder {
             lastPTS = pts
             highestPTS = max(highestPTS ?? pts, pts)
         }
-        let picture = DecodedPicture(
+        var picture = DecodedPicture(
             pixelBuffer: buffer, pts: pts, decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)), index: picturesDecoded)
+        // The frame's pixel aspect ratio, else the stream's or the container's (as ffmpeg does).
+        frame.pointer.pointee.sample_aspect_ratio = av_guess_sample_aspect_ratio(input.pointer, stream, frame.pointer)
+        picture.pictureDescription = converter!.describe(frame.pointer, index: picturesDecoded)
+        if let first = newSequencePTS, pts == first {
+            picture.startsNewSequence = true
+            newSequencePTS = nil
+        }
         picturesDecoded += 1
         return picture
     }
@@ -444,6 +463,10 @@ public final class VideoFileDecoder {
             }
             let p = packet.pointer.pointee
             if p.pos >= 0 { lastPictureEnd = p.pos + Int64(p.size) }
+            // A new sequence header in band (FLV/RTMP: a second push, a restarted encoder).
+            if packetsDemuxed > 0, av_packet_get_side_data(packet.pointer, AV_PKT_DATA_NEW_EXTRADATA, nil) != nil {
+                newSequencePTS = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
+            }
             let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
             lastPacketSeconds = time == segrec_av_nopts_value() ? nil : inputSeconds(time)
             packetsDemuxed += 1

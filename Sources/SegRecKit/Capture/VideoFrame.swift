@@ -19,6 +19,10 @@ public struct VideoFrame: Sendable {
     /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
     /// for `--stats` timings.
     public var deliveredAt: ContinuousClock.Instant? = nil
+    /// What the picture's samples mean (colour, pixel aspect ratio) when its source knows
+    /// it per picture (footage passed through); nil: the recording's own
+    /// (``EncoderSettings/pictureDescription``). The first frame's is its segment file's.
+    public var pictureDescription: PictureDescription? = nil
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime, sessionTime: MediaTime, duration: MediaTime) {

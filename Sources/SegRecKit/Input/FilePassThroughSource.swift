@@ -159,7 +159,10 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             let periodEnd = try sessionTime(of: try frame.deviceTime.adding(framePeriod()), frame: frame.index)
             duration = try periodEnd.subtracting(frame.sessionTime)
         }
-        return VideoFrame(pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
+        var finished = VideoFrame(
+            pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
+        finished.pictureDescription = frame.pictureDescription
+        return finished
     }
 
     /// The container's presentation end on the session clock, when it states one.
@@ -190,7 +193,9 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
                 UInt32(truncatingIfNeeded: picture.index), intoLuma: &buffer.lumaPlane, width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
         }
         // Duration is set when the next frame is known.
-        return VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
+        var frame = VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
+        frame.pictureDescription = picture.pictureDescription
+        return frame
     }
 
     /// `deviceTime` on the session clock (`convertTime`, input → host), when a manifest can
@@ -290,17 +295,21 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     /// `ticks`, or — when the container allows timestamp discontinuities (MPEG-TS, HLS) and
     /// the input's time jumps back by more than 0.1 s or ahead by more than 10 s, as when
-    /// an encoder restarts or captures are concatenated — the time one frame period after
+    /// an encoder restarts or captures are concatenated, or when the picture is the first
+    /// of a new sequence header (FLV/RTMP: ``DecodedPicture/startsNewSequence``) and its
+    /// time does not come after the last one or jumps ahead by more than 10 s — the time one frame period after
     /// the last frame, the offset kept for the frames that follow (the thresholds of
     /// ffmpeg's `-dts_delta_threshold` handling), with one warning per jump. Elsewhere a
     /// backwards time stays a per-frame fault (dropped `nonMonotonicTimestamp`).
     private func continuingAfterDiscontinuity(_ ticks: Int64, picture: DecodedPicture) throws -> Int64 {
-        guard decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return ticks }
+        let newSequence = picture.startsNewSequence
+        guard decoder.allowsTimestampDiscontinuities || newSequence, let last = lastTicks else { return ticks }
         let timescale = Int64(deviceClock.timescale)
-        let back = timescale / 10
+        // At a new sequence header any time that does not come after the last one restarts.
+        let back = newSequence ? 0 : timescale / 10
         let ahead = Self.jumpAheadSeconds * timescale
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
-        guard overflow || delta < -back || delta > ahead else { return ticks }
+        guard overflow || delta < -back || (newSequence && delta == 0) || delta > ahead else { return ticks }
         guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
             let offset = Int64(exactly: Int128(discontinuityOffset) + Int128(continued) - Int128(ticks))
         else { throw CaptureError.time(.overflow(operation: "timestamp discontinuity at input frame \(picture.index)")) }
@@ -308,7 +317,9 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         remarks.append(
             .warning(
                 "input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
-                    + "(a discontinuity, allowed in this container): the frames that follow continue one frame period after the last"))
+                    + (newSequence
+                        ? "(a restart at a new sequence header: the stream's encoder started again)" : "(a discontinuity, allowed in this container)")
+                    + ": the frames that follow continue one frame period after the last"))
         return continued
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Folds ``SegmentMuxerEvent``s into a ``RecordingManifest``: a pure value with no I/O, the
 /// one place that keeps the segment records and the frame accounting
 /// (`received == written + dropped`, by construction: every frame is announced once as
@@ -24,13 +26,17 @@ public struct ManifestBuilder: Sendable {
     ///   - recordsSessionEvents: whether the manifest has an `events` list (several-camera
     ///     recordings; default false, leaving it out).
     ///   - deviceControls: camera controls by clock id, for the `devices` entries (default none).
+    ///   - recordedAt: the wall clock at session start (the manifest's `recordedAt`), or nil.
+    ///   - segmentLimits: the limits the recording splits at, or nil for none.
     public init(
         mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool, recordsSessionEvents: Bool = false,
-        deviceControls: [String: DeviceControlInfo] = [:]
+        deviceControls: [String: DeviceControlInfo] = [:], recordedAt: Date? = nil, segmentLimits: SegmentLimits? = nil
     ) {
         manifest = RecordingManifest(
             mode: mode, devices: devices.map { DeviceInfo(clock: $0, controls: deviceControls[$0.identifier]) }, encoder: EncoderInfo(encoder))
         manifest.frameIndexStamp = frameIndexStamp
+        manifest.recordedAt = recordedAt.map(RecordingManifest.timestamp)
+        manifest.segmentLimits = segmentLimits
         if recordsSessionEvents { manifest.events = [] }
     }
 

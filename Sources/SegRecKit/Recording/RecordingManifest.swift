@@ -42,6 +42,21 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// event (possibly empty when every logged event was left out, see Docs/manifest.md,
     /// `events`); absent (`nil`) for footage passed through and in manifests written before it.
     public var events: [SessionEventRecord]?
+    /// The wall clock at session start, ISO 8601 UTC with milliseconds
+    /// (`2026-12-02T01:25:15.123Z`); each file's `creation_time` is this plus its
+    /// `sessionStart` less the first segment's. Absent in manifests written before it.
+    public var recordedAt: String?
+    /// The segment limits the recording was made with (`--max-segment-duration`,
+    /// `--max-segment-bytes`); absent when none was given.
+    public var segmentLimits: SegmentLimits?
+
+    /// `date` as the manifest writes ``recordedAt``: ISO 8601 UTC with milliseconds.
+    public static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).
     public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
@@ -55,6 +70,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(formatVersion, forKey: .formatVersion)
+        try c.encodeIfPresent(recordedAt, forKey: .recordedAt)
         try c.encode(mode, forKey: .mode)
         try c.encode(sessionClock, forKey: .sessionClock)
         try c.encode(devices, forKey: .devices)
@@ -69,6 +85,24 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
         try c.encodeIfPresent(recovery, forKey: .recovery)
         try c.encodeIfPresent(events, forKey: .events)
+        try c.encodeIfPresent(segmentLimits, forKey: .segmentLimits)
+    }
+}
+
+/// The limits after which a segment ends though nothing changed (Docs/recording.md,
+/// "Segment limits").
+public struct SegmentLimits: Codable, Sendable, Equatable {
+    /// `--max-segment-duration`: a segment's frames all start before its `sessionStart`
+    /// plus this; the first frame at or after it opens the next (`maxSegmentDuration`).
+    public var maxSegmentDuration: MediaTime?
+    /// `--max-segment-bytes`: the first frame given after a file's encoded packets reach
+    /// this many bytes opens the next segment (`maxSegmentBytes`).
+    public var maxSegmentBytes: Int64?
+
+    /// Limits; nil fields are not set.
+    public init(maxSegmentDuration: MediaTime? = nil, maxSegmentBytes: Int64? = nil) {
+        self.maxSegmentDuration = maxSegmentDuration
+        self.maxSegmentBytes = maxSegmentBytes
     }
 }
 
@@ -84,6 +118,12 @@ public enum RecordingMode: String, Codable, Sendable, CaseIterable {
 public enum SegmentStartReason: String, Codable, Sendable {
     case recordingStarted
     case dimensionsChanged
+    /// `--max-segment-duration`: the previous segment reached the limit; this one starts at
+    /// the first frame at or after the previous segment's `sessionStart` plus the limit.
+    case maxSegmentDuration
+    /// `--max-segment-bytes`: the previous file's encoded packets reached the limit; this
+    /// one starts at the next frame given to the encoder.
+    case maxSegmentBytes
     /// The session switched to another camera (several-camera recordings): the segment's
     /// `change` names `camera` and `previousCamera`.
     case cameraSwitched

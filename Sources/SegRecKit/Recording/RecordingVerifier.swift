@@ -66,7 +66,8 @@ public enum RecordingVerifier {
         let cameras = CameraExpectation(manifest)
         for segment in manifest.segments {
             var (segmentReport, lastIndex) = verifySegment(
-                segment, in: directory, stamped: manifest.frameIndexStamp, previousLastIndex: previousLastIndex, expectContiguous: manifest.frames.dropped == 0)
+                segment, in: directory, stamped: manifest.frameIndexStamp, previousLastIndex: previousLastIndex, expectContiguous: manifest.frames.dropped == 0,
+                maximumDuration: manifest.segmentLimits?.maxSegmentDuration)
             if manifest.frameIndexStamp, segment.camera != nil {
                 let (producers, problems) = cameras.check(segment, codes: segmentReport.cameraCodes)
                 segmentReport.producers = producers
@@ -80,6 +81,7 @@ public enum RecordingVerifier {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")
         }
         report.problems += changeProblems(manifest)
+        report.problems += limitProblems(manifest)
         let listedFiles = Set(manifest.segments.map(\.file))
         let present = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in present.sorted()
@@ -98,9 +100,9 @@ public enum RecordingVerifier {
         return report
     }
 
-    private static func verifySegment(_ segment: SegmentRecord, in directory: URL, stamped: Bool, previousLastIndex: Int64?, expectContiguous: Bool) -> (
-        SegmentReport, Int64?
-    ) {
+    private static func verifySegment(
+        _ segment: SegmentRecord, in directory: URL, stamped: Bool, previousLastIndex: Int64?, expectContiguous: Bool, maximumDuration: MediaTime?
+    ) -> (SegmentReport, Int64?) {
         var report = SegmentReport(
             file: segment.file, dimensions: "\(segment.width)x\(segment.height)", frames: 0, byteCount: segment.byteCount, stampRange: nil, problems: [])
         let url = directory.appendingPathComponent(segment.file)
@@ -118,6 +120,9 @@ public enum RecordingVerifier {
             }
             if info.frameCount != segment.frameCount { report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)") }
             if let problem = rotationProblem(file: info.rotationDegrees, manifest: segment.rotationDegrees) { report.problems.append(problem) }
+            if let limit = maximumDuration, let latest = info.packets.map(\.pts).max(), let problem = limitProblem(latest, info.timeBase, limit) {
+                report.problems.append(problem)
+            }
             if let last = info.packets.last {
                 // Numbers read from the file: checked, never trapping. The file's track ticks
                 // at its own timescale: it must hold the manifest's exact span rounded once to
@@ -170,6 +175,49 @@ public enum RecordingVerifier {
             }
         } catch { report.problems.append("\(error)") }
         return (report, lastIndex)
+    }
+
+    /// With `--max-segment-duration`: the segment's latest frame, at `pts` ticks of
+    /// `timeBase` in the file, must start before `limit` (within the half tick the file's
+    /// rounding allows); the problem, or nil.
+    static func limitProblem(_ pts: Int64, _ timeBase: (num: Int32, den: Int32), _ limit: MediaTime) -> String? {
+        guard timeBase.num > 0, timeBase.den > 0, timeBase.den <= Int32.max / 2 else { return nil }
+        // pts − ½ tick, exactly: (2 · pts − 1) · num / (2 · den).
+        let (twice, o1) = pts.multipliedReportingOverflow(by: 2 * Int64(timeBase.num))
+        let (earliest, o2) = twice.subtractingReportingOverflow(Int64(timeBase.num))
+        guard !o1, !o2 else { return "a frame's time (pts \(pts)) is out of range" }
+        let start = MediaTime(value: earliest, timescale: timeBase.den * 2)
+        guard start >= limit else { return nil }
+        return
+            "a frame starts at \(MediaTime(value: pts * Int64(timeBase.num), timescale: timeBase.den)) in the file, not before segmentLimits.maxSegmentDuration \(limit)"
+    }
+
+    /// Segments that start at a limit: the manifest states it, and the previous one reached
+    /// it (its span at least the duration limit; its file at least the byte limit).
+    static func limitProblems(_ manifest: RecordingManifest) -> [String] {
+        var problems: [String] = []
+        for (a, b) in zip(manifest.segments, manifest.segments.dropFirst()) {
+            switch b.startReason {
+            case .maxSegmentDuration:
+                guard let limit = manifest.segmentLimits?.maxSegmentDuration else {
+                    problems.append("\(b.file): startReason maxSegmentDuration, but the manifest states no segmentLimits.maxSegmentDuration")
+                    continue
+                }
+                if let span = try? b.sessionStart.subtracting(a.sessionStart), span < limit {
+                    problems.append("\(b.file): startReason maxSegmentDuration, but \(a.file) started only \(span) before it, less than the limit \(limit)")
+                }
+            case .maxSegmentBytes:
+                guard let limit = manifest.segmentLimits?.maxSegmentBytes else {
+                    problems.append("\(b.file): startReason maxSegmentBytes, but the manifest states no segmentLimits.maxSegmentBytes")
+                    continue
+                }
+                if a.byteCount < limit {
+                    problems.append("\(b.file): startReason maxSegmentBytes, but \(a.file) holds \(a.byteCount) bytes, less than the limit \(limit)")
+                }
+            default: break
+            }
+        }
+        return problems
     }
 
     /// Whether the file's display matrix turns the picture as the manifest's

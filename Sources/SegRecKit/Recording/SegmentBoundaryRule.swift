@@ -12,6 +12,10 @@
 /// ``splitOnRotation`` in segment mode (`rotationChanged`) and new dimensions
 /// (`dimensionsChanged`) close the segment at the frame's session time and open the next
 /// with it, or, with ``SplitPolicy/stopOnFirstChange``, stop (a rotation never stops).
+/// Last, in both modes, the limits: a frame at or after its segment's start plus
+/// ``maximumSegmentDuration`` (`maxSegmentDuration`), or given once the open file's encoded
+/// packets reached ``OpenSegment/maximumBytes`` (`maxSegmentBytes`), closes the segment at
+/// its session time and opens the next with it.
 struct SegmentBoundaryRule: Sendable {
     /// What to do with one frame.
     enum Decision: Sendable, Equatable {
@@ -46,6 +50,14 @@ struct SegmentBoundaryRule: Sendable {
         var lastSessionTime: MediaTime
         /// Session time its last frame ends at by its own duration.
         var lastFrameEnd: MediaTime
+        /// Session time of its first frame, which ``maximumSegmentDuration`` counts from
+        /// (nil: no duration limit applies to it).
+        var sessionStart: MediaTime? = nil
+        /// Bytes the encoder has put out for it before the frame being decided, when
+        /// ``maximumBytes`` is set.
+        var encodedBytes: Int64 = 0
+        /// `--max-segment-bytes`, or nil.
+        var maximumBytes: Int64? = nil
     }
 
     /// Split or stop on a change.
@@ -54,6 +66,8 @@ struct SegmentBoundaryRule: Sendable {
     let splitOnRotation: Bool
     /// The longest one frame can last in a segment file (``SegmentMuxer/maximumFrameDuration``).
     let maximumFrameDuration: MediaTime
+    /// `--max-segment-duration`, or nil.
+    var maximumSegmentDuration: MediaTime? = nil
 
     /// The decision for `frame`.
     /// - Parameters:
@@ -101,7 +115,14 @@ struct SegmentBoundaryRule: Sendable {
         {
             return .cut(.rotationChanged, closingAt: frame.sessionTime)
         }
-        if frame.dimensions == segment.dimensions { return .append }
+        if frame.dimensions == segment.dimensions {
+            // The limits: a new file at this frame, the old one ending exactly there.
+            if let limit = maximumSegmentDuration, let start = segment.sessionStart, try frame.sessionTime >= start.adding(limit) {
+                return .cut(.maxSegmentDuration, closingAt: frame.sessionTime)
+            }
+            if let limit = segment.maximumBytes, segment.encodedBytes >= limit { return .cut(.maxSegmentBytes, closingAt: frame.sessionTime) }
+            return .append
+        }
         return change(
             .dimensionsChanged, .dimensionsChanged, at: frame,
             note: "recording stopped at session time \(frame.sessionTime): frame \(frame.index) is \(frame.dimensions), the movie file is \(segment.dimensions)"

@@ -112,6 +112,18 @@ public actor SegmentMuxer {
         public var splitOnRotation = false
         /// Camera controls by clock id, for the manifest's `devices` entries.
         public var deviceControls: [String: DeviceControlInfo] = [:]
+        /// The wall clock at session start: the manifest's `recordedAt`; each segment file's
+        /// `creation_time` is this plus its `sessionStart` less the first segment's (default:
+        /// when the configuration was made).
+        public var recordedAt = Date()
+        /// `--max-segment-duration`: the first frame whose session time is at or after its
+        /// segment's `sessionStart` plus this opens the next segment (`startReason:
+        /// maxSegmentDuration`); nil: no limit.
+        public var maximumSegmentDuration: MediaTime?
+        /// `--max-segment-bytes`: the first frame given after the open file's encoded
+        /// packets reach this many bytes opens the next segment (`startReason:
+        /// maxSegmentBytes`; Docs/recording.md gives the exact rule); nil: no limit.
+        public var maximumSegmentBytes: Int64?
 
         /// A configuration; see the properties.
         public init(
@@ -198,6 +210,8 @@ public actor SegmentMuxer {
     private var streamFormat: VideoStreamFormat?
     /// Session time of the last frame written, across segments.
     private var lastSessionTime: MediaTime?
+    /// Session start of the first segment (``Configuration/recordedAt`` on the wall clock).
+    private var firstSessionStart: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
     private var lastCloseDuration: Duration?
     // ── session event log
@@ -218,11 +232,14 @@ public actor SegmentMuxer {
         let longest = TrackTiming.longestSample(atTimescale: shared ?? TrackTiming.timescale(for: configuration.settings.frameRate))
         boundaryRule = SegmentBoundaryRule(
             policy: configuration.policy, splitOnRotation: configuration.splitOnRotation,
-            maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest)
+            maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest,
+            maximumSegmentDuration: configuration.maximumSegmentDuration)
         journal = ManifestJournal(directory: configuration.output.url)
         builder = ManifestBuilder(
             mode: configuration.policy.mode, devices: configuration.devices, encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
-            recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls)
+            recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls, recordedAt: configuration.recordedAt,
+            segmentLimits: configuration.maximumSegmentDuration == nil && configuration.maximumSegmentBytes == nil
+                ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
@@ -341,6 +358,12 @@ public actor SegmentMuxer {
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private func route(_ frame: VideoFrame) async throws {
+        if let limit = configuration.maximumSegmentBytes, var segment = open, segment.frameCount > 0 {
+            // Wait until the writer has encoded every frame given before this one.
+            segment.boundary.encodedBytes = await segment.writer.encodedBytes()
+            segment.boundary.maximumBytes = limit
+            open = segment
+        }
         switch try boundaryRule.decision(
             for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
         {
@@ -386,6 +409,7 @@ public actor SegmentMuxer {
                 camera: switchedCamera?.id, previousCamera: switchedCamera == nil ? nil : previousCamera)
         }
         var settings = configuration.settings
+        if let picture = frame.pictureDescription { settings.pictureDescription = picture }
         var timescale = fileTimescale
         if let rate = format?.frameRate {
             settings.frameRate = rate
@@ -400,6 +424,9 @@ public actor SegmentMuxer {
             format?.rotationAngle.degrees
             ?? configuration.rotationDegrees.map { VideoRotationAngle(displayMatrixRotation: $0)?.degrees ?? ((-$0 % 360) + 360) % 360 }
         let start = frame.sessionTime
+        let firstStart = firstSessionStart ?? start
+        firstSessionStart = firstStart
+        let creationTime = configuration.recordedAt.addingTimeInterval(((try? start.subtracting(firstStart)) ?? .zero).seconds)
         announce(
             .segmentOpened(
                 SegmentRecord(
@@ -415,13 +442,14 @@ public actor SegmentMuxer {
             SegmentWriterActor.Parameters(
                 segment: index, url: url, dimensions: frame.dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotation,
                 fragmentInterval: configuration.fragmentInterval, firstFrameIndex: frame.index, closeDuration: lastCloseDuration, journal: journal,
-                journalGeneration: generation), slots: slots, pool: configuration.pixelBufferPool, statistics: configuration.statistics)
+                journalGeneration: generation, creationTime: creationTime), slots: slots, pool: configuration.pixelBufferPool,
+            statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(
             index: index, writer: writer, sessionStart: start,
             boundary: SegmentBoundaryRule.OpenSegment(
                 file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle, frameRate: settings.frameRate,
-                lastFormat: format, lastSessionTime: start, lastFrameEnd: start))
+                lastFormat: format, lastSessionTime: start, lastFrameEnd: start, sessionStart: start))
         try await append(frame)
     }
 

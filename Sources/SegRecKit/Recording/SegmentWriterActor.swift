@@ -25,6 +25,9 @@ actor SegmentWriterActor {
         case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
         /// Abandon the segment (its partial file is deleted).
         case cancel
+        /// Answer the bytes of the packets the encoder has put out, once every command
+        /// before it is carried out (0 when the writer failed).
+        case encodedBytes(CheckedContinuation<Int64, Never>)
     }
 
     /// What the muxer holds of one segment's writer. Sendable.
@@ -49,6 +52,11 @@ actor SegmentWriterActor {
             commands.yield(.finish(endTime: endTime, handedOff: .now))
             commands.finish()
         }
+
+        /// The bytes of the packets the encoder has put out for this segment, once every
+        /// picture queued before the call is encoded. Call only before ``finish(endTime:)``
+        /// or ``cancel()``.
+        func encodedBytes() async -> Int64 { await withCheckedContinuation { commands.yield(.encodedBytes($0)) } }
 
         /// Queues abandoning the segment.
         func cancel() {
@@ -77,6 +85,8 @@ actor SegmentWriterActor {
         /// `.partial` file is created only once that snapshot is on disk.
         let journal: ManifestJournal?
         let journalGeneration: Int
+        /// The file's `creation_time`.
+        var creationTime: Date? = nil
     }
 
     private let executor: SerialQueueExecutor
@@ -147,6 +157,9 @@ actor SegmentWriterActor {
             let result = finish(endTime: endTime)
             statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
             return result
+        case .encodedBytes(let answer):
+            answer.resume(returning: writer?.encodedBytes ?? 0)
+            return nil
         case .cancel:
             writer?.cancel()
             writer = nil
@@ -161,7 +174,8 @@ actor SegmentWriterActor {
         do {
             writer = try SegmentWriter(
                 url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
-                displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat)
+                displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat,
+                creationTime: parameters.creationTime)
         } catch { fail(error) }
         statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }

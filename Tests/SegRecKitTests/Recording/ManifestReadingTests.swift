@@ -5,7 +5,7 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// `ManifestWriter.read` on hand-edited manifests: a number no field can hold is named by
+/// `ManifestReader.read` on hand-edited manifests: a number no field can hold is named by
 /// its key path (Foundation's decoder names none for it) instead of "not valid JSON".
 @Suite("Manifest reading", .tags(.recording)) struct ManifestReadingTests {
     @Test(arguments: [("segments[0].frameCount", "1e30"), ("frames.written", "-1e300"), ("segments[0].width", "1e308")]) func oversizedNumberIsNamed(

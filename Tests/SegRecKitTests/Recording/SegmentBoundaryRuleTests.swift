@@ -44,13 +44,15 @@ import Testing
         return Arrival(frame: frame, format: stream)
     }
 
-    /// The open segment `segment-000.mp4`.
-    static func segment(camera: String? = nil, rotation: VideoRotationAngle? = nil, format: VideoStreamFormat? = nil, lastFrameEnd: Int64 = 1_033_333_333)
-        -> Rule.OpenSegment
-    {
+    /// The open segment `segment-000.mp4`, started at 0.5 s (`start`, ns) with `encodedBytes`
+    /// of packets so far against a `maximumBytes` limit, if given.
+    static func segment(
+        camera: String? = nil, rotation: VideoRotationAngle? = nil, format: VideoStreamFormat? = nil, lastFrameEnd: Int64 = 1_033_333_333,
+        start: Int64 = 500_000_000, encodedBytes: Int64 = 0, maximumBytes: Int64? = nil
+    ) -> Rule.OpenSegment {
         Rule.OpenSegment(
             file: "segment-000.mp4", dimensions: tall, camera: camera, rotation: rotation, frameRate: rate(30), lastFormat: format,
-            lastSessionTime: ns(1_000_000_000), lastFrameEnd: ns(lastFrameEnd))
+            lastSessionTime: ns(1_000_000_000), lastFrameEnd: ns(lastFrameEnd), sessionStart: ns(start), encodedBytes: encodedBytes, maximumBytes: maximumBytes)
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -61,6 +63,8 @@ import Testing
         var lastWritten: MediaTime? = SegmentBoundaryRuleTests.ns(1_000_000_000)
         var stopped = false
         var segmentsOpened = 1
+        /// `--max-segment-duration` (ns), or nil.
+        var maximumDuration: Int64? = nil
         let frame: Arrival
         let expected: Rule.Decision
         var testDescription: String { name }
@@ -147,11 +151,31 @@ import Testing
             frame: frame(wide, format: format("1920", 30, generation: 0)), expected: .cut(.dimensionsChanged, closingAt: next)),
         Row(
             name: "another camera's format generation", open: segment(format: format("1920", 30, generation: 0)),
-            frame: frame(format: format("1920", 60, generation: 1, camera: "inner")), expected: .append)
+            frame: frame(format: format("1920", 60, generation: 1, camera: "inner")), expected: .append),
+        // --max-segment-duration: the segment started at 0.5 s; frame 31 at 1.033333333 s.
+        Row(name: "duration limit not reached", maximumDuration: 533_333_334, frame: frame(), expected: .append),
+        Row(name: "duration limit reached exactly", maximumDuration: 533_333_333, frame: frame(), expected: .cut(.maxSegmentDuration, closingAt: next)),
+        Row(name: "duration limit passed", maximumDuration: 100_000_000, frame: frame(), expected: .cut(.maxSegmentDuration, closingAt: next)),
+        Row(
+            name: "duration limit and a new size: the change wins", maximumDuration: 100_000_000, frame: frame(wide),
+            expected: .cut(.dimensionsChanged, closingAt: next)),
+        Row(
+            name: "duration limit, stop-on-change: still a split", policy: .stopOnFirstChange, maximumDuration: 100_000_000, frame: frame(),
+            expected: .cut(.maxSegmentDuration, closingAt: next)),
+        // --max-segment-bytes: what the encoder put out before frame 31.
+        Row(name: "byte limit not reached", open: segment(encodedBytes: 999, maximumBytes: 1000), frame: frame(), expected: .append),
+        Row(
+            name: "byte limit reached exactly", open: segment(encodedBytes: 1000, maximumBytes: 1000), frame: frame(),
+            expected: .cut(.maxSegmentBytes, closingAt: next)),
+        Row(
+            name: "byte limit and a camera switch: the switch wins", open: segment(camera: "outer", encodedBytes: 5000, maximumBytes: 1000),
+            frame: frame(camera: "inner"), expected: .cut(.cameraSwitched, closingAt: next))
     ]
 
     @Test(arguments: rows) func decision(_ row: Row) throws {
-        let rule = Rule(policy: row.policy, splitOnRotation: row.splitOnRotation, maximumFrameDuration: Self.ns(2_000_000_000))
+        let rule = Rule(
+            policy: row.policy, splitOnRotation: row.splitOnRotation, maximumFrameDuration: Self.ns(2_000_000_000),
+            maximumSegmentDuration: row.maximumDuration.map(Self.ns))
         let decision = try rule.decision(
             for: row.frame.frame, in: row.frame.format, open: row.open, lastWritten: row.lastWritten, stopped: row.stopped, segmentsOpened: row.segmentsOpened)
         #expect(decision == row.expected)

@@ -74,6 +74,12 @@ public struct RecordingRequest: Sendable {
     public var mirror: MirrorMode = .off
     /// Segment mode only: a new capture angle starts a segment (`rotationChanged`).
     public var splitOnRotation = false
+    /// `--max-segment-duration`: a segment ends at the first frame at or after its start
+    /// plus this (the frame opens the next, `maxSegmentDuration`); nil: no limit.
+    public var maximumSegmentDuration: MediaTime?
+    /// `--max-segment-bytes`: a segment ends at the first frame given after its encoded
+    /// packets reach this many bytes (`maxSegmentBytes`); nil: no limit.
+    public var maximumSegmentBytes: Int64?
     /// Stamp each frame's index into rows 0–15 (always on for synthetic).
     public var stampFrameIndex = false
     /// Write per-frame and per-switch timings here as JSON lines when the recording ends.

@@ -10,7 +10,7 @@ extension RecordingSession {
     static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws
         -> BuiltSource
     {
-        let settings = try encoderSettings(request, frameRate: scenario.device.fps)
+        var settings = try encoderSettings(request, frameRate: scenario.device.fps)
         // The clip's own display rotation is applied to its pixels: the sensor image is
         // upright before it is cropped, and the files carry the device's capture angle.
         let sensor = try request.source.path.map { path in
@@ -18,6 +18,7 @@ extension RecordingSession {
                 try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
         }
+        if let sensor { settings.pictureDescription = sensorImageDescription(sensor) }
         let stamp = sensor == nil || request.stampFrameIndex
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
             // The single Center Stage camera always faces the user: auto mirrors like on.
@@ -47,6 +48,7 @@ extension RecordingSession {
         var settings = request.encoder
         settings.frameRate = decoder.nominalFrameRate ?? request.sourceOptions.frameRate ?? EncoderSettings.defaultFrameRate
         settings.fieldOrder = decoder.fieldOrder
+        settings.pictureDescription = decoder.streamPictureDescription  // each frame brings its own
         try settings.validate()
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex, codec: settings.codec)
         return BuiltSource(
@@ -74,9 +76,11 @@ extension RecordingSession {
         let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
         var sources: [any SensorImageSource] = []
         var notes: [String] = []
+        var descriptions: [String: PictureDescription] = [:]
         for (position, camera) in cameras.enumerated() {
             guard let path = clips[camera.id] ?? request.source.path else {
                 sources.append(SyntheticSensor(pixelBufferPool: pool, pattern: position + 1))
+                descriptions[camera.id] = .bt709VideoRange
                 continue
             }
             let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
@@ -84,6 +88,7 @@ extension RecordingSession {
                 try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
             sources.append(sensor)
+            descriptions[camera.id] = sensorImageDescription(sensor)
             notes += clipNotes(
                 sensor,
                 sensorImage:
@@ -100,10 +105,26 @@ extension RecordingSession {
         let session = try scenarioSession(scenario, file: file, section: "Cameras") {
             try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp, mirrorMode: mirror, pixelBufferPool: pool)
         }
-        let settings = try encoderSettings(request, frameRate: session.device.frameRate)
+        var settings = try encoderSettings(request, frameRate: session.device.frameRate)
+        let distinct = Set(descriptions.values)
+        if distinct.count == 1, let only = distinct.first {
+            settings.pictureDescription = only
+        } else if distinct.count > 1 {
+            notes.append(
+                "the cameras' sensor images differ in colour (" + cameras.compactMap { c in descriptions[c.id].map { "\(c.id) \($0)" } }.joined(separator: ", ")
+                    + "): every segment is tagged \(PictureDescription.bt709VideoRange)")
+        }
         return BuiltSource(
             source: session, settings: settings, devices: session.devices.map(\.clock), stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
             deviceControls: scenario.deviceControls, captureFrameRates: session.captureFrameRates)
+    }
+
+    /// What a clip's sensor image is: the clip's colour (the crop and libswscale's scaling
+    /// keep its YCbCr values), with square pixels (the picture is scaled to the square sensor).
+    static func sensorImageDescription(_ sensor: DecodedClipSensor) -> PictureDescription {
+        var description = sensor.currentDecoder.streamPictureDescription
+        description.sampleAspectRatio = (1, 1)
+        return description
     }
 
     /// The request's encoder settings at `frameRate`, checked.

@@ -70,6 +70,9 @@ public final class RecordingSession {
         configuration.captureFrameRates = built.captureFrameRates
         configuration.deviceControls = built.deviceControls
         configuration.splitOnRotation = request.splitOnRotation
+        configuration.maximumSegmentDuration = request.maximumSegmentDuration
+        configuration.maximumSegmentBytes = request.maximumSegmentBytes
+        configuration.recordedAt = Date()
         if let framesInFlight = request.framesInFlight { configuration.framesInFlight = framesInFlight }
         if request.fragmentInterval == nil {
             configuration.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
