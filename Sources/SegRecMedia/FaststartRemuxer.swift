@@ -157,7 +157,8 @@ enum FaststartRemuxer {
             }
             guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
             try checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
-            if let failure = format.file?.flush() { throw failure }
+            // Durable before it gets its final name (and before any manifest counts it).
+            if let failure = format.file?.sync() { throw failure }
             let size = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
             try format.closeFile()
             return size

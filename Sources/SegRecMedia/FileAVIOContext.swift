@@ -27,6 +27,10 @@ final class FileAVIOContext {
     private(set) var failure: SegmentWriterError?
     /// Bytes handed to the kernel so far (`pwrite` results summed).
     private(set) var bytesWritten: Int64 = 0
+    /// Bytes known to be on the disk: ``bytesWritten`` at the last successful ``sync()``.
+    private(set) var bytesDurable: Int64 = 0
+    /// Whether ``flush()`` also makes what it handed to the kernel durable (``sync()``).
+    var syncsOnFlush = false
     /// Test hook: a write that would make the file longer than this fails with ENOSPC
     /// after writing what fits, like a full disk.
     private let sizeLimit: Int64?
@@ -81,10 +85,29 @@ final class FileAVIOContext {
     deinit { _ = close() }
 
     /// Flushes libavformat's buffer to the kernel (`avio_flush`) and returns the first
-    /// failure so far, if any.
+    /// failure so far, if any. With ``syncsOnFlush``, bytes written since the last sync are
+    /// then made durable (``sync()``).
     @discardableResult func flush() -> SegmentWriterError? {
         if let pointer, writable { avio_flush(pointer) }
+        if syncsOnFlush, failure == nil, bytesWritten > bytesDurable { sync() }
         return failure
+    }
+
+    /// Flushes and makes every byte written so far durable (`fdatasync(2)`: the data and the
+    /// size needed to read it back). A failure (EIO, ENOSPC on a delayed allocation) is kept
+    /// in ``failure`` with operation `"fsync"`. Returns the first failure so far, if any.
+    @discardableResult func sync() -> SegmentWriterError? {
+        guard writable, fd >= 0 else { return failure }
+        if let pointer { avio_flush(pointer) }
+        guard failure == nil else { return failure }
+        while fdatasync(fd) != 0 {
+            if errno == EINTR { continue }
+            failureCode = errno
+            failure = .io(path: path, operation: "fsync", errno: failureCode)
+            return failure
+        }
+        bytesDurable = bytesWritten
+        return nil
     }
 
     /// Flushes, frees the context and closes the descriptor (`close(2)`'s result is

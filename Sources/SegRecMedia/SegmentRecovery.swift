@@ -86,8 +86,19 @@ public enum SegmentRecovery {
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
     public static func recover(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
-        FFmpegLog.silence()
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
+        let prepared = try prepare(partial: partial, to: url, knownEnd: knownEnd)
+        try commit(prepared)
+        return prepared
+    }
+
+    /// The first half of ``recover(partial:to:knownEnd:)``: writes the finished file to
+    /// `url` + `.tmp` (created exclusively, `fsync`ed) and changes nothing else; ``commit(_:)``
+    /// then gives it the name `url`, or ``discard(_:)`` removes it. `url` may exist meanwhile
+    /// (the caller moves it aside before committing).
+    /// - Throws: what ``recover(partial:to:knownEnd:)`` throws, except `fileExists`.
+    public static func prepare(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
+        FFmpegLog.silence()
         let scan: FaststartRemuxer.Scan
         switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {
         case .success(let found): scan = found
@@ -118,16 +129,27 @@ public enum SegmentRecovery {
             written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
         }
         let (size, end, firstPTS, usedKnownEnd) = written
-        do { try SafeFile.moveNoReplace(from: temporary, to: url.path) } catch {
-            SafeFile.remove(path: temporary)
-            throw error
-        }
         let timescale = scan.timeBase.den
         return RecoveredSegment(
             url: url, frameCount: count, framesDropped: scan.packets.count - count, timescale: timescale,
             firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale), end: MediaTime(value: end, timescale: timescale),
             endsAtKnownEnd: usedKnownEnd, byteCount: size)
     }
+
+    /// Gives the file ``prepare(partial:to:knownEnd:)`` wrote its final name
+    /// (``SafeFile/moveNoReplace(from:to:)``: never replacing, the folder `fsync`ed).
+    /// - Throws: ``SegmentWriterError/fileExists(path:)`` or
+    ///   ``SegmentWriterError/renameFailed(from:to:reason:)``; the temporary file is removed.
+    public static func commit(_ segment: RecoveredSegment) throws(SegmentWriterError) {
+        let temporary = SegmentFiles(segment.url).temporary.path
+        do { try SafeFile.moveNoReplace(from: temporary, to: segment.url.path) } catch {
+            SafeFile.remove(path: temporary)
+            throw error
+        }
+    }
+
+    /// Removes the file ``prepare(partial:to:knownEnd:)`` wrote, leaving everything else.
+    public static func discard(_ segment: RecoveredSegment) { SafeFile.remove(path: SegmentFiles(segment.url).temporary.path) }
 
     /// Copies the first `count` packets of `partial` into `temporary`; the last presented
     /// frame lasts until the known end, the next frame read, or one frame interval.

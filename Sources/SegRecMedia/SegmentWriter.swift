@@ -223,7 +223,12 @@ public final class SegmentWriter {
         self.format = format
         self.stream = stream
 
-        do { format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit)) } catch {
+        do {
+            let file = try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit)
+            // Each fragment is made durable as it is cut, before anything counts it.
+            file.syncsOnFlush = fragmentMicroseconds != nil
+            format.attach(file)
+        } catch {
             state = .closed(reason: "failed to open")  // deinit must not touch what is at the partial name
             throw error
         }
@@ -241,6 +246,8 @@ public final class SegmentWriter {
             fileTimeBase = stream.pointee.time_base
             if let failure = format.file?.flush() { throw failure }
             headerBytes = format.file?.bytesWritten ?? 0
+            // The partial file's name is durable before its first fragment.
+            SafeFile.syncDirectory(path: SafeFile.directory(of: partialURL.path))
         } catch {
             try? format.closeFile()
             SafeFile.remove(path: partialURL.path)
