@@ -109,6 +109,8 @@ public final class SegmentWriter {
     /// Whether the partial file holds something ``SegmentRecovery`` can use (a fragment,
     /// or, unfragmented, the finished file).
     private var isRecoverable = false
+    /// The room held at ``temporaryURL`` for the finished copy (``SpaceReservation``).
+    private var reservation: SpaceReservation?
 
     /// Opens the encoder, creates the partial file and writes the MP4 header.
     ///
@@ -233,6 +235,17 @@ public final class SegmentWriter {
             throw error
         }
         do {
+            // Closing writes the finished copy into room held from the start.
+            let reservation = try SpaceReservation(creating: temporaryURL.path)
+            format.file?.reservation = reservation
+            self.reservation = reservation
+        } catch {
+            try? format.closeFile()
+            SafeFile.remove(path: partialURL.path)
+            state = .closed(reason: "failed to open")
+            throw error
+        }
+        do {
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
             if let fragmentMicroseconds {
@@ -251,6 +264,7 @@ public final class SegmentWriter {
         } catch {
             try? format.closeFile()
             SafeFile.remove(path: partialURL.path)
+            reservation?.remove()
             state = .closed(reason: "failed to open")
             throw error
         }
@@ -455,7 +469,12 @@ public final class SegmentWriter {
             let isIOError = if case .io = error as? SegmentWriterError { true } else { false }
             let keep = isIOError || isRecoverable || hasWrittenFragment
             try? format.closeFile()
-            if !keep { SafeFile.remove(path: partialURL.path) }
+            if !keep {
+                SafeFile.remove(path: partialURL.path)
+                reservation?.remove()
+            }
+            // Kept with the partial file: salvage or `segrec recover` finishes it in that room.
+            reservation = nil
             state = .failed(error)
         }
     }
@@ -466,6 +485,8 @@ public final class SegmentWriter {
     private func discardPartialFile(reason: String) {
         try? format.closeFile()
         SafeFile.remove(path: partialURL.path)
+        reservation?.remove()
+        reservation = nil
         state = .closed(reason: reason)
     }
 
@@ -484,7 +505,10 @@ public final class SegmentWriter {
                 context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
         }
         let fileEnd = av_rescale_q(end, AVRational(num: 1, den: timescale), fileTimeBase)
-        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit)
+        // Into the reservation's blocks (reopened by name; the writer's descriptor is closed).
+        reservation = nil
+        let (size, _) = try FaststartRemuxer.copy(
+            from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reuseExisting: true)
         do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error

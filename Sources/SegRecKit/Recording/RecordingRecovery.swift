@@ -117,13 +117,15 @@ public enum RecordingRecovery {
             let files = SegmentFiles(segment.file, in: directory)
             let partial = files.partial
             let hasPartial = OutputDirectory.isRegularFile(partial)
-            // A faststart copy interrupted at close: the partial still holds everything.
-            if OutputDirectory.isRegularFile(files.temporary) { SafeFile.remove(path: files.temporary.path) }
+            // A leftover `.tmp` (the segment's reservation, or a copy interrupted at close: the
+            // partial still holds everything) is where a rebuilt file is written, in the room
+            // it already holds; beside a finished file it is not needed.
             if OutputDirectory.isRegularFile(files.url) {
                 // A finished file is believed over the journal (a kill between its rename and
                 // the journal's next rewrite, or a power cut that kept only its name): its
                 // frames and span are read from the file itself.
                 if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next) {
+                    if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
                     if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
                     if found.frames == segment.frameCount, found.end == segment.sessionEnd {
                         builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: found.end, frames: found.frames, bytes: found.bytes))
