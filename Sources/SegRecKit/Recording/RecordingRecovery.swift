@@ -149,7 +149,7 @@ public enum RecordingRecovery {
                 }
             }
             guard hasPartial else {
-                builder.lost(segment.file)
+                lose(segment, in: directory, builder: &builder)
                 if segment.frameCount > 0 {
                     builder.apply(.warning("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost"))
                 }
@@ -169,7 +169,7 @@ public enum RecordingRecovery {
                 // Not one frame on disk (killed before the first fragment, or a power cut
                 // before its first fsync): nothing to keep.
                 steps.append(.remove(partial))
-                builder.lost(segment.file)
+                lose(segment, in: directory, builder: &builder)
                 if segment.frameCount > 0 {
                     builder.apply(.warning("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost"))
                 }
@@ -184,11 +184,19 @@ public enum RecordingRecovery {
         /// look further.
         private mutating func setAsideUnreadable(_ partial: URL, _ segment: SegmentRecord, _ error: any Error, builder: inout ManifestBuilder) {
             steps.append(.setAside(partial, .unrecoverable))
-            builder.lost(segment.file)
+            lose(segment, in: partial.deletingLastPathComponent(), builder: &builder)
             builder.apply(
                 .warning(
                     "\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); kept as \(partial.lastPathComponent).unrecoverable"
                 ))
+        }
+
+        /// Nothing of `segment` is kept: its record goes (its frames counted lost) and so does
+        /// the room reserved for it (`.tmp`, which holds nothing to keep).
+        private mutating func lose(_ segment: SegmentRecord, in directory: URL, builder: inout ManifestBuilder) {
+            builder.lost(segment.file)
+            let temporary = SegmentFiles(segment.file, in: directory).temporary
+            if OutputDirectory.isRegularFile(temporary) { steps.append(.remove(temporary)) }
         }
 
         /// Removes every file phase 1 built (after a failure).
