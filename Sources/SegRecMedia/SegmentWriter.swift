@@ -28,12 +28,19 @@ import SegRecTime
 /// - Files: writing goes to `<name>.partial` next to `url`. With a ``fragmentInterval``
 ///   (the default, 1 s) the partial file is a fragmented MP4 (`empty_moov`,
 ///   `default_base_moof`, `delay_moov`, `frag_duration`): a fragment is cut at least every
-///   interval (even inside a long GOP) and handed to the kernel (`write(2)`) when it is
-///   cut, so a `kill -9` loses at most the fragment being built; ``SegmentRecovery`` turns
-///   such a file into a finished one. Without fragments the partial file is an ordinary
+///   interval (even inside a long GOP), written (`write(2)`) and made durable
+///   (`fdatasync(2)`; the folder is `fsync`ed once the file is created) when it is cut, so a
+///   `kill -9` or a power cut loses at most the fragment being built; ``SegmentRecovery``
+///   turns such a file into a finished one. Without fragments the partial file is an ordinary
 ///   MP4 (`moov` at the end). Either way ``finish(endTime:)`` remuxes it (stream copy, see
 ///   `FaststartRemuxer`) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
-///   `mdat` (`faststart`) and its final sample timing, and gives that file the name `url`.
+///   `mdat` (`faststart`) and its final sample timing, `fdatasync`s it and gives that file
+///   the name `url` (the folder `fsync`ed).
+/// - Room for closing: `<name>.tmp` is created with the partial file and holds a
+///   ``SpaceReservation`` grown ahead of every write that lengthens the partial file, so the
+///   finished copy is written into blocks already held; a write the reservation cannot
+///   cover fails with ENOSPC (the partial file and the reservation stay, so the fragments
+///   can be finished on the still-full disk).
 /// - Safe files: every file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and written
 ///   through our own `AVIOContext` (`SafeFile`, `FileAVIOContext`); anything already at
 ///   the partial or temporary name (a file, a symbolic link) is an error, and the final

@@ -16,6 +16,13 @@ import Foundation
 /// lost, `lostAfter`), and written atomically; the stale lock file is removed. Running it
 /// again on a recovered folder changes nothing. It refuses while the recording process
 /// still holds the folder's lock.
+///
+/// A finished `segment-NNN.mp4` is believed over the journal (its frames and span read from
+/// the file; one with no readable frame is set aside as `.unrecoverable`), and a complete
+/// `manifest.json.tmp` is used when `manifest.json` is missing. It never makes things worse:
+/// every rebuilt file (written into the segment's reserved `.tmp` when there is one) and the
+/// new manifest's temporary file are written first, and only then are files renamed and
+/// removed; a failure before that (no space) leaves the folder as it was.
 public enum RecordingRecovery {
     /// What one run did.
     public struct Report: Sendable, Equatable {
@@ -39,6 +46,8 @@ public enum RecordingRecovery {
 
     /// Recovers `directory`.
     /// - Throws: ``RecordingError/locked(path:pid:)`` while the recording runs;
+    ///   ``RecordingError/io(path:underlying:)`` saying "recover changed nothing" when a
+    ///   rebuilt file or the manifest cannot be written (e.g. no space; nothing was changed);
     ///   ``RecordingError/inputNotFound(path:)`` / ``RecordingError/badInput(path:field:detail:)``
     ///   for a missing or unreadable manifest, or one with a number out of range (the field
     ///   named, as `verify` does); ``RecordingError/io(path:underlying:)`` when
