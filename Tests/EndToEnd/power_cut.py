@@ -130,7 +130,7 @@ def one_cut(binary, work, kind, wait, scenario):
                 journal_claims_ok=all(c[1] == c[2] for c in claims),
                 recover=recover.returncode, recover_output=(recover.stdout + recover.stderr)[-400:],
                 verify=verify.returncode, verify_output=verify.stdout[-400:],
-                kept=kept, kept_ok=bool(kept) and all(k[1] == k[2] and k[2] > 0 for k in kept),
+                kept=kept, kept_ok=all(k[1] == k[2] and k[2] > 0 for k in kept),
                 frames=after.get("frames"), lost=round(max(0.0, elapsed - span), 3))
 
 
