@@ -26,6 +26,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 POWERFS = ROOT.parent / "shared" / "tools" / "powerfs.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
+# Seconds a cut may cost: one fragment interval (1 s), two frames at 30 fps, 0.5 s of start-up
+# (spawn to first frame) and 0.25 s of fsync lag.
+LOST_BOUND = 1.0 + 2 / 30 + 0.5 + 0.25
 
 
 def unavailable():
@@ -168,7 +171,9 @@ if __name__ == "__main__":
         print(json.dumps({k: v for k, v in r.items() if k not in ("recover_output", "verify_output", "listing")}))
     for kind in kinds:
         rs = [r for r in results if r.get("kind") == kind]
-        ok = [r for r in rs if r.get("recover") == 0 and r.get("verify") == 0 and r.get("kept_ok") and r.get("journal_claims_ok")]
+        ok = [r for r in rs if r.get("recover") == 0 and r.get("verify") == 0 and r.get("kept_ok") and r.get("journal_claims_ok")
+              and r.get("lost", 99) <= LOST_BOUND]
         lost = [r["lost"] for r in rs if "lost" in r]
-        print(f"{kind}: {len(ok)}/{len(rs)} cuts recovered and verified, every kept frame on disk, no journal claim beyond the disk; "
+        print(f"{kind}: {len(ok)}/{len(rs)} cuts recovered and verified, every kept frame on disk, no journal claim beyond the disk, "
+              f"at most {LOST_BOUND:.2f} s lost; "
               f"lost median {statistics.median(lost) if lost else float('nan'):.2f} s, max {max(lost) if lost else float('nan'):.2f} s")

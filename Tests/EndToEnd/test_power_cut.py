@@ -8,7 +8,6 @@ import pytest
 import power_cut
 
 CUTS = 3
-FPS = 30
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +49,8 @@ def test_power_cut_journal_never_counts_a_frame_the_disk_lacks(cuts, kind, n):
 
 @power_cases
 def test_power_cut_loses_at_most_one_fragment_interval(cuts, kind, n):
-    """One fragment interval (1 s), two frames, 0.5 s of start-up and 0.25 s of fsync lag."""
+    """One fragment interval (1 s), two frames, 0.5 s of start-up and 0.25 s of fsync lag
+    (power_cut.LOST_BOUND). The build before durable writes lost 3.2–3.4 s here: nothing of a
+    one-size recording's partial file had reached the disk."""
     r = cuts[(kind, n)]
-    assert r["lost"] <= 1.0 + 2 / FPS + 0.5 + 0.25, f"lost {r['lost']} s of {r['elapsed']} s"
+    assert r["lost"] <= power_cut.LOST_BOUND, f"lost {r['lost']} s of {r['elapsed']} s"
