@@ -98,9 +98,11 @@ enum FaststartRemuxer {
     /// - Parameters:
     ///   - scan: ``scan(path:)`` of the same file; `count` ≤ its packets, all complete.
     ///   - end: presentation end in the stream's time base, after every kept pts.
-    ///   - reuseExisting: when a regular file with one name is at `output` (a segment's
-    ///     ``SpaceReservation``, or a copy a killed run left), write into its blocks from
-    ///     offset 0 instead of creating the file; on failure it is then left in place.
+    ///   - reservation: the room held at `output` (``SpaceReservation``, still open): the
+    ///     copy is written into its blocks from offset 0; on failure the file stays.
+    ///   - reuseExisting: without `reservation`, when a regular file of this user with one
+    ///     name is at `output` (a segment's reservation, or a copy a killed run left), write
+    ///     into its blocks the same way instead of creating the file.
     /// - Returns: the size of the file written, in bytes, and whether an existing file was reused.
     /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists (and is
     ///   not reused),
@@ -109,9 +111,10 @@ enum FaststartRemuxer {
     ///   holds fewer packets, or ``FFmpegError`` (`AVERROR_INVALIDDATA` when `count` is out
     ///   of range, two kept packets share a pts, or `end` is not after every kept pts). On a
     ///   throw, a file created at `output` is deleted.
-    static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reuseExisting: Bool = false) throws -> (
-        size: Int64, reused: Bool
-    ) {
+    static func copy(
+        from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
+        reuseExisting: Bool = false
+    ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
         guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented, Set(presented).count == presented.count else {
@@ -138,7 +141,7 @@ enum FaststartRemuxer {
                 av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int",
                 context: "movie_timescale")
         }
-        let reservation = reuseExisting ? SpaceReservation(existing: output) : nil
+        let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
         format.attach(
             try reservation.map { try FileAVIOContext(writingInto: $0, sizeLimit: sizeLimit) } ?? FileAVIOContext(creating: output, sizeLimit: sizeLimit))
         do {

@@ -91,6 +91,13 @@ package enum SafeFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// Whether the name `path` (not followed if a link) is the open file `fd`.
+    static func name(_ path: String, isFile fd: Int32) -> Bool {
+        var named = stat()
+        var open = stat()
+        return lstat(path, &named) == 0 && fstat(fd, &open) == 0 && named.st_dev == open.st_dev && named.st_ino == open.st_ino
+    }
+
     /// `fstat(2)` size of an open descriptor, or nil.
     static func size(of fd: Int32) -> Int64? {
         var info = stat()

@@ -512,10 +512,14 @@ public final class SegmentWriter {
                 context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
         }
         let fileEnd = av_rescale_q(end, AVRational(num: 1, den: timescale), fileTimeBase)
-        // Into the reservation's blocks (reopened by name; the writer's descriptor is closed).
+        // Into the reservation's blocks, through the descriptor it was created with.
+        let held = reservation
         reservation = nil
+        // Someone replaced the reservation (e.g. by a link): never write under that name.
+        if let held, !SafeFile.name(temporaryURL.path, isFile: held.fd) { throw SegmentWriterError.partialFileExists(path: temporaryURL.path) }
         let (size, _) = try FaststartRemuxer.copy(
-            from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reuseExisting: true)
+            from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reservation: held,
+            reuseExisting: held == nil)
         do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error

@@ -43,16 +43,18 @@ package final class SpaceReservation {
     }
 
     /// Reuses the reservation (or an interrupted copy) left at `path` by a recording that
-    /// died: a regular file with one name (never a second name of a finished file), opened
-    /// `O_WRONLY|O_NOFOLLOW`; its allocated blocks count as reserved. Nil when there is none.
+    /// died: a regular file with one name (never a second name of a finished file) owned by
+    /// this user, opened `O_WRONLY|O_NOFOLLOW|O_NONBLOCK` (a FIFO there never blocks; it is
+    /// refused); its allocated blocks count as reserved. Nil when there is none.
     init?(existing path: String) {
-        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, info.st_uid == geteuid() else {
             close(fd)
             return nil
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.path = path
         self.fd = fd
         reserved = Int64(info.st_blocks) * 512

@@ -27,7 +27,7 @@ public enum ManifestWriter {
     /// ``RecordingRecovery`` uses when `manifest.json` is missing), never a file of another
     /// name; after a power cut the manifest on disk is one that was completely written.
     ///
-    /// On a full disk (the temporary file cannot be written) and only when `inPlaceWhenFull`
+    /// On a full disk (the temporary file cannot be written: ENOSPC or EDQUOT) and only when `inPlaceWhenFull`
     /// is set: if the new manifest fits in the blocks the existing regular file already has
     /// (so no allocation can fail half-way), it is rewritten in place and `fsync`ed: the last
     /// journal becomes the final manifest "if any space remains" (not atomic against a kill).
@@ -37,18 +37,37 @@ public enum ManifestWriter {
         let url = directory.appendingPathComponent(fileName)
         let data: Data
         do { data = try encode(manifest) } catch { throw .io(path: url.path, underlying: "\(error)") }
-        do throws(RecordingError) {
-            try writeTemporary(data, in: directory)
-            try commitTemporary(in: directory)
-        } catch {
-            if inPlaceWhenFull, rewriteInPlace(data, at: url) { return }
-            throw error
+        let code = writeTemporaryFile(data, in: directory)
+        guard code == 0 else {
+            // Only a full disk (or quota) falls back to the in-place rewrite.
+            if inPlaceWhenFull, code == ENOSPC || code == EDQUOT, rewriteInPlace(data, at: url) { return }
+            throw temporaryFileError(code, in: directory)
         }
+        try commitTemporary(in: directory)
     }
 
     /// Writes `data` to `directory/manifest.json.tmp` and `fsync`s it (not yet renamed).
     /// - Throws: ``RecordingError/io(path:underlying:)``; the temporary file is removed.
     static func writeTemporary(_ data: Data, in directory: URL) throws(RecordingError) {
+        let code = writeTemporaryFile(data, in: directory)
+        guard code == 0 else { throw temporaryFileError(code, in: directory) }
+    }
+
+    /// The error for a temporary file that could not be written (`code`: its errno; EEXIST
+    /// and ELOOP: something that is not a regular file has the name).
+    private static func temporaryFileError(_ code: Int32, in directory: URL) -> RecordingError {
+        let path = directory.appendingPathComponent(temporaryFileName).path
+        if code == EEXIST || code == ELOOP {
+            return .io(
+                path: path,
+                underlying: "cannot create the manifest's temporary file: something that is not a regular file has the name (segrec writes only its own files)")
+        }
+        return .io(path: path, underlying: "writing the manifest failed: \(String(cString: strerror(code)))")
+    }
+
+    /// ``writeTemporary(_:in:)``'s work; returns 0 or the errno of the step that failed
+    /// (the file is then removed).
+    private static func writeTemporaryFile(_ data: Data, in directory: URL) -> Int32 {
         let path = directory.appendingPathComponent(temporaryFileName).path
         var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0, errno == EEXIST, OutputDirectory.isRegularFile(URL(fileURLWithPath: path)) {
@@ -56,13 +75,7 @@ public enum ManifestWriter {
             unlink(path)
             fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         }
-        guard fd >= 0 else {
-            let code = errno
-            let detail =
-                code == EEXIST || code == ELOOP
-                ? "something that is not a regular file has the name (segrec writes only its own files)" : String(cString: strerror(code))
-            throw .io(path: path, underlying: "cannot create the manifest's temporary file: \(detail)")
-        }
+        guard fd >= 0 else { return errno }
         var failure: Int32 = 0
         data.withUnsafeBytes { bytes in
             var done = 0
@@ -78,10 +91,8 @@ public enum ManifestWriter {
         }
         if failure == 0, fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == 0 { failure = errno }
-        guard failure == 0 else {
-            unlink(path)
-            throw .io(path: path, underlying: "writing the manifest failed: \(String(cString: strerror(failure)))")
-        }
+        if failure != 0 { unlink(path) }
+        return failure
     }
 
     /// Renames `manifest.json.tmp` over `manifest.json` and `fsync`s the folder.
