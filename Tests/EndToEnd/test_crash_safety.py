@@ -225,3 +225,49 @@ def test_kill_9_lost_at_most_1_s_plus_2_frames_plus_0_5_s_start_up(kills, kind, 
     r = kills(kind, n)
     fps = dict(KINDS)[kind]
     assert r["elapsed"] - r["kept"] <= 1.0 + 2 / fps + 0.5, f"lost {r['elapsed'] - r['kept']:.2f} s: kept {r['kept']:.3f} s of {r['elapsed']:.3f} s"
+
+
+# ---- kill -9 while the first journals are written ----
+_early_rng = random.Random(20261202)
+EARLY_WAITS = [_early_rng.uniform(0.05, 0.6) for _ in range(12)]
+
+
+@pytest.fixture(scope="module")
+def early_kills(binary, tmp_path_factory):
+    """Recordings killed in their first 0.6 s (start-up and the first journal writes)."""
+    work = tmp_path_factory.mktemp("early-kill")
+    results = []
+    for n, wait in enumerate(EARLY_WAITS):
+        out = work / f"early-{n}"
+        proc = subprocess.Popen([binary, "record", "--source", "synthetic", "--output", str(out), "--realtime",
+                                 "--preset", "ultrafast", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(wait)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        left = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+        temporary = out / "manifest.json.tmp"
+        complete_temporary = False
+        if temporary.exists():
+            try:
+                json.loads(temporary.read_text())
+                complete_temporary = True
+            except ValueError:
+                pass
+        rec = h.run([binary, "recover", out]) if out.is_dir() else None
+        results.append(dict(wait=wait, left=left, complete_temporary=complete_temporary, recover=rec))
+    return results
+
+
+@pytest.mark.parametrize("n", range(len(EARLY_WAITS)), ids=[f"after-{w:.2f}s" for w in EARLY_WAITS])
+def test_early_kill_leaves_only_segrec_names_and_recover_uses_every_complete_journal(early_kills, n):
+    """Only segrec's names; whenever a complete journal is on disk (manifest.json, or a
+    complete manifest.json.tmp: killed before its rename; before, recover exited 66 there) or
+    any segment file exists, recover exits 0."""
+    r = early_kills[n]
+    assert all(OWN_NAME.match(name) for name in r["left"]), r["left"]
+    rec = r["recover"]
+    journaled = "manifest.json" in r["left"] or r["complete_temporary"] or any(x.startswith("segment-") for x in r["left"])
+    if journaled:
+        assert rec is not None and rec.returncode == 0, f"{r['left']}: {(rec.stdout + rec.stderr)[-300:] if rec else 'no folder'}"
+    else:
+        assert rec is None or rec.returncode == 66, f"{r['left']}: exit {rec.returncode}"
