@@ -110,19 +110,16 @@ public enum ManifestWriter {
     }
 
     /// After a kill: when `manifest.json` is missing and `manifest.json.tmp` holds a complete
-    /// manifest, it becomes `manifest.json`; when `manifest.json` exists, a leftover
-    /// temporary file (a regular file) is removed. Returns whether anything changed.
+    /// manifest, it becomes `manifest.json`. A leftover beside an existing `manifest.json` is
+    /// left for the next write to replace (nothing is changed before recovery knows it can
+    /// finish). Returns whether anything changed.
     /// - Throws: ``RecordingError/io(path:underlying:)`` when the rename fails.
     @discardableResult static func settleLeftoverTemporary(in directory: URL) throws(RecordingError) -> Bool {
         let temporary = directory.appendingPathComponent(temporaryFileName)
         guard OutputDirectory.isRegularFile(temporary) else { return false }
         let url = directory.appendingPathComponent(fileName)
         var info = stat()
-        if lstat(url.path, &info) == 0 {
-            unlink(temporary.path)
-            _ = SafeFile.syncDirectory(path: directory.path)
-            return true
-        }
+        if lstat(url.path, &info) == 0 { return false }
         // Complete means it decodes as a manifest; a half-written one is left alone.
         guard let data = FileManager.default.contents(atPath: temporary.path), (try? JSONDecoder().decode(RecordingManifest.self, from: data)) != nil else {
             return false
