@@ -34,7 +34,7 @@ public struct RecoveredSegment: Sendable, Hashable {
     /// Size of the finished file in bytes.
     public let byteCount: Int64
     /// Whether it was written into a file already at `url` + `.tmp` (the segment's
-    /// ``SpaceReservation``), which ``SegmentRecovery/discard(_:)`` then leaves in place.
+    /// `SpaceReservation`), which ``SegmentRecovery/discard(_:)`` then leaves in place.
     public let reusedReservation: Bool
 }
 
@@ -69,7 +69,7 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
 /// presented after its last decode time (at most the encoder's reordering depth).
 public enum SegmentRecovery {
     /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`: into the
-    /// blocks of a regular file already there, the segment's ``SpaceReservation``, else
+    /// blocks of a regular file already there, the segment's `SpaceReservation`, else
     /// created exclusively; `fsync`ed, then given the name `url` with `link(2)`), a `faststart` MP4 made by
     /// stream copy: same pts, codec tag, extradata and rotation (decode times and sample
     /// durations as `FaststartRemuxer` sets them); every frame lasts
@@ -143,7 +143,7 @@ public enum SegmentRecovery {
     }
 
     /// Gives the file ``prepare(partial:to:knownEnd:)`` wrote its final name
-    /// (``SafeFile/moveNoReplace(from:to:)``: never replacing, the folder `fsync`ed).
+    /// (`SafeFile.moveNoReplace`, `link(2)`: never replacing, the folder `fsync`ed).
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` or
     ///   ``SegmentWriterError/renameFailed(from:to:reason:)``; the temporary file is removed.
     public static func commit(_ segment: RecoveredSegment) throws(SegmentWriterError) {

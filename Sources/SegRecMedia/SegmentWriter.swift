@@ -37,7 +37,7 @@ import SegRecTime
 ///   `mdat` (`faststart`) and its final sample timing, `fdatasync`s it and gives that file
 ///   the name `url` (the folder `fsync`ed).
 /// - Room for closing: `<name>.tmp` is created with the partial file and holds a
-///   ``SpaceReservation`` grown ahead of every write that lengthens the partial file, so the
+///   `SpaceReservation` grown ahead of every write that lengthens the partial file, so the
 ///   finished copy is written into blocks already held; a write the reservation cannot
 ///   cover fails with ENOSPC (the partial file and the reservation stay, so the fragments
 ///   can be finished on the still-full disk).
