@@ -5,6 +5,10 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <linux/falloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <malloc.h>
 #include <libavcodec/avcodec.h>
 #include <libavcodec/bsf.h>
@@ -66,6 +70,15 @@ static inline int segrec_av_log_quiet(void) { return AV_LOG_QUIET; }
 static inline int segrec_av_log_error(void) { return AV_LOG_ERROR; }
 static inline int segrec_av_log_warning(void) { return AV_LOG_WARNING; }
 static inline int segrec_av_log_info(void) { return AV_LOG_INFO; }
+
+/// fallocate(2) (glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does
+/// not set): reserves (`keep_size`: FALLOC_FL_KEEP_SIZE, the size stays) or releases
+/// (`punch`: FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) the blocks of [offset, offset + length).
+/// Returns 0, or -1 with errno set (EOPNOTSUPP where the file system cannot).
+static inline int segrec_fallocate(int fd, int punch, int64_t offset, int64_t length) {
+    int mode = punch ? (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) : FALLOC_FL_KEEP_SIZE;
+    return (int)syscall(SYS_fallocate, fd, mode, (off_t)offset, (off_t)length);
+}
 
 // (the av_log callback itself is real C: the CSegRecLog target)
 

@@ -98,14 +98,23 @@ enum FaststartRemuxer {
     /// - Parameters:
     ///   - scan: ``scan(path:)`` of the same file; `count` ≤ its packets, all complete.
     ///   - end: presentation end in the stream's time base, after every kept pts.
-    /// - Returns: the size of the file written, in bytes.
-    /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists,
+    ///   - reservation: the room held at `output` (``SpaceReservation``, still open): the
+    ///     copy is written into its blocks from offset 0; on failure the file stays.
+    ///   - reuseExisting: without `reservation`, when a regular file of this user with one
+    ///     name is at `output` (a segment's reservation, or a copy a killed run left), write
+    ///     into its blocks the same way instead of creating the file.
+    /// - Returns: the size of the file written, in bytes, and whether an existing file was reused.
+    /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists (and is
+    ///   not reused),
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing it fails,
     ///   ``SegmentWriterError/packetCountMismatch(frames:packets:)`` when the file now
     ///   holds fewer packets, or ``FFmpegError`` (`AVERROR_INVALIDDATA` when `count` is out
     ///   of range, two kept packets share a pts, or `end` is not after every kept pts). On a
     ///   throw, a file created at `output` is deleted.
-    static func copy(from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil) throws -> Int64 {
+    static func copy(
+        from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
+        reuseExisting: Bool = false
+    ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
         guard count > 0, count <= scan.packets.count, let lastPresented = presented.last, end > lastPresented, Set(presented).count == presented.count else {
@@ -133,7 +142,9 @@ enum FaststartRemuxer {
                 av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int",
                 context: "movie_timescale")
         }
-        format.attach(try FileAVIOContext(creating: output, sizeLimit: sizeLimit))
+        let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
+        format.attach(
+            try reservation.map { try FileAVIOContext(writingInto: $0, sizeLimit: sizeLimit) } ?? FileAVIOContext(creating: output, sizeLimit: sizeLimit))
         do {
             try writeHeader(format)
             let packet = try Packet()
@@ -158,13 +169,16 @@ enum FaststartRemuxer {
             }
             guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
             try checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
-            if let failure = format.file?.flush() { throw failure }
+            // Durable before it gets its final name (and before any manifest counts it).
+            if let failure = format.file?.sync() { throw failure }
+            format.file?.releaseUnusedReservation()
             let size = format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0
             try format.closeFile()
-            return size
+            return (size, reservation != nil)
         } catch {
             try? format.closeFile()
-            SafeFile.remove(path: output)
+            // A reused file keeps its blocks for the next attempt (recover, or salvage).
+            if reservation == nil { SafeFile.remove(path: output) }
             throw error
         }
     }

@@ -27,6 +27,22 @@ final class FileAVIOContext {
     private(set) var failure: SegmentWriterError?
     /// Bytes handed to the kernel so far (`pwrite` results summed).
     private(set) var bytesWritten: Int64 = 0
+    /// Bytes known to be on the disk: ``bytesWritten`` at the last successful ``sync()``.
+    private(set) var bytesDurable: Int64 = 0
+    /// Whether ``flush()`` also makes what it handed to the kernel durable (``sync()``).
+    var syncsOnFlush = false
+    /// Room held for this (partial) file's finished copy: every write that makes the file
+    /// longer first grows it (``SpaceReservation/ensure(coveringPartialOf:)``), and fails
+    /// with its errno (ENOSPC) when it cannot.
+    var reservation: SpaceReservation?
+    /// The end of the furthest write so far (bytes from the start).
+    private(set) var highWater: Int64 = 0
+    /// Reads (and the size) stop here: a read-back of a file written into a reused
+    /// reservation sees only what this pass wrote, not what an earlier attempt left.
+    private let readLimit: Int64?
+    /// Whether the file was a reservation written into from offset 0 (see
+    /// ``releaseUnusedReservation()``).
+    private let writesIntoReservation: Bool
     /// Test hook: a write that would make the file longer than this fails with ENOSPC
     /// after writing what fits, like a full disk.
     private let sizeLimit: Int64?
@@ -41,28 +57,42 @@ final class FileAVIOContext {
     /// - Throws: what ``SafeFile/createExclusive(path:)`` throws, or ``FFmpegError`` (ENOMEM).
     convenience init(creating path: String, sizeLimit: Int64? = nil) throws {
         let fd = try SafeFile.createExclusive(path: path)
-        do { try self.init(fd: fd, path: path, writable: true, sizeLimit: sizeLimit) } catch {
+        do { try self.init(fd: fd, path: path, writable: true, sizeLimit: sizeLimit, readLimit: nil, intoReservation: false) } catch {
             Glibc.close(fd)
             SafeFile.remove(path: path)
             throw error
         }
     }
 
-    /// Opens `path` for reading (``SafeFile/openForReading(path:sameFileAs:)``).
-    /// - Throws: ``FFmpegError`` from `open` / `fstat` or ENOMEM.
-    convenience init(reading path: String, sameFileAs other: Int32? = nil) throws(FFmpegError) {
-        let fd = try SafeFile.openForReading(path: path, sameFileAs: other)
-        do { try self.init(fd: fd, path: path, writable: false, sizeLimit: nil) } catch {
+    /// Writes from offset 0 into the blocks of `reservation` (which hands over its
+    /// descriptor): nothing is created, and writing within the reserved bytes needs no free space.
+    /// - Throws: ``FFmpegError`` (ENOMEM).
+    convenience init(writingInto reservation: SpaceReservation, sizeLimit: Int64? = nil) throws(FFmpegError) {
+        let fd = reservation.takeDescriptor()
+        do { try self.init(fd: fd, path: reservation.path, writable: true, sizeLimit: sizeLimit, readLimit: nil, intoReservation: true) } catch {
             Glibc.close(fd)
             throw error
         }
     }
 
-    private init(fd: Int32, path: String, writable: Bool, sizeLimit: Int64?) throws(FFmpegError) {
+    /// Opens `path` for reading (``SafeFile/openForReading(path:sameFileAs:)``); with
+    /// `limit`, the file reads as if it ended there.
+    /// - Throws: ``FFmpegError`` from `open` / `fstat` or ENOMEM.
+    convenience init(reading path: String, sameFileAs other: Int32? = nil, limit: Int64? = nil) throws(FFmpegError) {
+        let fd = try SafeFile.openForReading(path: path, sameFileAs: other)
+        do { try self.init(fd: fd, path: path, writable: false, sizeLimit: nil, readLimit: limit, intoReservation: false) } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    private init(fd: Int32, path: String, writable: Bool, sizeLimit: Int64?, readLimit: Int64?, intoReservation: Bool) throws(FFmpegError) {
         self.fd = fd
         self.path = path
         self.writable = writable
         self.sizeLimit = sizeLimit
+        self.readLimit = readLimit
+        self.writesIntoReservation = intoReservation
         guard let buffer = av_malloc(Int(Self.bufferSize)) else { throw FFmpegError(call: "av_malloc", code: segrec_averror_enomem(), context: path) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let context = avio_alloc_context(
@@ -81,10 +111,40 @@ final class FileAVIOContext {
     deinit { _ = close() }
 
     /// Flushes libavformat's buffer to the kernel (`avio_flush`) and returns the first
-    /// failure so far, if any.
+    /// failure so far, if any. With ``syncsOnFlush``, bytes written since the last sync are
+    /// then made durable (``sync()``).
     @discardableResult func flush() -> SegmentWriterError? {
         if let pointer, writable { avio_flush(pointer) }
+        if syncsOnFlush, failure == nil, bytesWritten > bytesDurable { sync() }
         return failure
+    }
+
+    /// Flushes and makes every byte written so far durable (`fdatasync(2)`: the data and the
+    /// size needed to read it back). A failure (EIO, ENOSPC on a delayed allocation) is kept
+    /// in ``failure`` with operation `"fsync"`. Returns the first failure so far, if any.
+    @discardableResult func sync() -> SegmentWriterError? {
+        guard writable, fd >= 0 else { return failure }
+        if let pointer { avio_flush(pointer) }
+        guard failure == nil else { return failure }
+        while fdatasync(fd) != 0 {
+            if errno == EINTR { continue }
+            failureCode = errno
+            failure = .io(path: path, operation: "fsync", errno: failureCode)
+            return failure
+        }
+        bytesDurable = bytesWritten
+        return nil
+    }
+
+    /// After a copy written into a reservation (``init(writingInto:sizeLimit:)``) is
+    /// complete: the file ends at ``highWater`` and the reserved blocks past it are released
+    /// (`fallocate(PUNCH_HOLE)`, then `ftruncate`). Does nothing for other files.
+    func releaseUnusedReservation() {
+        guard writesIntoReservation, fd >= 0 else { return }
+        var info = stat()
+        let allocated = fstat(fd, &info) == 0 ? max(Int64(info.st_blocks) * 512, Int64(info.st_size)) : 0
+        if allocated > highWater { _ = segrec_fallocate(fd, 1, highWater, allocated - highWater) }
+        _ = ftruncate(fd, off_t(highWater))
     }
 
     /// Flushes, frees the context and closes the descriptor (`close(2)`'s result is
@@ -112,6 +172,14 @@ final class FileAVIOContext {
         while done < count {
             var length = count - done
             var limited = false
+            if let reservation, position + Int64(length) > highWater {
+                let code = reservation.ensure(coveringPartialOf: position + Int64(length))
+                if code != 0 {
+                    failure = .io(path: path, operation: "write", errno: code)
+                    failureCode = code
+                    return segrec_averror_from_errno(code)
+                }
+            }
             if let sizeLimit, position + Int64(length) > sizeLimit {
                 length = Int(max(0, sizeLimit - position))
                 limited = true
@@ -127,11 +195,17 @@ final class FileAVIOContext {
             done += written
             position += Int64(written)
             bytesWritten += Int64(written)
+            highWater = max(highWater, position)
         }
         return Int32(count)
     }
 
     private func read(into data: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+        var count = count
+        if let readLimit {
+            guard position < readLimit else { return segrec_averror_eof() }
+            count = Int(min(Int64(count), readLimit - position))
+        }
         while true {
             let got = pread(fd, data, count, off_t(position))
             if got < 0, errno == EINTR { continue }
@@ -143,7 +217,9 @@ final class FileAVIOContext {
     }
 
     private func seek(to offset: Int64, whence: Int32) -> Int64 {
-        let size = SafeFile.size(of: fd)
+        var size = SafeFile.size(of: fd)
+        if let readLimit, let known = size { size = min(known, readLimit) }
+        if writesIntoReservation { size = highWater }
         switch whence & ~Int32(AVSEEK_FORCE) {
         case Int32(AVSEEK_SIZE): return size ?? Int64(segrec_averror_from_errno(EIO))
         case SEEK_SET: position = offset
@@ -169,7 +245,7 @@ final class FileAVIOContext {
             let writer = Unmanaged<FileAVIOContext>.fromOpaque(opaque).takeUnretainedValue()
             guard flags & AVIO_FLAG_WRITE == 0, String(cString: url) == writer.path else { return segrec_averror_from_errno(EPERM) }
             do {
-                let reader = try FileAVIOContext(reading: writer.path, sameFileAs: writer.fd)
+                let reader = try FileAVIOContext(reading: writer.path, sameFileAs: writer.fd, limit: writer.highWater)
                 pb.pointee = reader.pointer
                 _ = Unmanaged.passRetained(reader)  // released by io_close2
                 return 0

@@ -98,7 +98,9 @@ package enum SafeFile {
     }
 
     /// Gives the file `from` the name `to` without ever replacing anything at `to`
-    /// (`link(2)`, then `unlink(2)` of `from`).
+    /// (`link(2)`, then `unlink(2)` of `from`), then makes the new name durable
+    /// (``syncDirectory(path:)`` of `to`'s folder; a failure there is not thrown: the
+    /// name is in place, and after a power cut `segrec recover` finds the file by either name).
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` when `to` exists (also a symbolic
     ///   link); ``SegmentWriterError/renameFailed(from:to:reason:)`` for any other failure
     ///   (`from` is then left in place).
@@ -109,6 +111,7 @@ package enum SafeFile {
             throw SegmentWriterError.renameFailed(from: from, to: to, reason: String(cString: strerror(code)))
         }
         _ = unlink(from)
+        syncDirectory(path: directory(of: to))
     }
 
     /// `unlink(2)`, ignoring a missing file. Returns whether a file was removed.
@@ -124,6 +127,30 @@ package enum SafeFile {
     package static func size(path: String) -> Int64? {
         var info = stat()
         return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// Makes the names in folder `path` durable (`fsync(2)` of the folder), after a file in it
+    /// was created, linked, renamed or removed. Returns `errno` on failure, 0 on success
+    /// (file systems that cannot sync a folder, EINVAL, count as success).
+    @discardableResult package static func syncDirectory(path: String) -> Int32 {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { return errno == EINVAL ? 0 : errno }
+        return 0
+    }
+
+    /// The folder holding `path`.
+    package static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Whether the name `path` (not followed if a link) is the open file `fd`.
+    static func name(_ path: String, isFile fd: Int32) -> Bool {
+        var named = stat()
+        var open = stat()
+        return lstat(path, &named) == 0 && fstat(fd, &open) == 0 && named.st_dev == open.st_dev && named.st_ino == open.st_ino
     }
 
     /// `fstat(2)` size of an open descriptor, or nil.

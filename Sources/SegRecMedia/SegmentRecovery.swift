@@ -33,6 +33,9 @@ public struct RecoveredSegment: Sendable, Hashable {
     }
     /// Size of the finished file in bytes.
     public let byteCount: Int64
+    /// Whether it was written into a file already at `url` + `.tmp` (the segment's
+    /// `SpaceReservation`), which ``SegmentRecovery/discard(_:)`` then leaves in place.
+    public let reusedReservation: Bool
 }
 
 /// Why ``SegmentRecovery/recover(partial:to:knownEnd:)`` could not produce a file.
@@ -65,8 +68,9 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
 /// partial file that was finished but not renamed may therefore lose the last few frames
 /// presented after its last decode time (at most the encoder's reordering depth).
 public enum SegmentRecovery {
-    /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`, created
-    /// exclusively, then given the name `url` with `link(2)`), a `faststart` MP4 made by
+    /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`: into the
+    /// blocks of a regular file already there, the segment's `SpaceReservation`, else
+    /// created exclusively; `fsync`ed, then given the name `url` with `link(2)`), a `faststart` MP4 made by
     /// stream copy: same pts, codec tag, extradata and rotation (decode times and sample
     /// durations as `FaststartRemuxer` sets them); every frame lasts
     /// until the next presented one, the last presented one lasts until the first frame read
@@ -81,13 +85,25 @@ public enum SegmentRecovery {
     /// - Throws: ``SegmentRecoveryError/noFrames(path:reason:)`` when nothing can be kept
     ///   (no file is written), ``SegmentRecoveryError/unsupportedTimeBase(path:numerator:denominator:)``,
     ///   ``SegmentWriterError/fileExists(path:)`` when `url` exists (it is not touched),
-    ///   ``SegmentWriterError/partialFileExists(path:)`` when `url.tmp` exists,
+    ///   ``SegmentWriterError/partialFileExists(path:)`` when something that is not a
+    ///   reusable regular file (a symbolic link, a folder, a file with two names) is at `url.tmp`,
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing fails, or
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
     public static func recover(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
-        FFmpegLog.silence()
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
+        let prepared = try prepare(partial: partial, to: url, knownEnd: knownEnd)
+        try commit(prepared)
+        return prepared
+    }
+
+    /// The first half of ``recover(partial:to:knownEnd:)``: writes the finished file to
+    /// `url` + `.tmp` (created exclusively, `fsync`ed) and changes nothing else; ``commit(_:)``
+    /// then gives it the name `url`, or ``discard(_:)`` removes it. `url` may exist meanwhile
+    /// (the caller moves it aside before committing).
+    /// - Throws: what ``recover(partial:to:knownEnd:)`` throws, except `fileExists`.
+    public static func prepare(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
+        FFmpegLog.silence()
         let scan: FaststartRemuxer.Scan
         switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {
         case .success(let found): scan = found
@@ -105,36 +121,51 @@ public enum SegmentRecovery {
         }
         let temporary = SegmentFiles(url).temporary.path
         var written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
+        let reused = written.4
         // A write cut short can leave a sample whose size the fragment header states but
         // whose bytes are not the frame's: every kept frame must decode. Cut before the first
         // that does not (and again at a gap-free point), and copy again.
         let decodable = decodableFrameCount(URL(fileURLWithPath: temporary))
         if decodable < count {
-            SafeFile.remove(path: temporary)
+            // Written again into the same blocks (the copy is reused).
             let bad = scan.packets[decodable]
             count = keptCount(
                 Array(scan.packets.prefix(decodable)) + [FaststartRemuxer.PacketTiming(pts: bad.pts, dts: bad.dts, duration: bad.duration, isComplete: false)])
             guard count > 0 else { throw SegmentRecoveryError.noFrames(path: partial.path, reason: "its first frame does not decode") }
             written = try copy(scan, count: count, from: partial, to: temporary, knownEnd: knownEnd)
         }
-        let (size, end, firstPTS, usedKnownEnd) = written
-        do { try SafeFile.moveNoReplace(from: temporary, to: url.path) } catch {
-            SafeFile.remove(path: temporary)
-            throw error
-        }
+        let (size, end, firstPTS, usedKnownEnd, _) = written
         let timescale = scan.timeBase.den
         return RecoveredSegment(
             url: url, frameCount: count, framesDropped: scan.packets.count - count, timescale: timescale,
             firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale), end: MediaTime(value: end, timescale: timescale),
-            endsAtKnownEnd: usedKnownEnd, byteCount: size)
+            endsAtKnownEnd: usedKnownEnd, byteCount: size, reusedReservation: reused)
+    }
+
+    /// Gives the file ``prepare(partial:to:knownEnd:)`` wrote its final name
+    /// (`SafeFile.moveNoReplace`, `link(2)`: never replacing, the folder `fsync`ed).
+    /// - Throws: ``SegmentWriterError/fileExists(path:)`` or
+    ///   ``SegmentWriterError/renameFailed(from:to:reason:)``; the temporary file is removed.
+    public static func commit(_ segment: RecoveredSegment) throws(SegmentWriterError) {
+        let temporary = SegmentFiles(segment.url).temporary.path
+        do { try SafeFile.moveNoReplace(from: temporary, to: segment.url.path) } catch {
+            SafeFile.remove(path: temporary)
+            throw error
+        }
+    }
+
+    /// Removes the file ``prepare(partial:to:knownEnd:)`` wrote, leaving everything else.
+    /// A reused reservation stays (its room, for the next attempt).
+    public static func discard(_ segment: RecoveredSegment) {
+        if !segment.reusedReservation { SafeFile.remove(path: SegmentFiles(segment.url).temporary.path) }
     }
 
     /// Copies the first `count` packets of `partial` into `temporary`; the last presented
     /// frame lasts until the known end, the next frame read, or one frame interval.
-    /// - Returns: the size written, the end and the first pts (time base ticks), and whether
-    ///   the known end was used.
+    /// - Returns: the size written, the end and the first pts (time base ticks), whether
+    ///   the known end was used, and whether a file at `temporary` was reused.
     private static func copy(_ scan: FaststartRemuxer.Scan, count: Int, from partial: URL, to temporary: String, knownEnd: (frameCount: Int, end: MediaTime)?)
-        throws -> (Int64, Int64, Int64, Bool)
+        throws -> (Int64, Int64, Int64, Bool, Bool)
     {
         let presented = scan.packets.prefix(count).sorted { $0.pts < $1.pts }
         let last = presented[presented.count - 1]
@@ -154,8 +185,8 @@ public enum SegmentRecovery {
             lastDuration = presented.count > 1 ? last.pts - presented[presented.count - 2].pts : 1
         }
         let end = last.pts + lastDuration
-        let size = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary)
-        return (size, end, presented[0].pts, usedKnownEnd)
+        let (size, reused) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary, reuseExisting: true)
+        return (size, end, presented[0].pts, usedKnownEnd, reused)
     }
 
     /// How many frames of `file` decode before the first decoding error (all of them when

@@ -28,12 +28,19 @@ import SegRecTime
 /// - Files: writing goes to `<name>.partial` next to `url`. With a ``fragmentInterval``
 ///   (the default, 1 s) the partial file is a fragmented MP4 (`empty_moov`,
 ///   `default_base_moof`, `delay_moov`, `frag_duration`): a fragment is cut at least every
-///   interval (even inside a long GOP) and handed to the kernel (`write(2)`) when it is
-///   cut, so a `kill -9` loses at most the fragment being built; ``SegmentRecovery`` turns
-///   such a file into a finished one. Without fragments the partial file is an ordinary
+///   interval (even inside a long GOP), written (`write(2)`) and made durable
+///   (`fdatasync(2)`; the folder is `fsync`ed once the file is created) when it is cut, so a
+///   `kill -9` or a power cut loses at most the fragment being built; ``SegmentRecovery``
+///   turns such a file into a finished one. Without fragments the partial file is an ordinary
 ///   MP4 (`moov` at the end). Either way ``finish(endTime:)`` remuxes it (stream copy, see
 ///   `FaststartRemuxer`) into `<name>.tmp`, an ordinary MP4 with its `moov` before its
-///   `mdat` (`faststart`) and its final sample timing, and gives that file the name `url`.
+///   `mdat` (`faststart`) and its final sample timing, `fdatasync`s it and gives that file
+///   the name `url` (the folder `fsync`ed).
+/// - Room for closing: `<name>.tmp` is created with the partial file and holds a
+///   `SpaceReservation` grown ahead of every write that lengthens the partial file, so the
+///   finished copy is written into blocks already held; a write the reservation cannot
+///   cover fails with ENOSPC (the partial file and the reservation stay, so the fragments
+///   can be finished on the still-full disk).
 /// - Safe files: every file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` and written
 ///   through our own `AVIOContext` (`SafeFile`, `FileAVIOContext`); anything already at
 ///   the partial or temporary name (a file, a symbolic link) is an error, and the final
@@ -113,6 +120,8 @@ public final class SegmentWriter {
     /// Whether the partial file holds something ``SegmentRecovery`` can use (a fragment,
     /// or, unfragmented, the finished file).
     private var isRecoverable = false
+    /// The room held at ``temporaryURL`` for the finished copy (``SpaceReservation``).
+    private var reservation: SpaceReservation?
 
     /// Opens the encoder, creates the partial file and writes the MP4 header.
     ///
@@ -231,8 +240,24 @@ public final class SegmentWriter {
         self.format = format
         self.stream = stream
 
-        do { format.attach(try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit)) } catch {
+        do {
+            let file = try FileAVIOContext(creating: partialURL.path, sizeLimit: sizeLimit)
+            // Each fragment is made durable as it is cut, before anything counts it.
+            file.syncsOnFlush = fragmentMicroseconds != nil
+            format.attach(file)
+        } catch {
             state = .closed(reason: "failed to open")  // deinit must not touch what is at the partial name
+            throw error
+        }
+        do {
+            // Closing writes the finished copy into room held from the start.
+            let reservation = try SpaceReservation(creating: temporaryURL.path)
+            format.file?.reservation = reservation
+            self.reservation = reservation
+        } catch {
+            try? format.closeFile()
+            SafeFile.remove(path: partialURL.path)
+            state = .closed(reason: "failed to open")
             throw error
         }
         do {
@@ -249,9 +274,12 @@ public final class SegmentWriter {
             fileTimeBase = stream.pointee.time_base
             if let failure = format.file?.flush() { throw failure }
             headerBytes = format.file?.bytesWritten ?? 0
+            // The partial file's name is durable before its first fragment.
+            SafeFile.syncDirectory(path: SafeFile.directory(of: partialURL.path))
         } catch {
             try? format.closeFile()
             SafeFile.remove(path: partialURL.path)
+            reservation?.remove()
             state = .closed(reason: "failed to open")
             throw error
         }
@@ -499,7 +527,12 @@ public final class SegmentWriter {
             let isIOError = if case .io = error as? SegmentWriterError { true } else { false }
             let keep = isIOError || isRecoverable || hasWrittenFragment
             try? format.closeFile()
-            if !keep { SafeFile.remove(path: partialURL.path) }
+            if !keep {
+                SafeFile.remove(path: partialURL.path)
+                reservation?.remove()
+            }
+            // Kept with the partial file: salvage or `segrec recover` finishes it in that room.
+            reservation = nil
             state = .failed(error)
         }
     }
@@ -510,6 +543,8 @@ public final class SegmentWriter {
     private func discardPartialFile(reason: String) {
         try? format.closeFile()
         SafeFile.remove(path: partialURL.path)
+        reservation?.remove()
+        reservation = nil
         state = .closed(reason: reason)
     }
 
@@ -528,7 +563,14 @@ public final class SegmentWriter {
                 context: "\(partialURL.path): time base \(scan.timeBase.num)/\(scan.timeBase.den), expected \(fileTimeBase.num)/\(fileTimeBase.den)")
         }
         let fileEnd = av_rescale_q(end, AVRational(num: 1, den: timescale), fileTimeBase)
-        let size = try FaststartRemuxer.copy(from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit)
+        // Into the reservation's blocks, through the descriptor it was created with.
+        let held = reservation
+        reservation = nil
+        // Someone replaced the reservation (e.g. by a link): never write under that name.
+        if let held, !SafeFile.name(temporaryURL.path, isFile: held.fd) { throw SegmentWriterError.partialFileExists(path: temporaryURL.path) }
+        let (size, _) = try FaststartRemuxer.copy(
+            from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reservation: held,
+            reuseExisting: held == nil)
         do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error

@@ -10,6 +10,7 @@ start-up) before the kill must be in a finished file."""
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -154,6 +155,7 @@ def kills(binary, tmp_path_factory, notes):
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             elapsed = time.monotonic() - started
+            left = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
             rec = h.run([binary, "recover", out])
             ok = rec.returncode == 0
             again = h.run([binary, "recover", out]) if ok else None
@@ -167,7 +169,7 @@ def kills(binary, tmp_path_factory, notes):
             if len(lost[kind]) == 10:
                 notes.append(f"kill -9, {kind}: seconds lost median {statistics.median(lost[kind]):.2f}, "
                              f"max {max(lost[kind]):.2f} (wall time since spawn minus recovered duration, 10 kills)")
-            done[(kind, n)] = dict(recover=rec, again=again, verify=verify, manifest=m, elapsed=elapsed, kept=kept)
+            done[(kind, n)] = dict(recover=rec, again=again, verify=verify, manifest=m, elapsed=elapsed, kept=kept, left=left)
         return done[(kind, n)]
     get.made = made
     return get
@@ -184,6 +186,17 @@ kill_cases = pytest.mark.parametrize("kind,n", KILLS, ids=[f"{k}-{n}-after-{WAIT
 def test_kill_9_recover_exits_0(kills, kind, n):
     rec = kills(kind, n)["recover"]
     assert rec.returncode == 0, (rec.stdout + rec.stderr)[-400:]
+
+
+OWN_NAME = re.compile(r"^(manifest\.json(\.tmp)?|recording\.lock|segment-\d{3,}\.mp4(\.tmp|\.partial)?)$")
+
+
+@kill_cases
+def test_kill_9_leaves_only_segrec_names(kills, kind, n):
+    """Whatever instant the kill hits (a journal write included), the folder holds only
+    segrec's own names (before: Foundation's `.dat.nosync…` temporary in 3 of 50 kills)."""
+    left = kills(kind, n)["left"]
+    assert left and all(OWN_NAME.match(name) for name in left), left
 
 
 @kill_cases
@@ -212,3 +225,49 @@ def test_kill_9_lost_at_most_1_s_plus_2_frames_plus_0_5_s_start_up(kills, kind, 
     r = kills(kind, n)
     fps = dict(KINDS)[kind]
     assert r["elapsed"] - r["kept"] <= 1.0 + 2 / fps + 0.5, f"lost {r['elapsed'] - r['kept']:.2f} s: kept {r['kept']:.3f} s of {r['elapsed']:.3f} s"
+
+
+# ---- kill -9 while the first journals are written ----
+_early_rng = random.Random(20261202)
+EARLY_WAITS = [_early_rng.uniform(0.05, 0.6) for _ in range(12)]
+
+
+@pytest.fixture(scope="module")
+def early_kills(binary, tmp_path_factory):
+    """Recordings killed in their first 0.6 s (start-up and the first journal writes)."""
+    work = tmp_path_factory.mktemp("early-kill")
+    results = []
+    for n, wait in enumerate(EARLY_WAITS):
+        out = work / f"early-{n}"
+        proc = subprocess.Popen([binary, "record", "--source", "synthetic", "--output", str(out), "--realtime",
+                                 "--preset", "ultrafast", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(wait)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        left = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+        temporary = out / "manifest.json.tmp"
+        complete_temporary = False
+        if temporary.exists():
+            try:
+                json.loads(temporary.read_text())
+                complete_temporary = True
+            except ValueError:
+                pass
+        rec = h.run([binary, "recover", out]) if out.is_dir() else None
+        results.append(dict(wait=wait, left=left, complete_temporary=complete_temporary, recover=rec))
+    return results
+
+
+@pytest.mark.parametrize("n", range(len(EARLY_WAITS)), ids=[f"after-{w:.2f}s" for w in EARLY_WAITS])
+def test_early_kill_leaves_only_segrec_names_and_recover_uses_every_complete_journal(early_kills, n):
+    """Only segrec's names; whenever a complete journal is on disk (manifest.json, or a
+    complete manifest.json.tmp: killed before its rename; before, recover exited 66 there) or
+    any segment file exists, recover exits 0."""
+    r = early_kills[n]
+    assert all(OWN_NAME.match(name) for name in r["left"]), r["left"]
+    rec = r["recover"]
+    journaled = "manifest.json" in r["left"] or r["complete_temporary"] or any(x.startswith("segment-") for x in r["left"])
+    if journaled:
+        assert rec is not None and rec.returncode == 0, f"{r['left']}: {(rec.stdout + rec.stderr)[-300:] if rec else 'no folder'}"
+    else:
+        assert rec is None or rec.returncode == 66, f"{r['left']}: exit {rec.returncode}"

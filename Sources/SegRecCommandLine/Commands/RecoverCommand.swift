@@ -3,7 +3,8 @@ import SegRecKit
 
 /// `segrec recover DIR`: completes a recording whose process died (see
 /// `RecordingRecovery`). Exits 0 when the folder is (now) a finished recording, 73 while
-/// the recording process still holds it, 66 without a manifest, 65 for a bad one.
+/// the recording process still holds it, 66 without a manifest, 65 for a bad one, 74 when a
+/// rebuilt file or the manifest cannot be written (e.g. no space: the folder is left as it was).
 enum RecoverCommand {
     static let options: [OptionSpec] = [.flag("help", help: "Show help.")]
 
@@ -12,7 +13,7 @@ enum RecoverCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "recover", options: options, usage: "segrec recover DIR",
                 abstract:
-                    "Complete an interrupted recording: turn every segment's .partial file into a finished MP4 holding its complete fragments, and complete the manifest (stopReason interrupted). Running it twice changes nothing."
+                    "Complete an interrupted recording: turn every segment's .partial file into a finished MP4 holding its complete fragments, and complete the manifest (stopReason interrupted). A finished file is believed over the journal. It changes nothing it cannot complete (no space: exit 74, the folder as it was); running it twice changes nothing."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "recover")

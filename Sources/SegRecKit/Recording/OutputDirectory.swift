@@ -65,7 +65,8 @@ public struct OutputDirectory: Sendable {
     ///   there but is not a segrec manifest.
     private static func namesForceKeeps(in url: URL, names: [String]) throws(RecordingError) -> [String] {
         let manifestURL = url.appendingPathComponent(ManifestWriter.fileName)
-        var listed: Set<String> = []
+        // A leftover manifest temporary file is segrec's own (a run killed while writing it).
+        var listed: Set<String> = [ManifestWriter.temporaryFileName]
         if names.contains(ManifestWriter.fileName) {
             guard isRegularFile(manifestURL), let manifest = try? ManifestReader.read(from: url) else {
                 throw .cannotCreateOutput(
@@ -119,10 +120,13 @@ public struct OutputDirectory: Sendable {
     /// `segment-000.mp4`, `segment-001.mp4`, …
     public static func segmentFileName(_ index: Int) -> String { SegmentFiles.name(index) }
 
-    /// Names a recording writes: `manifest.json`, `segment-NNN.mp4` (three or more digits),
+    /// Names a recording writes: `manifest.json` (and its `manifest.json.tmp` while it is
+    /// rewritten), `segment-NNN.mp4` (three or more digits),
     /// its `.partial` (the fragmented file while open) and its `.tmp` (the faststart copy
     /// being made at close); see ``SegmentFiles``.
-    static func isRecordingFile(_ name: String) -> Bool { name == ManifestWriter.fileName || SegmentFiles.isOwnName(name) }
+    static func isRecordingFile(_ name: String) -> Bool {
+        name == ManifestWriter.fileName || name == ManifestWriter.temporaryFileName || SegmentFiles.isOwnName(name)
+    }
 
     /// A new dated folder name under `parent`, e.g. `segrec-20261129-120501`, never an
     /// existing one (a `-2`, `-3`, … suffix is added when needed).

@@ -16,6 +16,13 @@ import Foundation
 /// lost, `lostAfter`), and written atomically; the stale lock file is removed. Running it
 /// again on a recovered folder changes nothing. It refuses while the recording process
 /// still holds the folder's lock.
+///
+/// A finished `segment-NNN.mp4` is believed over the journal (its frames and span read from
+/// the file; one with no readable frame is set aside as `.unrecoverable`), and a complete
+/// `manifest.json.tmp` is used when `manifest.json` is missing. It never makes things worse:
+/// every rebuilt file (written into the segment's reserved `.tmp` when there is one) and the
+/// new manifest's temporary file are written first, and only then are files renamed and
+/// removed; a failure before that (no space) leaves the folder as it was.
 public enum RecordingRecovery {
     /// What one run did.
     public struct Report: Sendable, Equatable {
@@ -39,6 +46,8 @@ public enum RecordingRecovery {
 
     /// Recovers `directory`.
     /// - Throws: ``RecordingError/locked(path:pid:)`` while the recording runs;
+    ///   ``RecordingError/io(path:underlying:)`` saying "recover changed nothing" when a
+    ///   rebuilt file or the manifest cannot be written (e.g. no space; nothing was changed);
     ///   ``RecordingError/inputNotFound(path:)`` / ``RecordingError/badInput(path:field:detail:)``
     ///   for a missing or unreadable manifest, or one with a number out of range or a file
     ///   name that is not segrec's (``ManifestReader/read(from:)``, the field named); ``RecordingError/io(path:underlying:)`` when
@@ -46,77 +55,208 @@ public enum RecordingRecovery {
     public static func recover(_ directory: URL) throws(RecordingError) -> Report {
         let lock = try RecordingLock(folder: directory)
         defer { lock.release() }
+        // Killed while the journal was being written: a complete `manifest.json.tmp` and no
+        // `manifest.json` means the write got as far as the rename.
+        try ManifestWriter.settleLeftoverTemporary(in: directory)
         let manifest = try ManifestReader.read(from: directory)
         let partials = partialFiles(in: directory)
         guard manifest.stopReason == nil || !partials.isEmpty else { return Report(manifest: manifest, changed: false) }
         // Every count changes in ManifestBuilder: frames the journal counted as written that
         // are in no file are dropped `interrupted`.
         var builder = ManifestBuilder(resuming: manifest)
-        var recovered: [String] = []
-        for segment in manifest.segments {
-            let files = SegmentFiles(segment.file, in: directory)
-            let partial = files.partial
-            let hasPartial = OutputDirectory.isRegularFile(partial)
-            // A faststart copy interrupted at close: the partial still holds everything.
-            if OutputDirectory.isRegularFile(files.temporary) { unlink(files.temporary.path) }
-            if OutputDirectory.isRegularFile(files.url) {
-                // Finished before the crash; a leftover partial of it is a duplicate.
-                if hasPartial { unlink(partial.path) }
-                // Its size reached the journal only if a later segment closed after it.
-                if let size = (try? FileManager.default.attributesOfItem(atPath: files.url.path))?[.size] as? NSNumber {
-                    builder.apply(
-                        .segmentClosed(
-                            file: segment.file, start: segment.sessionStart, end: segment.sessionEnd, frames: segment.frameCount, bytes: size.int64Value))
-                }
-                continue
+        // Phase 1 decides and builds; it writes nothing but new `.tmp` files of its own, so
+        // a failure (e.g. no space) leaves the folder as it was. Phase 2 only renames and
+        // removes.
+        var plan = Plan()
+        do {
+            for (position, segment) in manifest.segments.enumerated() {
+                let next = position + 1 < manifest.segments.count ? manifest.segments[position + 1] : nil
+                try plan.decide(segment, next: next, in: directory, builder: &builder)
             }
-            guard hasPartial else {
-                builder.lost(segment.file)
-                if segment.frameCount > 0 {
-                    builder.apply(.warning("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost"))
-                }
-                continue
-            }
-            do {
-                // A segment the recorder had closed has its exact end in the journal.
-                let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
-                let result = try SegmentRecovery.recover(partial: partial, to: files.url, knownEnd: closedEnd.map { (segment.frameCount, $0) })
-                let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
-                builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
-                unlink(partial.path)
-                recovered.append(segment.file)
-            } catch let error as SegmentRecoveryError where SafeFile.size(path: partial.path) == 0 {
-                // Not one byte on disk (killed before the first fragment): nothing to keep.
-                unlink(partial.path)
-                builder.lost(segment.file)
-                if segment.frameCount > 0 {
-                    builder.apply(.warning("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost"))
-                }
-            } catch {
-                // Bytes that hold no frame segrec can read are never deleted: they may be
-                // somebody else's file at that name.
-                // Kept, under a name segrec never writes, for whoever wants to look further.
-                let aside = SegmentFiles.setAside(partial, .unrecoverable)
-                builder.lost(segment.file)
-                builder.apply(
-                    .warning(
-                        "\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"
-                    ))
-            }
+        } catch {
+            plan.discardBuilt()
+            throw RecordingError.io(path: directory.path, underlying: "recover changed nothing: \(error)")
         }
         // A partial the journal does not list cannot be placed on the session clock (the
         // journal lists a segment before its file is created, so this only happens with a
         // journal write that failed): kept under a name segrec never writes.
-        for name in partialFiles(in: directory) {
-            let aside = SegmentFiles.setAside(directory.appendingPathComponent(name), .unlisted)
+        let listed = Set(manifest.segments.flatMap { SegmentFiles.names(of: $0.file) })
+        for name in partialFiles(in: directory) where !listed.contains(name) {
+            plan.steps.append(.setAside(directory.appendingPathComponent(name), .unlisted))
+            builder.apply(.warning("\(name) is not in the manifest, so it cannot be placed on the session clock; kept as \(name).unlisted"))
+        }
+        builder.finishRecovery(rebuilt: plan.rebuilt)
+        do { try ManifestWriter.writeTemporary(try ManifestWriter.encode(builder.manifest), in: directory) } catch {
+            plan.discardBuilt()
+            throw RecordingError.io(path: directory.appendingPathComponent(ManifestWriter.fileName).path, underlying: "recover changed nothing: \(error)")
+        }
+        // Phase 2: names only (no space needed). Finished files are durable before the
+        // manifest that counts them is renamed into place; a kill in between leaves files
+        // that the next run believes over the journal.
+        do { try plan.carryOut() } catch {
+            unlink(directory.appendingPathComponent(ManifestWriter.temporaryFileName).path)
+            throw RecordingError.io(path: directory.path, underlying: "\(error); run `segrec recover` again")
+        }
+        try ManifestWriter.commitTemporary(in: directory)
+        return Report(manifest: builder.manifest, changed: true)
+    }
+
+    /// What recovery does to the folder, decided (and the new files built) before anything
+    /// is renamed or removed.
+    private struct Plan {
+        enum Step {
+            /// Remove a file of ours that holds nothing to keep (a duplicate or empty partial,
+            /// a leftover `.tmp`).
+            case remove(URL)
+            /// Keep an unreadable file under its name + `.why`.
+            case setAside(URL, SegmentFiles.Aside)
+            /// Give a rebuilt file its final name.
+            case commit(RecoveredSegment)
+        }
+        var steps: [Step] = []
+        var rebuilt: [String] = []
+        private var built: [RecoveredSegment] = []
+
+        /// Decides what happens to `segment` (followed by `next` in the manifest), building its
+        /// finished file from its `.partial` when needed, and folds the outcome into `builder`.
+        /// - Throws: an I/O error while building (nothing is then changed).
+        mutating func decide(_ segment: SegmentRecord, next: SegmentRecord?, in directory: URL, builder: inout ManifestBuilder) throws {
+            let files = SegmentFiles(segment.file, in: directory)
+            let partial = files.partial
+            let hasPartial = OutputDirectory.isRegularFile(partial)
+            // A leftover `.tmp` (the segment's reservation, or a copy interrupted at close: the
+            // partial still holds everything) is where a rebuilt file is written, in the room
+            // it already holds; beside a finished file it is not needed.
+            if OutputDirectory.isRegularFile(files.url) {
+                // A finished file is believed over the journal (a kill between its rename and
+                // the journal's next rewrite, or a power cut that kept only its name): its
+                // frames and span are read from the file itself.
+                if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next) {
+                    if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
+                    if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
+                    if found.frames == segment.frameCount, found.end == segment.sessionEnd {
+                        builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: found.end, frames: found.frames, bytes: found.bytes))
+                    } else {
+                        builder.recovered(segment.file, frames: found.frames, end: found.end, bytes: found.bytes)
+                        builder.apply(
+                            .warning(
+                                "\(segment.file): the journal counted \(segment.frameCount) frames, the finished file holds \(found.frames) (ending at \(DecimalSeconds.text(found.end)) s); the file is believed"
+                            ))
+                    }
+                    return
+                }
+                steps.append(.setAside(files.url, .unrecoverable))
+                if !hasPartial {
+                    builder.lost(segment.file)
+                    builder.apply(
+                        .warning(
+                            "\(segment.file): the file on disk holds no readable frame (e.g. its data never reached the disk); kept as \(segment.file).unrecoverable, its \(segment.frameCount) journaled frames are lost"
+                        ))
+                    return
+                }
+            }
+            guard hasPartial else {
+                lose(segment, in: directory, builder: &builder)
+                if segment.frameCount > 0 {
+                    builder.apply(.warning("\(segment.file): neither the file nor its .partial exists; its \(segment.frameCount) journaled frames are lost"))
+                }
+                return
+            }
+            do {
+                // A segment the recorder had closed has its exact end in the journal.
+                let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
+                let result = try SegmentRecovery.prepare(partial: partial, to: files.url, knownEnd: closedEnd.map { (segment.frameCount, $0) })
+                built.append(result)
+                let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
+                builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
+                steps.append(.commit(result))
+                steps.append(.remove(partial))
+                rebuilt.append(segment.file)
+            } catch let error as SegmentRecoveryError where SafeFile.size(path: partial.path) == 0 {
+                // Not one byte on disk (killed before the first fragment, or a power cut
+                // before its first fsync): nothing to keep. Bytes that hold no frame segrec
+                // can read are never deleted (they may be somebody else's file at that
+                // name): they are set aside below.
+                steps.append(.remove(partial))
+                lose(segment, in: directory, builder: &builder)
+                if segment.frameCount > 0 {
+                    builder.apply(.warning("\(segment.file): no complete fragment was on disk (\(error)); its \(segment.frameCount) journaled frames are lost"))
+                }
+            } catch let error as SegmentWriterError {
+                // Writing the rebuilt file failed (no space, EIO): change nothing.
+                if case .io = error { throw error }
+                setAsideUnreadable(partial, segment, error, builder: &builder)
+            } catch { setAsideUnreadable(partial, segment, error, builder: &builder) }
+        }
+
+        /// Keeps an unreadable partial under a name segrec never writes, for whoever wants to
+        /// look further.
+        private mutating func setAsideUnreadable(_ partial: URL, _ segment: SegmentRecord, _ error: any Error, builder: inout ManifestBuilder) {
+            steps.append(.setAside(partial, .unrecoverable))
+            lose(segment, in: partial.deletingLastPathComponent(), builder: &builder)
             builder.apply(
                 .warning(
-                    "\(name) is not in the manifest, so it cannot be placed on the session clock; \(aside.map { "kept as \($0.lastPathComponent)" } ?? "left in place")"
+                    "\(segment.file): nothing could be recovered from \(partial.lastPathComponent) (\(error)); kept as \(partial.lastPathComponent).unrecoverable"
                 ))
         }
-        builder.finishRecovery(rebuilt: recovered)
-        try ManifestWriter.write(builder.manifest, to: directory)
-        return Report(manifest: builder.manifest, changed: true)
+
+        /// Nothing of `segment` is kept: its record goes (its frames counted lost) and so does
+        /// the room reserved for it (`.tmp`, which holds nothing to keep).
+        private mutating func lose(_ segment: SegmentRecord, in directory: URL, builder: inout ManifestBuilder) {
+            builder.lost(segment.file)
+            let temporary = SegmentFiles(segment.file, in: directory).temporary
+            if OutputDirectory.isRegularFile(temporary) { steps.append(.remove(temporary)) }
+        }
+
+        /// Removes every file phase 1 built (after a failure).
+        func discardBuilt() { for segment in built { SegmentRecovery.discard(segment) } }
+
+        /// Phase 2: renames and removals, in order.
+        /// - Throws: the first rename that fails (later steps are not carried out).
+        func carryOut() throws {
+            var directories: Set<String> = []
+            for step in steps {
+                switch step {
+                case .remove(let file):
+                    SafeFile.remove(path: file.path)
+                    directories.insert(file.deletingLastPathComponent().path)
+                case .setAside(let file, let why): _ = SegmentFiles.setAside(file, why)
+                case .commit(let segment): try SegmentRecovery.commit(segment)
+                }
+            }
+            for directory in directories { SafeFile.syncDirectory(path: directory) }
+        }
+    }
+
+    /// What a finished segment file holds, read with libavformat: its frames, where it ends on
+    /// the session clock and its size; nil when it cannot be read or holds no frame.
+    ///
+    /// The end is the journal's own `sessionEnd` when the file's span equals it (rounded to the
+    /// file's tick as the writer rounds it), else the next segment's `sessionStart` when the
+    /// file ends there (segments tile exactly), else `sessionStart` + the file's span.
+    static func finishedFile(_ url: URL, of segment: SegmentRecord, next: SegmentRecord?) -> (frames: Int, end: MediaTime, bytes: Int64)? {
+        guard let info = try? MediaFileReader(url: url).streamInfo(), info.frameCount > 0, info.timeBase.num == 1, info.timeBase.den > 0,
+            let end = info.presentationEnd, let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
+        else { return nil }
+        let fileSpan = MediaTime(value: end, timescale: info.timeBase.den)
+        func matches(_ candidate: MediaTime) -> Bool {
+            guard candidate > segment.sessionStart, let span = try? candidate.subtracting(segment.sessionStart),
+                let ticks = try? span.converted(toTimescale: info.timeBase.den)
+            else { return false }
+            let last = info.packets.map(\.pts).max() ?? 0
+            return MediaTime(value: max(ticks.value, last + 1), timescale: info.timeBase.den) == fileSpan
+        }
+        let sessionEnd: MediaTime
+        if matches(segment.sessionEnd) {
+            sessionEnd = segment.sessionEnd
+        } else if let next, next.startReason != .timestampGap, matches(next.sessionStart) {
+            sessionEnd = next.sessionStart
+        } else if let computed = try? segment.sessionStart.adding(fileSpan.converted(toTimescale: segment.sessionStart.timescale)) {
+            sessionEnd = computed
+        } else {
+            return nil
+        }
+        return (info.frameCount, sessionEnd, size.int64Value)
     }
 
     /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) regular files in `directory`,

@@ -49,7 +49,9 @@ import Foundation
 /// `manifest.json` is rewritten atomically (off the capture path, `ManifestJournal`)
 /// whenever a segment opens, is handed off to be finished, or is finished, with `stopReason: null` while recording: after a crash it
 /// places every file on the session clock and lists the open segment's `.partial` file for
-/// `segrec recover`. The folder's ``RecordingLock`` is released when the recording ends.
+/// `segrec recover`. A segment is journaled as finished only once its writer has made the
+/// finished file durable (`fdatasync`, named, folder `fsync`ed), so no journal counts a
+/// file the disk lacks. The folder's ``RecordingLock`` is released when the recording ends.
 ///
 /// ## What it announces
 /// Every change of the recording is a ``SegmentMuxerEvent``, folded into the manifest by

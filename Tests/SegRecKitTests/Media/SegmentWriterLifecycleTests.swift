@@ -31,7 +31,8 @@ import Testing
         let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings())
         try writer.append(Self.frame(0), presentationTime: .zero)
         #expect(writer.partialURL.lastPathComponent == "seg.mp4.partial")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["seg.mp4.partial"])
+        // The .tmp holds the room for the finished copy (SpaceReservation), from the start.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["seg.mp4.partial", "seg.mp4.tmp"])
         _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["seg.mp4"])
         // Finished writers refuse more work.
@@ -39,8 +40,8 @@ import Testing
     }
 
     /// A file that appears under the final name while recording is not replaced: finish
-    /// throws, no temporary file is left, and the partial file (which holds the finished
-    /// recording) stays for recovery.
+    /// throws, and the partial file (which holds the finished recording) and the room
+    /// reserved for its copy (`.tmp`) stay for recovery.
     @Test func finishRefusesAFileThatAppearedMeanwhile() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -50,7 +51,7 @@ import Testing
         try Data("other".utf8).write(to: url)
         #expect(throws: SegmentWriterError.fileExists(path: url.path)) { _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333)) }
         #expect(try Data(contentsOf: url) == Data("other".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["race.mp4", "race.mp4.partial"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["race.mp4", "race.mp4.partial", "race.mp4.tmp"])
         // The failure sticks: finishing again rethrows it.
         #expect(throws: SegmentWriterError.fileExists(path: url.path)) { _ = try writer.finish(endTime: MediaTestSupport.ns(33_333_333)) }
     }

@@ -67,8 +67,10 @@ private struct TinyFileSystem {
     }
 
     /// A real full disk (a 300 KiB tmpfs): the append that cut the fragment which did not
-    /// fit throws ENOSPC naming the partial file; the partial file stays with its complete
-    /// fragments; finish rethrows the same error.
+    /// fit (with the room its finished copy needs) throws ENOSPC naming the partial file;
+    /// the partial file stays with its complete fragments, beside its reservation; finish
+    /// rethrows the same error; and on the still-full disk the fragments are finished in
+    /// place, into the reserved room.
     @Test func fullTmpfsFailsTheAppendAndKeepsFragments() throws {
         guard let disk = try TinyFileSystem.mount(bytes: 300 * 1024) else {
             print("skipped: cannot mount a tmpfs here (needs root)")
@@ -85,13 +87,27 @@ private struct TinyFileSystem {
         #expect(expected.description == "write failed on \(writer.partialURL.path): No space left on device (errno 28)")
         #expect(throws: expected) { _ = try writer.finish(endTime: MediaTestSupport.ns(100_000_000_000)) }
         writer.cancel()  // after a failure: does nothing, the partial file stays
-        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.url.path) == ["seg.mp4.partial"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.url.path).sorted() == ["seg.mp4.partial", "seg.mp4.tmp"])
         try Self.expectRecoverable(writer.partialURL, atLeast: 1)
+        try Self.expectRecoverableInPlace(writer.partialURL, to: url, atLeast: 1)
     }
 
-    /// The disk fills while finish writes the final file: finish throws ENOSPC naming the
-    /// temporary file, which is deleted; the complete partial file stays.
-    @Test func fullTmpfsDuringFinishKeepsThePartialFile() throws {
+    /// Recovers `partial` into `url` beside it (on the same, still full, disk), using the
+    /// room its `.tmp` holds: frames stamped 0..<n, n ≥ `atLeast`, the reservation consumed.
+    static func expectRecoverableInPlace(_ partial: URL, to url: URL, atLeast: Int) throws {
+        let recovered = try SegmentRecovery.recover(partial: partial, to: url)
+        #expect(recovered.reusedReservation)
+        #expect(recovered.frameCount >= atLeast)
+        #expect(try FragmentTestSupport.stamps(url) == (0..<recovered.frameCount).map { UInt32($0) })
+        #expect(!FileManager.default.fileExists(atPath: SegmentFiles(url).temporary.path))
+    }
+
+    /// A disk with room for the partial file but not for it and its finished copy (before:
+    /// every frame was on disk and finishing failed for want of space): the reservation
+    /// meets the full disk first, the append that would outgrow it fails with ENOSPC naming
+    /// the partial file, and the complete fragments are finished on the still-full disk,
+    /// in the reserved room.
+    @Test func diskWithoutRoomForTheCopyFinishesTheFragmentsInTheReservation() throws {
         let frames = 90
         // Measure the finished file's size on an ordinary disk first (same deterministic encode).
         let scratch = try MediaTestSupport.makeTemporaryDirectory()
@@ -109,11 +125,14 @@ private struct TinyFileSystem {
             return
         }
         defer { disk.unmount() }
-        let writer = try record(disk.url.appendingPathComponent("seg.mp4"))
-        let expected = SegmentWriterError.io(path: writer.temporaryURL.path, operation: "write", errno: ENOSPC)
-        #expect(throws: expected) { _ = try writer.finish(endTime: MediaTestSupport.ns(Int64(frames) * 33_333_333)) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.url.path) == ["seg.mp4.partial"])
-        try Self.expectRecoverable(writer.partialURL, atLeast: frames - 3)
+        let url = disk.url.appendingPathComponent("seg.mp4")
+        let writer = try SegmentWriter(url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: settings, fragmentInterval: Self.quarterSecond)
+        let error = Self.appendUntilFailure(writer, limit: 3000)
+        #expect(error as? SegmentWriterError == .io(path: writer.partialURL.path, operation: "write", errno: ENOSPC))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.url.path).sorted() == ["seg.mp4.partial", "seg.mp4.tmp"])
+        // At least a third of the frames (the disk holds 1.5 finished files, a partial and
+        // its room take two).
+        try Self.expectRecoverableInPlace(writer.partialURL, to: url, atLeast: frames / 3)
     }
 
     /// Without root: the test hook fails every write past 120 KB with ENOSPC, as a full disk
@@ -127,7 +146,7 @@ private struct TinyFileSystem {
             fragmentInterval: Self.quarterSecond, sizeLimit: 120_000)
         let error = Self.appendUntilFailure(writer, limit: 3000)
         #expect(error as? SegmentWriterError == .io(path: writer.partialURL.path, operation: "write", errno: ENOSPC))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["seg.mp4.partial"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["seg.mp4.partial", "seg.mp4.tmp"])
         let size = try #require(try FileManager.default.attributesOfItem(atPath: writer.partialURL.path)[.size] as? Int)
         #expect(size <= 120_000)
         try Self.expectRecoverable(writer.partialURL, atLeast: 1)
