@@ -6,7 +6,7 @@ import Foundation
 /// (``decodeFrames(_:)``). Used by `segrec verify` and the tests.
 ///
 /// Not thread-safe; each call opens the file afresh (`avformat_open_input` over a
-/// descriptor from ``SafeFile/openForReading(path:sameFileAs:)``: a symbolic link, FIFO or
+/// descriptor opened `O_NOFOLLOW | O_NONBLOCK` and checked to be a regular file: a symbolic link, FIFO or
 /// folder at the name is refused, never followed and never waited on).
 public final class MediaFileReader {
     /// The file.

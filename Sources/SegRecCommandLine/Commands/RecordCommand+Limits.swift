@@ -24,17 +24,11 @@ extension RecordCommand {
     /// - Throws: a usage error (64) naming the option, the value and what is allowed.
     static func maximumSegmentDuration(_ parsed: ParsedArguments) throws -> MediaTime? {
         guard let text = parsed.value("max-segment-duration") else { return nil }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
-        guard (parts.count == 1 && digits(parts[0])) || (parts.count == 2 && digits(parts[0]) && digits(parts[1]) && parts[1].count <= 9), parts[0].count <= 8,
-            let whole = Int64(parts[0])
-        else {
+        guard let nanoseconds = DecimalSecondsArgument.units(text, decimals: 9, wholeDigits: 8) else {
             throw CommandLineError(
                 "record: --max-segment-duration: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number with up to 9 decimals, 0.001...31622400, e.g. 5 or 2.5",
                 exitCode: .usage)
         }
-        let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 9 - parts[1].count))! : 0
-        let nanoseconds = whole * 1_000_000_000 + fraction
         guard (1_000_000...31_622_400_000_000_000).contains(nanoseconds) else {
             throw CommandLineError("record: --max-segment-duration: '\(Excerpt.of(text))' is out of range; allowed: 0.001...31622400 seconds", exitCode: .usage)
         }

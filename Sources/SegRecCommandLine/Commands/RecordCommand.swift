@@ -159,17 +159,11 @@ enum RecordCommand {
     /// - Throws: a usage error (64) naming what is allowed.
     static func fragmentInterval(_ parsed: ParsedArguments) throws -> MediaTime? {
         guard let text = parsed.value("fragment-interval") else { return MediaTime(value: 1, timescale: 1) }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
-        guard (parts.count == 1 && digits(parts[0])) || (parts.count == 2 && digits(parts[0]) && digits(parts[1]) && parts[1].count <= 6),
-            let whole = Int64(parts[0].prefix(5)), parts[0].count <= 5
-        else {
+        guard let microseconds = DecimalSecondsArgument.units(text, decimals: 6, wholeDigits: 5) else {
             throw CommandLineError(
                 "record: --fragment-interval: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number: 0 (no fragments) or 0.001...2000, e.g. 1 or 0.5",
                 exitCode: .usage)
         }
-        let fraction = parts.count == 2 ? Int64(parts[1] + String(repeating: "0", count: 6 - parts[1].count))! : 0
-        let microseconds = whole * 1_000_000 + fraction
         guard microseconds == 0 || (1_000...2_000_000_000).contains(microseconds) else {
             throw CommandLineError(
                 "record: --fragment-interval: '\(Excerpt.of(text))' is out of range; allowed: 0 (no fragments) or 0.001...2000 seconds", exitCode: .usage)
