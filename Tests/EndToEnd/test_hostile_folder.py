@@ -207,3 +207,58 @@ def test_every_command_refuses_what_verify_refuses(binary, case, mutation, comma
     r = case.run(binary, command)
     assert r.returncode == 65, f"segrec {command}: exit {r.returncode}: {r.stderr}"
     assert field in r.stderr, r.stderr
+
+
+# ---- recover never trades a partial's frames for a finished file it cannot trust ----
+
+@pytest.fixture(scope="module")
+def killed(binary, tmp_path_factory):
+    """A real-time 320x240 Y4M recording killed with -9 after 2.5 s: a journal and a .partial."""
+    work = tmp_path_factory.mktemp("killed")
+    clip = work / "clip.y4m"
+    h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "20", "-pix_fmt", "yuv420p", clip])
+    foreign = work / "foreign.mp4"
+    h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "0.7", "-pix_fmt", "yuv420p",
+           "-c:v", "libx264", foreign])
+    folder = work / "rec"
+    proc = subprocess.Popen([binary, "record", "--source", str(clip), "--realtime", "--output", str(folder), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import time
+    time.sleep(2.5)
+    proc.kill()
+    proc.wait()
+    assert (folder / "segment-000.mp4.partial").exists()
+    reference = work / "reference"
+    shutil.copytree(folder, reference)
+    r = h.run([binary, "recover", reference])
+    assert r.returncode == 0, r.stderr
+    frames = h.load_manifest(reference)["segments"][0]["frameCount"]
+    assert frames > 10
+    return folder, reference, foreign, frames
+
+
+@pytest.mark.parametrize("planted", ["truncated-finished-file", "foreign-finished-file", "partial-hard-linked-to-foreign"])
+def test_recover_keeps_the_partials_frames_over_an_untrustworthy_file(binary, killed, tmp_path, planted):
+    folder, reference, foreign, frames = killed
+    rec = tmp_path / "rec"
+    shutil.copytree(folder, rec)
+    if planted == "truncated-finished-file":
+        (rec / "segment-000.mp4").write_bytes((reference / "segment-000.mp4").read_bytes()[:20000])
+    elif planted == "foreign-finished-file":
+        shutil.copy(foreign, rec / "segment-000.mp4")
+    else:
+        os.unlink(rec / "segment-000.mp4.partial")
+        os.link(foreign, rec / "segment-000.mp4.partial")
+    before = foreign.read_bytes()
+    r = h.run([binary, "recover", rec])
+    assert r.returncode == 0, r.stderr
+    assert foreign.read_bytes() == before
+    m = h.load_manifest(rec)
+    if planted == "partial-hard-linked-to-foreign":
+        assert m["segments"] == [] or all(s["width"] == 320 for s in m["segments"]), m["segments"]
+        assert (rec / "segment-000.mp4.partial.unrecoverable").exists()
+    else:
+        assert [s["frameCount"] for s in m["segments"]] == [frames], m["segments"]
+        assert (rec / "segment-000.mp4.unrecoverable").exists()
+        v = h.run([binary, "verify", rec])
+        assert v.returncode == 0, v.stdout + v.stderr

@@ -131,7 +131,9 @@ public enum RecordingRecovery {
                 // A finished file is believed over the journal (a kill between its rename and
                 // the journal's next rewrite, or a power cut that kept only its name): its
                 // frames and span are read from the file itself.
-                if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next) {
+                // Beside a partial it must hold at least the frames the journal counted: a
+                // file cut short, or somebody else's, never costs the partial's frames.
+                if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next), !hasPartial || found.frames >= segment.frameCount {
                     if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
                     if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
                     if found.frames == segment.frameCount, found.end == segment.sessionEnd {
@@ -166,6 +168,15 @@ public enum RecordingRecovery {
                 // A segment the recorder had closed has its exact end in the journal.
                 let closedEnd = segment.sessionEnd > segment.sessionStart ? try? segment.sessionEnd.subtracting(segment.sessionStart) : nil
                 let result = try SegmentRecovery.prepare(partial: partial, to: files.url, knownEnd: closedEnd.map { (segment.frameCount, $0) })
+                guard let info = try? MediaFileReader(url: files.temporary).streamInfo(), info.width == segment.width, info.height == segment.height else {
+                    // Not this segment's pictures (a file put in its place): kept aside, never listed.
+                    SafeFile.remove(path: files.temporary.path)
+                    setAsideUnreadable(
+                        partial, segment,
+                        RecordingError.badInput(
+                            path: partial.path, field: "dimensions", detail: "not the \(segment.width)x\(segment.height) the journal lists"), builder: &builder)
+                    return
+                }
                 built.append(result)
                 let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
                 builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
@@ -229,7 +240,8 @@ public enum RecordingRecovery {
     }
 
     /// What a finished segment file holds, read with libavformat: its frames, where it ends on
-    /// the session clock and its size; nil when it cannot be read or holds no frame.
+    /// the session clock and its size; nil when it cannot be read, holds no frame, is not the
+    /// journal's width and height, or a frame of it does not decode.
     ///
     /// The end is the journal's own `sessionEnd` when the file's span equals it (rounded to the
     /// file's tick as the writer rounds it), else the next segment's `sessionStart` when the
@@ -238,6 +250,9 @@ public enum RecordingRecovery {
         guard let info = try? MediaFileReader(url: url).streamInfo(), info.frameCount > 0, info.timeBase.num == 1, info.timeBase.den > 0,
             let end = info.presentationEnd, let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
         else { return nil }
+        guard info.width == segment.width, info.height == segment.height else { return nil }
+        var decoded = 0
+        guard (try? MediaFileReader(url: url).decodeFrames { _ in decoded += 1 }) != nil, decoded == info.frameCount else { return nil }
         let fileSpan = MediaTime(value: end, timescale: info.timeBase.den)
         func matches(_ candidate: MediaTime) -> Bool {
             guard candidate > segment.sessionStart, let span = try? candidate.subtracting(segment.sessionStart),
