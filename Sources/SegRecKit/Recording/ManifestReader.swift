@@ -24,7 +24,12 @@ public enum ManifestReader {
     ///   (`frames.written: 9223372036854775807 is out of range; allowed 0...9007199254740992`)
     ///   or a file name that is not segrec's (`segments[0].file: '../x.mp4' …`).
     public static func read(from directory: URL) throws(RecordingError) -> RecordingManifest {
-        let url = directory.appendingPathComponent(ManifestWriter.fileName)
+        try read(file: directory.appendingPathComponent(ManifestWriter.fileName))
+    }
+
+    /// Reads and checks the manifest file `url` (`manifest.json`, or the journal's
+    /// temporary), as ``read(from:)`` does.
+    static func read(file url: URL) throws(RecordingError) -> RecordingManifest {
         let manifest = try decode(try contents(of: url), path: url.path)
         try checkRanges(manifest, path: url.path)
         try checkNames(manifest, path: url.path)

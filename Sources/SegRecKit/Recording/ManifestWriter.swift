@@ -120,10 +120,8 @@ public enum ManifestWriter {
         let url = directory.appendingPathComponent(fileName)
         var info = stat()
         if lstat(url.path, &info) == 0 { return false }
-        // Complete means it decodes as a manifest; a half-written one is left alone.
-        guard let data = FileManager.default.contents(atPath: temporary.path), (try? JSONDecoder().decode(RecordingManifest.self, from: data)) != nil else {
-            return false
-        }
+        // Complete means it reads as a manifest; a half-written one is left alone.
+        guard (try? ManifestReader.read(file: temporary)) != nil else { return false }
         try commitTemporary(in: directory)
         return true
     }

@@ -38,7 +38,7 @@ public enum RecordingReport {
         _ = try ExportOutput(folder: directory, paths: [pagePath], force: force)
         // Inside the recording, nothing is followed: a link (or file) named like the
         // posters' folder is somebody else's, even with --force.
-        if SafeFile.exists(path: posters.path), let problem = SafeFile.notRegularFolder(path: posters.path) {
+        if let problem = SafeFile.notRegularFolder(path: posters.path) {
             throw RecordingError.cannotCreateOutput(
                 path: posters.path, detail: "\(problem); the report writes its posters only into a folder of its own there: move it away")
         }
