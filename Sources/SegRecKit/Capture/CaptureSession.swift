@@ -14,7 +14,8 @@
 /// event whose host time is ≤ the frame's session time; events after the last frame are
 /// applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
 /// frame `k + completionDelayFrames`, never before the first frame at/after the request and
-/// in FIFO order; completions due after the last frame come at the end of the stream. A
+/// in FIFO order; a completion due after the last frame never arrives (the recording ends
+/// first: its segment is `announced: false`, Docs/DESIGN.md "Dynamic aspect ratio"). A
 /// request that a later one overrides on its own frame completes `superseded`
 /// (``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)``).
 ///
@@ -345,7 +346,8 @@ public final class CaptureSession {
         }
         collectRequests()
         guard next.time < sessionEnd else {
-            while let completion = completions.pop() { outbox.append(completion) }
+            // Completions due before a frame that is never captured do not arrive: the
+            // recording ends first, and their segments say `announced: false`.
             finished = true
             return
         }

@@ -102,11 +102,11 @@ import Testing
     /// no warning.
     @Test func completionThatNeverArrives() async throws {
         let events = try S.tokensAndEvents(try Self.session(completionDelay: 40, [(1.3, .ratio16x9)]))
-        // The completion is due after the last frame: cut the stream before it.
-        let cut = events.filter { if case .dynamicAspectRatioChangeCompleted = $0 { false } else { true } }
-        #expect(cut.count == events.count - 1)
-        #expect(cut.filter { if case .frame = $0 { true } else { false } }.count == 30)
-        let (dir, manifest) = try await RecorderTestSupport.record(cut, clock: S.plainClock)
+        // The completion is due before frame 11 + 40, after the last frame (29): the session
+        // never delivers it (DESIGN.md "Dynamic aspect ratio").
+        #expect(!events.contains { if case .dynamicAspectRatioChangeCompleted = $0 { true } else { false } })
+        #expect(events.filter { if case .frame = $0 { true } else { false } }.count == 30)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, clock: S.plainClock)
         #expect(manifest.segments.map(\.frameCount) == [11, 19])
         #expect(
             manifest.segments[1].change
@@ -123,10 +123,10 @@ import Testing
     /// Thresholds: 0.37 + 2/30 → frame 14 (0.4667 s), 0.39 + 2/30 → frame 14, and
     /// 0.40 s host = 0.40002 s device, so + 2/30 lands 480 ticks after D(14) → frame 15.
     /// So 1x1 and 4x3 are superseded on frame 14 by 16x9, and 1x1 takes frame 15: three
-    /// segments, each change at its own first frame (announced when the trailing
-    /// completions are kept, `announced: false` when the stream is cut before them), and
+    /// segments, each change at its own first frame, `announced: false` (every completion,
+    /// the two `superseded` ones too, is due after the last frame and never arrives), and
     /// no warning — the overridden 0.37 s request is never attached to the 1x1 segment.
-    @Test(arguments: [false, true]) func lateCompletionsAndAnEarlyEnd(keepTrailingCompletions: Bool) async throws {
+    @Test func lateCompletionsAndAnEarlyEnd() async throws {
         let json = """
             {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "9x16",
                         "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": 50},
@@ -141,30 +141,24 @@ import Testing
         let probe = try CaptureSession(scenario: scenario, stampFrameIndex: true)
         let events = try S.tokensAndEvents(probe)
         #expect(probe.device.requests.map(\.effectiveFrameIndex) == [14, 14, 14, 15])
-        let superseded = events.compactMap { if case .dynamicAspectRatioChangeSuperseded(let s) = $0 { s.aspectRatio } else { nil } }
-        #expect(superseded == [.ratio1x1, .ratio4x3])
         let frames = events.compactMap { if case .frame(let f) = $0 { f } else { nil } }
         #expect(frames.count == 16)
-        // Every completion is due after the last frame (k + 3 > 15): before it come only
-        // frames and the stream formats they are in.
-        let lastFrame = try #require(events.lastIndex { if case .frame = $0 { true } else { false } })
+        // Every completion is due after the last frame (k + 3 > 15) and never arrives: the
+        // stream holds only frames and the stream formats they are in.
         #expect(
-            events[...lastFrame].allSatisfy {
+            events.allSatisfy {
                 switch $0 {
                 case .frame, .formatChanged: true
                 default: false
                 }
             })
-        let kept = keepTrailingCompletions ? events : Array(events[...lastFrame])
-        let (dir, manifest) = try await RecorderTestSupport.record(kept, clock: probe.device.clock)
+        let (dir, manifest) = try await RecorderTestSupport.record(events, clock: probe.device.clock)
         #expect(manifest.segments.map(\.frameCount) == [14, 1, 1])
         #expect(manifest.segments.map { "\($0.width)x\($0.height)" } == ["720x1280", "1280x720", "1280x1280"])
         for (segment, k) in zip(manifest.segments.dropFirst(), [14, 15]) {
             #expect(
                 segment.change
-                    == ChangeRecord(
-                        deviceTime: frames[k].deviceTime, sessionTime: frames[k].sessionTime, aspectRatio: segment.aspectRatio,
-                        announced: keepTrailingCompletions))
+                    == ChangeRecord(deviceTime: frames[k].deviceTime, sessionTime: frames[k].sessionTime, aspectRatio: segment.aspectRatio, announced: false))
             #expect(segment.sessionStart == frames[k].sessionTime)
         }
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
