@@ -86,23 +86,25 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     }
 
     /// An explicit switch to the format named `name` (`{"activeFormat": 1920}`); the ratio
-    /// in effect is kept.
+    /// in effect is kept unless `startRatio` names the one the new format starts with.
     /// - Parameters: as ``apply(_:formats:activeFormat:currentAspectRatio:currentFrameRate:preferredFrameRate:)``;
-    ///   `name` is a format's ``ActiveFormatCandidate/formatName``.
+    ///   `name` is a format's ``ActiveFormatCandidate/formatName``; `startRatio` (default:
+    ///   the ratio in effect) the ratio of the new format's first frame.
     /// - Throws: ``CameraControlError/formatUnavailable(_:available:)`` naming the camera's
     ///   formats; ``CameraControlError/formatLacksRatio(format:ratio:supported:)`` when the
-    ///   new format does not support the ratio in effect (never a silent fallback).
+    ///   new format does not support that ratio (never a silent fallback).
     public static func switchFormat(
         to name: String, formats: [Format], activeFormat: Format, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
-        preferredFrameRate: FrameRate? = nil
+        preferredFrameRate: FrameRate? = nil, startRatio: DynamicAspectRatio? = nil
     ) throws(CameraControlError) -> ActiveFormatSelection {
         _ = try index(of: activeFormat, in: formats)
         guard let index = formats.firstIndex(where: { $0.formatName == name }) else { throw .formatUnavailable(name, available: formats.map(\.formatName)) }
-        guard formats[index].frameDimensions(for: currentAspectRatio) != nil else {
-            throw .formatLacksRatio(format: name, ratio: currentAspectRatio, supported: formats[index].supportedDynamicAspectRatios)
+        let ratio = startRatio ?? currentAspectRatio
+        guard formats[index].frameDimensions(for: ratio) != nil else {
+            throw .formatLacksRatio(format: name, ratio: ratio, supported: formats[index].supportedDynamicAspectRatios)
         }
         return make(
-            formats: formats, index: index, activeFormat: activeFormat, ratio: currentAspectRatio, currentAspectRatio: currentAspectRatio,
+            formats: formats, index: index, activeFormat: activeFormat, ratio: ratio, currentAspectRatio: currentAspectRatio,
             currentFrameRate: currentFrameRate, preferredFrameRate: preferredFrameRate ?? currentFrameRate)
     }
 

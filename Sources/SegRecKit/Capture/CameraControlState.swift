@@ -188,9 +188,10 @@ extension CaptureDevice {
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: formats, deviceType: deviceType)
         try device.setVideoZoomFactor(videoZoomFactor)
-        if let old = smartFramingMonitor, let new = device.smartFramingMonitor {
-            try new.setEnabledFramings(old.enabledFramings.filter { new.supportedFramings.contains($0) })
-            if old.isMonitoring { new.startMonitoring() }
+        device.appEnabledFramings = smartFramingMonitor?.enabledFramings ?? appEnabledFramings
+        if let new = device.smartFramingMonitor {
+            try new.setEnabledFramings(device.appEnabledFramings.filter { new.supportedFramings.contains($0) })
+            if smartFramingMonitor?.isMonitoring == true { new.startMonitoring() }
         }
         let d0: MediaTime
         do { d0 = try convertTime(start, from: .host, to: clock, rounding: .roundTowardPositiveInfinity) } catch { throw .time(error) }

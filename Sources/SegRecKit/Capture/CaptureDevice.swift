@@ -86,10 +86,19 @@ public final class CaptureDevice {
     public static let videoZoomFactorRange: ClosedRange<Double> = 1.0...16.0
 
     /// The ratio of the latest request (the initial ratio before any): what frames have
-    /// once every pending request has taken effect (`AVCaptureDevice.dynamicAspectRatio`).
-    public var dynamicAspectRatio: DynamicAspectRatio { schedule.latest }
+    /// once every pending request has taken effect (`AVCaptureDevice.dynamicAspectRatio`,
+    /// optional as there): `nil` on a camera whose active format has no dynamic aspect
+    /// ratio (a fixed-size format such as the back camera's 1920x1080).
+    public var dynamicAspectRatio: DynamicAspectRatio? { activeFormat.fixedDimensions == nil ? schedule.latest : nil }
     /// The current zoom (`AVCaptureDevice.videoZoomFactor`). Never changes frame dimensions.
     public private(set) var videoZoomFactor: Double = 1.0
+    /// A zoom waiting for the first frame of a ratio change (grid index, factor): a smart
+    /// framing recommendation applied as the seeds' code does, `videoZoomFactor` set once
+    /// `setDynamicAspectRatio` has returned. Dropped when a later request takes that frame.
+    private(set) var pendingZoom: (frame: Int64, factor: Double)?
+    /// The framings the app enables on a smart framing monitor (`enabledFramings`), kept on
+    /// a format without one so a later switch to the smart framing format gets them.
+    var appEnabledFramings: [CaptureFraming] = []
     /// The smart framing monitor: non-`nil` only when the active format supports smart
     /// framing (the 4032 format).
     public let smartFramingMonitor: SmartFramingMonitor?
@@ -208,6 +217,9 @@ public final class CaptureDevice {
         } catch { throw .time(error) }
         let changes = schedule.ratio(atFrame: k) != ratio
         if changes { schedule.apply(ratio, fromFrame: k) }
+        // A request that takes the pending zoom's frame (or an earlier one) supersedes the
+        // request it was waiting for: the app's `await` threw, the zoom is never set.
+        if let pending = pendingZoom, k <= pending.frame { pendingZoom = nil }
         let request = DynamicAspectRatioRequest(
             sequenceNumber: requests.count, aspectRatio: ratio, requestTime: sessionTime, requestFrameIndex: nextFrameIndex, effectiveFrameIndex: k,
             change: DynamicAspectRatioChange(aspectRatio: ratio, dimensions: dimensions, deviceTime: deviceTime, sessionTime: changeSessionTime),
@@ -238,6 +250,22 @@ public final class CaptureDevice {
     public func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         try Self.validateVideoZoomFactor(factor)
         videoZoomFactor = factor
+    }
+
+    /// Sets `videoZoomFactor` to `factor` from grid frame `index` on (the first frame of the
+    /// request it follows), replacing a zoom still pending.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
+    func setVideoZoomFactor(_ factor: Double, fromFrame index: Int64) throws(CaptureError) {
+        try Self.validateVideoZoomFactor(factor)
+        pendingZoom = (index, factor)
+    }
+
+    /// Applies the pending zoom when grid frame `index` is at or after its frame: called
+    /// before frame `index` is drawn.
+    func applyPendingZoom(beforeFrame index: Int64) {
+        guard let pending = pendingZoom, index >= pending.frame else { return }
+        videoZoomFactor = pending.factor
+        pendingZoom = nil
     }
 
     /// Checks that `factor` is finite and in ``videoZoomFactorRange``.

@@ -398,6 +398,7 @@ public final class CaptureSession {
             : VideoStreamFormat.Camera(
                 id: device.uniqueID, facing: facing, constituent: devices[producer].uniqueID == device.uniqueID ? nil : devices[producer].uniqueID,
                 isMirrored: mirrored)
+        device.applyPendingZoom(beforeFrame: grid)
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
         let dimensions = device.dimensions(atFrame: grid)
         let frame = try output.frame(
@@ -519,7 +520,15 @@ public final class CaptureSession {
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
         case .smartFraming(let action):
-            guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide) }
+            if device.smartFramingMonitor == nil, action == .start { try makeSmartFramingFormatActive(at: event.hostTime) }
+            // Stopping a monitor the format does not have stops nothing.
+            let device = self.device  // the reconfigured camera after a switch to 4032
+            guard let monitor = device.smartFramingMonitor else { return }
+            if action == .start, monitor.enabledFramings.isEmpty {
+                // The seeds' start(): `monitor.enabledFramings = monitor.supportedFramings`
+                // unless the app chose some (`enabledFramings`).
+                try monitor.setEnabledFramings(monitor.supportedFramings)
+            }
             if monitor.perform(action) {
                 outbox.append(
                     .sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime, camera: device.uniqueID, to: action.rawValue)))
@@ -541,12 +550,23 @@ public final class CaptureSession {
             appRatio = ratio
             collectRequests()
         } catch .dynamicAspectRatioUnsupported(let camera, let type) {
-            let message =
-                "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size"
-            outbox.append(.warning(message))
-            outbox.append(
-                .sessionEvent(SessionEventRecord(kind: .aspectRatioRequestFailed, sessionTime: s, camera: camera, to: ratio.rawValue, message: message)))
+            requestFailed(ratio, at: s, "failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size")
+        } catch .unsupportedRatio(_, let side, let supported) {
+            // The app catches the throw (the seeds' `FramingError.unsupportedRatio`) and goes on.
+            requestFailed(
+                ratio, at: s,
+                "failed unsupportedRatio: format \(side) of camera \(device.uniqueID) lists \(supported.map(\.rawValue).joined(separator: ", ")); the recording goes on with the ratio in effect"
+            )
         } catch { throw error }
+    }
+
+    /// A request that threw at host time `s`: a warning and an `aspectRatioRequestFailed`
+    /// event saying why; nothing else changes.
+    private func requestFailed(_ ratio: DynamicAspectRatio, at s: MediaTime, _ why: String) {
+        let message = "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) " + why
+        outbox.append(.warning(message))
+        outbox.append(
+            .sessionEvent(SessionEventRecord(kind: .aspectRatioRequestFailed, sessionTime: s, camera: device.uniqueID, to: ratio.rawValue, message: message)))
     }
 
     /// Lets a running smart framing monitor see `count` people at host time `s`; a new
@@ -559,9 +579,11 @@ public final class CaptureSession {
                 SessionEventRecord(
                     kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID, to: framing.name,
                     message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
-        try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
-        controls.noteZoomCause("smart framing \(framing.name)")
-        try device.setVideoZoomFactor(framing.zoomFactor)
+        let request = try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
+        controls.noteZoomCause("smart framing \(framing.name), on the first frame of \(framing.aspectRatio.rawValue)")
+        // The seeds' code awaits `setDynamicAspectRatio` before it sets `videoZoomFactor`:
+        // the zoom lands on the request's first frame, never on the old ratio.
+        try device.setVideoZoomFactor(framing.zoomFactor, fromFrame: request.effectiveFrameIndex)
     }
 
     /// What a `peopleInFrame` count may be, and what it drives.
@@ -587,6 +609,36 @@ public final class CaptureSession {
         } catch { throw .invalidParameter(name: "apply", value: ratio.rawValue, allowed: "\(error)") }
         appRatio = ratio
         try switchFormat(to: selection, at: s, because: "apply(\(ratio.rawValue))")
+    }
+
+    /// The seeds' `start()` on a format without smart framing: it makes the camera's smart
+    /// framing format (4032) active first, a reconfiguration like `activeFormat`, keeping
+    /// the ratio in effect where that format lists it, else the ratio of the same
+    /// orientation it has (3x4 for portrait and square, 4x3 for landscape).
+    /// - Throws: ``CaptureError/smartFramingUnsupported(formatSide:)`` when no format of the
+    ///   camera has smart framing (the iPhone Duo cameras, the back camera).
+    private func makeSmartFramingFormatActive(at s: MediaTime) throws(CaptureError) {
+        let device = self.device
+        guard !isVirtual, let target = device.formats.first(where: \.isSmartFramingSupported) else {
+            throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
+        }
+        let current = ratioInEffect
+        let ratios = target.supportedDynamicAspectRatios
+        let start =
+            ratios.contains(current)
+            ? current
+            : current == .ratio16x9 || current == .ratio4x3 ? (ratios.first { $0 == .ratio4x3 } ?? ratios[0]) : (ratios.first { $0 == .ratio3x4 } ?? ratios[0])
+        let selection: ActiveFormatSelection<CaptureDevice.Format>
+        do {
+            selection = try ActiveFormatSelection.switchFormat(
+                to: target.name, formats: device.formats, activeFormat: device.activeFormat, currentAspectRatio: current, currentFrameRate: device.frameRate,
+                preferredFrameRate: preferredFrameRates[streaming], startRatio: start)
+        } catch { throw .invalidParameter(name: "smartFraming", value: "start", allowed: "\(error)") }
+        try switchFormat(
+            to: selection, at: s,
+            because: "smartFraming start (the smart framing format first, as the seeds' start()"
+                + (start == current ? ")" : "; it lists no \(current.rawValue))"))
+        appRatio = start
     }
 
     /// `{"activeFormat": name}` on the streaming camera.

@@ -5,13 +5,10 @@ extension Scenario {
         if let mode = device.preferredVideoStabilizationMode {
             try Self.checkStabilization(mode, type: .builtInUltraWideCamera, at: "device.preferredVideoStabilizationMode", file: file)
         }
-        if !device.enabledFramings.isEmpty {
-            guard format.isSmartFramingSupported else {
-                throw ScenarioError(
-                    file: file, key: "device.enabledFramings", problem: "format \(format.squareSide) has no smart framing",
-                    allowed: "enabledFramings only with format 4032 (" + CaptureFraming.allowedNames + ")")
-            }
-            let supported = SmartFramingMonitor(format: format).supportedFramings.map(\.name)
+        // The app's choice for the camera's smart framing format (4032), whichever format
+        // is active at start: a `smartFraming` start makes that format active first.
+        if !device.enabledFramings.isEmpty, let smartFormat = CaptureDevice.Format.frontCenterStageFormats.first(where: \.isSmartFramingSupported) {
+            let supported = SmartFramingMonitor(format: smartFormat).supportedFramings.map(\.name)
             for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
                 throw ScenarioError(
                     file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
@@ -70,14 +67,11 @@ extension Scenario {
                     allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
             }
         case .smartFraming:
-            guard let format else {
+            // One front camera: `start` makes its 4032 format active first (the seeds'
+            // start()), whatever format is active then; no iPhone Duo camera has one.
+            guard format != nil else {
                 throw ScenarioError(
                     file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
-                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
-            }
-            guard format.isSmartFramingSupported else {
-                throw ScenarioError(
-                    file: file, key: key, problem: "format \(format.squareSide) has no smart framing",
                     allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
         case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)

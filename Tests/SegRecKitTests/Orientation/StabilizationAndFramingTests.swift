@@ -68,19 +68,11 @@ import Testing
             (
                 #"{"device": {"format": 4032, "enabledFramings": ["wide3x4", "tight1x1"]}, "durationSeconds": 1}"#, "device.enabledFramings[1]",
                 "wide3x4, narrow3x4, wide4x3, narrow4x3"
-            ),
-            (
-                #"{"device": {"enabledFramings": ["wide3x4"]}, "durationSeconds": 1}"#, "device.enabledFramings",
-                "enabledFramings only with format 4032 (wide3x4, narrow3x4, wide4x3, narrow4x3)"
             ), (#"{"durationSeconds": 1, "events": [{"atSeconds": 0.5, "activeFormat": 2000}]}"#, "events[0].activeFormat", "1280, 1920, 3840, 4032"),
             (
                 #"{"durationSeconds": 1, "events": [{"atSeconds": 0.5, "activeFormat": 4032}]}"#, "events[0].activeFormat",
                 "a format listing 9x16: 1280, 1920, 3840"
             ), (#"{"durationSeconds": 1, "events": [{"atSeconds": 0.5, "smartFraming": "pause"}]}"#, "events[0].smartFraming", "start, stop"),
-            (
-                #"{"durationSeconds": 1, "events": [{"atSeconds": 0.5, "smartFraming": "start"}]}"#, "events[0].smartFraming",
-                "smartFraming start/stop only with \"device\": {\"format\": 4032, …}"
-            ),
             (
                 #"{"durationSeconds": 1, "initialDeviceOrientation": "faceUp"}"#, "initialDeviceOrientation",
                 "portrait, landscapeLeft, portraitUpsideDown, landscapeRight"
@@ -153,22 +145,51 @@ import Testing
         }
     }
 
-    @Test("smart framing: none enabled by default; started late with a subset, only those framings are recommended") func smartFramingControls() throws {
+    @Test("smart framing: start enables every supported framing (the seeds' start()); started late with a subset, only those framings are recommended")
+    func smartFramingControls() throws {
         let base = """
             {"device": {"format": 4032, "fps": 15, "initialAspectRatio": "3x4"ENABLED}, "durationSeconds": 2.0,
              "events": [{"atSeconds": 0.1, "peopleInFrame": 1}, {"atSeconds": 0.5, "smartFraming": "start"},
                         {"atSeconds": 0.6, "peopleInFrame": 1}, {"atSeconds": 0.9, "peopleInFrame": 3},
                         {"atSeconds": 1.2, "smartFraming": "stop"}, {"atSeconds": 1.5, "peopleInFrame": 2}]}
             """
-        // Default: no framing enabled, nothing recommended, one segment.
-        let none = try F.run(try CaptureSession(scenario: try F.scenario(base.replacingOccurrences(of: "ENABLED", with: ""))))
-        #expect(F.records(none, .smartFramingRecommended).isEmpty)
-        #expect(F.records(none, .smartFramingChanged).map(\.to) == ["start", "stop"])
-        #expect(Set(F.frames(none).map(\.dimensions)) == [VideoDimensions(width: 3024, height: 4032)])
+        // No enabledFramings: start() enables all; 1 person (narrow3x4) at 0.6 s, 3 (wide4x3) at 0.9 s.
+        let all = try F.run(try CaptureSession(scenario: try F.scenario(base.replacingOccurrences(of: "ENABLED", with: ""))))
+        #expect(F.records(all, .smartFramingRecommended).map(\.to) == ["narrow3x4", "wide4x3"])
+        #expect(F.records(all, .smartFramingChanged).map(\.to) == ["start", "stop"])
+        #expect(Set(F.frames(all).map(\.dimensions)) == [VideoDimensions(width: 3024, height: 4032), VideoDimensions(width: 4032, height: 3024)])
+        // The zoom of each recommendation lands on the first frame of its ratio (the seeds'
+        // code awaits setDynamicAspectRatio, then sets videoZoomFactor).
+        let frames = F.frames(all)
+        let firstLandscape = try #require(frames.firstIndex { $0.dimensions == VideoDimensions(width: 4032, height: 3024) })
+        let zooms = F.records(all, .zoomChanged)
+        #expect(zooms.last?.to == "1.0" && zooms.last?.frameIndex == Int64(firstLandscape))
         // Only wide4x3 enabled: 1 person (narrow3x4) before the start and after nothing; 3 → wide4x3.
         let some = try F.run(try CaptureSession(scenario: try F.scenario(base.replacingOccurrences(of: "ENABLED", with: #", "enabledFramings": ["wide4x3"]"#))))
         #expect(F.records(some, .smartFramingRecommended).map(\.to) == ["wide4x3"])
         #expect(F.records(some, .smartFramingRecommended).first?.sessionTime == F.ns(1_900_000_000))
         #expect(F.frames(some).last?.dimensions == VideoDimensions(width: 4032, height: 3024))
+    }
+
+    @Test("smartFraming start on 1920 makes 4032 active first (3x4 for a portrait ratio); a ratio the format lacks fails at its time and the session goes on")
+    func smartFramingStartAndFailedRequest() throws {
+        let json = """
+            {"device": {"format": 1920, "fps": 15, "initialAspectRatio": "9x16"}, "durationSeconds": 2.0,
+             "events": [{"atSeconds": 0.5, "smartFraming": "start"}, {"atSeconds": 1.0, "peopleInFrame": 3},
+                        {"atSeconds": 1.5, "setDynamicAspectRatio": "16x9"}]}
+            """
+        let scenario = try F.scenario(json)
+        try scenario.validate(file: "start.json")
+        let events = try F.run(try CaptureSession(scenario: scenario))
+        let sizes = F.frames(events).map(\.dimensions)
+        #expect(sizes.first == VideoDimensions(width: 1080, height: 1920))
+        #expect(sizes.contains(VideoDimensions(width: 3024, height: 4032)))
+        #expect(sizes.last == VideoDimensions(width: 4032, height: 3024))
+        #expect(F.records(events, .activeFormatChanged).map(\.to) == ["4032@15"])
+        #expect(F.records(events, .smartFramingRecommended).map(\.to) == ["wide4x3"])
+        let failed = F.records(events, .aspectRatioRequestFailed)
+        #expect(failed.count == 1 && failed.first?.to == "16x9" && failed.first?.message?.contains("unsupportedRatio") == true)
+        #expect(events.contains { if case .warning(let w) = $0 { w.contains("unsupportedRatio") } else { false } })
+        #expect(!sizes.contains(VideoDimensions(width: 1920, height: 1080)))
     }
 }

@@ -105,11 +105,6 @@ import Testing
             name: "initial ratio unsupported by 4032", json: #"{"device": {"format": 4032, "initialAspectRatio": "9x16"}, "durationSeconds": 1}"#,
             key: "device.initialAspectRatio", problem: "9x16 is not supported by format 4032", allowed: "3x4, 4x3 for format 4032"),
         BadCase(
-            name: "event ratio unsupported by 4032",
-            json:
-                #"{"device": {"format": 4032, "initialAspectRatio": "4x3"}, "durationSeconds": 2, "events": [{"atSeconds": 0.5, "setDynamicAspectRatio": "3x4"}, {"atSeconds": 1, "setDynamicAspectRatio": "16x9"}]}"#,
-            key: "events[1].setDynamicAspectRatio", problem: "16x9 is not supported by format 4032", allowed: "3x4, 4x3 for format 4032"),
-        BadCase(
             name: "unknown format", json: #"{"device": {"format": 2048}, "durationSeconds": 1}"#, key: "device.format",
             problem: "2048 is not a front camera format", allowed: "1280, 1920, 3840, 4032"),
         BadCase(

@@ -70,13 +70,18 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
         let device = try CaptureDevice(
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: deviceType.formats, deviceType: deviceType)
-        if let monitor = device.smartFramingMonitor {
-            do { try monitor.setEnabledFramings(named: enabledFramings) } catch {
-                throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)")
+        do {
+            if let monitor = device.smartFramingMonitor {
+                try monitor.setEnabledFramings(named: enabledFramings)
+                device.appEnabledFramings = monitor.enabledFramings
+            } else {
+                device.appEnabledFramings = try enabledFramings.map { name throws(CameraControlError) in try CaptureFraming(named: name) }
             }
-        }
+        } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
         if startsSmartFraming {
             guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: format.squareSide) }
+            // Started as the seeds' start() does: every supported framing unless the app chose some.
+            if monitor.enabledFramings.isEmpty { try monitor.setEnabledFramings(monitor.supportedFramings) }
             monitor.startMonitoring()
         }
         return device
