@@ -524,11 +524,7 @@ public final class CaptureSession {
             // Stopping a monitor the format does not have stops nothing.
             let device = self.device  // the reconfigured camera after a switch to 4032
             guard let monitor = device.smartFramingMonitor else { return }
-            if action == .start, monitor.enabledFramings.isEmpty {
-                // The seeds' start(): `monitor.enabledFramings = monitor.supportedFramings`
-                // unless the app chose some (`enabledFramings`).
-                try monitor.setEnabledFramings(monitor.supportedFramings)
-            }
+            if action == .start { monitor.enableSupportedFramingsUnlessChosen() }
             if monitor.perform(action) {
                 outbox.append(
                     .sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime, camera: device.uniqueID, to: action.rawValue)))

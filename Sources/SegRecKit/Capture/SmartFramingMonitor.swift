@@ -59,6 +59,11 @@ public final class SmartFramingMonitor {
         enabledFramings = framings
     }
 
+    /// What the seeds' `start()` does before it starts the monitor:
+    /// `monitor.enabledFramings = monitor.supportedFramings`, unless the app already chose
+    /// some (a scenario's `enabledFramings`).
+    func enableSupportedFramingsUnlessChosen() { if enabledFramings.isEmpty { enabledFramings = supportedFramings } }
+
     /// Starts producing recommendations (may be called while the session runs).
     public func startMonitoring() { isMonitoring = true }
 

@@ -80,8 +80,7 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
         } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
         if startsSmartFraming {
             guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: format.squareSide) }
-            // Started as the seeds' start() does: every supported framing unless the app chose some.
-            if monitor.enabledFramings.isEmpty { try monitor.setEnabledFramings(monitor.supportedFramings) }
+            monitor.enableSupportedFramingsUnlessChosen()
             monitor.startMonitoring()
         }
         return device
