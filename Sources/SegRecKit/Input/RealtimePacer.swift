@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Paces a source at its frame rate, like a camera, and drops the frames the recorder could
 /// not take in time (`segrec record --realtime`).
 ///
@@ -17,8 +15,8 @@ import Dispatch
 ///   ``DropReason/late`` (`captureOutput(_:didDrop:from:)` with `FrameWasLate`);
 /// - the first frame captured in `(s, now]` is the one in the slot: delivered at once;
 /// - if none was captured yet, the call sleeps until the next capture time (an `await` that
-///   blocks no thread; the wake-up is a Dispatch timer that resumes the task on its own
-///   executor, so a busy cooperative pool cannot delay it) and delivers that frame.
+///   blocks no thread; with ``HostPacingClock`` the wake-up is a Dispatch timer, so a busy
+///   cooperative pool cannot delay it) and delivers that frame.
 ///
 /// "Busy" is the muxer's time per frame: queueing the picture to the segment's writer.
 /// With ``SegmentMuxer/Configuration/dropsFramesWhenBehind`` (as `segrec record --realtime`
@@ -29,10 +27,11 @@ import Dispatch
 /// ``VideoFrame/deliveredAt`` (time spent waiting in the slot counts as latency).
 /// Completions, notes and warnings pass through unpaced, in order. Deterministic given the
 /// recorder's timings; the pictures of frames that end up dropped are still rendered, which
-/// makes it slightly pessimistic when the recorder is already behind.
+/// makes it slightly pessimistic when the recorder is already behind. Time is read from a
+/// ``PacingClock``: the host's by default, or one a test advances itself.
 public final class RealtimePacer: CaptureOutputEventSource {
     private let source: any CaptureOutputEventSource
-    private let clock = ContinuousClock()
+    private let clock: any PacingClock
     private var origin: (instant: ContinuousClock.Instant, session: MediaTime)?
     /// When the recorder took its previous frame (`s`).
     private var lastTake: ContinuousClock.Instant?
@@ -40,11 +39,17 @@ public final class RealtimePacer: CaptureOutputEventSource {
     /// Frames dropped as late so far.
     public private(set) var droppedFrameCount = 0
 
-    /// - Parameter source: the events to pace (frames carry session times).
     /// True after ``stopRunning()``.
     private var isStopped = false
 
-    public init(wrapping source: any CaptureOutputEventSource) { self.source = source }
+    /// - Parameters:
+    ///   - source: the events to pace (frames carry session times).
+    ///   - clock: the time capture and delivery are measured on (default: the host's
+    ///     `ContinuousClock`).
+    public init(wrapping source: any CaptureOutputEventSource, clock: any PacingClock = HostPacingClock()) {
+        self.source = source
+        self.clock = clock
+    }
 
     /// Stops the wrapped source; what it still delivers is passed on at once, unpaced
     /// (those frames were captured already).
@@ -66,31 +71,11 @@ public final class RealtimePacer: CaptureOutputEventSource {
             droppedFrameCount += 1
             return .frameDropped(DroppedFrame(index: frame.index, reason: .late))
         }
-        if captured > now { await Self.sleep(until: captured) }
+        if captured > now { await clock.sleep(until: captured) }
         lastTake = max(captured, now)
         frame.deliveredAt = captured
         return .frame(frame)
     }
-
-    /// Suspends until `deadline`. The wake-up comes from a strict Dispatch timer (no
-    /// leeway) rather than the concurrency runtime's global timer, whose jobs first need a
-    /// cooperative thread and may be coalesced.
-    private static func sleep(until deadline: ContinuousClock.Instant) async {
-        let delay = ContinuousClock.now.duration(to: deadline).nanoseconds
-        guard delay > 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let timer = DispatchSource.makeTimerSource(flags: .strict, queue: timerQueue)
-            timer.schedule(deadline: .now() + .nanoseconds(Int(delay)), leeway: .nanoseconds(0))
-            timer.setEventHandler {
-                timer.cancel()
-                continuation.resume()
-            }
-            timer.resume()
-        }
-    }
-
-    /// The queue pacing timers fire on.
-    private static let timerQueue = DispatchQueue(label: "segrec.realtime-pacer", qos: .userInteractive)
 
     /// The instant at which the camera captures `frame`.
     private func captureInstant(of frame: VideoFrame, now: ContinuousClock.Instant) throws -> ContinuousClock.Instant {

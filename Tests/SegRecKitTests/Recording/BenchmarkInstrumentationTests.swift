@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SegRecKit
@@ -75,23 +76,60 @@ import Testing
                 == (try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("segment-000.mp4").path)[.size] as? NSNumber)?.int64Value)
     }
 
-    /// Real-time pacing of a tiny, fast stream (320-pixel frames at 30 fps) drops nothing
-    /// and the files are exactly those of an unpaced recording.
+    /// Real-time pacing of a tiny stream (320-pixel frames at 30 fps) on a clock that only
+    /// the pacer's own waits move (the recorder takes no time): nothing is dropped, every
+    /// frame is delivered at its capture instant, exactly its session-time step after the
+    /// one before, and the files are exactly those of an unpaced recording.
     @Test func realtimeTinyStreamDropsNothing() async throws {
         let events = script.events(count: 15, initial: .ratio16x9, changes: [(6, .ratio9x16)], completionDelay: 1)
         let statistics = RecordingStatistics()
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment, statistics: statistics)
-        let paced = RealtimePacer(wrapping: ScriptedSource(events))
+        let clock = ManualPacingClock()
+        let paced = RealtimePacer(wrapping: ScriptedSource(events), clock: clock)
         let manifest = try await RecordingPipeline(source: paced, muxer: muxer).run()
         #expect(paced.droppedFrameCount == 0)
         #expect(manifest.frames == FrameCounts(received: 15, written: 15, dropped: 0, droppedReasons: [:]))
         #expect(manifest.segments.map(\.frameCount) == [6, 9])
         #expect(manifest.warnings.isEmpty, "\(manifest.warnings)")
         try expectExactFiles(dir, manifest, frames: 15)
-        // Delivery times are the frames' capture times: one frame interval apart.
+        // Delivery times are the frames' capture times: each step is the session-time step.
         let delivered = statistics.frames.map(\.deliveredNs)
-        let steps = zip(delivered, delivered.dropFirst()).map { $1 - $0 }
-        #expect(steps.allSatisfy { $0 > 30_000_000 && $0 < 37_000_000 })
+        let steps = zip(delivered, delivered.dropFirst()).map { Int64($1) - Int64($0) }
+        let sessionSteps = try (1..<Int64(15)).map { try (script.sessionTime($0) - script.sessionTime($0 - 1)).converted(toTimescale: 1_000_000_000).value }
+        #expect(steps == sessionSteps)
+        #expect(sessionSteps.allSatisfy { (33_331_000...33_333_334).contains($0) })
+    }
+
+    /// The pacer's one-slot model, step by step, on a clock the test advances as the
+    /// recorder's time per frame: a frame captured while the recorder was busy waits in the
+    /// slot and is delivered at once; one captured before the recorder took the previous
+    /// frame is dropped `late`; when nothing is waiting the pacer sleeps until the capture.
+    @Test func pacerDropsWhatArrivedWhileTheSlotWasFull() async throws {
+        let events = script.events(count: 6, initial: .ratio16x9, changes: [], completionDelay: 0)
+        let clock = ManualPacingClock()
+        let start = clock.now
+        let paced = RealtimePacer(wrapping: ScriptedSource(events), clock: clock)
+        func ns(_ i: Int64) throws -> Int64 { try (script.sessionTime(i) - script.sessionTime(0)).converted(toTimescale: 1_000_000_000).value }
+        var outcome: [String] = []
+        var deliveredAt: [Int64: Int64] = [:]
+        // The recorder's time on each event it takes: 80 ms on frame 0, then nothing.
+        var busy: [Duration] = [.milliseconds(80)]
+        while let event = try await paced.next() {
+            switch event {
+            case .frame(let frame):
+                outcome.append("frame \(frame.index)")
+                deliveredAt[frame.index] = (frame.deliveredAt.map { start.duration(to: $0) } ?? .zero).nanoseconds
+            case .frameDropped(let drop): outcome.append("dropped \(drop.index ?? -1) \(drop.reason)")
+            default: continue
+            }
+            if !busy.isEmpty { clock.advance(by: busy.removeFirst()) }
+        }
+        // Frame 1 (33 ms) waited in the slot while frame 0 was taken; frame 2 (67 ms) came
+        // while frame 1 was held too: dropped. Frame 3 (100 ms) is awaited.
+        #expect(outcome == ["frame 0", "frame 1", "dropped 2 late", "frame 3", "frame 4", "frame 5"])
+        #expect(paced.droppedFrameCount == 1)
+        #expect(deliveredAt == [0: 0, 1: try ns(1), 3: try ns(3), 4: try ns(4), 5: try ns(5)])
+        #expect(clock.now == start + .nanoseconds(try ns(5)))
     }
 
     /// Many quick switches: finishing in the background keeps every segment exact, and the
@@ -137,4 +175,16 @@ import Testing
             #expect(Int64(segment.byteCount) == size?.int64Value)
         }
     }
+}
+
+/// A ``PacingClock`` that stands still until the test advances it or the pacer sleeps
+/// (a sleep moves it to the deadline at once).
+final class ManualPacingClock: PacingClock {
+    private let instant = Mutex(ContinuousClock.now)
+
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+
+    func sleep(until deadline: ContinuousClock.Instant) async { instant.withLock { $0 = max($0, deadline) } }
 }
