@@ -117,6 +117,22 @@ public struct CameraControlState: Sendable {
         }
     }
 
+    /// Center Stage on the camera a switch hands the stream to (`old` → `new`): Center Stage
+    /// is one process-wide state, so where it is active on `new` the last people count frames
+    /// `new`'s first picture at once (the seeds: once enabled it applies to every supported
+    /// camera); where it is not, `new` shows its own zoom. The next `zoomChanged` says which.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` (never for the
+    ///   model's factors).
+    mutating func cameraDidSwitch(from old: CaptureDevice, to new: CaptureDevice) throws(CaptureError) {
+        if isCenterStageActive(new), let count = peopleInFrame {
+            try new.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+            zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people") on \(new.uniqueID) (switched from \(old.uniqueID))"
+        } else {
+            let why = centerStage.isCenterStageEnabled ? "Center Stage not supported there" : "Center Stage off"
+            zoomCause = "camera switched from \(old.uniqueID) to \(new.uniqueID) (its own zoom; \(why))"
+        }
+    }
+
     /// Applies a people count at host time `s` to `device` while Center Stage is active
     /// (zoom only, inside the ratio); remembers the count either way.
     /// - Returns: whether Center Stage zoomed.

@@ -742,6 +742,7 @@ public final class CaptureSession {
             first = try timing.firstFrame(atOrAfter: threshold, minimumIndex: max(device.nextFrameIndex, nextGrid[b]))
         } catch { throw .time(error) }
         device.carryOver(appRatio, fromFrame: first)
+        try controls.cameraDidSwitch(from: devices[streaming], to: device)
         activationRatio = device.aspectRatio(atFrame: first)
         device.didCapture(upTo: first, hostTime: s)
         // Requests the new camera took earlier are already queued; count them as seen.
