@@ -92,6 +92,32 @@ public struct CameraControlState: Sendable {
         return [SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID, from: "\(!enabled)", to: "\(enabled)")]
     }
 
+    /// Applies `{"userCenterStageEnabled": …}` (the person, in Control Center) at host time
+    /// `s`: honoured as the app's toggle is where `centerStageControlMode` lets the user
+    /// (`user`, `cooperative`), so the app reflects the real state; in `app` mode the toggle
+    /// is ignored and a `centerStageToggleIgnored` record says so.
+    /// - Returns: the records (none when the state is already the one asked for).
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` (never for the
+    ///   model's factors).
+    mutating func setCenterStageEnabledByUser(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [SessionEventRecord] {
+        let wasActive = isCenterStageActive(device)
+        let changed: Bool
+        do { changed = try centerStage.setCenterStageEnabled(enabled, by: .user) } catch {
+            return [
+                SessionEventRecord(
+                    kind: .centerStageToggleIgnored, sessionTime: s, camera: device.uniqueID, from: "\(centerStage.isCenterStageEnabled)", to: "\(enabled)",
+                    message: "the user's Control Center toggle is ignored: centerStageControlMode is \(centerStage.centerStageControlMode.rawValue)")
+            ]
+        }
+        guard changed else { return [] }
+        try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off by the user")
+        return [
+            SessionEventRecord(
+                kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID, from: "\(!enabled)", to: "\(enabled)",
+                message: "by the user (Control Center)")
+        ]
+    }
+
     /// Center Stage's zoom after a format switch from `old` to `new` (the same camera
     /// reconfigured, its zoom carried over): when Center Stage stops being active the zoom
     /// returns to 1.0 (the picture is un-zoomed from the new format's first frame, logged as

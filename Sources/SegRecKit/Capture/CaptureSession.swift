@@ -519,6 +519,9 @@ public final class CaptureSession {
         case .centerStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
+        case .userCenterStageEnabled(let enabled):
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
+            for record in try controls.setCenterStageEnabledByUser(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
         case .smartFraming(let action):
             if device.smartFramingMonitor == nil, action == .start { try makeSmartFramingFormatActive(at: event.hostTime) }
             // Stopping a monitor the format does not have stops nothing.

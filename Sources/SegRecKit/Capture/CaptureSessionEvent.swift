@@ -24,6 +24,10 @@ extension CaptureSession {
         /// The app turns Center Stage on or off (`AVCaptureDevice.isCenterStageEnabled`),
         /// as `centerStageControlMode` allows.
         case centerStageEnabled(Bool)
+        /// The person turns Center Stage on or off in Control Center's Video Effects:
+        /// honoured when `centerStageControlMode` lets the user (`user`, `cooperative`),
+        /// ignored (and logged as ignored) in `app` mode.
+        case userCenterStageEnabled(Bool)
 
         /// The action's key in a scenario file.
         public var key: String {
@@ -37,6 +41,7 @@ extension CaptureSession {
             case .activeFormat: "activeFormat"
             case .smartFraming: "smartFraming"
             case .centerStageEnabled: "centerStageEnabled"
+            case .userCenterStageEnabled: "userCenterStageEnabled"
             }
         }
     }

@@ -44,8 +44,12 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
         /// The smart framing monitor recommended a framing (`to`: `narrow3x4`, …); it is
         /// applied as a ratio then a zoom.
         case smartFramingRecommended
-        /// `isCenterStageEnabled` changed (`from`/`to`: `false`/`true`).
+        /// `isCenterStageEnabled` changed (`from`/`to`: `false`/`true`); `message` says who
+        /// changed it when it was the user (Control Center).
         case centerStageEnabledChanged
+        /// The user's Control Center toggle (`to`: the state asked for) was ignored because
+        /// `centerStageControlMode` is `app`; `message` says so.
+        case centerStageToggleIgnored
         /// `camera`'s `isCenterStageActive` changed (`from`/`to`: `false`/`true`).
         case centerStageActiveChanged
     }

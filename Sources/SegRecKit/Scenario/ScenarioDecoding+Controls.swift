@@ -4,8 +4,9 @@ extension Scenario {
     public static let controlTopLevelKeys = ["initialDeviceOrientation", "centerStageEnabled", "centerStageControlMode"]
     /// Event actions of both schemas for orientation, active format, smart framing and
     /// Center Stage: `{"deviceOrientation": "landscapeLeft"}`, `{"apply": "16x9"}`,
-    /// `{"activeFormat": 1920}`, `{"smartFraming": "start"}`, `{"centerStageEnabled": false}`.
-    public static let controlActionKeys = ["deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled"]
+    /// `{"activeFormat": 1920}`, `{"smartFraming": "start"}`, `{"centerStageEnabled": false}`
+    /// (the app), `{"userCenterStageEnabled": true}` (the person, in Control Center).
+    public static let controlActionKeys = ["deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled", "userCenterStageEnabled"]
 }
 
 extension ScenarioReader {
@@ -61,6 +62,7 @@ extension ScenarioReader {
                     "a format of the camera, e.g. 1280, 1920, 3840, 4032 for the front camera")
             }
         case "smartFraming": return .smartFraming(try named(value, at: path, "a smart framing action"))
+        case "userCenterStageEnabled": return .userCenterStageEnabled(try bool(value, at: path, allowed: "true or false"))
         default: return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))
         }
     }

@@ -98,7 +98,7 @@ extension Scenario {
                         key, "needs several cameras, but this scenario describes one (\"device\")",
                         "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
                 }
-            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled:
+            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled, .userCenterStageEnabled:
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }

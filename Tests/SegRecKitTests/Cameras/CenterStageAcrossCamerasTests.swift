@@ -45,3 +45,57 @@ import Testing
         #expect(zooms.last?.message == "camera switched from outer to inner (its own zoom; Center Stage off)")
     }
 }
+
+/// The person's Control Center toggle (`userCenterStageEnabled`), honoured or ignored by
+/// `centerStageControlMode` as the seeds describe: the app reflects the real state.
+@Suite("Capture: the user's Center Stage toggle", .tags(.capture)) struct UserCenterStageToggleTests {
+    static func scenario(mode: String, enabled: Bool) -> String {
+        """
+        {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "9x16",
+                    "clock": {"timescale": 90000, "offsetSeconds": 0.5, "driftPPM": 0}},
+         "centerStageControlMode": "\(mode)", "centerStageEnabled": \(enabled),
+         "sessionStartSeconds": 1.0, "durationSeconds": 1.0,
+         "events": [{"atSeconds": 0.1, "peopleInFrame": 1}, {"atSeconds": 0.5, "userCenterStageEnabled": \(!enabled)}]}
+        """
+    }
+
+    static func run(mode: String, enabled: Bool) throws -> [CaptureOutputEvent] {
+        try DuoFixtures.run(try CaptureSession(scenario: try Scenario.decode(Data(scenario(mode: mode, enabled: enabled).utf8), file: "toggle.json")))
+    }
+
+    @Test("user and cooperative modes: the toggle turns Center Stage off (zoom back to 1.0) or on (framing 1.5)", arguments: ["user", "cooperative"])
+    func honoured(mode: String) throws {
+        let off = try Self.run(mode: mode, enabled: true)
+        let changed = DuoFixtures.records(off, .centerStageEnabledChanged)
+        #expect(changed.map(\.to) == ["false"] && changed.map(\.message) == ["by the user (Control Center)"])
+        #expect(changed.first?.sessionTime == MediaTime(value: 1_500_000_000, timescale: 1_000_000_000))
+        let zooms = DuoFixtures.records(off, .zoomChanged)
+        #expect(zooms.map(\.to) == ["1.5", "1.0"])
+        #expect(zooms.last?.message == "Center Stage turned off by the user")
+        // Frame 15 (0.5 s at 30 fps on a 90 kHz clock) is the first captured at or after the toggle.
+        #expect(zooms.last?.frameIndex == 15)
+        let on = try Self.run(mode: mode, enabled: false)
+        #expect(DuoFixtures.records(on, .centerStageEnabledChanged).map(\.to) == ["true"])
+        #expect(DuoFixtures.records(on, .zoomChanged).map(\.to) == ["1.5"])
+        #expect(DuoFixtures.records(on, .zoomChanged).first?.frameIndex == 15)
+    }
+
+    @Test("app mode: the user's toggle is ignored and logged as ignored; the framing stays") func ignoredInAppMode() throws {
+        let events = try Self.run(mode: "app", enabled: true)
+        #expect(DuoFixtures.records(events, .centerStageEnabledChanged).isEmpty)
+        let ignored = DuoFixtures.records(events, .centerStageToggleIgnored)
+        #expect(ignored.map(\.to) == ["false"] && ignored.map(\.from) == ["true"])
+        #expect(ignored.first?.message == "the user's Control Center toggle is ignored: centerStageControlMode is app")
+        #expect(DuoFixtures.records(events, .zoomChanged).map(\.to) == ["1.5"])
+    }
+
+    @Test("the key is read as a boolean; anything else names the key") func badValue() throws {
+        let json = Self.scenario(mode: "user", enabled: true).replacingOccurrences(of: #""userCenterStageEnabled": false"#, with: #""userCenterStageEnabled": "off""#)
+        #expect {
+            _ = try Scenario.decode(Data(json.utf8), file: "toggle.json")
+        } throws: { error in
+            guard let error = error as? ScenarioError else { return false }
+            return error.key == "events[1].userCenterStageEnabled" && error.allowed == "true or false"
+        }
+    }
+}
