@@ -15,11 +15,12 @@ import Testing
     /// one person in frame from 0.1 s.
     static let json = F.individual(
         start: "1.0",
-        events: #"{"atSeconds": 0.1, "peopleInFrame": 1}, {"atSeconds": 0.4, "posture": "open"}, {"atSeconds": 1.0, "posture": "openOuterDisplay"}"#, duration: "1.4"
-    ).replacingOccurrences(of: #""frontCamera": "individual","#, with: #""frontCamera": "individual", "centerStageControlMode": "app", "centerStageEnabled": true,"#)
+        events: #"{"atSeconds": 0.1, "peopleInFrame": 1}, {"atSeconds": 0.4, "posture": "open"}, {"atSeconds": 1.0, "posture": "openOuterDisplay"}"#,
+        duration: "1.4"
+    ).replacingOccurrences(
+        of: #""frontCamera": "individual","#, with: #""frontCamera": "individual", "centerStageControlMode": "app", "centerStageEnabled": true,"#)
 
-    @Test("outer → inner keeps the 1.5 framing from inner's first frame; the back camera shows its own 1.0, saying why")
-    func framingFollowsTheSwitch() throws {
+    @Test("outer → inner keeps the 1.5 framing from inner's first frame; the back camera shows its own 1.0, saying why") func framingFollowsTheSwitch() throws {
         let events = try F.run(try CaptureSession(scenario: try F.scenario(Self.json)))
         let frames = F.frames(events)
         let zooms = F.records(events, .zoomChanged)
@@ -36,8 +37,8 @@ import Testing
     }
 
     @Test("Center Stage off: the switch shows the new camera's own zoom, no framing carried") func offKeepsOwnZoom() throws {
-        let json = Self.json.replacingOccurrences(of: #""centerStageEnabled": true"#, with: #""centerStageEnabled": false"#)
-            .replacingOccurrences(of: #"{"atSeconds": 0.1, "peopleInFrame": 1}"#, with: #"{"atSeconds": 0.1, "videoZoomFactor": 2.0}"#)
+        let json = Self.json.replacingOccurrences(of: #""centerStageEnabled": true"#, with: #""centerStageEnabled": false"#).replacingOccurrences(
+            of: #"{"atSeconds": 0.1, "peopleInFrame": 1}"#, with: #"{"atSeconds": 0.1, "videoZoomFactor": 2.0}"#)
         let events = try F.run(try CaptureSession(scenario: try F.scenario(json)))
         let zooms = F.records(events, .zoomChanged)
         #expect(zooms.map(\.to) == ["2.0", "1.0"])
@@ -90,10 +91,9 @@ import Testing
     }
 
     @Test("the key is read as a boolean; anything else names the key") func badValue() throws {
-        let json = Self.scenario(mode: "user", enabled: true).replacingOccurrences(of: #""userCenterStageEnabled": false"#, with: #""userCenterStageEnabled": "off""#)
-        #expect {
-            _ = try Scenario.decode(Data(json.utf8), file: "toggle.json")
-        } throws: { error in
+        let json = Self.scenario(mode: "user", enabled: true).replacingOccurrences(
+            of: #""userCenterStageEnabled": false"#, with: #""userCenterStageEnabled": "off""#)
+        #expect { _ = try Scenario.decode(Data(json.utf8), file: "toggle.json") } throws: { error in
             guard let error = error as? ScenarioError else { return false }
             return error.key == "events[1].userCenterStageEnabled" && error.allowed == "true or false"
         }
