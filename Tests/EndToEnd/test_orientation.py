@@ -1,6 +1,8 @@
 """Capture angles, format switches and camera controls (issue 13), read back with ffprobe and
 mediainfo: every device orientation on the square front camera (0, 90, 180, 270 -> ffprobe
-rotation none, -90, -180, 90), on the back camera (90, 0, 270, 180) and with the phone sample
+rotation none, -90, -180, 90), on the back camera streaming to a view on the outer display
+(openOuterDisplay: it faces the user, so its landscape sensor turns with the orientation: 90,
+180, 270, 0) and with the phone sample
 as sensor image (the files follow the device, not the clip's -90); every
 SampleStreams/orientation scenario recorded and verified (formatChanged segments at their own
 size and rate, in test_recordings.py and here); stop-on-change stopping on a format switch;
@@ -16,7 +18,7 @@ from conftest import segment_params
 
 FFPROBE_OF = {0: None, 90: -90, 180: -180, 270: 90}
 ORIENTATIONS = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight"]
-FRONT_ANGLES, BACK_ANGLES = [0, 90, 180, 270], [90, 0, 270, 180]
+FRONT_ANGLES, BACK_ANGLES = [0, 90, 180, 270], [90, 180, 270, 0]
 DUO_BACK = json.loads((h.SAMPLE_STREAMS / "duo" / "flip-to-back.json").read_text())
 
 JOBS = {}

@@ -41,16 +41,24 @@ public struct CameraControlState: Sendable {
     /// 0.25 s, the session's default reconfiguration gap.
     public static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
 
-    /// The capture angle for a camera of `deviceType` now (``RotationCoordinator``'s
-    /// `videoRotationAngleForHorizonLevelCapture`), as Docs/cameras.md's table gives it per sensor:
-    /// square sensors (every front camera, the Virtual Front Camera) are portrait-mounted
-    /// and user-facing (0, 90, 180, 270 for portrait, landscapeLeft, portraitUpsideDown,
-    /// landscapeRight); the back camera's 16:9 sensor is landscape-mounted and away-facing
-    /// (90, 0, 270, 180). The iPhone Duo posture does not change a camera's table.
-    public func rotationAngle(deviceType: CaptureDevice.DeviceType) -> VideoRotationAngle {
-        let back = deviceType == .builtInDualWideCamera
-        return RotationCoordinator.videoRotationAngle(
-            mounting: back ? .landscape : .portrait, facing: back ? .away : .user, deviceOrientation: deviceOrientation)
+    /// The capture angle for a camera of `deviceType` facing `facing` now
+    /// (``RotationCoordinator``'s `videoRotationAngleForHorizonLevelCapture`), as
+    /// Docs/cameras.md's table gives it per sensor and facing: square sensors (every front
+    /// camera, the Virtual Front Camera) are portrait-mounted, the back camera's 16:9 sensor
+    /// landscape-mounted; a camera facing the user turns with the orientation (0, 90, 180,
+    /// 270 for portrait, landscapeLeft, portraitUpsideDown, landscapeRight on a portrait
+    /// sensor; 90, 180, 270, 0 on a landscape one), a camera facing away against it (90, 0,
+    /// 270, 180 for the back camera facing away).
+    ///
+    /// `facing` is the camera's facing relative to the display the app's view is on
+    /// (``DirectionCoordinator``), and the device orientation is read relative to that
+    /// display, so the angle follows the view when an iPhone Duo moves it between displays,
+    /// as the rotation coordinator updates there: the back camera streaming to a view on the
+    /// outer display (`openOuterDisplay`) faces the user and takes the user-facing angle.
+    public func rotationAngle(deviceType: CaptureDevice.DeviceType, facing: CameraFacing) -> VideoRotationAngle {
+        RotationCoordinator.videoRotationAngle(
+            mounting: deviceType == .builtInDualWideCamera ? .landscape : .portrait, facing: facing == .user ? .user : .away,
+            deviceOrientation: deviceOrientation)
     }
 
     /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format

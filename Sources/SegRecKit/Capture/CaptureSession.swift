@@ -38,8 +38,9 @@
 /// ## Orientation, formats and stabilization (Docs/cameras.md)
 /// Before the first frame, and before every frame in which any part of it changes, the
 /// session announces the stream's format (``CaptureOutputEvent/formatChanged(_:)``): the
-/// streaming camera, its capture angle (``CameraControlState/rotationAngle(deviceType:)``:
-/// square sensors portrait-mounted, the back camera landscape-mounted), rate, active format,
+/// streaming camera, its capture angle (``CameraControlState/rotationAngle(deviceType:facing:)``:
+/// square sensors portrait-mounted, the back camera landscape-mounted, each turned by its
+/// facing relative to the view's display), rate, active format,
 /// mirroring and dimensions; a `deviceOrientation` event applies from the first frame at or
 /// after it. An `apply` that needs another format, or an
 /// `activeFormat` event, reconfigures the streaming camera: frames stop at the event time
@@ -404,7 +405,7 @@ public final class CaptureSession {
         let frame = try output.frame(
             index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
             producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
-        let angle = controls.rotationAngle(deviceType: device.deviceType)
+        let angle = controls.rotationAngle(deviceType: device.deviceType, facing: facing)
         for record in controls.frameRecords(
             angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index, sessionTime: sessionTime, deviceTime: deviceTime)
         { outbox.append(.sessionEvent(record)) }
