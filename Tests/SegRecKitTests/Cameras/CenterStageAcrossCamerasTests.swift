@@ -99,3 +99,30 @@ import Testing
         }
     }
 }
+
+/// Discovery on iPhone Duo (issue 24 row 9): `.front` ultra-wide yields the Virtual Front
+/// Camera; the individual cameras are asked for by type.
+@Suite("Cameras: discovering the front camera", .tags(.cameras)) struct FrontCameraDiscoveryTests {
+    @Test("Duo: .front builtInUltraWideCamera discovers virtualFront; by type, outer and inner; a single front camera is itself") func discovery() throws {
+        let json = DuoFixtures.individual(start: "1.0", events: "").replacingOccurrences(
+            of: #""frontCamera": "individual","#,
+            with: #""frontCamera": "virtual", "virtual": {"format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}},"#)
+        let scenario = try DuoFixtures.scenario(json)
+        let phone = try scenario.makeCameraDescriptors() + [try #require(try scenario.makeVirtualDescriptor())]
+        let front = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: .front, available: phone)
+        #expect(front.devices.map(\.uniqueID) == ["virtualFront"])
+        #expect(front.devices.first?.deviceType == .builtInVirtualFrontCamera)
+        // Asked twice (ultra-wide and the virtual type itself): listed once.
+        let twice = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera, .builtInVirtualFrontCamera], position: .front, available: phone)
+        #expect(twice.devices.map(\.uniqueID) == ["virtualFront"])
+        let individual = CaptureDeviceDiscoverySession(
+            deviceTypes: [.builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera], position: .front, available: phone)
+        #expect(individual.devices.map(\.uniqueID) == ["outer", "inner"])
+        // No position given: only exact types (the rule is the .front discovery's).
+        #expect(CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: nil, available: phone).devices.isEmpty)
+        // A phone with the single Center Stage front camera discovers that camera.
+        let single = try Scenario.decode(Data(#"{"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.2}"#.utf8), file: "single.json")
+            .makeCameraDescriptors()
+        #expect(CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: .front, available: single).devices.map(\.uniqueID) == ["front"])
+    }
+}

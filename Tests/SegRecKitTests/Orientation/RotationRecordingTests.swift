@@ -98,8 +98,11 @@ import Testing
         #expect(try MediaFileReader(url: dir.appendingPathComponent("segment-001.mp4")).streamInfo().rotationDegrees == 90)
     }
 
-    @Test("iPhone Duo: the outer camera follows the front table, the back camera (openOuterDisplay) the back table") func duoCameras() throws {
-        for (posture, camera, angle) in [("closed", "outer", VideoRotationAngle.degrees90), ("openOuterDisplay", "back", .degrees0)] {
+    @Test("iPhone Duo: the outer camera follows the front table; the back camera in openOuterDisplay faces the user and turns with it") func duoCameras() throws
+    {
+        // landscapeLeft: portrait sensor facing the user 0 + 90; landscape sensor facing the
+        // user 90 + 90 (facing away it would be 90 − 90 = 0).
+        for (posture, camera, angle) in [("closed", "outer", VideoRotationAngle.degrees90), ("openOuterDisplay", "back", .degrees180)] {
             let json = DuoFixtures.individual(start: "1.0", events: "", duration: "0.1").replacingOccurrences(
                 of: "\"initialPosture\": \"closed\"", with: "\"initialPosture\": \"\(posture)\", \"initialDeviceOrientation\": \"landscapeLeft\"")
             let session = try CaptureSession(scenario: try DuoFixtures.scenario(json))
