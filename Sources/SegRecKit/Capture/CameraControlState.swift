@@ -143,10 +143,10 @@ public struct CameraControlState: Sendable {
         let isActive = isCenterStageActive(device)
         guard wasActive != isActive else { return }
         if isActive, let count = peopleInFrame {
-            try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+            try device.applyVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
             zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
         } else if !isActive, device.videoZoomFactor != 1 {
-            try device.setVideoZoomFactor(1)
+            try device.applyVideoZoomFactor(1)
             zoomCause = inactiveCause
         }
     }
@@ -159,7 +159,7 @@ public struct CameraControlState: Sendable {
     ///   model's factors).
     mutating func cameraDidSwitch(from old: CaptureDevice, to new: CaptureDevice) throws(CaptureError) {
         if isCenterStageActive(new), let count = peopleInFrame {
-            try new.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+            try new.applyVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
             zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people") on \(new.uniqueID) (switched from \(old.uniqueID))"
         } else {
             let why = centerStage.isCenterStageEnabled ? "Center Stage not supported there" : "Center Stage off"
@@ -173,7 +173,7 @@ public struct CameraControlState: Sendable {
     mutating func observePeople(_ count: Int, device: CaptureDevice) throws(CaptureError) -> Bool {
         peopleInFrame = count
         guard isCenterStageActive(device) else { return false }
-        try device.setVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
+        try device.applyVideoZoomFactor(CenterStageControl.zoomFactor(peopleInFrame: count))
         zoomCause = "Center Stage framing \(count) \(count == 1 ? "person" : "people")"
         return true
     }
@@ -237,7 +237,7 @@ extension CaptureDevice {
         let device = try CaptureDevice(
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: formats, deviceType: deviceType)
-        try device.setVideoZoomFactor(videoZoomFactor)
+        try device.applyVideoZoomFactor(videoZoomFactor)
         device.appEnabledFramings = smartFramingMonitor?.enabledFramings ?? appEnabledFramings
         if let new = device.smartFramingMonitor {
             try new.setEnabledFramings(device.appEnabledFramings.filter { new.supportedFramings.contains($0) })

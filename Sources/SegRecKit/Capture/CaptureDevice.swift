@@ -239,18 +239,46 @@ public final class CaptureDevice {
     /// ``currentHostTime``) and returns the device-clock time `D(k)` of the first frame with
     /// the new dimensions, at the device clock's timescale. Convert it with
     /// `convertTime(_:from: device.clock, to: .host)` before comparing with frame timestamps.
-    /// - Throws: as ``submitDynamicAspectRatio(_:atSessionTime:)``.
+    /// Made between ``lockForConfiguration()`` and ``unlockForConfiguration()``, as on iOS.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   device is not locked; otherwise as ``submitDynamicAspectRatio(_:atSessionTime:)``.
     @discardableResult nonisolated(nonsending) public func setDynamicAspectRatio(_ ratio: DynamicAspectRatio) async throws(CaptureError) -> MediaTime {
-        try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
+        guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: "setDynamicAspectRatio") }
+        return try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
     }
 
-    /// Sets `videoZoomFactor`. Zoom never changes frame dimensions.
-    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` outside
-    ///   ``videoZoomFactorRange`` or when not finite.
+    /// Sets `videoZoomFactor` (`AVCaptureDevice.videoZoomFactor`), between
+    /// ``lockForConfiguration()`` and ``unlockForConfiguration()`` as on iOS. Zoom never
+    /// changes frame dimensions.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   device is not locked; ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``
+    ///   outside ``videoZoomFactorRange`` or when not finite.
     public func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
+        guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: "videoZoomFactor") }
+        try applyVideoZoomFactor(factor)
+    }
+
+    /// Sets `videoZoomFactor` for the session, which applies its scheduled events (and
+    /// Center Stage's framing) as the app would inside its own configuration lock.
+    /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
+    func applyVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         try Self.validateVideoZoomFactor(factor)
         videoZoomFactor = factor
     }
+
+    /// Whether the app holds the configuration lock (`lockForConfiguration()` called,
+    /// `unlockForConfiguration()` not yet).
+    public private(set) var isLockedForConfiguration = false
+
+    /// `AVCaptureDevice.lockForConfiguration()`: from now until
+    /// ``unlockForConfiguration()``, ``setVideoZoomFactor(_:)`` and
+    /// ``setDynamicAspectRatio(_:)`` may change the device. (The model has no other client
+    /// that could hold the lock, so it never fails.)
+    public func lockForConfiguration() { isLockedForConfiguration = true }
+
+    /// `AVCaptureDevice.unlockForConfiguration()`: ends the configuration; later changes throw
+    /// ``CaptureError/notLockedForConfiguration(camera:operation:)``.
+    public func unlockForConfiguration() { isLockedForConfiguration = false }
 
     /// Sets `videoZoomFactor` to `factor` from grid frame `index` on (the first frame of the
     /// request it follows), replacing a zoom still pending.

@@ -24,6 +24,9 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `setDynamicAspectRatio` on a camera whose sensor has no dynamic aspect ratio (the
     /// back camera): the request fails `unsupported`.
     case dynamicAspectRatioUnsupported(camera: String, deviceType: String)
+    /// A configuration change (`operation`, e.g. `videoZoomFactor`) on a device the app has
+    /// not locked: AVFoundation requires `lockForConfiguration()` first.
+    case notLockedForConfiguration(camera: String, operation: String)
 
     /// The message: the offending value and what is allowed.
     public var description: String {
@@ -43,6 +46,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .time(let error): return error.description
         case .dynamicAspectRatioUnsupported(let camera, let type):
             return "unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; only the square front cameras crop to 3x4, 4x3, 9x16, 16x9, 1x1"
+        case .notLockedForConfiguration(let camera, let operation):
+            return "\(operation) on camera \(camera) needs the device locked: call lockForConfiguration() first and unlockForConfiguration() after"
         }
     }
 }

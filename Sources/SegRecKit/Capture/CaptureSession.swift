@@ -77,8 +77,11 @@ public final class CaptureSession {
         case virtualFrontCamera(initialPosture: DevicePosture)
     }
 
-    /// The clock sample times are expressed on: the host clock (nanoseconds).
-    public let synchronizationClock: MediaClock = .host
+    /// The clock sample times are expressed on (`AVCaptureSession.synchronizationClock`):
+    /// the host clock (nanoseconds) once the session runs, `nil` before
+    /// ``startRunning()`` (the seeds' `missingSynchronizationClock`: there is nothing to
+    /// convert a device time to yet).
+    public var synchronizationClock: MediaClock? { isRunning ? .host : nil }
     /// How the streaming camera is chosen.
     public let routing: Routing
     /// The physical cameras as descriptors, in order (their position is the stamp's camera code).
@@ -503,7 +506,7 @@ public final class CaptureSession {
         case .videoZoomFactor(let factor):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             controls.noteZoomCause("videoZoomFactor")
-            try device.setVideoZoomFactor(factor)
+            try device.applyVideoZoomFactor(factor)
         case .peopleInFrame(let count):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             if try controls.observePeople(count, device: device) { return }

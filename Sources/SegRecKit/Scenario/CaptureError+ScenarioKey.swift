@@ -12,6 +12,7 @@ extension CaptureError {
         case .invalidParameter(let name, _, _): name
         case .notCapturing, .time: "device.clock, device.fps or sessionStartSeconds"
         case .dynamicAspectRatioUnsupported: "events[].setDynamicAspectRatio"
+        case .notLockedForConfiguration: "events[]"
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SegRecKit
@@ -109,7 +110,9 @@ import Testing
         let c = Self.cases[2]  // A, L = 2, request at session start + 1 s
         let device = try Self.device(c)
         // At session start (host 1.0 s = D0) with L = 2: k = 2, D(2) = 24_000_000 + 1_600_000.
+        device.lockForConfiguration()
         let deviceTime = try await device.setDynamicAspectRatio(.ratio1x1)
+        device.unlockForConfiguration()
         #expect(deviceTime == MediaTime(value: 25_600_000, timescale: 24_000_000))
         #expect(device.dynamicAspectRatio == .ratio1x1)
         #expect(device.dimensions(atFrame: 1) == VideoDimensions(width: 720, height: 1280))
@@ -146,11 +149,42 @@ import Testing
         let real = try device.submitDynamicAspectRatio(.ratio1x1, atSessionTime: t)
         let pending = try device.submitDynamicAspectRatio(.ratio1x1, atSessionTime: t)
         #expect(real.changesDimensions && !pending.changesDimensions)
+        device.lockForConfiguration()
         try device.setVideoZoomFactor(2.5)
         #expect(device.videoZoomFactor == 2.5)
         #expect(device.dimensions(atFrame: 31) == VideoDimensions(width: 720, height: 1280))
         #expect(device.dimensions(atFrame: 32) == VideoDimensions(width: 1280, height: 1280))
         #expect(throws: CaptureError.zoomFactorOutOfRange(0.5, minimum: 1.0, maximum: 16.0)) { try device.setVideoZoomFactor(0.5) }
+    }
+
+    @Test("configuration outside lockForConfiguration/unlockForConfiguration throws; nothing changes") func configurationLock() async throws {
+        let device = try Self.device(Self.cases[2])  // A, L = 2, initial 9x16
+        #expect(!device.isLockedForConfiguration)
+        #expect(throws: CaptureError.notLockedForConfiguration(camera: device.uniqueID, operation: "videoZoomFactor")) { try device.setVideoZoomFactor(2) }
+        await #expect(throws: CaptureError.notLockedForConfiguration(camera: device.uniqueID, operation: "setDynamicAspectRatio")) {
+            try await device.setDynamicAspectRatio(.ratio1x1)
+        }
+        #expect(device.videoZoomFactor == 1 && device.requests.isEmpty && device.dynamicAspectRatio == .ratio9x16)
+        device.lockForConfiguration()
+        try device.setVideoZoomFactor(2)
+        let deviceTime = try await device.setDynamicAspectRatio(.ratio1x1)
+        device.unlockForConfiguration()
+        #expect(device.videoZoomFactor == 2 && device.requests.count == 1 && deviceTime == MediaTime(value: 25_600_000, timescale: 24_000_000))
+        #expect(throws: CaptureError.notLockedForConfiguration(camera: device.uniqueID, operation: "videoZoomFactor")) { try device.setVideoZoomFactor(3) }
+        #expect(device.videoZoomFactor == 2)
+        #expect(
+            CaptureError.notLockedForConfiguration(camera: "front", operation: "videoZoomFactor").description
+                == "videoZoomFactor on camera front needs the device locked: call lockForConfiguration() first and unlockForConfiguration() after")
+    }
+
+    @Test("the session's synchronizationClock is nil until it runs, then the host clock") func synchronizationClock() throws {
+        let session = try CaptureSession(
+            scenario: try Scenario.decode(Data(#"{"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.1}"#.utf8), file: "clock.json"))
+        #expect(session.synchronizationClock == nil)
+        try session.startRunning()
+        #expect(session.synchronizationClock == MediaClock.host)
+        while try session.next() != nil {}
+        #expect(session.synchronizationClock == MediaClock.host)
     }
 
     @Test("a request before startCapture throws notCapturing") func notCapturing() throws {
