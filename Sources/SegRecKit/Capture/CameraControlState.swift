@@ -69,9 +69,50 @@ public struct CameraControlState: Sendable {
         return device.activeFormat.squareSide <= CenterStageControl.largestCenterStageSquareSide
     }
 
-    /// `device.isCenterStageActive` now (depth delivery is never on in the model).
+    /// `device.isCenterStageActive` now: enabled, on a supporting format, with neither depth
+    /// data delivery nor geometric distortion correction on.
     public func isCenterStageActive(_ device: CaptureDevice) -> Bool {
-        centerStage.isCenterStageActive(formatSupportsCenterStage: Self.isCenterStageSupported(device), isDepthDataDeliveryEnabled: false)
+        centerStage.isCenterStageActive(
+            formatSupportsCenterStage: Self.isCenterStageSupported(device), isDepthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
+            isGeometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled)
+    }
+
+    /// Applies `{"depthDataDeliveryEnabled": …}` or `{"geometricDistortionCorrectionEnabled":
+    /// …}` to `device` at host time `s`: the feature changes, and Center Stage, which the
+    /// seeds say excludes both, stops (zoom back to 1.0) or resumes framing (the last people
+    /// count) from the next frame, where `centerStageActiveChanged` is logged.
+    /// - Returns: the `depthDataDeliveryChanged` / `geometricDistortionCorrectionChanged`
+    ///   record (its message says what it did to Center Stage), none when nothing changes.
+    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for depth on the
+    ///   Virtual Front Camera.
+    mutating func setCaptureFeature(_ feature: CaptureFeature, enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError)
+        -> [SessionEventRecord]
+    {
+        let was = feature == .depthDataDelivery ? device.isDepthDataDeliveryEnabled : device.isGeometricDistortionCorrectionEnabled
+        guard was != enabled else { return [] }
+        let wasActive = isCenterStageActive(device)
+        switch feature {
+        case .depthDataDelivery: try device.setDepthDataDeliveryEnabled(enabled)
+        case .geometricDistortionCorrection: device.isGeometricDistortionCorrectionEnabled = enabled
+        }
+        let isActive = isCenterStageActive(device)
+        try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage inactive: \(feature.rawValue) on")
+        let effect =
+            wasActive == isActive
+            ? nil : isActive ? "Center Stage active again" : "Center Stage inactive while \(feature.rawValue) is on (they are mutually exclusive)"
+        return [
+            SessionEventRecord(
+                kind: feature == .depthDataDelivery ? .depthDataDeliveryChanged : .geometricDistortionCorrectionChanged, sessionTime: s,
+                camera: device.uniqueID, from: "\(was)", to: "\(enabled)", message: effect)
+        ]
+    }
+
+    /// A capture feature Center Stage excludes.
+    public enum CaptureFeature: String, Sendable, Hashable {
+        /// Depth data delivery.
+        case depthDataDelivery = "depth data delivery"
+        /// Geometric distortion correction.
+        case geometricDistortionCorrection = "geometric distortion correction"
     }
 
     // MARK: Events applied at their host time
@@ -238,6 +279,8 @@ extension CaptureDevice {
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: formats, deviceType: deviceType)
         try device.applyVideoZoomFactor(videoZoomFactor)
+        device.isDepthDataDeliveryEnabled = isDepthDataDeliveryEnabled
+        device.isGeometricDistortionCorrectionEnabled = isGeometricDistortionCorrectionEnabled
         device.appEnabledFramings = smartFramingMonitor?.enabledFramings ?? appEnabledFramings
         if let new = device.smartFramingMonitor {
             try new.setEnabledFramings(device.appEnabledFramings.filter { new.supportedFramings.contains($0) })

@@ -266,6 +266,25 @@ public final class CaptureDevice {
         videoZoomFactor = factor
     }
 
+    /// Whether depth data is delivered (`isDepthDataDeliveryEnabled`); Center Stage is
+    /// inactive while it is on. The Virtual Front Camera has no depth.
+    public internal(set) var isDepthDataDeliveryEnabled = false
+    /// `AVCaptureDevice.isGeometricDistortionCorrectionEnabled`; Center Stage is inactive
+    /// while it is on.
+    public internal(set) var isGeometricDistortionCorrectionEnabled = false
+
+    /// Turns depth data delivery on or off.
+    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when turning it on
+    ///   on the Virtual Front Camera (depth only on the individual cameras, as the seeds say).
+    func setDepthDataDeliveryEnabled(_ enabled: Bool) throws(CaptureError) {
+        guard !enabled || deviceType != .builtInVirtualFrontCamera else {
+            throw .invalidParameter(
+                name: "depthDataDeliveryEnabled", value: "true on \(uniqueID)",
+                allowed: "false: the Virtual Front Camera has no depth; use individual cameras (\"frontCamera\": \"individual\")")
+        }
+        isDepthDataDeliveryEnabled = enabled
+    }
+
     /// Whether the app holds the configuration lock (`lockForConfiguration()` called,
     /// `unlockForConfiguration()` not yet).
     public private(set) var isLockedForConfiguration = false

@@ -523,6 +523,16 @@ public final class CaptureSession {
         case .centerStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
+        case .depthDataDeliveryEnabled(let enabled):
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
+            for record in try controls.setCaptureFeature(.depthDataDelivery, enabled: enabled, at: event.hostTime, device: device) {
+                outbox.append(.sessionEvent(record))
+            }
+        case .geometricDistortionCorrectionEnabled(let enabled):
+            device.didCapture(upTo: grid, hostTime: event.hostTime)
+            for record in try controls.setCaptureFeature(.geometricDistortionCorrection, enabled: enabled, at: event.hostTime, device: device) {
+                outbox.append(.sessionEvent(record))
+            }
         case .userCenterStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             for record in try controls.setCenterStageEnabledByUser(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }

@@ -28,6 +28,12 @@ extension CaptureSession {
         /// honoured when `centerStageControlMode` lets the user (`user`, `cooperative`),
         /// ignored (and logged as ignored) in `app` mode.
         case userCenterStageEnabled(Bool)
+        /// Depth data delivery on or off on the streaming camera (not the Virtual Front
+        /// Camera); Center Stage is inactive while it is on.
+        case depthDataDeliveryEnabled(Bool)
+        /// `isGeometricDistortionCorrectionEnabled` on the streaming camera; Center Stage is
+        /// inactive while it is on.
+        case geometricDistortionCorrectionEnabled(Bool)
 
         /// The action's key in a scenario file.
         public var key: String {
@@ -42,6 +48,8 @@ extension CaptureSession {
             case .smartFraming: "smartFraming"
             case .centerStageEnabled: "centerStageEnabled"
             case .userCenterStageEnabled: "userCenterStageEnabled"
+            case .depthDataDeliveryEnabled: "depthDataDeliveryEnabled"
+            case .geometricDistortionCorrectionEnabled: "geometricDistortionCorrectionEnabled"
             }
         }
     }

@@ -80,10 +80,11 @@ public struct CenterStageControl: Sendable, Hashable {
 
     /// A camera's `isCenterStageActive`: enabled, and the camera's active format supports
     /// Center Stage (`AVCaptureDevice.Format.isCenterStageSupported`, see
-    /// ``isCenterStageSupported(deviceType:squareSide:)``), and depth data delivery is off.
-    public func isCenterStageActive(formatSupportsCenterStage: Bool, isDepthDataDeliveryEnabled: Bool) -> Bool {
-        isCenterStageEnabled && formatSupportsCenterStage && !isDepthDataDeliveryEnabled
-    }
+    /// ``isCenterStageSupported(deviceType:squareSide:)``), and neither depth data delivery
+    /// nor geometric distortion correction is on (the seeds: mutually exclusive with it).
+    public func isCenterStageActive(formatSupportsCenterStage: Bool, isDepthDataDeliveryEnabled: Bool, isGeometricDistortionCorrectionEnabled: Bool = false)
+        -> Bool
+    { isCenterStageEnabled && formatSupportsCenterStage && !isDepthDataDeliveryEnabled && !isGeometricDistortionCorrectionEnabled }
 
     /// Largest square side of a format that supports Center Stage (the model's assumption:
     /// Center Stage frames video-resolution formats, 1280 and 1920; the 3840 format and the

@@ -15,6 +15,10 @@ public struct DeviceControlInfo: Sendable, Equatable {
     public var isCenterStageSupported: Bool
     /// `isCenterStageActive` at start.
     public var isCenterStageActive: Bool
+    /// Depth data delivery at start.
+    public var isDepthDataDeliveryEnabled = false
+    /// Geometric distortion correction at start.
+    public var isGeometricDistortionCorrectionEnabled = false
 
     /// A record; see the properties.
     public init(

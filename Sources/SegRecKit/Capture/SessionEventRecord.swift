@@ -50,6 +50,11 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
         /// The user's Control Center toggle (`to`: the state asked for) was ignored because
         /// `centerStageControlMode` is `app`; `message` says so.
         case centerStageToggleIgnored
+        /// `camera`'s depth data delivery changed (`from`/`to`: `false`/`true`); `message`
+        /// says when it made Center Stage inactive or active again.
+        case depthDataDeliveryChanged
+        /// `camera`'s geometric distortion correction changed (as for depth).
+        case geometricDistortionCorrectionChanged
         /// `camera`'s `isCenterStageActive` changed (`from`/`to`: `false`/`true`).
         case centerStageActiveChanged
     }

@@ -205,6 +205,10 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var isCenterStageSupported: Bool? = nil
     /// `isCenterStageActive` at session start (changes are in `events`).
     public var isCenterStageActive: Bool? = nil
+    /// Depth data delivery at session start; written only when on.
+    public var isDepthDataDeliveryEnabled: Bool? = nil
+    /// Geometric distortion correction at session start; written only when on.
+    public var isGeometricDistortionCorrectionEnabled: Bool? = nil
 
     /// Describes `clock`, with the camera controls of `controls` when given.
     public init(clock: MediaClock, controls: DeviceControlInfo? = nil) {
@@ -222,6 +226,8 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         centerStageControlMode = controls.centerStageControlMode.rawValue
         isCenterStageSupported = controls.isCenterStageSupported
         isCenterStageActive = controls.isCenterStageActive
+        isDepthDataDeliveryEnabled = controls.isDepthDataDeliveryEnabled ? true : nil
+        isGeometricDistortionCorrectionEnabled = controls.isGeometricDistortionCorrectionEnabled ? true : nil
     }
 }
 

@@ -14,6 +14,11 @@ extension Scenario {
         public var clock: Clock
         /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.
         public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
+        /// `depthDataDeliveryEnabled` at start (default false); Center Stage is inactive while on.
+        public var depthDataDeliveryEnabled = false
+        /// `geometricDistortionCorrectionEnabled` at start (default false); Center Stage is
+        /// inactive while on.
+        public var geometricDistortionCorrectionEnabled = false
 
         /// A camera; see the properties.
         public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
@@ -61,6 +66,8 @@ extension Scenario {
         if let cameras { return cameras }
         var front = Camera(id: "front", type: .builtInUltraWideCamera, format: "\(device.format)", fps: device.fps, clock: device.clock)
         front.preferredVideoStabilizationMode = device.preferredVideoStabilizationMode
+        front.depthDataDeliveryEnabled = device.depthDataDeliveryEnabled
+        front.geometricDistortionCorrectionEnabled = device.geometricDistortionCorrectionEnabled
         return [front]
     }
 
@@ -96,7 +103,8 @@ extension Scenario {
                 CaptureDeviceDescriptor(
                     uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps, clock: try Self.makeClock(camera.id, camera.clock),
                     stampPosition: position, changeLatencyFrames: changeLatencyFrames(of: camera), completionDelayFrames: device.completionDelayFrames,
-                    enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming))
+                    enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming, depthDataDeliveryEnabled: camera.depthDataDeliveryEnabled,
+                    geometricDistortionCorrectionEnabled: camera.geometricDistortionCorrectionEnabled))
         }
         return descriptors
     }
@@ -158,17 +166,28 @@ extension Scenario {
     /// Each device's controls at start, by clock id, for the manifest's `devices` entries
     /// (stabilization mode, change latency in effect, Center Stage state).
     public var deviceControls: [String: DeviceControlInfo] {
-        func info(_ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?, _ latency: Int64) -> DeviceControlInfo {
+        func info(
+            _ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?, _ latency: Int64, depth: Bool = false,
+            distortionCorrection: Bool = false
+        ) -> DeviceControlInfo {
             let supported =
                 type != .builtInDualWideCamera && format?.fixedDimensions == nil
                 && (format?.squareSide ?? Int.max) <= CenterStageControl.largestCenterStageSquareSide
-            return DeviceControlInfo(
+            var info = DeviceControlInfo(
                 deviceType: type.rawValue, preferredVideoStabilizationMode: mode, changeLatencyFrames: latency, centerStageEnabled: centerStageEnabled,
-                centerStageControlMode: centerStageControlMode, isCenterStageSupported: supported, isCenterStageActive: supported && centerStageEnabled)
+                centerStageControlMode: centerStageControlMode, isCenterStageSupported: supported,
+                isCenterStageActive: CenterStageControl(centerStageControlMode: centerStageControlMode, isCenterStageEnabled: centerStageEnabled)
+                    .isCenterStageActive(
+                        formatSupportsCenterStage: supported, isDepthDataDeliveryEnabled: depth, isGeometricDistortionCorrectionEnabled: distortionCorrection))
+            info.isDepthDataDeliveryEnabled = depth
+            info.isGeometricDistortionCorrectionEnabled = distortionCorrection
+            return info
         }
         var result: [String: DeviceControlInfo] = [:]
         for camera in sessionCameras {
-            result[camera.id] = info(camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode, changeLatencyFrames(of: camera))
+            result[camera.id] = info(
+                camera.type, camera.activeFormat, camera.preferredVideoStabilizationMode, changeLatencyFrames(of: camera),
+                depth: camera.depthDataDeliveryEnabled, distortionCorrection: camera.geometricDistortionCorrectionEnabled)
         }
         if cameras != nil, frontCamera == .virtual, let virtual {
             result[Self.virtualFrontID] = info(

@@ -48,6 +48,11 @@ public struct Scenario: Sendable, Hashable {
         /// The smart framing monitor's `enabledFramings` by name (`wide3x4`, `narrow3x4`,
         /// `wide4x3`, `narrow4x3`); default none, as on iOS: no recommendations.
         public var enabledFramings: [String] = []
+        /// `depthDataDeliveryEnabled` at start (default false); Center Stage is inactive while on.
+        public var depthDataDeliveryEnabled = false
+        /// `geometricDistortionCorrectionEnabled` at start (default false); Center Stage is
+        /// inactive while on.
+        public var geometricDistortionCorrectionEnabled = false
 
         /// The change latency in effect: an explicit ``changeLatencyFrames`` wins, else the
         /// stabilization mode's default (off 1, lowLatency 1, standard 2, cinematic 3,

@@ -6,7 +6,10 @@ extension Scenario {
     /// Center Stage: `{"deviceOrientation": "landscapeLeft"}`, `{"apply": "16x9"}`,
     /// `{"activeFormat": 1920}`, `{"smartFraming": "start"}`, `{"centerStageEnabled": false}`
     /// (the app), `{"userCenterStageEnabled": true}` (the person, in Control Center).
-    public static let controlActionKeys = ["deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled", "userCenterStageEnabled"]
+    public static let controlActionKeys = [
+        "deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled", "userCenterStageEnabled", "depthDataDeliveryEnabled",
+        "geometricDistortionCorrectionEnabled"
+    ]
 }
 
 extension ScenarioReader {
@@ -63,6 +66,8 @@ extension ScenarioReader {
             }
         case "smartFraming": return .smartFraming(try named(value, at: path, "a smart framing action"))
         case "userCenterStageEnabled": return .userCenterStageEnabled(try bool(value, at: path, allowed: "true or false"))
+        case "depthDataDeliveryEnabled": return .depthDataDeliveryEnabled(try bool(value, at: path, allowed: "true or false"))
+        case "geometricDistortionCorrectionEnabled": return .geometricDistortionCorrectionEnabled(try bool(value, at: path, allowed: "true or false"))
         default: return .centerStageEnabled(try bool(value, at: path, allowed: "true or false"))
         }
     }

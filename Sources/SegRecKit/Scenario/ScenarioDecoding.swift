@@ -6,7 +6,7 @@ extension Scenario {
     /// Keys allowed in `device`.
     public static let deviceKeys = [
         "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
-        "enabledFramings"
+        "enabledFramings", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `device.clock`.
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
@@ -19,7 +19,9 @@ extension Scenario {
             "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
-    public static let cameraKeys = ["id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode"]
+    public static let cameraKeys = [
+        "id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
+    ]
     /// Keys allowed in `virtual`.
     public static let virtualKeys = ["format", "fps", "clock"]
     /// The action keys of an event in a cameras scenario.
@@ -151,6 +153,12 @@ struct ScenarioReader {
             device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames", allowed: ScenarioLimits.completionDelayAllowed)
         }
         if let v = fields["smartFraming"] { device.smartFraming = try bool(v, at: "\(path).smartFraming", allowed: "true (4032 format only) or false") }
+        if let v = fields["depthDataDeliveryEnabled"] {
+            device.depthDataDeliveryEnabled = try bool(v, at: "\(path).depthDataDeliveryEnabled", allowed: "true or false")
+        }
+        if let v = fields["geometricDistortionCorrectionEnabled"] {
+            device.geometricDistortionCorrectionEnabled = try bool(v, at: "\(path).geometricDistortionCorrectionEnabled", allowed: "true or false")
+        }
         return device
     }
 
@@ -219,10 +227,21 @@ struct ScenarioReader {
         if let v = fields["preferredVideoStabilizationMode"] {
             camera.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
         }
+        if let v = fields["depthDataDeliveryEnabled"] {
+            camera.depthDataDeliveryEnabled = try bool(v, at: "\(path).depthDataDeliveryEnabled", allowed: "true or false")
+        }
+        if let v = fields["geometricDistortionCorrectionEnabled"] {
+            camera.geometricDistortionCorrectionEnabled = try bool(v, at: "\(path).geometricDistortionCorrectionEnabled", allowed: "true or false")
+        }
         return camera
     }
 
     func virtualCamera(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.VirtualCamera {
+        if case .object(let members) = value, members.contains(where: { $0.key == "depthDataDeliveryEnabled" }) {
+            throw error(
+                "\(path).depthDataDeliveryEnabled", "the Virtual Front Camera has no depth (it offers only what the outer and inner cameras share)",
+                "depth data delivery only on the individual cameras: \"frontCamera\": \"individual\"")
+        }
         let fields = try object(value, at: path, allowed: Scenario.virtualKeys)
         var virtual = Scenario.VirtualCamera()
         if let v = fields["format"] { virtual.format = Int(truncatingIfNeeded: try integer(v, at: "\(path).format", allowed: ScenarioLimits.virtualAllowed)) }

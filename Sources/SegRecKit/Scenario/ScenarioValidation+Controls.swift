@@ -75,6 +75,10 @@ extension Scenario {
                     allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
         case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)
+        case .depthDataDeliveryEnabled(true) where cameras != nil && frontCamera == .virtual:
+            throw ScenarioError(
+                file: file, key: key, problem: "the Virtual Front Camera has no depth (it offers only what the outer and inner cameras share)",
+                allowed: "depth data delivery only on the individual cameras: \"frontCamera\": \"individual\"")
         default: break
         }
     }

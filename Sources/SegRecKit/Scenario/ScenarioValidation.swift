@@ -98,7 +98,8 @@ extension Scenario {
                         key, "needs several cameras, but this scenario describes one (\"device\")",
                         "posture events only in a scenario with \"cameras\" (DESIGN.md, \"Cameras\")")
                 }
-            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled, .userCenterStageEnabled:
+            case .deviceOrientation, .apply, .activeFormat, .smartFraming, .centerStageEnabled, .userCenterStageEnabled, .depthDataDeliveryEnabled,
+                .geometricDistortionCorrectionEnabled:
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }

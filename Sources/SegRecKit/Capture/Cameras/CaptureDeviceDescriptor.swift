@@ -27,12 +27,19 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public let enabledFramings: [String]
     /// Whether the smart framing monitor runs from the start (formats with smart framing only).
     public let startsSmartFraming: Bool
+    /// Depth data delivery at start (never on the Virtual Front Camera).
+    public let depthDataDeliveryEnabled: Bool
+    /// Geometric distortion correction at start.
+    public let geometricDistortionCorrectionEnabled: Bool
 
     /// A descriptor; see the properties.
     public init(
         uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format, frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
-        changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false
+        changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false,
+        depthDataDeliveryEnabled: Bool = false, geometricDistortionCorrectionEnabled: Bool = false
     ) {
+        self.depthDataDeliveryEnabled = depthDataDeliveryEnabled
+        self.geometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
         self.uniqueID = uniqueID
         self.deviceType = deviceType
         self.format = format
@@ -52,7 +59,8 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
             uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat, frameRate: device.frameRate, clock: device.clock,
             stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
             enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
-            startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false)
+            startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false, depthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
+            geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled)
     }
 
     /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
@@ -78,6 +86,8 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
                 device.appEnabledFramings = try enabledFramings.map { name throws(CameraControlError) in try CaptureFraming(named: name) }
             }
         } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
+        try device.setDepthDataDeliveryEnabled(depthDataDeliveryEnabled)
+        device.isGeometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
         if startsSmartFraming {
             guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: format.squareSide) }
             monitor.enableSupportedFramingsUnlessChosen()
