@@ -15,6 +15,8 @@ public struct CameraControlState: Sendable {
     public private(set) var peopleInFrame: Int?
     /// The reconfiguration gap of an active-format switch (host nanoseconds).
     public let switchGap: MediaTime
+    /// What the app does with smart framing recommendations (default: applies them).
+    public var smartFramingPolicy: SmartFramingPolicy = .apply
 
     private var lastAngle: VideoRotationAngle?
     /// The zoom of the previous frame (1.0, the device's zoom at start, before the first).

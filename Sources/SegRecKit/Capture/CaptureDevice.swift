@@ -307,6 +307,10 @@ public final class CaptureDevice {
         pendingZoom = (index, factor)
     }
 
+    /// The zoom the device will show once pending changes land: the pending zoom's factor,
+    /// else ``videoZoomFactor``.
+    var latestVideoZoomFactor: Double { pendingZoom?.factor ?? videoZoomFactor }
+
     /// Applies the pending zoom when grid frame `index` is at or after its frame: called
     /// before frame `index` is drawn.
     func applyPendingZoom(beforeFrame index: Int64) {

@@ -582,16 +582,26 @@ public final class CaptureSession {
             .sessionEvent(SessionEventRecord(kind: .aspectRatioRequestFailed, sessionTime: s, camera: device.uniqueID, to: ratio.rawValue, message: message)))
     }
 
-    /// Lets a running smart framing monitor see `count` people at host time `s`; a new
-    /// recommendation is logged (`smartFramingRecommended`) and applied as Apple advises:
-    /// the aspect ratio first (a request with its latency), then the zoom.
+    /// Lets a running smart framing monitor see `count` people at host time `s`; each
+    /// recommendation is logged (`smartFramingRecommended`, its message saying what the app
+    /// did) and, where ``CameraControlState/smartFramingPolicy`` applies it and the camera
+    /// does not show that framing already, applied as Apple advises: the aspect ratio first
+    /// (a request with its latency), then the zoom.
     private func recommendFraming(_ monitor: SmartFramingMonitor, peopleInFrame count: Int, at s: MediaTime) throws(CaptureError) {
+        let previous = monitor.recommendedFraming
         guard let framing = try monitor.observe(peopleInFrame: count) else { return }
+        let shown = device.dynamicAspectRatio == framing.aspectRatio && device.latestVideoZoomFactor == framing.zoomFactor
+        let applies = controls.smartFramingPolicy.applies(framing) && !shown
+        let outcome =
+            !controls.smartFramingPolicy.applies(framing)
+            ? "ignored (smartFramingPolicy \(controls.smartFramingPolicy.name))" : shown ? "already in effect" : "applied"
         outbox.append(
             .sessionEvent(
                 SessionEventRecord(
-                    kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID, to: framing.name,
-                    message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)")))
+                    kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID, from: previous?.name, to: framing.name,
+                    message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)"
+                        + "\(previous == framing ? " (again)" : ""); \(outcome)")))
+        guard applies else { return }
         let request = try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
         controls.noteZoomCause("smart framing \(framing.name), on the first frame of \(framing.aspectRatio.rawValue)")
         // The seeds' code awaits `setDynamicAspectRatio` before it sets `videoZoomFactor`:

@@ -41,8 +41,9 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
         case zoomChanged
         /// The smart framing monitor started (`to: "start"`) or stopped (`to: "stop"`).
         case smartFramingChanged
-        /// The smart framing monitor recommended a framing (`to`: `narrow3x4`, …); it is
-        /// applied as a ratio then a zoom.
+        /// The smart framing monitor recommended a framing (`to`: `narrow3x4`, …; `from`:
+        /// the previous recommendation); `message` ends with what the app did: `applied` (a
+        /// ratio then a zoom), `already in effect`, or `ignored (smartFramingPolicy …)`.
         case smartFramingRecommended
         /// `isCenterStageEnabled` changed (`from`/`to`: `false`/`true`); `message` says who
         /// changed it when it was the user (Control Center).

@@ -11,10 +11,12 @@
 /// | 2               | 3x4 wide (zoom 1.0)            |
 /// | 3 or more       | 4x3 wide (zoom 1.0)            |
 ///
-/// A recommendation is published only while monitoring, only if it is one of
-/// ``enabledFramings`` (empty by default: no recommendations, as on iOS), and only when it
-/// differs from the current ``recommendedFraming`` (as a key-value observer would see it).
-/// Apply one by setting the device's dynamic aspect ratio first, then its zoom factor.
+/// A recommendation is published only while monitoring and only if it is one of
+/// ``enabledFramings`` (empty by default: no recommendations, as on iOS). The seeds call
+/// them *periodic*: every detection publishes one, so while people move (a people count
+/// seen again) the same framing is recommended again; the app may apply or ignore each
+/// (``SmartFramingPolicy``). Apply one by setting the device's dynamic aspect ratio first,
+/// then its zoom factor.
 ///
 /// Concurrency: a non-`Sendable` class owned by its ``CaptureDevice`` and used from the
 /// same single task.
@@ -100,15 +102,13 @@ public final class SmartFramingMonitor {
         }
     }
 
-    /// Feeds the detector's people count.
-    /// - Returns: the new recommendation when one is published (it is then also
-    ///   ``recommendedFraming``), else `nil`.
+    /// Feeds the detector's people count (one detection).
+    /// - Returns: the recommendation published for it (it is then also
+    ///   ``recommendedFraming``; the same framing again when nothing changed), else `nil`.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
     @discardableResult public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
         guard count >= 0 else { throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0") }
-        guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count), enabledFramings.contains(framing), framing != recommendedFraming else {
-            return nil
-        }
+        guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count), enabledFramings.contains(framing) else { return nil }
         recommendedFraming = framing
         return framing
     }

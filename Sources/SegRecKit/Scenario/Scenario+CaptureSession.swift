@@ -157,10 +157,12 @@ extension Scenario {
 
     /// The session's orientation, Center Stage state and switch gap at start.
     public var cameraControlState: CameraControlState {
-        CameraControlState(
+        var state = CameraControlState(
             deviceOrientation: initialDeviceOrientation,
             centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode, isCenterStageEnabled: centerStageEnabled),
             switchGap: Self.nanoseconds(switchGapSeconds))
+        state.smartFramingPolicy = device.smartFramingPolicy
+        return state
     }
 
     /// Each device's controls at start, by clock id, for the manifest's `devices` entries

@@ -48,6 +48,9 @@ public struct Scenario: Sendable, Hashable {
         /// The smart framing monitor's `enabledFramings` by name (`wide3x4`, `narrow3x4`,
         /// `wide4x3`, `narrow4x3`); default none, as on iOS: no recommendations.
         public var enabledFramings: [String] = []
+        /// What the app does with smart framing recommendations (`smartFramingPolicy`:
+        /// `"apply"`, the default, `"ignore"`, or an array of framings to apply).
+        public var smartFramingPolicy: SmartFramingPolicy = .apply
         /// `depthDataDeliveryEnabled` at start (default false); Center Stage is inactive while on.
         public var depthDataDeliveryEnabled = false
         /// `geometricDistortionCorrectionEnabled` at start (default false); Center Stage is

@@ -50,6 +50,21 @@ extension ScenarioReader {
         return names
     }
 
+    /// `smartFramingPolicy`: `"apply"`, `"ignore"`, or an array of framing names to apply.
+    func smartFramingPolicy(_ v: JSONValue, at path: String) throws(ScenarioError) -> SmartFramingPolicy {
+        switch v {
+        case .string("apply"): return .apply
+        case .string("ignore"): return .ignore
+        case .array:
+            var chosen: [CaptureFraming] = []
+            for (i, name) in try framings(v, at: path).enumerated() {
+                do { chosen.append(try CaptureFraming(named: name)) } catch { throw self.error("\(path)[\(i)]", "\(error)", CaptureFraming.allowedNames) }
+            }
+            return .applyOnly(chosen)
+        default: throw error(path, "expected \"apply\", \"ignore\" or an array of framings, got \(v.rendered)", SmartFramingPolicy.allowedValues)
+        }
+    }
+
     /// One of ``Scenario/controlActionKeys``' values.
     func controlAction(_ key: String, _ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Action {
         switch key {

@@ -6,7 +6,7 @@ extension Scenario {
     /// Keys allowed in `device`.
     public static let deviceKeys = [
         "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
-        "enabledFramings", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
+        "enabledFramings", "smartFramingPolicy", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `device.clock`.
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
@@ -153,6 +153,7 @@ struct ScenarioReader {
             device.completionDelayFrames = try integer(v, at: "\(path).completionDelayFrames", allowed: ScenarioLimits.completionDelayAllowed)
         }
         if let v = fields["smartFraming"] { device.smartFraming = try bool(v, at: "\(path).smartFraming", allowed: "true (4032 format only) or false") }
+        if let v = fields["smartFramingPolicy"] { device.smartFramingPolicy = try smartFramingPolicy(v, at: "\(path).smartFramingPolicy") }
         if let v = fields["depthDataDeliveryEnabled"] {
             device.depthDataDeliveryEnabled = try bool(v, at: "\(path).depthDataDeliveryEnabled", allowed: "true or false")
         }

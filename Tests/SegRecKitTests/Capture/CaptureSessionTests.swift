@@ -207,7 +207,7 @@ import Testing
         try monitor.setEnabledFramings([.wide4x3])
         #expect(try monitor.observe(peopleInFrame: 2) == nil)  // 3x4 wide not enabled
         #expect(try monitor.observe(peopleInFrame: 5) == .wide4x3)
-        #expect(try monitor.observe(peopleInFrame: 4) == nil)  // unchanged
+        #expect(try monitor.observe(peopleInFrame: 4) == .wide4x3)  // periodic: recommended again while people move
         #expect(throws: CaptureError.unsupportedFraming(CaptureFraming(aspectRatio: .ratio1x1, zoomFactor: 1))) {
             try monitor.setEnabledFramings([CaptureFraming(aspectRatio: .ratio1x1, zoomFactor: 1)])
         }

@@ -153,9 +153,12 @@ import Testing
                         {"atSeconds": 0.6, "peopleInFrame": 1}, {"atSeconds": 0.9, "peopleInFrame": 3},
                         {"atSeconds": 1.2, "smartFraming": "stop"}, {"atSeconds": 1.5, "peopleInFrame": 2}]}
             """
-        // No enabledFramings: start() enables all; 1 person (narrow3x4) at 0.6 s, 3 (wide4x3) at 0.9 s.
+        // No enabledFramings: start() enables all; the person already in frame at the start
+        // (narrow3x4, applied), seen again at 0.6 s (recommended again, already in effect),
+        // 3 people (wide4x3) at 0.9 s.
         let all = try F.run(try CaptureSession(scenario: try F.scenario(base.replacingOccurrences(of: "ENABLED", with: ""))))
-        #expect(F.records(all, .smartFramingRecommended).map(\.to) == ["narrow3x4", "wide4x3"])
+        #expect(F.records(all, .smartFramingRecommended).map(\.to) == ["narrow3x4", "narrow3x4", "wide4x3"])
+        #expect(F.records(all, .smartFramingRecommended).map { $0.message?.components(separatedBy: "; ").last } == ["applied", "already in effect", "applied"])
         #expect(F.records(all, .smartFramingChanged).map(\.to) == ["start", "stop"])
         #expect(Set(F.frames(all).map(\.dimensions)) == [VideoDimensions(width: 3024, height: 4032), VideoDimensions(width: 4032, height: 3024)])
         // The zoom of each recommendation lands on the first frame of its ratio (the seeds'
