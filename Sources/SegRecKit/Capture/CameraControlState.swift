@@ -277,9 +277,16 @@ extension CaptureDevice {
     func reconfigured(format: Format, frameRate: FrameRate, aspectRatio: DynamicAspectRatio, capturingFrom start: MediaTime, switchedAt s: MediaTime)
         throws(CaptureError) -> CaptureDevice
     {
+        var latency = changeLatencyFrames
+        if changeLatencyFollowsStabilization, let preferred = preferredVideoStabilizationMode {
+            let supported = CaptureDevice.supportedVideoStabilizationModes(deviceType: deviceType, format: format)
+            latency = VideoStabilizationMode.activeMode(preferred: preferred, supported: supported).defaultChangeLatencyFrames
+        }
         let device = try CaptureDevice(
-            format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: changeLatencyFrames,
+            format: format, frameRate: frameRate, clock: clock, initialAspectRatio: aspectRatio, changeLatencyFrames: latency,
             completionDelayFrames: completionDelayFrames, formats: formats, deviceType: deviceType)
+        device.preferredVideoStabilizationMode = preferredVideoStabilizationMode
+        device.changeLatencyFollowsStabilization = changeLatencyFollowsStabilization
         try device.applyVideoZoomFactor(videoZoomFactor)
         device.isDepthDataDeliveryEnabled = isDepthDataDeliveryEnabled
         device.isGeometricDistortionCorrectionEnabled = isGeometricDistortionCorrectionEnabled

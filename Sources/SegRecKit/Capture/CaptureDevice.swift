@@ -266,6 +266,30 @@ public final class CaptureDevice {
         videoZoomFactor = factor
     }
 
+    /// The video connection's `preferredVideoStabilizationMode` (nil: not set, which an
+    /// `AVCaptureConnection` treats as `off`).
+    public internal(set) var preferredVideoStabilizationMode: VideoStabilizationMode?
+    /// Whether ``changeLatencyFrames`` follows the stabilization mode in effect (a preferred
+    /// mode was set and no explicit latency given): a format switch then recomputes it.
+    public internal(set) var changeLatencyFollowsStabilization = false
+
+    /// The connection's `activeVideoStabilizationMode`: the preferred mode where the active
+    /// format supports it, else `off` (also when none is set).
+    public var activeVideoStabilizationMode: VideoStabilizationMode {
+        VideoStabilizationMode.activeMode(
+            preferred: preferredVideoStabilizationMode, supported: Self.supportedVideoStabilizationModes(deviceType: deviceType, format: activeFormat))
+    }
+
+    /// The stabilization modes `format` of a camera of `deviceType` supports
+    /// (`isVideoStabilizationModeSupported`): every mode but `lowLatency`, which needs a
+    /// Center Stage format (a square front format of at most 1920; the Virtual Front
+    /// Camera's count).
+    public static func supportedVideoStabilizationModes(deviceType: DeviceType, format: Format) -> [VideoStabilizationMode] {
+        let centerStageFormat =
+            deviceType != .builtInDualWideCamera && format.fixedDimensions == nil && format.squareSide <= CenterStageControl.largestCenterStageSquareSide
+        return VideoStabilizationMode.allCases.filter { $0 != .lowLatency || centerStageFormat }
+    }
+
     /// Whether depth data is delivered (`isDepthDataDeliveryEnabled`); Center Stage is
     /// inactive while it is on. The Virtual Front Camera has no depth.
     public internal(set) var isDepthDataDeliveryEnabled = false

@@ -708,6 +708,18 @@ public final class CaptureSession {
         let new = try old.reconfigured(
             format: selection.format, frameRate: selection.frameRate, aspectRatio: selection.aspectRatio, capturingFrom: start, switchedAt: s)
         try controls.formatDidChange(from: old, to: new)
+        if old.activeVideoStabilizationMode != new.activeVideoStabilizationMode, let preferred = new.preferredVideoStabilizationMode {
+            let why =
+                new.activeVideoStabilizationMode == preferred
+                ? "format \(new.activeFormat.name) supports the preferred \(preferred.rawValue) again"
+                : "format \(new.activeFormat.name) does not support the preferred \(preferred.rawValue): the connection stabilizes with off"
+            outbox.append(
+                .sessionEvent(
+                    SessionEventRecord(
+                        kind: .videoStabilizationModeChanged, sessionTime: start, camera: new.uniqueID, from: old.activeVideoStabilizationMode.rawValue,
+                        to: new.activeVideoStabilizationMode.rawValue,
+                        message: why + (new.changeLatencyFollowsStabilization ? "; change latency \(new.changeLatencyFrames) frames" : ""))))
+        }
         devices[streaming] = new
         activationRatio = nil
         nextGrid[streaming] = 0

@@ -15,6 +15,9 @@ public struct DeviceControlInfo: Sendable, Equatable {
     public var isCenterStageSupported: Bool
     /// `isCenterStageActive` at start.
     public var isCenterStageActive: Bool
+    /// The connection's `activeVideoStabilizationMode` at start: the preferred mode where
+    /// the format supports it, else `off` (also when none is set).
+    public var activeVideoStabilizationMode: VideoStabilizationMode = .off
     /// Depth data delivery at start.
     public var isDepthDataDeliveryEnabled = false
     /// Geometric distortion correction at start.

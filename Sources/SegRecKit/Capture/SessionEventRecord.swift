@@ -56,6 +56,11 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
         case depthDataDeliveryChanged
         /// `camera`'s geometric distortion correction changed (as for depth).
         case geometricDistortionCorrectionChanged
+        /// The connection's `activeVideoStabilizationMode` changed at a format switch
+        /// (`from`/`to`: the modes): the new format does not support the preferred mode (it
+        /// falls back to `off`), or supports it again; `message` says which and the change
+        /// latency that follows.
+        case videoStabilizationModeChanged
         /// `camera`'s `isCenterStageActive` changed (`from`/`to`: `false`/`true`).
         case centerStageActiveChanged
     }

@@ -59,6 +59,27 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
         return allCases.filter { $0 != .lowLatency || traits.isCenterStageFrontCamera }
     }
 
+    /// The modes a format supports (`AVCaptureDevice.Format.isVideoStabilizationModeSupported(_:)`),
+    /// in declaration order: those of ``supportedModes(deviceType:)``, with `lowLatency` (a
+    /// video-call mode) only on formats that support Center Stage (square, at most 1920), as
+    /// the seeds' call code checks it on the active format.
+    /// - Parameters:
+    ///   - deviceType: the camera's `AVCaptureDevice.DeviceType` spelling.
+    ///   - squareSide: the format's square side, or nil for a fixed (non-square) format.
+    /// - Throws: as ``supportedModes(deviceType:)``.
+    public static func supportedModes(deviceType: String, squareSide: Int?) throws(CameraControlError) -> [VideoStabilizationMode] {
+        let centerStageFormat = try CenterStageControl.isCenterStageSupported(deviceType: deviceType, squareSide: squareSide)
+        return try supportedModes(deviceType: deviceType).filter { $0 != .lowLatency || centerStageFormat }
+    }
+
+    /// The mode an `AVCaptureConnection` uses (`activeVideoStabilizationMode`) for a
+    /// preferred one: `preferred` where the format supports it; `off` when none is set (the
+    /// connection's default) or the format does not support it.
+    public static func activeMode(preferred: VideoStabilizationMode?, supported: [VideoStabilizationMode]) -> VideoStabilizationMode {
+        guard let preferred, supported.contains(preferred) else { return .off }
+        return preferred
+    }
+
     /// `AVCaptureDevice.Format.isVideoStabilizationModeSupported(_:)` for the camera of
     /// `deviceType`. - Throws: as ``supportedModes(deviceType:)``.
     public func isSupported(deviceType: String) throws(CameraControlError) -> Bool { try Self.supportedModes(deviceType: deviceType).contains(self) }

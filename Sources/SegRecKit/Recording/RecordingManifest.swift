@@ -205,6 +205,9 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var isCenterStageSupported: Bool? = nil
     /// `isCenterStageActive` at session start (changes are in `events`).
     public var isCenterStageActive: Bool? = nil
+    /// The connection's `activeVideoStabilizationMode` at session start: `off` when no mode
+    /// is set, as on `AVCaptureConnection` (changes at a format switch are in `events`).
+    public var activeVideoStabilizationMode: String? = nil
     /// Depth data delivery at session start; written only when on.
     public var isDepthDataDeliveryEnabled: Bool? = nil
     /// Geometric distortion correction at session start; written only when on.
@@ -226,6 +229,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         centerStageControlMode = controls.centerStageControlMode.rawValue
         isCenterStageSupported = controls.isCenterStageSupported
         isCenterStageActive = controls.isCenterStageActive
+        activeVideoStabilizationMode = controls.activeVideoStabilizationMode.rawValue
         isDepthDataDeliveryEnabled = controls.isDepthDataDeliveryEnabled ? true : nil
         isGeometricDistortionCorrectionEnabled = controls.isGeometricDistortionCorrectionEnabled ? true : nil
     }

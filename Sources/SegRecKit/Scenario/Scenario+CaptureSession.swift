@@ -104,7 +104,9 @@ extension Scenario {
                     uniqueID: camera.id, deviceType: camera.type, format: format, frameRate: camera.fps, clock: try Self.makeClock(camera.id, camera.clock),
                     stampPosition: position, changeLatencyFrames: changeLatencyFrames(of: camera), completionDelayFrames: device.completionDelayFrames,
                     enabledFramings: device.enabledFramings, startsSmartFraming: device.smartFraming, depthDataDeliveryEnabled: camera.depthDataDeliveryEnabled,
-                    geometricDistortionCorrectionEnabled: camera.geometricDistortionCorrectionEnabled))
+                    geometricDistortionCorrectionEnabled: camera.geometricDistortionCorrectionEnabled,
+                    preferredVideoStabilizationMode: camera.preferredVideoStabilizationMode,
+                    changeLatencyFollowsStabilization: !device.isChangeLatencyExplicit && camera.preferredVideoStabilizationMode != nil))
         }
         return descriptors
     }
@@ -181,6 +183,10 @@ extension Scenario {
                 isCenterStageActive: CenterStageControl(centerStageControlMode: centerStageControlMode, isCenterStageEnabled: centerStageEnabled)
                     .isCenterStageActive(
                         formatSupportsCenterStage: supported, isDepthDataDeliveryEnabled: depth, isGeometricDistortionCorrectionEnabled: distortionCorrection))
+            if let format {
+                info.activeVideoStabilizationMode = VideoStabilizationMode.activeMode(
+                    preferred: mode, supported: CaptureDevice.supportedVideoStabilizationModes(deviceType: type, format: format))
+            }
             info.isDepthDataDeliveryEnabled = depth
             info.isGeometricDistortionCorrectionEnabled = distortionCorrection
             return info

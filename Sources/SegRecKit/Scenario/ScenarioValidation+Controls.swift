@@ -3,7 +3,7 @@ extension Scenario {
     /// - Throws: ``ScenarioError`` naming the key and the supported values.
     func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
         if let mode = device.preferredVideoStabilizationMode {
-            try Self.checkStabilization(mode, type: .builtInUltraWideCamera, at: "device.preferredVideoStabilizationMode", file: file)
+            try Self.checkStabilization(mode, type: .builtInUltraWideCamera, format: format, at: "device.preferredVideoStabilizationMode", file: file)
         }
         // The app's choice for the camera's smart framing format (4032), whichever format
         // is active at start: a `smartFraming` start makes that format active first.
@@ -26,11 +26,24 @@ extension Scenario {
         }
     }
 
-    /// `preferredVideoStabilizationMode` on a camera of `type`.
+    /// `preferredVideoStabilizationMode` on a camera of `type` whose active format at start
+    /// is `format` (checked against that format, as the seeds' code checks
+    /// `activeFormat.isVideoStabilizationModeSupported`).
     /// - Throws: ``ScenarioError`` naming the supported modes (`lowLatency` only on the
-    ///   Center Stage front cameras).
-    static func checkStabilization(_ mode: VideoStabilizationMode, type: CaptureDevice.DeviceType, at key: String, file: String) throws(ScenarioError) {
-        do { try mode.validate(deviceType: type.rawValue) } catch {
+    ///   Center Stage front cameras, on their 1280 and 1920 formats).
+    static func checkStabilization(_ mode: VideoStabilizationMode, type: CaptureDevice.DeviceType, format: CaptureDevice.Format, at key: String, file: String)
+        throws(ScenarioError)
+    {
+        do {
+            try mode.validate(deviceType: type.rawValue)
+            let supported = try VideoStabilizationMode.supportedModes(
+                deviceType: type.rawValue, squareSide: format.fixedDimensions == nil ? format.squareSide : nil)
+            guard supported.contains(mode) else {
+                throw ScenarioError(
+                    file: file, key: key, problem: "\(mode.rawValue) is not supported by the \(format.name) format of \(type.rawValue)",
+                    allowed: supported.map(\.rawValue).joined(separator: ", ") + " (lowLatency on the Center Stage formats, 1280 and 1920)")
+            }
+        } catch let error as ScenarioError { throw error } catch {
             let supported = (try? VideoStabilizationMode.supportedModes(deviceType: type.rawValue)) ?? []
             throw ScenarioError(
                 file: file, key: key, problem: "\(mode.rawValue) is not supported by \(type.rawValue)",

@@ -152,7 +152,7 @@ extension Scenario {
             try Self.checkRate(camera.fps, format: format, at: "\(path).fps", file: file)
             try Self.checkClock(camera.clock, at: "\(path).clock", file: file)
             if let mode = camera.preferredVideoStabilizationMode {
-                try Self.checkStabilization(mode, type: camera.type, at: "\(path).preferredVideoStabilizationMode", file: file)
+                try Self.checkStabilization(mode, type: camera.type, format: format, at: "\(path).preferredVideoStabilizationMode", file: file)
             }
         }
         let types = Set(cameras.map(\.type))

@@ -27,6 +27,11 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public let enabledFramings: [String]
     /// Whether the smart framing monitor runs from the start (formats with smart framing only).
     public let startsSmartFraming: Bool
+    /// The video connection's `preferredVideoStabilizationMode` (nil: not set, `off`).
+    public let preferredVideoStabilizationMode: VideoStabilizationMode?
+    /// Whether ``changeLatencyFrames`` is the stabilization mode's default (no explicit
+    /// latency), so that a format switch recomputes it.
+    public let changeLatencyFollowsStabilization: Bool
     /// Depth data delivery at start (never on the Virtual Front Camera).
     public let depthDataDeliveryEnabled: Bool
     /// Geometric distortion correction at start.
@@ -36,8 +41,11 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     public init(
         uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format, frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
         changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false,
-        depthDataDeliveryEnabled: Bool = false, geometricDistortionCorrectionEnabled: Bool = false
+        depthDataDeliveryEnabled: Bool = false, geometricDistortionCorrectionEnabled: Bool = false,
+        preferredVideoStabilizationMode: VideoStabilizationMode? = nil, changeLatencyFollowsStabilization: Bool = false
     ) {
+        self.preferredVideoStabilizationMode = preferredVideoStabilizationMode
+        self.changeLatencyFollowsStabilization = changeLatencyFollowsStabilization
         self.depthDataDeliveryEnabled = depthDataDeliveryEnabled
         self.geometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
         self.uniqueID = uniqueID
@@ -60,7 +68,9 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
             stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
             enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
             startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false, depthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
-            geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled)
+            geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled,
+            preferredVideoStabilizationMode: device.preferredVideoStabilizationMode, changeLatencyFollowsStabilization: device.changeLatencyFollowsStabilization
+        )
     }
 
     /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
@@ -88,6 +98,8 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
         } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
         try device.setDepthDataDeliveryEnabled(depthDataDeliveryEnabled)
         device.isGeometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
+        device.preferredVideoStabilizationMode = preferredVideoStabilizationMode
+        device.changeLatencyFollowsStabilization = changeLatencyFollowsStabilization
         if startsSmartFraming {
             guard let monitor = device.smartFramingMonitor else { throw .smartFramingUnsupported(formatSide: format.squareSide) }
             monitor.enableSupportedFramingsUnlessChosen()
