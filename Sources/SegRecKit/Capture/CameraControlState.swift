@@ -59,15 +59,16 @@ public struct CameraControlState: Sendable {
     /// outer display (`openOuterDisplay`) faces the user and takes the user-facing angle.
     public func rotationAngle(deviceType: CaptureDevice.DeviceType, facing: CameraFacing) -> VideoRotationAngle {
         RotationCoordinator.videoRotationAngle(
-            mounting: deviceType == .builtInDualWideCamera ? .landscape : .portrait, facing: facing == .user ? .user : .away,
-            deviceOrientation: deviceOrientation)
+            mounting: deviceType.sensorMounting, facing: facing == .user ? .user : .away, deviceOrientation: deviceOrientation)
     }
 
     /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format
     /// (``CenterStageControl/isCenterStageSupported(deviceType:squareSide:)``: a square
     /// format of at most 1920 on a front camera; the Virtual Front Camera counts as one).
     public static func isCenterStageSupported(_ device: CaptureDevice) -> Bool {
-        guard device.deviceType != .builtInDualWideCamera, device.activeFormat.fixedDimensions == nil else { return false }
+        guard device.deviceType != .builtInDualWideCamera, device.deviceType != .builtInWideAngleCamera, device.activeFormat.fixedDimensions == nil else {
+            return false
+        }
         return device.activeFormat.squareSide <= CenterStageControl.largestCenterStageSquareSide
     }
 

@@ -9,6 +9,7 @@
 /// | `builtInOuterUltraWideCamera` | yes | portrait (square) | yes |
 /// | `builtInInnerUltraWideCamera` | yes | portrait (square) | yes |
 /// | `builtInDualWideCamera` (back) | no | landscape (16:9) | no |
+/// | `builtInWideAngleCamera` (earlier front camera) | no | landscape-left (4:3) | no |
 public struct CameraTypeTraits: Sendable, Hashable {
     /// The device type spelling.
     public let deviceType: String
@@ -18,7 +19,9 @@ public struct CameraTypeTraits: Sendable, Hashable {
     public let sensorMounting: RotationCoordinator.SensorMounting
 
     /// The device types the camera model has (Docs/cameras.md), in table order.
-    public static let knownDeviceTypes = ["builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera"]
+    public static let knownDeviceTypes = [
+        "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera", "builtInWideAngleCamera"
+    ]
 
     /// The traits of `deviceType`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming
@@ -31,6 +34,9 @@ public struct CameraTypeTraits: Sendable, Hashable {
         case "builtInDualWideCamera":
             isCenterStageFrontCamera = false
             sensorMounting = .landscape
+        case "builtInWideAngleCamera":
+            isCenterStageFrontCamera = false
+            sensorMounting = .landscapeLeft
         default: throw .unknownValue(name: "device type", value: deviceType, allowed: Self.knownDeviceTypes.joined(separator: ", "))
         }
         self.deviceType = deviceType

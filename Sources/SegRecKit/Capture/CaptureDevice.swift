@@ -33,6 +33,10 @@ public final class CaptureDevice {
         /// The Virtual Front Camera: swaps between the outer and inner cameras by posture,
         /// limited to the formats they share.
         case builtInVirtualFrontCamera
+        /// An earlier front camera (before the Center Stage front camera): a 4:3 sensor
+        /// mounted landscape-left, fixed 4:3 formats, no dynamic aspect ratio, no Center Stage:
+        /// the unsupported-device fallback the seeds ask apps to test.
+        case builtInWideAngleCamera
 
         /// The formats a camera of this type offers (the table in Docs/cameras.md), smallest first.
         public var formats: [Format] {
@@ -42,12 +46,23 @@ public final class CaptureDevice {
             case .builtInInnerUltraWideCamera: Format.innerUltraWideFormats
             case .builtInDualWideCamera: Format.dualWideFormats
             case .builtInVirtualFrontCamera: Format.virtualFrontFormats
+            case .builtInWideAngleCamera: Format.earlierFrontFormats
             }
         }
 
         /// The fixed `AVCaptureDevice.Position` of the type: `.back` for the dual wide
         /// camera, `.front` for every other (both Duo front cameras report `.front`).
         public var position: Position { self == .builtInDualWideCamera ? .back : .front }
+
+        /// How the sensor is mounted: square sensors portrait, the back camera landscape, the
+        /// earlier front camera landscape-left (a portrait selfie turns 270°, as the seeds say).
+        public var sensorMounting: RotationCoordinator.SensorMounting {
+            switch self {
+            case .builtInDualWideCamera: .landscape
+            case .builtInWideAngleCamera: .landscapeLeft
+            default: .portrait
+            }
+        }
     }
     /// `AVCaptureDevice.Position`: where the camera is mounted (not where it faces: see
     /// ``DirectionCoordinator``).
@@ -286,7 +301,8 @@ public final class CaptureDevice {
     /// Camera's count).
     public static func supportedVideoStabilizationModes(deviceType: DeviceType, format: Format) -> [VideoStabilizationMode] {
         let centerStageFormat =
-            deviceType != .builtInDualWideCamera && format.fixedDimensions == nil && format.squareSide <= CenterStageControl.largestCenterStageSquareSide
+            deviceType != .builtInDualWideCamera && deviceType != .builtInWideAngleCamera && format.fixedDimensions == nil
+            && format.squareSide <= CenterStageControl.largestCenterStageSquareSide
         return VideoStabilizationMode.allCases.filter { $0 != .lowLatency || centerStageFormat }
     }
 

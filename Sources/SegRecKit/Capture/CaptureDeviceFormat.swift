@@ -57,6 +57,13 @@ extension CaptureDevice {
             Format(fixed: VideoDimensions(width: 3840, height: 2160), maxFrameRate: rate(60))
         ]
 
+        /// The earlier front camera's fixed 4:3 formats (the model's assumption: 1280x960 up
+        /// to 60 fps, 1920x1440 up to 30 fps).
+        public static let earlierFrontFormats: [Format] = [
+            Format(fixed: VideoDimensions(width: 1280, height: 960), maxFrameRate: rate(60)),
+            Format(fixed: VideoDimensions(width: 1920, height: 1440), maxFrameRate: rate(30))
+        ]
+
         private static func rate(_ fps: Int64) -> FrameRate { do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") } }
 
         private static func squareFormats(_ sides: [Int], maxFPS: Int64) -> [Format] {

@@ -563,7 +563,16 @@ public final class CaptureSession {
             appRatio = ratio
             collectRequests()
         } catch .dynamicAspectRatioUnsupported(let camera, let type) {
-            requestFailed(ratio, at: s, "failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size")
+            if device.deviceType == .builtInWideAngleCamera {
+                // The seeds' fallback: an earlier front camera has no Center Stage format at all.
+                requestFailed(
+                    ratio, at: s,
+                    "failed unsupportedDevice: camera \(camera) (\(type)) is an earlier front camera without dynamic aspect ratio or Center Stage; the app's fallback path records at its fixed size"
+                )
+            } else {
+                requestFailed(
+                    ratio, at: s, "failed unsupported: camera \(camera) (\(type)) has no dynamic aspect ratio; the recording goes on at its fixed size")
+            }
         } catch .unsupportedRatio(_, let side, let supported) {
             // The app catches the throw (the seeds' `FramingError.unsupportedRatio`) and goes on.
             requestFailed(

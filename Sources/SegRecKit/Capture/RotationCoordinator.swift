@@ -6,14 +6,16 @@
 ///
 /// ## Rule
 /// `angle = portraitAngle(mounting) + direction(facing) · 90° · quarterTurns(orientation)`
-/// modulo 360, with `portraitAngle` 0 for a portrait-mounted sensor and 90 for a landscape
-/// one, and `direction` +1 for a camera facing the user, −1 for one facing away:
+/// modulo 360, with `portraitAngle` 0 for a portrait-mounted sensor, 90 for the back
+/// camera's landscape one and 270 for the earlier front cameras' landscape-left one (the
+/// seeds: a portrait selfie says "rotate 270°"), and `direction` +1 for a camera facing
+/// the user, −1 for one facing away:
 ///
 /// | camera | portrait | landscapeLeft | portraitUpsideDown | landscapeRight |
 /// |---|---|---|---|---|
 /// | square Center Stage front sensor (portrait, user) | 0 | 90 | 180 | 270 |
 /// | back camera (landscape, away) | 90 | 0 | 270 | 180 |
-/// | earlier front sensors (landscape-left, user) | 90 | 180 | 270 | 0 |
+/// | earlier front sensors (landscape-left, user) | 270 | 0 | 90 | 180 |
 ///
 /// A change of orientation applies from the first frame captured at or after it
 /// (``firstFrame(capturedAtOrAfter:timing:minimumIndex:)``); a file fixes the angle of its
@@ -29,9 +31,18 @@ public struct RotationCoordinator: Sendable, Hashable {
         /// Long side horizontal in a portrait phone (the back camera, earlier front
         /// cameras): a portrait phone needs a quarter turn (90°).
         case landscape
+        /// Long side horizontal, level with the phone in landscapeLeft (the earlier front
+        /// cameras): a portrait phone needs three quarter turns (270°).
+        case landscapeLeft
 
         /// The capture angle with the phone in portrait.
-        public var portraitAngle: VideoRotationAngle { self == .portrait ? .degrees0 : .degrees90 }
+        public var portraitAngle: VideoRotationAngle {
+            switch self {
+            case .portrait: .degrees0
+            case .landscape: .degrees90
+            case .landscapeLeft: .degrees270
+            }
+        }
     }
 
     /// Which way the camera points (the direction coordinator's `user` / `away`).
@@ -62,12 +73,14 @@ public struct RotationCoordinator: Sendable, Hashable {
     /// A coordinator for the camera of `deviceType` (its `AVCaptureDevice.DeviceType`
     /// spelling, see ``CameraTypeTraits``): square Center Stage front cameras are
     /// portrait-mounted and face the user unless told otherwise; the back camera is
-    /// landscape-mounted and faces away.
+    /// landscape-mounted and faces away; the earlier front camera is landscape-left mounted
+    /// and faces the user.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for an unknown
     ///   device type, naming the known ones.
     public init(deviceType: String, facing: Facing? = nil, deviceOrientation: DeviceOrientation = .portrait) throws(CameraControlError) {
         let traits = try CameraTypeTraits(deviceType: deviceType)
-        self.init(mounting: traits.sensorMounting, facing: facing ?? (traits.isCenterStageFrontCamera ? .user : .away), deviceOrientation: deviceOrientation)
+        self.init(
+            mounting: traits.sensorMounting, facing: facing ?? (traits.sensorMounting == .landscape ? .away : .user), deviceOrientation: deviceOrientation)
     }
 
     /// `videoRotationAngleForHorizonLevelCapture`: the clockwise angle a player turns the

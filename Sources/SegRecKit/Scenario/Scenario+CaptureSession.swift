@@ -64,7 +64,7 @@ extension Scenario {
     /// stabilization mode).
     public var sessionCameras: [Camera] {
         if let cameras { return cameras }
-        var front = Camera(id: "front", type: .builtInUltraWideCamera, format: "\(device.format)", fps: device.fps, clock: device.clock)
+        var front = Camera(id: "front", type: device.type, format: device.fixedFormat ?? "\(device.format)", fps: device.fps, clock: device.clock)
         front.preferredVideoStabilizationMode = device.preferredVideoStabilizationMode
         front.depthDataDeliveryEnabled = device.depthDataDeliveryEnabled
         front.geometricDistortionCorrectionEnabled = device.geometricDistortionCorrectionEnabled

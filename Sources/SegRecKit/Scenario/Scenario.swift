@@ -26,8 +26,16 @@ public struct Scenario: Sendable, Hashable {
 
     /// The front camera's configuration (`device`).
     public struct Device: Sendable, Hashable {
-        /// Square side of the active format: 1280, 1920, 3840 or 4032 (default 1920).
+        /// The camera: the Center Stage front camera (`builtInUltraWideCamera`, the default)
+        /// or an earlier front camera (`builtInWideAngleCamera`: fixed 4:3 formats, no dynamic
+        /// aspect ratio, no Center Stage), the fallback the seeds ask apps to test.
+        public var type: CaptureDevice.DeviceType = .builtInUltraWideCamera
+        /// Square side of the active format: 1280, 1920, 3840 or 4032 (default 1920); for
+        /// the earlier front camera the width of ``fixedFormat``.
         public var format: Int
+        /// The earlier front camera's format, `"WxH"` (`1280x960` or `1920x1440`); nil for
+        /// the Center Stage camera.
+        public var fixedFormat: String? = nil
         /// Capture frame rate (default 30), at most the format's maximum.
         public var fps: FrameRate
         /// Ratio of frame 0 (default 9x16); must be supported by the format.

@@ -5,8 +5,8 @@ extension Scenario {
     public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"] + controlTopLevelKeys + ["switchGapSeconds"]
     /// Keys allowed in `device`.
     public static let deviceKeys = [
-        "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming", "preferredVideoStabilizationMode",
-        "enabledFramings", "smartFramingPolicy", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
+        "type", "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming",
+        "preferredVideoStabilizationMode", "enabledFramings", "smartFramingPolicy", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `device.clock`.
     public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
@@ -128,11 +128,31 @@ struct ScenarioReader {
     func device(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Device {
         let fields = try object(value, at: path, allowed: Scenario.deviceKeys)
         var device = Scenario.Device()
-        if let v = fields["format"] { device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed)) }
+        if let v = fields["type"] {
+            let allowed = [CaptureDevice.DeviceType.builtInUltraWideCamera, .builtInWideAngleCamera].map(\.rawValue).joined(separator: ", ")
+            let text = try string(v, at: "\(path).type", allowed: allowed)
+            guard let type = CaptureDevice.DeviceType(rawValue: text), type == .builtInUltraWideCamera || type == .builtInWideAngleCamera else {
+                throw error("\(path).type", "\"\(Excerpt.of(text))\" is not a one-camera type (iPhone Duo cameras go in \"cameras\")", allowed)
+            }
+            device.type = type
+        }
+        if device.type == .builtInWideAngleCamera {
+            let formats = device.type.formats
+            let names = formats.map(\.name).joined(separator: ", ")
+            let name =
+                try fields["format"].map { v throws(ScenarioError) in try string(v, at: "\(path).format", allowed: names) } ?? formats[formats.count - 1].name
+            guard let format = formats.first(where: { $0.name == name }) else {
+                throw error("\(path).format", "\(Excerpt.of(name)) is not a format of builtInWideAngleCamera", names)
+            }
+            device.fixedFormat = format.name
+            device.format = format.squareSide
+        } else if let v = fields["format"] {
+            device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
+        }
         if let v = fields["fps"] { device.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["initialAspectRatio"] {
             device.initialAspectRatio = try ratio(v, at: "\(path).initialAspectRatio")
-        } else if let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format),
+        } else if device.fixedFormat == nil, let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format),
             !format.supportedDynamicAspectRatios.contains(device.initialAspectRatio), let first = format.supportedDynamicAspectRatios.first
         {
             // The default 9x16 where the format has it, else the format's first ratio

@@ -3,7 +3,7 @@ extension Scenario {
     /// - Throws: ``ScenarioError`` naming the key and the supported values.
     func validateDeviceControls(format: CaptureDevice.Format, file: String) throws(ScenarioError) {
         if let mode = device.preferredVideoStabilizationMode {
-            try Self.checkStabilization(mode, type: .builtInUltraWideCamera, format: format, at: "device.preferredVideoStabilizationMode", file: file)
+            try Self.checkStabilization(mode, type: device.type, format: format, at: "device.preferredVideoStabilizationMode", file: file)
         }
         // The app's choice for the camera's smart framing format (4032), whichever format
         // is active at start: a `smartFraming` start makes that format active first.

@@ -108,6 +108,17 @@ extension Scenario {
 
     /// `device`: its format, fps, initial ratio and clock. - Returns: the format.
     private func validateFrontCamera(file: String) throws(ScenarioError) -> CaptureDevice.Format {
+        if let name = device.fixedFormat {
+            // The earlier front camera: a fixed 4:3 format; its ratio is its own.
+            guard let format = device.type.formats.first(where: { $0.name == name }) else {
+                throw ScenarioError(
+                    file: file, key: "device.format", problem: "\(Excerpt.of(name)) is not a format of \(device.type.rawValue)",
+                    allowed: device.type.formats.map(\.name).joined(separator: ", "))
+            }
+            try Self.checkRate(device.fps, format: format, at: "device.fps", file: file, device: true)
+            try Self.checkClock(device.clock, at: "device.clock", file: file)
+            return format
+        }
         guard let format = CaptureDevice.Format.frontCenterStage(squareSide: device.format) else {
             throw ScenarioError(
                 file: file, key: "device.format", problem: "\(device.format) is not a front camera format", allowed: ScenarioLimits.formatAllowed)

@@ -40,7 +40,7 @@ public final class DirectionCoordinator {
     /// The facing of a camera of `type` in `posture` (table above).
     public static func facing(of type: CaptureDevice.DeviceType, in posture: DevicePosture) -> CameraFacing {
         switch (type, posture) {
-        case (.builtInUltraWideCamera, _), (.builtInVirtualFrontCamera, _): .user
+        case (.builtInUltraWideCamera, _), (.builtInVirtualFrontCamera, _), (.builtInWideAngleCamera, _): .user
         case (.builtInOuterUltraWideCamera, .open): .away
         case (.builtInOuterUltraWideCamera, _): .user
         case (.builtInInnerUltraWideCamera, .open): .user
