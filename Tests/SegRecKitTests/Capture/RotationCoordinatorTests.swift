@@ -57,7 +57,7 @@ import Testing
         #expect(
             throws: CameraControlError.unknownValue(
                 name: "device type", value: "builtInTelephotoCamera",
-                allowed: "builtInUltraWideCamera, builtInOuterUltraWideCamera, builtInInnerUltraWideCamera, builtInDualWideCamera")
+                allowed: "builtInUltraWideCamera, builtInOuterUltraWideCamera, builtInInnerUltraWideCamera, builtInDualWideCamera, builtInWideAngleCamera")
         ) { _ = try RotationCoordinator(deviceType: "builtInTelephotoCamera") }
         #expect(
             throws: CameraControlError.unknownValue(

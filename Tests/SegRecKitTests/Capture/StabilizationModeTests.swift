@@ -60,6 +60,6 @@ import Testing
                 name: "preferredVideoStabilizationMode", value: "auto",
                 allowed: "off, standard, cinematic, cinematicExtended, cinematicExtendedEnhanced, lowLatency")
         ) { _ = try VideoStabilizationMode(named: "auto") }
-        #expect(throws: CameraControlError.self) { _ = try VideoStabilizationMode.supportedModes(deviceType: "builtInWideAngleCamera") }
+        #expect(throws: CameraControlError.self) { _ = try VideoStabilizationMode.supportedModes(deviceType: "builtInTelephotoCamera") }
     }
 }
