@@ -82,7 +82,7 @@ class Clock:
         return rhaz(Fraction((host_ns + self.off) * (NS + self.ppb) * self.ts, NS * NS))
 
     def to_host(self, ticks: int) -> int:
-        return rhaz(Fraction(ticks * NS * NS, self.ts * (NS + self.ppb))) - self.off
+        return rhaz(Fraction(ticks * NS * NS, self.ts * (NS + self.ppb)) - self.off)  # rounded once, whole
 
 
 class Grid:
