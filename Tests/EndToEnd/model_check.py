@@ -13,6 +13,7 @@ minimal reproducing one.
 from __future__ import annotations
 
 import json
+import re
 import pathlib
 import random
 import shutil
@@ -40,22 +41,36 @@ def record(binary, scenario, mode, out):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
-def read_file(path, multi):
-    """(width, height, [(index stamp, camera stamp or None)]) read with ffprobe and ffmpeg."""
-    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height", "-of", "json", str(path)],
-                           capture_output=True, text=True, check=True)
-    st = json.loads(probe.stdout)["streams"][0]
-    w, h = st["width"], st["height"]
-    raw = subprocess.run(["ffmpeg", "-v", "error", "-noautorotate", "-i", str(path), "-map", "0:v:0",
-                          "-fps_mode", "passthrough", "-vf", f"crop={w}:32:0:0", "-pix_fmt", "gray",
-                          "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
-    size = w * 32
-    stamps = []
-    for off in range(0, len(raw) - size + 1, size):
-        frame = raw[off:off + size]
-        stamps.append((_code(frame, w, 0), _code(frame, w, 16) if multi else None))
-    return w, h, stamps
+def read_files(paths, multi, scratch):
+    """For each file: (width, height, [(index stamp, camera stamp or None)]), read with one ffmpeg
+    run (FFmpeg's demuxer gives each input's size; every picture decoded, never dropped or
+    duplicated, cropped to rows 0-31 in gray)."""
+    if not paths:
+        return []
+    cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-y"]
+    for p in paths:
+        cmd += ["-noautorotate", "-i", str(p)]
+    outs = [scratch.with_name(f"{scratch.name}-raw{j}") for j in range(len(paths))]
+    for j, o in enumerate(outs):
+        cmd += ["-map", f"{j}:v:0", "-fps_mode", "passthrough", "-vf", "crop=iw:32:0:0", "-pix_fmt", "gray",
+                "-f", "rawvideo", str(o)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"ffmpeg failed: {res.stderr[-600:]}")
+    inputs = res.stderr.split("Stream mapping:")[0]
+    sizes = {}
+    for m in re.finditer(r"Stream #(\d+):\d+[^\n]*?: Video: [^\n]*?, (\d+)x(\d+)", inputs):
+        sizes.setdefault(int(m.group(1)), (int(m.group(2)), int(m.group(3))))
+    result = []
+    for j, o in enumerate(outs):
+        w, h = sizes[j]
+        raw = o.read_bytes()
+        o.unlink()
+        size = w * 32
+        stamps = [(_code(raw[off:off + size], w, 0), _code(raw[off:off + size], w, 16) if multi else None)
+                  for off in range(0, len(raw) - size + 1, size)]
+        result.append((w, h, stamps))
+    return result
 
 
 def _code(frame, width, top):
@@ -69,6 +84,10 @@ def _code(frame, width, top):
 
 
 def compare(scenario, mode, pred, manifest, folder):
+    read = {}
+    present = [s["file"] for s in manifest["segments"] if (folder / s["file"]).exists()]
+    for name, r in zip(present, read_files([folder / n for n in present], "cameras" in scenario, folder)):
+        read[name] = r
     bad = []
     multi = "cameras" in scenario
 
@@ -110,12 +129,11 @@ def compare(scenario, mode, pred, manifest, folder):
             if p.change.get("announced") is not None:
                 want(f"{tag}.change.announced", p.change["announced"], ch.get("announced"))
         # the file itself
-        f = folder / s["file"]
-        if not f.exists():
+        if s["file"] not in read:
             bad.append(f"{tag}: {s['file']} missing")
             continue
-        w, h, stamps = read_file(f, multi)
-        want(f"{tag} file size (ffprobe)", (p.width, p.height), (w, h))
+        w, h, stamps = read[s["file"]]
+        want(f"{tag} file size (ffmpeg)", (p.width, p.height), (w, h))
         frames = pred.frames[p.first:p.first + p.count]
         want(f"{tag} file frame count (ffmpeg)", p.count, len(stamps))
         exp = [(fr.n, fr.position if multi else None) for fr in frames]
@@ -190,8 +208,8 @@ def _deep_copy(obj):
 
 
 def modes_for(rng_index, seed):
-    """Every scenario in segment mode; every third also in stop-on-change mode."""
-    return ["segment", "stop-on-change"] if rng_index % 3 == 0 else ["segment"]
+    """Every scenario in segment mode; every fourth also in stop-on-change mode."""
+    return ["segment", "stop-on-change"] if rng_index % 4 == 0 else ["segment"]
 
 
 def scenarios(count, seed):
