@@ -212,6 +212,7 @@ class Prediction:
     superseded: list = field(default_factory=list)   # event positions of requests completing superseded
     unsupported: list = field(default_factory=list)  # (event position, session ns) of failed requests
     switches: list = field(default_factory=list)     # (frame index, to, from, deviceTime, sessionTime)
+    activations: list = field(default_factory=list)  # (camera, switch ns, frames delivered, requests, in gap)
     grid_end: int | None = None
 
 
@@ -291,6 +292,8 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
     pred = Prediction(frames=frames)
     pred.superseded = sorted(reqinfo["superseded"])
     pred.unsupported = reqinfo["unsupported"]
+    pred.activations = [(a["cam"], a.get("switch"), a.get("delivered", 0), len(a.get("reqs", [])),
+                         a.get("gap_requests", 0)) for a in reqinfo["acts"]]
     _segments(pred, frames, reqinfo, mode, "cameras" in sc, sc.get("frontCamera") == "virtual")
     return pred
 
@@ -325,7 +328,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             act["stop"] = s
             nb = cams[b]
             first = nb.grid.first_at_or_after_ticks(Fraction(nb.grid.clock.to_device(s + gap)))
-            act = {"cam": b, "first": first,
+            act = {"cam": b, "first": first, "switch": s,
                    "ratio": (app_ratio if app_ratio in nb.ratios else None) if nb.square else None,
                    "reqs": [], "stop": None}
             acts.append(act)
@@ -356,6 +359,9 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             n += 1
             i += 1
         a["last"] = i  # first grid index not delivered
+        a["delivered"] = i - a["first"]
+        a["gap_requests"] = sum(1 for q in reqs if a.get("switch") is not None and q.s >= a["switch"]
+                                and (a["delivered"] == 0 or q.s < g.T(a["first"])))
         # a request later made for the same frame overrides an earlier one: superseded
         for x, q in enumerate(reqs):
             if any(r.k <= q.k for r in reqs[x + 1:]):
@@ -588,7 +594,7 @@ def gen_one_camera(rng):
 
 
 def gen_duo(rng):
-    virtual = rng.random() < 0.3
+    virtual = rng.random() < 0.25
     cams = [{"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280,
              "fps": _fps(rng, 120, low=False), "clock": _clock(rng)},
             {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1280,
@@ -606,20 +612,21 @@ def gen_duo(rng):
     else:
         sc["switchGapSeconds"] = _ns(rng, 20, 400)
     s0 = _session_start(rng)
-    dur = _ns(rng, 500, 2000)
+    dur = _ns(rng, 800, 2000)
     sc["sessionStartSeconds"] = s0
     sc["durationSeconds"] = dur
     events = []
-    t = Fraction(0)
-    for _ in range(rng.randint(0, 5)):
+    gap_ms = 0 if virtual else int(sc["switchGapSeconds"] * 1000) + 1
+    last_posture_ms = int(dur * 1000) - gap_ms - 260
+    for _ in range(rng.randint(0, 6)):
         kind = rng.random()
-        if kind < 0.45:
-            events.append({"atSeconds": _ns(rng, 0, int(dur * 1000)), "posture": rng.choice(postures)})
+        if kind < 0.5 and last_posture_ms > 0:
+            events.append({"atSeconds": _ns(rng, 0, last_posture_ms), "posture": rng.choice(postures)})
         else:
             events.append({"atSeconds": _ns(rng, 0, int(dur * 1000)),
                            "setDynamicAspectRatio": rng.choice(RATIOS)})
     # switches superseded inside a gap, and requests inside a gap
-    if not virtual and events and rng.random() < 0.4:
+    if not virtual and events and rng.random() < 0.6:
         p = [e for e in events if "posture" in e]
         if p:
             e = rng.choice(p)
@@ -636,7 +643,7 @@ def gen_duo(rng):
 def generate(rng: random.Random):
     """A random scenario DESIGN.md decides (redrawn while the model finds it ambiguous)."""
     while True:
-        sc = gen_duo(rng) if rng.random() < 0.45 else gen_one_camera(rng)
+        sc = gen_duo(rng) if rng.random() < 0.5 else gen_one_camera(rng)
         try:
             pred = predict(sc)
             _check_end(sc, pred)
