@@ -145,7 +145,7 @@ def compare(scenario, mode, pred, manifest, folder):
     unsupported = [(pos, t) for pos, t in pred.unsupported
                    if mode == "segment" or pred.stop_reason == "endOfStream" or t < pred.stop_time]
     want("warnings count", len(unsupported), len(manifest.get("warnings", [])))
-    if multi:
+    if multi or unsupported:
         failed = [e for e in manifest.get("events", []) if e["kind"] == "aspectRatioRequestFailed"]
         want("aspectRatioRequestFailed times", [Fraction(t, NS) for _, t in unsupported],
              [_mt(e["sessionTime"]) for e in failed])
@@ -170,6 +170,9 @@ def check(binary, scenario, mode, workdir: pathlib.Path, name="s"):
         if invalid is not None:
             if res.returncode == 0:
                 return [f"model says invalid ({invalid}) but segrec recorded it"]
+            if res.returncode != 65 or out.with_suffix(".json").name not in res.stderr:
+                return [f"invalid ({invalid}): expected exit 65 naming the file, got {res.returncode}: "
+                        f"{res.stderr.strip()[-300:]}"]
             return []
         if res.returncode != 0:
             return [f"segrec exit {res.returncode}: {res.stderr.strip()[-400:]}"]
@@ -215,6 +218,22 @@ def modes_for(rng_index, seed):
 def scenarios(count, seed):
     rng = random.Random(seed)
     return [sm.generate(rng) for _ in range(count)]
+
+
+def invalid_scenarios(count, seed):
+    """Scenarios breaking one rule each, from their own generator (the valid sequence is unchanged)."""
+    rng = random.Random(f"invalid-{seed}")
+    return [sm.generate_invalid(rng) for _ in range(count)]
+
+
+def run_invalid(binary, count, seed):
+    """[(index, scenario, mismatches)] for `count` invalid scenarios: segrec must exit 65 naming the file."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="segrec-model-invalid-"))
+    try:
+        return [(x, sc, check(binary, sc, "segment", work, f"invalid{x}"))
+                for x, sc in enumerate(invalid_scenarios(count, seed))]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def run_one(args):

@@ -246,6 +246,11 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
     if ("device" in sc) == ("cameras" in sc):
         raise Invalid("exactly one of device / cameras")
     events = _events(sc, s0, dur_ns)
+    for _, pos, e in events:
+        if "setDynamicAspectRatio" in e and e["setDynamicAspectRatio"] not in RATIOS:
+            raise Invalid(f"events[{pos}].setDynamicAspectRatio {e['setDynamicAspectRatio']}: a bad ratio")
+    if sc.get("initialAspectRatio", "16x9") not in RATIOS:
+        raise Invalid("initialAspectRatio: a bad ratio")
     if "device" in sc:
         dev = sc["device"]
         cam = make_cam("front", "builtInUltraWideCamera", 0, dev, s0, one_camera=True)
@@ -254,9 +259,6 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
         initial = dev.get("initialAspectRatio", "16x9")
         if initial not in cam.ratios:
             raise Invalid(f"initialAspectRatio {initial}")
-        for _, pos, e in events:
-            if "setDynamicAspectRatio" in e and e["setDynamicAspectRatio"] not in cam.ratios:
-                raise Invalid(f"events[{pos}] ratio")
         frames, reqinfo = _individual({"front": cam}, "front", initial, latency, delay, events,
                                       end_ns, one_camera=True)
     else:
@@ -313,7 +315,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
         if "setDynamicAspectRatio" in e:
             r = e["setDynamicAspectRatio"]
             cam = cams[act["cam"]]
-            if not cam.square:
+            if r not in cam.ratios:   # the back camera, or a ratio the format lacks: fails at its time
                 unsupported.append((pos, s))
                 continue
             app_ratio = r
@@ -650,6 +652,47 @@ def generate(rng: random.Random):
             return sc
         except Ambiguous:
             continue
+
+
+def generate_invalid(rng: random.Random):
+    """A scenario breaking one rule DESIGN.md states (predict raises Invalid): segrec must refuse it."""
+    while True:
+        sc = generate(rng)
+        one = "device" in sc
+        kind = rng.randrange(7)
+        if kind == 0:                      # a rate above the format's maximum
+            if one:
+                sc["device"]["fps"] = {1280: 61, 1920: 72, 3840: 31, 4032: 48}[sc["device"]["format"]]
+            else:
+                next(c for c in sc["cameras"] if c["id"] == "inner")["fps"] = 120
+        elif kind == 1:                    # an event past the end
+            sc.setdefault("events", []).append({"atSeconds": sc["durationSeconds"] + Fraction(1, 1000),
+                                                "setDynamicAspectRatio": "1x1"})
+        elif kind == 2:                    # a negative event time
+            sc.setdefault("events", []).insert(0, {"atSeconds": Fraction(-1, 10), "setDynamicAspectRatio": "1x1"})
+        elif kind == 3:                    # a ratio that is none of the five
+            sc.setdefault("events", []).append({"atSeconds": Fraction(0), "setDynamicAspectRatio": "2x1"})
+        elif kind == 4:                    # both device and cameras
+            if one:
+                sc["cameras"] = gen_duo(rng)["cameras"]
+            else:
+                sc["device"] = gen_one_camera(rng)["device"]
+        elif kind == 5:                    # a format the camera does not have
+            if one:
+                sc["device"]["format"] = 2560
+            else:
+                next(c for c in sc["cameras"] if c["id"] == "inner")["format"] = 3840
+        else:                              # a virtual format above what both cameras share
+            if one or sc["frontCamera"] != "virtual":
+                continue
+            sc["virtual"]["format"] = 3840
+        try:
+            predict(sc)
+        except Invalid:
+            return sc
+        except Ambiguous:
+            continue
+        raise AssertionError(f"invalid scenario {kind} predicted valid")
 
 
 def _check_end(sc, pred):

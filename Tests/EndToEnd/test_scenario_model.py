@@ -67,6 +67,26 @@ def test_generator_is_deterministic_and_varied():
     assert any("posture" in e for x in a for e in x.get("events", []))
 
 
+def test_a_ratio_the_format_lacks_fails_at_its_time(binary, tmp_path):
+    # 4032 lists only 3x4 and 4x3: a 16x9 request fails (warning, event) and the recording goes on
+    sc = {"device": {"format": 4032, "fps": 10, "initialAspectRatio": "3x4",
+                     "clock": {"timescale": 24000000, "offsetSeconds": Fraction("3.75"), "driftPPM": -20},
+                     "changeLatencyFrames": 1, "completionDelayFrames": 0},
+          "sessionStartSeconds": 100, "durationSeconds": Fraction("0.6"),
+          "events": [{"atSeconds": Fraction("0.1"), "setDynamicAspectRatio": "16x9"},
+                     {"atSeconds": Fraction("0.2"), "setDynamicAspectRatio": "4x3"}]}
+    pred = sm.predict(sc)
+    assert [(s.first, s.count, s.width, s.height) for s in pred.segments] == [(0, 3, 3024, 4032), (3, 3, 4032, 3024)]
+    assert pred.unsupported == [(0, 100_100_000_000)]
+    assert mc.check(binary, sc, "segment", tmp_path) == []
+
+
+def test_invalid_scenarios_are_refused(binary):
+    refused = mc.run_invalid(binary, 10, MODEL_SEED)
+    bad = [f"{x}: {'; '.join(b)}\n  {sm.to_json(sc)}" for x, sc, b in refused if b]
+    assert not bad, "\n".join(bad)
+
+
 def test_random_scenarios_match_the_model(binary):
     scenarios, checks, mismatches = mc.run(binary, MODEL_COUNT, MODEL_SEED, jobs=2, do_shrink=False)
     report = []
