@@ -215,9 +215,10 @@ def modes_for(rng_index, seed):
     return ["segment", "stop-on-change"] if rng_index % 4 == 0 else ["segment"]
 
 
-def scenarios(count, seed):
+def scenarios(count, seed, profile="random"):
     rng = random.Random(seed)
-    return [sm.generate(rng) for _ in range(count)]
+    gen = sm.generate_ties if profile == "ties" else sm.generate
+    return [gen(rng) for _ in range(count)]
 
 
 def invalid_scenarios(count, seed):
@@ -246,11 +247,11 @@ def run_one(args):
     return results
 
 
-def run(binary, count, seed, jobs=1, do_shrink=True, progress=None):
+def run(binary, count, seed, jobs=1, do_shrink=True, progress=None, profile="random"):
     """(checks, [(scenario index, mode, mismatches, minimal scenario)])."""
     shm = pathlib.Path("/dev/shm")  # fsyncs cost nothing there
     work = pathlib.Path(tempfile.mkdtemp(prefix="segrec-model-", dir=shm if shm.is_dir() else None))
-    all_sc = scenarios(count, seed)
+    all_sc = scenarios(count, seed, profile)
     tasks = [(binary, x, sc, str(work), do_shrink) for x, sc in enumerate(all_sc)]
     checks, mismatches = 0, []
     try:

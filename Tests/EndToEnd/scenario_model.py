@@ -709,3 +709,76 @@ def _check_end(sc, pred):
                 raise Ambiguous("a switch gap reaching the end")
     if not pred.frames:
         raise Ambiguous("no frame")
+
+
+# ---------------------------------------------------------------- ties (Scripts/model-check --profile ties)
+
+def _at(t_ns, s0):
+    return Fraction(t_ns - s0, NS)
+
+
+def gen_ties(rng):
+    """Scenarios aimed at the contract's exact ties: a switch gap ending on (or one tick either side
+    of) the new camera's capture instant, requests at capture instants on both Duo cameras and in a
+    gap, virtual swaps at capture instants, with latency 0 or 1."""
+    kind = rng.randrange(3)
+    sc = gen_duo(rng)
+    sc["changeLatencyFrames"] = rng.randint(0, 1)
+    s0 = rhaz(sc["sessionStartSeconds"] * NS)
+    cams = {c["id"]: c for c in sc["cameras"]}
+    events = []
+    if kind < 2:
+        sc["frontCamera"] = "individual"
+        sc.pop("virtual", None)
+        sc.setdefault("switchGapSeconds", _ns(rng, 20, 200))
+        sc["initialPosture"] = "closed"
+        gap = rhaz(sc["switchGapSeconds"] * NS)
+        inner = cams["inner"]
+        g = Grid(Clock(inner["clock"]), parse_fps(inner["fps"]), s0)
+        i = g.first_host_at_or_after(s0 + gap + rhaz(Fraction(3, 10) * NS)) + rng.randint(0, 3)
+        # the posture time whose gap end converts to D(i) + delta ticks
+        target = g.D(i) + rng.choice([-1, 0, 0, 1])
+        s = g.clock.to_host(target) - gap
+        while g.clock.to_device(s + gap) < target:
+            s += 1
+        while g.clock.to_device(s - 1 + gap) >= target:
+            s -= 1
+        s += rng.choice([0, 0, -1, 1])
+        events.append({"atSeconds": _at(s, s0), "posture": "open"})
+        # requests: at the inner camera's first frame instant, inside the gap, and on the outer camera
+        events.append({"atSeconds": _at(g.T(i) + rng.randint(-2, 2), s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
+        events.append({"atSeconds": _at(s + rng.randint(1, gap - 1), s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
+        outer = cams["outer"]
+        go = Grid(Clock(outer["clock"]), parse_fps(outer["fps"]), s0)
+        j = rng.randint(0, max(0, go.first_host_at_or_after(s) - 1))
+        events.append({"atSeconds": _at(go.T(j) + rng.randint(-1, 1), s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
+        if kind == 1:      # superseded inside the gap: back to outer or on to the back camera
+            events.append({"atSeconds": _at(s + rng.randint(1, gap - 1), s0),
+                           "posture": rng.choice(["closed", "openOuterDisplay"])})
+        sc["durationSeconds"] = max(sc["durationSeconds"], Fraction(s - s0 + gap, NS) + Fraction(3, 5))
+    else:
+        sc["frontCamera"] = "virtual"
+        sc.pop("switchGapSeconds", None)
+        sc["virtual"] = {"format": 1280, "fps": _fps(rng, 30), "clock": _clock(rng)}
+        g = Grid(Clock(sc["virtual"]["clock"]), parse_fps(sc["virtual"]["fps"]), s0)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randint(1, int(sc["durationSeconds"] * g.fps) - 1)
+            t = g.clock.to_host(g.D(i)) + rng.randint(-1, 1)
+            events.append({"atSeconds": _at(t, s0), "posture": rng.choice(["closed", "open", "openOuterDisplay"])}
+                          if rng.random() < 0.6 else
+                          {"atSeconds": _at(t, s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
+    events = [e for e in events if 0 <= e["atSeconds"] <= sc["durationSeconds"]]
+    events.sort(key=lambda e: e["atSeconds"])
+    sc["events"] = events
+    return sc
+
+
+def generate_ties(rng: random.Random):
+    while True:
+        sc = gen_ties(rng)
+        try:
+            pred = predict(sc)
+            _check_end(sc, pred)
+            return sc
+        except (Ambiguous, Invalid):
+            continue
