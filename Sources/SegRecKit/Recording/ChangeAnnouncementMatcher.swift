@@ -72,8 +72,11 @@ struct ChangeAnnouncementMatcher: Sendable {
         var decisions: [Decision] = []
         var change: ChangeRecord?
         if segments.isEmpty || cameraSwitched {
-            // Changes realized by the very first frame are no change.
-            pending.removeAll { $0.sessionTime <= frame.sessionTime && $0.dimensions == frame.dimensions }
+            // Completions that arrived before the first frame (of the recording or of the new
+            // camera): changes realized by it are no change, and now that the dimensions in
+            // effect are known, those asking for them make no segment and no warning (as for a
+            // completion arriving later).
+            pending = Self.droppingNoChange(pending, firstFrame: frame)
         } else if newDimensions {
             (change, decisions) = takePending(for: times)
         }
@@ -82,6 +85,24 @@ struct ChangeAnnouncementMatcher: Sendable {
                 file: file, dimensions: frame.dimensions, sessionStart: frame.sessionTime, firstFrame: times,
                 awaitingChange: newDimensions && change == nil && !cameraSwitched))
         return (change, decisions)
+    }
+
+    /// `pending` (in arrival order) without the completions the first frame of the recording
+    /// or of a switched-to camera makes no change: those it realizes, and those asking for the dimensions in effect at their
+    /// time (the first frame's, or the pending completion's before them).
+    private static func droppingNoChange(_ pending: [DynamicAspectRatioChange], firstFrame frame: VideoFrame) -> [DynamicAspectRatioChange] {
+        var kept: [DynamicAspectRatioChange] = []
+        var inEffect = frame.dimensions
+        for change in pending {
+            if change.sessionTime <= frame.sessionTime {
+                if change.dimensions != frame.dimensions { kept.append(change) }
+                continue
+            }
+            if change.dimensions == inEffect { continue }
+            inEffect = change.dimensions
+            kept.append(change)
+        }
+        return kept
     }
 
     /// The pending completion that the new-size frame realizes, if it was announced already.
