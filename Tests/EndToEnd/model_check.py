@@ -247,11 +247,11 @@ def run_one(args):
     return results
 
 
-def run(binary, count, seed, jobs=1, do_shrink=True, progress=None, profile="random"):
+def run(binary, count, seed, jobs=1, do_shrink=True, progress=None, profile="random", drawn=None):
     """(checks, [(scenario index, mode, mismatches, minimal scenario)])."""
     shm = pathlib.Path("/dev/shm")  # fsyncs cost nothing there
     work = pathlib.Path(tempfile.mkdtemp(prefix="segrec-model-", dir=shm if shm.is_dir() else None))
-    all_sc = scenarios(count, seed, profile)
+    all_sc = drawn if drawn is not None else scenarios(count, seed, profile)
     tasks = [(binary, x, sc, str(work), do_shrink) for x, sc in enumerate(all_sc)]
     checks, mismatches = 0, []
     try:

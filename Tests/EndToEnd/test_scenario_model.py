@@ -59,8 +59,8 @@ def test_model_request_at_a_capture_instant_takes_that_frame():
 
 
 def test_generator_is_deterministic_and_varied():
-    a = mc.scenarios(30, MODEL_SEED)
-    b = mc.scenarios(30, MODEL_SEED)
+    a = mc.scenarios(20, MODEL_SEED)
+    b = mc.scenarios(20, MODEL_SEED)
     assert [sm.to_json(x) for x in a] == [sm.to_json(x) for x in b]
     kinds = {("device" in x, x.get("frontCamera")) for x in a}
     assert kinds == {(True, None), (False, "individual"), (False, "virtual")}
