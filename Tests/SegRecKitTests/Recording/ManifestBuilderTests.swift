@@ -137,4 +137,25 @@ import Testing
         matcher.frameWritten(at: Self.ns(40))
         #expect(matcher.finish(stopTime: Self.ns(50)) == [])
     }
+
+    /// A request made in a camera-switch gap for the old camera's ratio, answered (early) in
+    /// the gap, while the new camera starts at the app's other ratio: its change on the new
+    /// camera's second frame is announced (Scripts/model-check, seed 25, scenario 80: inner 3x4
+    /// → outer 9x16, then 3x4; it was dropped as "already in effect" and said announced: false).
+    @Test func completionInTheGapForTheOldCamerasRatio() {
+        let fourByThree = VideoDimensions(width: 240, height: 320)
+        let tall = VideoDimensions(width: 180, height: 320)
+        var matcher = ChangeAnnouncementMatcher()
+        _ = matcher.segmentOpened(file: "a", firstFrame: Self.frame(0, at: 0, fourByThree), newDimensions: false)
+        matcher.frameWritten(at: Self.ns(0))
+        // In the gap: 3x4 (the old camera's) announced for 40, the new camera's second frame.
+        #expect(matcher.completed(Self.change(.ratio3x4, fourByThree, at: 40)).isEmpty)
+        _ = matcher.segmentOpened(file: "b", firstFrame: Self.frame(1, at: 30, tall), newDimensions: true, cameraSwitched: true)
+        matcher.frameWritten(at: Self.ns(30))
+        let (change, warnings) = matcher.segmentOpened(file: "c", firstFrame: Self.frame(2, at: 40, fourByThree), newDimensions: true)
+        #expect(warnings.isEmpty)
+        #expect(change == ChangeRecord(deviceTime: Self.ns(40), sessionTime: Self.ns(40), aspectRatio: "3x4"))
+        matcher.frameWritten(at: Self.ns(40))
+        #expect(matcher.finish(stopTime: Self.ns(50)) == [])
+    }
 }
