@@ -57,9 +57,16 @@ struct ChangeAnnouncementMatcher: Sendable {
     /// Completions for past times that matched no change of the buffers (warned at the end).
     private var unmatched: [DynamicAspectRatioChange] = []
     private var lastFrameTime: MediaTime?
+    /// Completions for times still to come that asked for the dimensions in effect, kept
+    /// until a frame reaches their time: a camera or format switch before then may start
+    /// the new stream at other dimensions, and then they are a change after all.
+    private var inEffectWhenAnnounced: [DynamicAspectRatioChange] = []
 
     /// Records that a frame at `sessionTime` was written (to the open segment).
-    mutating func frameWritten(at sessionTime: MediaTime) { lastFrameTime = sessionTime }
+    mutating func frameWritten(at sessionTime: MediaTime) {
+        lastFrameTime = sessionTime
+        inEffectWhenAnnounced.removeAll { $0.sessionTime <= sessionTime }
+    }
 
     /// A segment opened on `frame`. With `newDimensions` (its size differs from the
     /// previous segment's) the announced change it realizes is looked up and returned as
@@ -72,8 +79,14 @@ struct ChangeAnnouncementMatcher: Sendable {
         var decisions: [Decision] = []
         var change: ChangeRecord?
         if segments.isEmpty || cameraSwitched {
-            // Changes realized by the very first frame are no change.
-            pending.removeAll { $0.sessionTime <= frame.sessionTime && $0.dimensions == frame.dimensions }
+            // Completions that arrived before the first frame (of the recording or of the new
+            // camera): changes realized by it are no change, and now that the dimensions in
+            // effect are known, those asking for them make no segment and no warning (as for a
+            // completion arriving later). One that matched the old camera's dimensions (made in
+            // the switch gap) is a change again if the new camera starts at others.
+            let waiting = (inEffectWhenAnnounced + pending).sorted { $0.sessionTime < $1.sessionTime }
+            inEffectWhenAnnounced.removeAll()
+            pending = Self.droppingNoChange(waiting, firstFrame: frame)
         } else if newDimensions {
             (change, decisions) = takePending(for: times)
         }
@@ -82,6 +95,24 @@ struct ChangeAnnouncementMatcher: Sendable {
                 file: file, dimensions: frame.dimensions, sessionStart: frame.sessionTime, firstFrame: times,
                 awaitingChange: newDimensions && change == nil && !cameraSwitched))
         return (change, decisions)
+    }
+
+    /// `pending` (in arrival order) without the completions the first frame of the recording
+    /// or of a switched-to camera makes no change: those it realizes, and those asking for the dimensions in effect at their
+    /// time (the first frame's, or the pending completion's before them).
+    private static func droppingNoChange(_ pending: [DynamicAspectRatioChange], firstFrame frame: VideoFrame) -> [DynamicAspectRatioChange] {
+        var kept: [DynamicAspectRatioChange] = []
+        var inEffect = frame.dimensions
+        for change in pending {
+            if change.sessionTime <= frame.sessionTime {
+                if change.dimensions != frame.dimensions { kept.append(change) }
+                continue
+            }
+            if change.dimensions == inEffect { continue }
+            inEffect = change.dimensions
+            kept.append(change)
+        }
+        return kept
     }
 
     /// The pending completion that the new-size frame realizes, if it was announced already.
@@ -120,7 +151,7 @@ struct ChangeAnnouncementMatcher: Sendable {
         guard let last = lastFrameTime, change.sessionTime <= last else {
             pending.removeAll { $0.sessionTime >= change.sessionTime }
             let expected = pending.last?.dimensions ?? segments.last?.dimensions
-            if change.dimensions != expected { pending.append(change) }
+            if change.dimensions != expected { pending.append(change) } else if pending.isEmpty { inEffectWhenAnnounced.append(change) }
             return []
         }
         // 3. A past time at which no segment started: if the buffers changed to its size
@@ -167,6 +198,7 @@ struct ChangeAnnouncementMatcher: Sendable {
         }
         pending.removeAll()
         unmatched.removeAll()
+        inEffectWhenAnnounced.removeAll()
         return decisions
     }
 

@@ -97,4 +97,65 @@ import Testing
             Issue.record("expected a warning, got \(String(describing: end.last))")
         }
     }
+
+    /// A completion that reaches the recorder before its first frame (completionDelayFrames
+    /// below minus the frame's index) for the ratio already in effect makes no segment and no
+    /// warning, as it does arriving later (found by Scripts/model-check, seed 24, scenario 128:
+    /// "no frame had that size then" for a same-ratio request on a 15000/1001 fps camera);
+    /// a real change announced before the first frame still attaches to its segment.
+    @Test func completionBeforeTheFirstFrame() {
+        let wide = VideoDimensions(width: 320, height: 180)
+        let tall = VideoDimensions(width: 180, height: 320)
+        var matcher = ChangeAnnouncementMatcher()
+        // 9x16 (in effect) announced for 20, then 16x9 for 30, before any frame.
+        #expect(matcher.completed(Self.change(.ratio9x16, tall, at: 20)).isEmpty)
+        #expect(matcher.completed(Self.change(.ratio16x9, wide, at: 30)).isEmpty)
+        _ = matcher.segmentOpened(file: "a", firstFrame: Self.frame(0, at: 10, tall), newDimensions: false)
+        matcher.frameWritten(at: Self.ns(10))
+        matcher.frameWritten(at: Self.ns(20))
+        let (change, warnings) = matcher.segmentOpened(file: "b", firstFrame: Self.frame(2, at: 30, wide), newDimensions: true)
+        #expect(warnings.isEmpty)
+        #expect(change == ChangeRecord(deviceTime: Self.ns(30), sessionTime: Self.ns(30), aspectRatio: "16x9"))
+        matcher.frameWritten(at: Self.ns(30))
+        #expect(matcher.finish(stopTime: Self.ns(40)) == [])
+    }
+
+    /// The same after a camera switch: a request made in the switch gap for the ratio the new
+    /// camera takes anyway, whose completion arrives before the new camera's first frame,
+    /// makes no warning (Scripts/model-check, seed 24, scenario 775: outer → back → inner).
+    @Test func completionBeforeTheSwitchedCamerasFirstFrame() {
+        let wide = VideoDimensions(width: 320, height: 180)
+        let fourByThree = VideoDimensions(width: 320, height: 240)
+        var matcher = ChangeAnnouncementMatcher()
+        _ = matcher.segmentOpened(file: "a", firstFrame: Self.frame(0, at: 0, wide), newDimensions: false)
+        matcher.frameWritten(at: Self.ns(0))
+        // In the gap: 4x3 announced for the new camera's second frame (40), before its first (30).
+        #expect(matcher.completed(Self.change(.ratio4x3, fourByThree, at: 40)).isEmpty)
+        let (change, warnings) = matcher.segmentOpened(file: "b", firstFrame: Self.frame(1, at: 30, fourByThree), newDimensions: true, cameraSwitched: true)
+        #expect(change == nil && warnings.isEmpty)
+        matcher.frameWritten(at: Self.ns(30))
+        matcher.frameWritten(at: Self.ns(40))
+        #expect(matcher.finish(stopTime: Self.ns(50)) == [])
+    }
+
+    /// A request made in a camera-switch gap for the old camera's ratio, answered (early) in
+    /// the gap, while the new camera starts at the app's other ratio: its change on the new
+    /// camera's second frame is announced (Scripts/model-check, seed 25, scenario 80: inner 3x4
+    /// → outer 9x16, then 3x4; it was dropped as "already in effect" and said announced: false).
+    @Test func completionInTheGapForTheOldCamerasRatio() {
+        let fourByThree = VideoDimensions(width: 240, height: 320)
+        let tall = VideoDimensions(width: 180, height: 320)
+        var matcher = ChangeAnnouncementMatcher()
+        _ = matcher.segmentOpened(file: "a", firstFrame: Self.frame(0, at: 0, fourByThree), newDimensions: false)
+        matcher.frameWritten(at: Self.ns(0))
+        // In the gap: 3x4 (the old camera's) announced for 40, the new camera's second frame.
+        #expect(matcher.completed(Self.change(.ratio3x4, fourByThree, at: 40)).isEmpty)
+        _ = matcher.segmentOpened(file: "b", firstFrame: Self.frame(1, at: 30, tall), newDimensions: true, cameraSwitched: true)
+        matcher.frameWritten(at: Self.ns(30))
+        let (change, warnings) = matcher.segmentOpened(file: "c", firstFrame: Self.frame(2, at: 40, fourByThree), newDimensions: true)
+        #expect(warnings.isEmpty)
+        #expect(change == ChangeRecord(deviceTime: Self.ns(40), sessionTime: Self.ns(40), aspectRatio: "3x4"))
+        matcher.frameWritten(at: Self.ns(40))
+        #expect(matcher.finish(stopTime: Self.ns(50)) == [])
+    }
 }
