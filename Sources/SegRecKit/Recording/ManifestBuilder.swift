@@ -85,6 +85,12 @@ public struct ManifestBuilder: Sendable {
             if manifest.events == nil { manifest.events = [] }
             Self.insertInSessionOrder(record, into: &manifest.events!)
         case .inputDamaged(let packets): manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
+        case .audioReceived(let samples):
+            manifest.audio = AudioCounts(received: (manifest.audio?.received ?? 0) + Int64(samples), written: manifest.audio?.written ?? 0)
+        case .segmentAudioWritten(let file, let record):
+            guard let position = position(of: file) else { return }
+            manifest.segments[position].audio = record
+            manifest.audio = AudioCounts(received: manifest.audio?.received ?? 0, written: (manifest.audio?.written ?? 0) + record.sampleCount)
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time
