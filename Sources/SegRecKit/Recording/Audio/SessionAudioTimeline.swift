@@ -38,6 +38,8 @@ final class SessionAudioTimeline {
     /// Index of the first sample in ``queue``.
     private(set) var taken: Int64 = 0
     private let resampler: AudioResampler
+    /// Output samples the resampler still holds back (the next input sample comes out at ``produced`` + this).
+    var resamplerDelay: Int64 { resampler.delay }
     private var started = false
     private var flushed = false
 
