@@ -99,12 +99,18 @@ final class SessionAudioTimeline {
         append(output: try resampler.convert(pcm))
     }
 
-    /// Drains the resampler (the recording ends): every sample received is now output.
+    /// Drains the resampler (the recording ends): every sample received is now output,
+    /// followed by some silence. libswresample's own drain (`swr_convert` without input)
+    /// gives back less than its delay while a compensation is running, so silence is pushed
+    /// through at the nominal rate first: the held samples come out ahead of it.
     /// - Throws: ``FFmpegError``.
     func flush() throws {
         guard !flushed else { return }
         flushed = true
-        if started { append(output: try resampler.flush()) }
+        guard started else { return }
+        try resampler.setCompensation(sampleDelta: 0, distance: 1)
+        append(output: try resampler.convert(AudioPCMBuffer(silenceOf: Int(max(0, resampler.delay)) + 64, channelCount: channelCount)))
+        append(output: try resampler.flush())
     }
 
     private func append(output pcm: AudioPCMBuffer) {
