@@ -76,6 +76,9 @@ public enum RecordingVerifier {
             report.segments.append(segmentReport)
             if let lastIndex { previousLastIndex = lastIndex }
         }
+        let audio = audioProblems(manifest, in: directory)
+        for i in report.segments.indices { report.segments[i].problems += audio.segments[report.segments[i].file] ?? [] }
+        report.problems += audio.recording
         for (a, b) in zip(manifest.segments, manifest.segments.dropFirst())
         where a.sessionEnd != b.sessionStart && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")

@@ -135,3 +135,25 @@ import Testing
         #expect(tail.samples.suffix(16).dropLast().allSatisfy { abs($0 - 0.5) < 0.05 }, "\(tail.samples.suffix(16))")
     }
 }
+
+/// `verify`'s click check (``ClickDetector``, ``RecordingVerifier/clickProblems(_:sampleRate:)``)
+/// on the synthetic signal itself.
+@Suite struct ClickCheckTests {
+    static func sound(clicks: [Int64], seconds: Int = 4) -> [Float] {
+        SyntheticAudioSignal(sampleRate: 48_000, channelCount: 1).samples(from: 0, count: 48_000 * seconds, clickOnsets: clicks).samples
+    }
+
+    @Test func findsEveryClickOnItsFirstSample() {
+        #expect(ClickDetector(sampleRate: 48_000).onsets(in: Self.sound(clicks: [48_000, 96_000, 144_000 + 7])) == [48_000, 96_000, 144_007])
+        #expect(RecordingVerifier.clickProblems(Self.sound(clicks: [48_000, 96_000 + 48, 144_000 - 48]), sampleRate: 48_000).isEmpty)
+    }
+
+    @Test func reportsAClickMoreThanOneMillisecondOffAndAMissingOne() {
+        let late = RecordingVerifier.clickProblems(Self.sound(clicks: [48_000, 96_000 + 49, 144_000]), sampleRate: 48_000)
+        #expect(late.count == 1 && late[0].contains("49 samples") && late[0].contains("second 2"), "\(late)")
+        let missing = RecordingVerifier.clickProblems(Self.sound(clicks: [48_000, 144_000]), sampleRate: 48_000)
+        #expect(missing == ["audio: no click at second(s) 2"])
+        let none = RecordingVerifier.clickProblems(Self.sound(clicks: []), sampleRate: 48_000)
+        #expect(none.count == 1 && none[0].contains("no click found"))
+    }
+}
