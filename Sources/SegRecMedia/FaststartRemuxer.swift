@@ -36,6 +36,8 @@ enum FaststartRemuxer {
         let readError: FFmpegError?
         /// The first audio stream's packets in file order (empty without one).
         var audioPackets: [PacketTiming] = []
+        /// The first audio stream's time base, sample rate and channels (nil without one).
+        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int)? = nil
     }
 
     /// Pass 1: every packet of the first video stream that libavformat can read. A read
@@ -84,7 +86,9 @@ enum FaststartRemuxer {
             sampleIndex += 1
             packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete))
         }
-        return Scan(timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets)
+        return Scan(
+            timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets,
+            audio: audio.map { a in (a.pointee.time_base, Int(a.pointee.codecpar.pointee.sample_rate), Int(a.pointee.codecpar.pointee.ch_layout.nb_channels)) })
     }
 
     /// An audio packet's timing and completeness, judged like a video packet's (flag, index

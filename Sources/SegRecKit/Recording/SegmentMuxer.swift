@@ -628,6 +628,11 @@ public actor SegmentMuxer {
                 .segmentSalvaged(
                     file: segment.file, frames: recovered.frameCount, end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
                     bytes: recovered.byteCount, reason: "writing failed (\(error))"))
+            if let audio = recovered.audio {
+                announce(
+                    .segmentAudioWritten(
+                        file: segment.file, SegmentAudioRecord(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)))
+            }
         } catch let recoveryError {
             var exists = stat()
             if lstat(url.path, &exists) == 0 {

@@ -52,3 +52,13 @@ public struct AudioTrackSettings: Sendable, Hashable {
         self.bitRate = bitRate
     }
 }
+
+/// The audio track ``SegmentRecovery`` kept in a rebuilt segment.
+public struct RecoveredAudio: Sendable, Hashable {
+    /// Sample frames per second (the track's timescale).
+    public let sampleRate: Int
+    /// Channels.
+    public let channelCount: Int
+    /// Sample frames the track declares (its edit list's length).
+    public let sampleCount: Int64
+}

@@ -67,3 +67,39 @@ import Testing
         #expect(TrackTiming.movieTimescale(videoTimescale: 15_360, audioSampleRate: nil) == 15_360)
     }
 }
+
+/// `recover` keeps the audio of a `.partial` file's complete fragments, up to the kept
+/// video's end (read back with ffprobe).
+@Suite("Media: SegmentRecovery keeps audio", .tags(.media, .crashSafety)) struct SegmentRecoveryAudioTests {
+    @Test func killedPartialKeepsBothTracks() throws {
+        let directory = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let writer = try SegmentWriter(
+            url: directory.appendingPathComponent("live.mp4"), dimensions: VideoDimensions(width: 320, height: 240), timescale: 15_360,
+            settings: EncoderSettings(preset: "ultrafast"), fragmentInterval: MediaTime(value: 1, timescale: 2),
+            audio: AudioTrackSettings(sampleRate: 48_000, channelCount: 1))
+        let tone = SyntheticAudioSignal(sampleRate: 48_000, channelCount: 1)
+        for i in 0..<75 {  // 2.5 s at 30 fps, with its sound as it comes
+            try writer.append(
+                MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), presentationTime: MediaTime(value: Int64(i) * 512, timescale: 15_360))
+            try writer.appendAudio(tone.samples(from: Int64(i) * 1600, count: 1600, clickOnsets: [48_000]))
+        }
+        // kill -9 now: the partial file as it is on disk.
+        let partial = directory.appendingPathComponent("cut.mp4.partial")
+        try Data(contentsOf: writer.partialURL).write(to: partial)
+        writer.cancel()
+        let url = directory.appendingPathComponent("cut.mp4")
+        let recovered = try SegmentRecovery.recover(partial: partial, to: url)
+        let audio = try #require(recovered.audio)
+        #expect(audio.sampleRate == 48_000 && audio.channelCount == 1)
+        // At least the first second's fragments, never past the video kept.
+        let videoEndSamples = recovered.end.value * 48_000 / Int64(recovered.timescale)
+        #expect(audio.sampleCount >= 48_000 && audio.sampleCount <= videoEndSamples, "\(audio.sampleCount) vs video end \(videoEndSamples)")
+        let stream = try #require(try SegmentWriterAudioTests.audioStream(url))
+        #expect(stream["codec_name"] as? String == "aac")
+        #expect(stream["duration_ts"] as? Int == Int(audio.sampleCount))
+        // The click at 1 s is where it was: the kept sound is the partial's, from its start.
+        let decoded = try #require(try AudioTrackReader.read(url))
+        #expect(ClickDetector(sampleRate: 48_000).onsets(in: decoded.samples).map { abs($0 - 48_000) <= 2 } == [true])
+    }
+}
