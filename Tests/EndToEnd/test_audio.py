@@ -3,6 +3,9 @@ per segment holding exactly the segment's [sessionStart, sessionEnd), in sync on
 clock within 1 ms however the microphone and the camera drift. Everything is read back with
 ffprobe and ffmpeg (audio_analysis.py), never with segrec."""
 import json
+import signal
+import subprocess
+import time
 
 import pytest
 
@@ -52,6 +55,14 @@ def test_every_segment_has_its_own_sound(binary, tmp_path, notes):
     for seg in m["segments"]:
         assert seg["audio"] == {"codec": "aac", "sampleRate": 48000, "channels": 1, "sampleCount": seg["audio"]["sampleCount"]}
     check_clicks(out, m, 5_000_000_000, 6, notes, "4 segments")
+    # segrec verify reads the same back (libavcodec) and passes; a manifest that claims
+    # another length fails it.
+    ok = h.run([binary, "verify", out])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    m["segments"][2]["audio"]["sampleCount"] += 2
+    h.write_json(out / "manifest.json", m)
+    bad = h.run([binary, "verify", out])
+    assert bad.returncode == 1 and "audio track declares" in bad.stdout + bad.stderr, bad.stdout + bad.stderr
 
 
 def test_ten_minutes_of_drift_stay_in_sync(binary, tmp_path, notes):
@@ -66,6 +77,8 @@ def test_ten_minutes_of_drift_stay_in_sync(binary, tmp_path, notes):
     assert len(m["segments"]) == 6
     errors = check_clicks(out, m, 3_000_000_000, 600, notes, "10 min, mic +300 ppm, camera -200 ppm")
     assert len(errors) == 599  # seconds 1 … 599: the microphone stops before second 600
+    ok = h.run([binary, "verify", out])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
 
 
 def test_camera_switch_gap_keeps_its_sound(binary, tmp_path, notes):
@@ -126,3 +139,32 @@ def test_bad_microphone_is_a_clear_error(binary, tmp_path, microphone, key, allo
     run = h.run([binary, "record", "--source", "synthetic", "--scenario", path, "--output", tmp_path / "out"])
     assert run.returncode == 65, run.stderr
     assert str(path) in run.stderr and key in run.stderr and allowed in run.stderr, run.stderr
+
+
+def test_kill_9_then_recover_keeps_the_sound_in_sync(binary, tmp_path, notes):
+    """A recording killed mid-segment: recover keeps both tracks of every complete fragment;
+    verify (duration to the sample, every click within 1 ms) passes."""
+    scenario = {"device": {"format": 1280, "fps": 30, "initialAspectRatio": "16x9"}, "microphone": MIC,
+                "durationSeconds": 20.0, "events": [{"atSeconds": 1.5, "setDynamicAspectRatio": "9x16"}]}
+    path = tmp_path / "kill.json"
+    path.write_text(json.dumps(scenario))
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([binary, "record", "--source", "synthetic", "--scenario", path, "--output", out, "--realtime",
+                             "--preset", "ultrafast", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(4.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    rec = h.run([binary, "recover", out])
+    assert rec.returncode == 0, rec.stdout + rec.stderr
+    m = h.load_manifest(out)
+    assert m["stopReason"] == "interrupted" and len(m["segments"]) == 2
+    for seg in m["segments"]:
+        (stream,) = a.audio_stream(out / seg["file"])
+        assert int(stream["duration_ts"]) == seg["audio"]["sampleCount"] > 0
+    # The rebuilt segment's sound ends at or before its pictures (complete fragments only).
+    last = m["segments"][-1]
+    assert last["audio"]["sampleCount"] <= round(h.exact_duration(last) * 48000) + 1
+    verify = h.run([binary, "verify", out])
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    notes.append(f"audio kill -9 at 4.5 s: recovered {len(m['segments'])} segments, audio "
+                 + ", ".join(str(s["audio"]["sampleCount"]) for s in m["segments"]) + " samples")

@@ -3,7 +3,8 @@ import Foundation
 extension RecordingVerifier {
     /// The audio checks (Docs/DESIGN.md "Audio"), for a recording whose segments have an
     /// `audio` record: each file has one audio stream whose track declares the manifest's
-    /// `sampleCount`, itself `round((sessionEnd − sessionStart) · sampleRate)` ± 1; and when
+    /// `sampleCount`, itself `round((sessionEnd − sessionStart) · sampleRate)` ± 1 (at most
+    /// that for a file `recover` rebuilt, whose sound may end before its pictures); and when
     /// the sound is the synthetic microphone's (a `microphone` in `devices`), the segments'
     /// sound decoded one after another puts every click within 1 ms of a whole second after
     /// the first segment's `sessionStart`, with none missing from the first second to the
@@ -39,10 +40,16 @@ extension RecordingVerifier {
             if track.declaredSampleCount != record.sampleCount {
                 problems.append("audio track declares \(track.declaredSampleCount.map(String.init) ?? "no") samples, manifest says \(record.sampleCount)")
             }
+            // A file rebuilt by `recover` keeps the sound of its complete fragments, which may
+            // end before its pictures (the encoder's and resampler's lag): at most the span.
+            let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false
             if let span = try? segment.sessionEnd.subtracting(segment.sessionStart),
-                let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)), abs(expected.value - record.sampleCount) > 1
+                let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)),
+                rebuilt ? record.sampleCount > expected.value + 1 : abs(expected.value - record.sampleCount) > 1
             {
-                problems.append("audio holds \(record.sampleCount) samples, the segment's span \(span) is \(expected.value) at \(record.sampleRate) Hz")
+                problems.append(
+                    "audio holds \(record.sampleCount) samples, the segment's span \(span) is \(expected.value) at \(record.sampleRate) Hz"
+                        + (rebuilt ? " (a rebuilt file's sound may end before its pictures, never after)" : ""))
             }
             if track.samples.count + 1 < Int(record.sampleCount) {
                 problems.append("only \(track.samples.count) of the \(record.sampleCount) audio samples decode")
@@ -52,6 +59,12 @@ extension RecordingVerifier {
             if rate == nil { rate = track.sampleRate }
             if rate != track.sampleRate { complete = false }
             joined += track.samples
+            // A rebuilt file's missing tail is silence here, so the files after it stay on time.
+            if rebuilt, let span = try? segment.sessionEnd.subtracting(segment.sessionStart),
+                let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)), Int(expected.value) > track.samples.count
+            {
+                joined += [Float](repeating: 0, count: Int(expected.value) - track.samples.count)
+            }
         }
         guard complete, let rate, manifest.devices.contains(where: { $0.id == AudioCaptureDevice.defaultID }) else { return (perSegment, []) }
         return (perSegment, clickProblems(joined, sampleRate: rate))
