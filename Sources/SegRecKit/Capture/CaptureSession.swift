@@ -173,6 +173,7 @@ public final class CaptureSession {
     ///   - controls: initial orientation, Center Stage state and the switch gap (default:
     ///     portrait, iOS's Center Stage defaults, 0.25 s).
     ///   - mirrorMode: default `.off`.
+    ///   - microphone: the session's microphone (its buffers ride the stream), or nil (default).
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration,
     ///   gap or event time, a negative people count, devices or sources that do not fit the
     ///   routing; ``CaptureError/time(_:)``.
@@ -252,7 +253,7 @@ public final class CaptureSession {
     }
 
     /// A one-camera session (``Routing/fixed``): see
-    /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:)``.
+    /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:microphone:)``.
     public convenience init(
         device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
         controls: CameraControlState = CameraControlState()

@@ -9,7 +9,7 @@ import Foundation
 /// frames carry the stamp, every frame's index read back from the pixels (first ==
 /// `firstFrameIndex`, strictly increasing, contiguous when nothing was dropped). Across
 /// files: `sessionEnd[k] == sessionStart[k+1]` exactly, and the frame accounting adds up.
-/// With sound, each file's audio track and the synthetic clicks (``audioProblems(_:in:)``).
+/// With sound, each file's audio track and the synthetic clicks (`RecordingVerifier+Audio.swift`).
 public enum RecordingVerifier {
     /// The verdict on one file.
     public struct SegmentReport: Sendable {

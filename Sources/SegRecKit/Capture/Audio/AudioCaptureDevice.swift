@@ -46,6 +46,7 @@ public final class AudioCaptureDevice {
 
     /// A microphone.
     /// - Parameters:
+    ///   - uniqueID: its id (default `"microphone"`: the clock's and the manifest's).
     ///   - clock: its device clock.
     ///   - sampleRate: > 0 (the scenario allows the AAC rates, ``AudioTrackSettings/supportedSampleRates``).
     ///   - channelCount: ≥ 1.
