@@ -4,7 +4,8 @@ extension RecordingVerifier {
     /// The audio checks (Docs/DESIGN.md "Audio"), for a recording whose segments have an
     /// `audio` record: each file has one audio stream whose track declares the manifest's
     /// `sampleCount`, itself `round((sessionEnd − sessionStart) · sampleRate)` ± 1 (at most
-    /// that for a file `recover` rebuilt, whose sound may end before its pictures); and when
+    /// that for a file rebuilt from its fragments by `recover` or in a recording that ended
+    /// with an error, whose sound may end before its pictures); and when
     /// the sound is the synthetic microphone's (a `microphone` in `devices`), the segments'
     /// sound decoded one after another puts every click within 1 ms of a whole second after
     /// the first segment's `sessionStart`, with none missing from the first second to the
@@ -40,9 +41,10 @@ extension RecordingVerifier {
             if track.declaredSampleCount != record.sampleCount {
                 problems.append("audio track declares \(track.declaredSampleCount.map(String.init) ?? "no") samples, manifest says \(record.sampleCount)")
             }
-            // A file rebuilt by `recover` keeps the sound of its complete fragments, which may
-            // end before its pictures (the encoder's and resampler's lag): at most the span.
-            let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false
+            // A file rebuilt from its complete fragments (by `recover`, or salvaged when its
+            // writer failed: the recording then ended `error`) keeps their sound, which may end
+            // before its pictures (the encoder's and resampler's lag): at most the span.
+            let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false || manifest.stopReason == .error
             if let span = try? segment.sessionEnd.subtracting(segment.sessionStart),
                 let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)),
                 rebuilt ? record.sampleCount > expected.value + 1 : abs(expected.value - record.sampleCount) > 1
