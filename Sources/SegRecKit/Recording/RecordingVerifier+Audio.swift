@@ -68,7 +68,7 @@ extension RecordingVerifier {
                 joined += [Float](repeating: 0, count: Int(expected.value) - track.samples.count)
             }
         }
-        guard complete, let rate, manifest.devices.contains(where: { $0.id == AudioCaptureDevice.defaultID }) else { return (perSegment, []) }
+        guard complete, let rate, rate > 0, manifest.devices.contains(where: { $0.id == AudioCaptureDevice.defaultID }) else { return (perSegment, []) }
         return (perSegment, clickProblems(joined, sampleRate: rate))
     }
 
