@@ -13,36 +13,22 @@ import PackageDescription
 let package = Package(
     name: "segrec",
     products: [
-        .library(name: "SegRecKit", targets: ["SegRecKit"]),
-        .executable(name: "segrec", targets: ["segrec"]),
-        .executable(name: "embedding-example", targets: ["EmbeddingExample"]),
+        .library(name: "SegRecKit", targets: ["SegRecKit"]), .executable(name: "segrec", targets: ["segrec"]),
+        .executable(name: "embedding-example", targets: ["EmbeddingExample"])
     ],
     targets: [
-        // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil) plus a tiny
+        // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil, libswresample) plus a tiny
         // header of inline functions for the macros Swift cannot import (AVERROR(EAGAIN), ...).
         .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libswscale libavutil",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
-        ),
+            name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil libswresample",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
         // The av_log callback: formats a va_list line in C and hands it to Swift.
-        .target(name: "CSegRecLog", dependencies: ["CFFmpeg"]),
-        .target(name: "SegRecTime"),
+        .target(name: "CSegRecLog", dependencies: ["CFFmpeg"]), .target(name: "SegRecTime"),
         .target(name: "SegRecMedia", dependencies: ["SegRecTime", "CFFmpeg", "CSegRecLog"]),
         .target(name: "SegRecKit", dependencies: ["SegRecTime", "SegRecMedia"]),
         // The `segrec` command's parser and commands, as a library so tests can drive them.
-        .target(name: "SegRecCommandLine", dependencies: ["SegRecKit"]),
-        .executableTarget(name: "segrec", dependencies: ["SegRecCommandLine", "SegRecKit"]),
+        .target(name: "SegRecCommandLine", dependencies: ["SegRecKit"]), .executableTarget(name: "segrec", dependencies: ["SegRecCommandLine", "SegRecKit"]),
         // An app-like program that embeds SegRecKit, not the command line (Examples/).
-        .executableTarget(
-            name: "EmbeddingExample",
-            dependencies: ["SegRecKit"],
-            path: "Examples/EmbeddingExample"
-        ),
-        .testTarget(
-            name: "SegRecKitTests",
-            dependencies: ["SegRecTime", "SegRecMedia", "SegRecKit", "SegRecCommandLine"]
-        ),
-    ],
-    swiftLanguageModes: [.v6]
-)
+        .executableTarget(name: "EmbeddingExample", dependencies: ["SegRecKit"], path: "Examples/EmbeddingExample"),
+        .testTarget(name: "SegRecKitTests", dependencies: ["SegRecTime", "SegRecMedia", "SegRecKit", "SegRecCommandLine"])
+    ], swiftLanguageModes: [.v6])

@@ -20,6 +20,9 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 
 /// AVERROR(EAGAIN): "output is not available in this state, send new input".
 static inline int segrec_averror_eagain(void) { return AVERROR(EAGAIN); }

@@ -34,6 +34,10 @@ enum FaststartRemuxer {
         let packets: [PacketTiming]
         /// The error that ended reading early (a truncated file), nil at a clean EOF.
         let readError: FFmpegError?
+        /// The first audio stream's packets in file order (empty without one).
+        var audioPackets: [PacketTiming] = []
+        /// The first audio stream's time base, sample rate and channels (nil without one).
+        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int)? = nil
     }
 
     /// Pass 1: every packet of the first video stream that libavformat can read. A read
@@ -43,11 +47,14 @@ enum FaststartRemuxer {
     static func scan(path: String) throws(FFmpegError) -> Scan {
         let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let stream = try videoStream(of: input, path: path)
+        let audio = audioStream(of: input)
         let packet = try Packet()
         let p = packet.pointer
         var packets: [PacketTiming] = []
+        var audioPackets: [PacketTiming] = []
         var readError: FFmpegError?
         var sampleIndex: Int32 = 0
+        var audioSampleIndex: Int32 = 0
         var info = stat()
         let fileSize = stat(path, &info) == 0 ? Int64(info.st_size) : Int64.max
         while true {
@@ -58,6 +65,11 @@ enum FaststartRemuxer {
                 break
             }
             defer { av_packet_unref(p) }
+            if let audio, p.pointee.stream_index == audio.pointee.index {
+                audioPackets.append(timing(of: p, in: audio, sample: audioSampleIndex, fileSize: fileSize))
+                audioSampleIndex += 1
+                continue
+            }
             guard p.pointee.stream_index == stream.pointee.index else { continue }
             guard p.pointee.pts != segrec_av_nopts_value(), p.pointee.dts != segrec_av_nopts_value() else {
                 throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(packets.count) has no timestamp")
@@ -74,7 +86,26 @@ enum FaststartRemuxer {
             sampleIndex += 1
             packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete))
         }
-        return Scan(timeBase: stream.pointee.time_base, packets: packets, readError: readError)
+        return Scan(
+            timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets,
+            audio: audio.map { a in (a.pointee.time_base, Int(a.pointee.codecpar.pointee.sample_rate), Int(a.pointee.codecpar.pointee.ch_layout.nb_channels)) })
+    }
+
+    /// An audio packet's timing and completeness, judged like a video packet's (flag, index
+    /// entry, end of file).
+    private static func timing(of p: UnsafeMutablePointer<AVPacket>, in stream: UnsafeMutablePointer<AVStream>, sample: Int32, fileSize: Int64) -> PacketTiming
+    {
+        var complete = (p.pointee.flags & AV_PKT_FLAG_CORRUPT) == 0 && p.pointee.pts != segrec_av_nopts_value() && p.pointee.dts != segrec_av_nopts_value()
+        let entry = avformat_index_get_entry(stream, sample)
+        let confirmed = entry.map { $0.pointee.pos == p.pointee.pos && Int64($0.pointee.size) == Int64(p.pointee.size) } ?? false
+        if let entry, entry.pointee.pos == p.pointee.pos, p.pointee.size < entry.pointee.size { complete = false }
+        if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed { complete = false }
+        return PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete)
+    }
+
+    /// The first stream whose `codec_type` is audio, or nil.
+    static func audioStream(of input: InputFormatContext) -> UnsafeMutablePointer<AVStream>? {
+        input.streams.first { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
     }
 
     /// Pass 2: writes the first `count` packets (decode order) of `path` into a new file
@@ -113,7 +144,7 @@ enum FaststartRemuxer {
     ///   throw, a file created at `output` is deleted.
     static func copy(
         from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
-        reuseExisting: Bool = false
+        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil
     ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
@@ -136,10 +167,28 @@ enum FaststartRemuxer {
         outStream.pointee.time_base = inStream.pointee.time_base
         try copySideData(from: inStream, to: outStream, context: output)
         try copyTags(from: input, stream: inStream, to: format, stream: outStream, context: output)
+        // The audio stream, copied as it is (its packets' pts, dts and durations).
+        let audioCount = min(audioCount, scan.audioPackets.count)
+        var audio: (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>)?
+        if audioCount > 0, let inAudio = audioStream(of: input) {
+            guard let outAudio = avformat_new_stream(format.pointer, nil) else {
+                throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
+            }
+            try check(avcodec_parameters_copy(outAudio.pointee.codecpar, inAudio.pointee.codecpar), "avcodec_parameters_copy", context: output)
+            outAudio.pointee.codecpar.pointee.codec_tag = 0
+            outAudio.pointee.time_base = inAudio.pointee.time_base
+            if let entry = av_dict_get(inAudio.pointee.metadata, "encoder", nil, 0) {
+                try check(av_dict_set(&outAudio.pointee.metadata, "encoder", entry.pointee.value, 0), "av_dict_set", context: "\(output): audio encoder")
+            }
+            audio = (inAudio, outAudio)
+        }
         if inStream.pointee.time_base.num == 1 {
-            // mvhd/elst at the track's own timescale: the edit list stays exact.
+            // mvhd/elst at a timescale both tracks divide: the edit lists stay exact.
+            let audioRate = audio.flatMap { $0.input.pointee.time_base.num == 1 ? Int($0.input.pointee.time_base.den) : nil }
             try check(
-                av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(inStream.pointee.time_base.den), 0), "av_opt_set_int",
+                av_opt_set_int(
+                    format.pointer.pointee.priv_data, "movie_timescale",
+                    TrackTiming.movieTimescale(videoTimescale: inStream.pointee.time_base.den, audioSampleRate: audioRate), 0), "av_opt_set_int",
                 context: "movie_timescale")
         }
         let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
@@ -150,12 +199,29 @@ enum FaststartRemuxer {
             let packet = try Packet()
             let p = packet.pointer
             var written = 0
-            while written < count {
+            var audioWritten = 0
+            let audioWanted = audio == nil ? 0 : audioCount
+            while written < count || audioWritten < audioWanted {
                 let read = av_read_frame(input.pointer, p)
                 if read == segrec_averror_eof() { break }
                 try check(read, "av_read_frame", context: path)
                 defer { av_packet_unref(p) }
-                guard p.pointee.stream_index == inStream.pointee.index else { continue }
+                if let audio, p.pointee.stream_index == audio.input.pointee.index {
+                    guard audioWritten < audioWanted else { continue }
+                    // Each packet lasts until the next; the last until the track's end (the
+                    // fragments' sample durations are not trusted for it).
+                    let packets = scan.audioPackets
+                    p.pointee.duration =
+                        audioWritten + 1 < audioWanted
+                        ? packets[audioWritten + 1].pts - packets[audioWritten].pts
+                        : max(1, (audioEnd ?? (packets[audioWritten].pts + max(packets[audioWritten].duration, 1))) - packets[audioWritten].pts)
+                    audioWritten += 1
+                    p.pointee.stream_index = audio.output.pointee.index
+                    p.pointee.pos = -1
+                    try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
+                    continue
+                }
+                guard p.pointee.stream_index == inStream.pointee.index, written < count else { continue }
                 guard p.pointee.pts == kept[written].pts else {
                     throw FFmpegError(
                         call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(written) changed between two reads")
@@ -168,6 +234,7 @@ enum FaststartRemuxer {
                 try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
             }
             guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
+            guard audioWritten == audioWanted else { throw SegmentWriterError.packetCountMismatch(frames: audioWanted, packets: audioWritten) }
             try checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             // Durable before it gets its final name (and before any manifest counts it).
             if let failure = format.file?.sync() { throw failure }

@@ -33,6 +33,9 @@ public struct RecoveredSegment: Sendable, Hashable {
     }
     /// Size of the finished file in bytes.
     public let byteCount: Int64
+    /// The audio track kept (a prefix of the partial file's complete audio packets, ending
+    /// at the kept video's end or before), or nil when none was (no audio in the partial).
+    public var audio: RecoveredAudio? = nil
     /// Whether it was written into a file already at `url` + `.tmp` (the segment's
     /// `SpaceReservation`), which ``SegmentRecovery/discard(_:)`` then leaves in place.
     public let reusedReservation: Bool
@@ -136,10 +139,14 @@ public enum SegmentRecovery {
         }
         let (size, end, firstPTS, usedKnownEnd, _) = written
         let timescale = scan.timeBase.den
-        return RecoveredSegment(
+        var recovered = RecoveredSegment(
             url: url, frameCount: count, framesDropped: scan.packets.count - count, timescale: timescale,
             firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale), end: MediaTime(value: end, timescale: timescale),
             endsAtKnownEnd: usedKnownEnd, byteCount: size, reusedReservation: reused)
+        if let audio = scan.audio, let kept = keptAudio(scan, videoEnd: end) {
+            recovered.audio = RecoveredAudio(sampleRate: audio.sampleRate, channelCount: audio.channelCount, sampleCount: kept.end)
+        }
+        return recovered
     }
 
     /// Gives the file ``prepare(partial:to:knownEnd:)`` wrote its final name
@@ -185,8 +192,28 @@ public enum SegmentRecovery {
             lastDuration = presented.count > 1 ? last.pts - presented[presented.count - 2].pts : 1
         }
         let end = last.pts + lastDuration
-        let (size, reused) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: temporary, reuseExisting: true)
+        let audio = keptAudio(scan, videoEnd: end)
+        let (size, reused) = try FaststartRemuxer.copy(
+            from: partial.path, scan: scan, count: count, end: end, to: temporary, reuseExisting: true, audioCount: audio?.count ?? 0, audioEnd: audio?.end)
         return (size, end, presented[0].pts, usedKnownEnd, reused)
+    }
+
+    /// The audio a recovered segment keeps: the complete audio packets (file order) that
+    /// start before the kept video's end `videoEnd` (video time base ticks), the track
+    /// ending at that end or at the last kept packet's, whichever is first (samples, from
+    /// the file's 0). Nil without audio, or with nothing past the encoder's priming.
+    static func keptAudio(_ scan: FaststartRemuxer.Scan, videoEnd: Int64) -> (count: Int, end: Int64)? {
+        guard let audio = scan.audio, audio.timeBase.num == 1, scan.timeBase.num == 1, scan.timeBase.den > 0 else { return nil }
+        let limit = Int64(clamping: Int128(videoEnd) * Int128(audio.timeBase.den) / Int128(scan.timeBase.den))
+        let packets = scan.audioPackets
+        var count = 0
+        var end: Int64 = 0
+        while count < packets.count, packets[count].isComplete, packets[count].pts < limit {
+            let stop = count + 1 < packets.count ? packets[count + 1].pts : packets[count].pts + max(packets[count].duration, 1)
+            end = min(stop, limit)
+            count += 1
+        }
+        return end > 0 ? (count, end) : nil
     }
 
     /// How many frames of `file` decode before the first decoding error (all of them when

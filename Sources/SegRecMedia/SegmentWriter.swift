@@ -115,6 +115,16 @@ public final class SegmentWriter {
     private let fragmentMicroseconds: Int32?
     /// Test hook: every file this writer creates fails with ENOSPC past this size.
     private let sizeLimit: Int64?
+    /// The audio track's format and encoding, nil for a file without sound.
+    public let audioSettings: AudioTrackSettings?
+    /// Sample frames given to ``appendAudio(_:)`` so far: the audio track's length in samples.
+    public private(set) var audioSampleCount: Int64 = 0
+    private let audioEncoder: AudioEncoder?
+    private let audioStream: UnsafeMutablePointer<AVStream>?
+    /// The last audio packet out of the encoder, held until the next one (or the end) is
+    /// known, so the last one can be given the duration that ends the track exactly.
+    private var heldAudioPacket: Packet?
+    private var audioPacketsWritten = 0
     /// Bytes the header wrote to the partial file.
     private var headerBytes: Int64 = 0
     /// Whether the partial file holds something ``SegmentRecovery`` can use (a fragment,
@@ -157,18 +167,19 @@ public final class SegmentWriter {
     ///   On a throw no file of ours is left.
     public convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
-        fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil
+        fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil,
+        audio: AudioTrackSettings? = nil
     ) throws {
         try self.init(
             url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
-            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime)
+            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, audio: audio)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
     /// creates fail with ENOSPC past that many bytes, like a full disk.
     init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
-        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil
+        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil, audio: AudioTrackSettings? = nil
     ) throws {
         FFmpegLog.silence()
         try settings.validate()
@@ -221,8 +232,27 @@ public final class SegmentWriter {
             // ones; negate so the file reads back as `degrees`.
             UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_set($0, -Double(degrees)) }
         }
-        // mvhd/elst durations at the track's own timescale, so the edit list is exact too.
-        try check(av_opt_set_int(format.pointer.pointee.priv_data, "movie_timescale", Int64(timescale), 0), "av_opt_set_int", context: "movie_timescale")
+        self.audioSettings = audio
+        if let audio {
+            let audioEncoder = try AudioEncoder(settings: audio, globalHeader: format.wantsGlobalHeader)
+            guard let audioStream = avformat_new_stream(format.pointer, nil) else {
+                throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: "audio")
+            }
+            audioStream.pointee.time_base = AVRational(num: 1, den: Int32(audio.sampleRate))
+            try check(avcodec_parameters_from_context(audioStream.pointee.codecpar, audioEncoder.context.pointer), "avcodec_parameters_from_context")
+            try check(av_dict_set(&audioStream.pointee.metadata, "encoder", "\(SegRecVersion.libavcodecIdent) aac", 0), "av_dict_set", context: "audio encoder")
+            self.audioEncoder = audioEncoder
+            self.audioStream = audioStream
+        } else {
+            self.audioEncoder = nil
+            self.audioStream = nil
+        }
+        // mvhd/elst durations at a timescale both tracks' ticks divide (the track's own
+        // without sound), so both edit lists are exact.
+        try check(
+            av_opt_set_int(
+                format.pointer.pointee.priv_data, "movie_timescale", TrackTiming.movieTimescale(videoTimescale: timescale, audioSampleRate: audio?.sampleRate),
+                0), "av_opt_set_int", context: "movie_timescale")
 
         let frame = try Frame()
         try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
@@ -462,6 +492,7 @@ public final class SegmentWriter {
             try check(avcodec_send_frame(encoder.pointer, nil), "avcodec_send_frame", context: "flush")
             try drainEncoder(writing: false)
             try writeTail(end: endTicks)
+            try finishAudio()
             guard packetsWritten == frameCount, durations.isEmpty else {
                 throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: packetsWritten)
             }
@@ -477,6 +508,57 @@ public final class SegmentWriter {
             fail(error)
             throw error
         }
+    }
+
+    /// Encodes `pcm` into the audio track, right after the samples given before: the
+    /// track's sample `k` is the `k`-th sample frame given, at file time `k / sampleRate`.
+    /// - Throws: ``SegmentWriterError/notWritable(path:underlying:)`` without an audio track,
+    ///   ``FFmpegError`` from the encoder or muxer, ``SegmentWriterError/io(path:operation:errno:)``.
+    ///   After those the writer has failed.
+    public func appendAudio(_ pcm: AudioPCMBuffer) throws {
+        try ensureOpen()
+        guard let audioEncoder, let audioSettings, pcm.channelCount == audioSettings.channelCount else {
+            throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track of \(pcm.channelCount) channels")
+        }
+        guard pcm.frameCount > 0 else { return }
+        do {
+            audioSampleCount += Int64(pcm.frameCount)
+            for packet in try audioEncoder.encode(pcm) { try holdAudio(packet) }
+        } catch {
+            fail(error)
+            throw error
+        }
+    }
+
+    /// Writes the held audio packet (its duration as the encoder gave it) and holds `packet`.
+    private func holdAudio(_ packet: Packet) throws {
+        if let held = heldAudioPacket { try writeAudio(held, duration: nil) }
+        heldAudioPacket = packet
+    }
+
+    /// Flushes the audio encoder and writes the last packet so that the track ends at
+    /// exactly ``audioSampleCount`` samples (the edit list then hides the priming and the
+    /// padding: the presentation lasts exactly the samples given).
+    private func finishAudio() throws {
+        guard let audioEncoder else { return }
+        for packet in try audioEncoder.flush() { try holdAudio(packet) }
+        if let held = heldAudioPacket {
+            heldAudioPacket = nil
+            try writeAudio(held, duration: max(1, audioSampleCount - held.pointer.pointee.pts))
+        }
+    }
+
+    private func writeAudio(_ packet: Packet, duration: Int64?) throws {
+        guard let audioStream, let audioEncoder else { return }
+        let p = packet.pointer
+        defer { av_packet_unref(p) }
+        if let duration { p.pointee.duration = duration }
+        p.pointee.stream_index = audioStream.pointee.index
+        av_packet_rescale_ts(p, audioEncoder.context.pointer.pointee.time_base, audioStream.pointee.time_base)
+        let written = av_write_frame(format.pointer, p)
+        if let failure = format.file?.flush() { throw failure }
+        try check(written, "av_write_frame", context: "\(partialURL.path) audio")
+        audioPacketsWritten += 1
     }
 
     /// Abandons the segment: closes the file and deletes the partial file (even one holding
@@ -568,9 +650,12 @@ public final class SegmentWriter {
         reservation = nil
         // Someone replaced the reservation (e.g. by a link): never write under that name.
         if let held, !SafeFile.name(temporaryURL.path, isFile: held.fd) { throw SegmentWriterError.partialFileExists(path: temporaryURL.path) }
+        guard scan.audioPackets.count == audioPacketsWritten, scan.audioPackets.allSatisfy(\.isComplete) else {
+            throw SegmentWriterError.packetCountMismatch(frames: audioPacketsWritten, packets: scan.audioPackets.count)
+        }
         let (size, _) = try FaststartRemuxer.copy(
             from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reservation: held,
-            reuseExisting: held == nil)
+            reuseExisting: held == nil, audioCount: audioPacketsWritten, audioEnd: audioSampleCount)
         do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error

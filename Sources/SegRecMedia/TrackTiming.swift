@@ -31,6 +31,19 @@ public enum TrackTiming {
     /// composition-offset limit, a margin for rounding both ends).
     public static let longestSampleTicks: Int64 = (1 << 28) - 2
 
+    /// The movie timescale (`mvhd`, and the edit lists' durations) of a file whose video
+    /// track ticks at `videoTimescale` and whose audio track (if any) at `audioSampleRate`:
+    /// their least common multiple, so both edit lists are exact (15 360 and 48 000 →
+    /// 384 000); without audio the video timescale. When the multiple exceeds `Int32.max`,
+    /// the sample rate (the audio edit list stays exact to the sample).
+    public static func movieTimescale(videoTimescale: Int32, audioSampleRate: Int?) -> Int64 {
+        guard let rate = audioSampleRate, rate > 0 else { return Int64(videoTimescale) }
+        var (a, b) = (Int64(videoTimescale), Int64(rate))
+        while b != 0 { (a, b) = (b, a % b) }
+        let lcm = Int64(videoTimescale) / a * Int64(rate)
+        return lcm <= Int64(Int32.max) ? lcm : Int64(rate)
+    }
+
     /// The track timescale for a stream whose nominal rate is `rate` (see the type's
     /// documentation). Always in `10_000 ... 74_565` or 60 000.
     public static func timescale(for rate: FrameRate) -> Int32 {

@@ -26,7 +26,7 @@ enum RecordCommand {
             .flag("quiet", help: "No live progress line; only the summary."),
             .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
             .flag("json", help: "Print the manifest as JSON instead of the summary table."), .flag("help", help: "Show help.")
-        ] + limitOptions + cameraOptions + benchmarkOptions
+        ] + limitOptions + audioOptions + cameraOptions + benchmarkOptions
 
     static func run(_ arguments: [String], stopRequest: RecordingStopRequest) async throws {
         // From here a first SIGINT/SIGTERM stops the recording cleanly instead of exiting.
@@ -35,7 +35,7 @@ enum RecordCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "record", options: options,
                 usage:
-                    "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
+                    "segrec record [--source synthetic|PATH|-] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--audio-bitrate N] [--no-audio] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.")
         else { return }
         guard parsed.positionals.isEmpty else { throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage) }
@@ -75,6 +75,8 @@ enum RecordCommand {
         request.splitOnRotation = parsed.flag("split-on-rotation")
         request.maximumSegmentDuration = try maximumSegmentDuration(parsed)
         request.maximumSegmentBytes = try maximumSegmentBytes(parsed)
+        request.audioBitRate = try audioBitRate(parsed)
+        request.recordsAudio = !parsed.flag("no-audio")
         request.stampFrameIndex = parsed.flag("stamp-frame-index")
         request.force = parsed.flag("force")
         request.realtime = parsed.flag("realtime")

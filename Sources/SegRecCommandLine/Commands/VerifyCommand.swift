@@ -12,7 +12,7 @@ enum VerifyCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "verify", options: options, usage: "segrec verify DIR",
                 abstract:
-                    "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, and (when stamped) every frame index with none lost or duplicated."
+                    "Check a recording folder: every file opens with libavformat, has one size, the manifest's frame count, a first keyframe, exact tiling, (when stamped) every frame index with none lost or duplicated, and (with sound) each audio track's length to the sample and every synthetic click within 1 ms of its second."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "verify")

@@ -11,6 +11,10 @@ public enum CaptureOutputEvent: Sendable {
     case formatChanged(VideoStreamFormat)
     /// A captured frame (`captureOutput(_:didOutput:from:)`), in the last announced format.
     case frame(VideoFrame)
+    /// A buffer of microphone samples (`AVCaptureAudioDataOutput`'s `captureOutput(_:didOutput:from:)`),
+    /// placed in the stream by its timestamp: it comes before every frame whose session time
+    /// is after the buffer's first sample. A camera switch never interrupts it.
+    case audioSampleBuffer(AudioSampleBuffer)
     /// A `setDynamicAspectRatio` request that took effect: its ratio and the device and
     /// session times of its first frame. May come before or after that frame.
     case dynamicAspectRatioChangeCompleted(DynamicAspectRatioChange)

@@ -106,6 +106,10 @@ public final class CaptureSession {
     public let events: [Event]
     /// Whether buffers are mirrored (`isVideoMirrored`): `auto` while the streaming camera faces the user.
     public let mirrorMode: MirrorMode
+    /// The microphone (an audio data output beside the video one), or nil for a silent
+    /// session. Its buffers ride the same stream, before each frame those captured before
+    /// it (by session time), and after the last frame the rest up to ``sessionEnd``.
+    public let microphone: AudioCaptureDevice?
 
     /// Every rate a frame of this session can be captured at: each camera's rate as asked,
     /// clamped to each of its formats' `maxFrameRate` (what an `activeFormat` switch or a
@@ -173,12 +177,13 @@ public final class CaptureSession {
     ///   - controls: initial orientation, Center Stage state and the switch gap (default:
     ///     portrait, iOS's Center Stage defaults, 0.25 s).
     ///   - mirrorMode: default `.off`.
+    ///   - microphone: the session's microphone (its buffers ride the stream), or nil (default).
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration,
     ///   gap or event time, a negative people count, devices or sources that do not fit the
     ///   routing; ``CaptureError/time(_:)``.
     public init(
         devices: [CaptureDevice], routing: Routing = .fixed, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime,
-        events: [Event] = [], controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off
+        events: [Event] = [], controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off, microphone: AudioCaptureDevice? = nil
     ) throws(CaptureError) {
         let ns = MediaClock.host.timescale
         do {
@@ -235,6 +240,7 @@ public final class CaptureSession {
         self.output = output
         self.events = events
         self.mirrorMode = mirrorMode
+        self.microphone = microphone
         nextGrid = Array(repeating: 0, count: devices.count)
         requestsSeen = Array(repeating: 0, count: devices.count)
         formatGenerations = Array(repeating: 0, count: devices.count)
@@ -251,7 +257,7 @@ public final class CaptureSession {
     }
 
     /// A one-camera session (``Routing/fixed``): see
-    /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:)``.
+    /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:microphone:)``.
     public convenience init(
         device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
         controls: CameraControlState = CameraControlState()
@@ -273,6 +279,7 @@ public final class CaptureSession {
     public func startRunning() throws(CaptureError) {
         guard !isRunning else { return }
         for device in devices { try device.startCapture(sessionStart: sessionStart) }
+        try microphone?.startCapture(sessionStart: sessionStart, sessionEnd: sessionEnd)
         isRunning = true
     }
 
@@ -352,11 +359,22 @@ public final class CaptureSession {
         guard next.time < sessionEnd else {
             // Completions due before a frame that is never captured do not arrive: the
             // recording ends first, and their segments say `announced: false`.
+            try deliverAudio(before: nil)
             finished = true
             return
         }
+        try deliverAudio(before: next.time)
         while let completion = completions.popDue(beforeFrame: deliveredFrameCount) { outbox.append(completion) }
         try deliver(grid: next.grid, sessionTime: next.time)
+    }
+
+    /// Queues the microphone's buffers whose timestamp is before `time` (nil: all that are left).
+    private func deliverAudio(before time: MediaTime?) throws(CaptureError) {
+        guard let microphone else { return }
+        while let next = try microphone.nextBufferSessionTime(), time.map({ next < $0 }) ?? true {
+            guard let buffer = try microphone.captureBuffer() else { return }
+            outbox.append(.audioSampleBuffer(buffer))
+        }
     }
 
     private func deliver(grid: Int64, sessionTime: MediaTime) throws {

@@ -85,6 +85,14 @@ public struct ManifestBuilder: Sendable {
             if manifest.events == nil { manifest.events = [] }
             Self.insertInSessionOrder(record, into: &manifest.events!)
         case .inputDamaged(let packets): manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
+        case .audioReceived(let samples):
+            manifest.audio = AudioCounts(received: (manifest.audio?.received ?? 0) + Int64(samples), written: manifest.audio?.written ?? 0)
+        case .segmentAudioWritten(let file, let record):
+            guard let position = position(of: file) else { return }
+            // A segment rebuilt by recovery replaces the record it had: counted once.
+            let before = manifest.segments[position].audio?.sampleCount ?? 0
+            manifest.segments[position].audio = record
+            manifest.audio = AudioCounts(received: manifest.audio?.received ?? 0, written: (manifest.audio?.written ?? 0) - before + record.sampleCount)
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

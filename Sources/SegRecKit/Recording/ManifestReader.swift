@@ -115,6 +115,23 @@ public enum ManifestReader {
                     try count(time.value, "\(at).change.\(name).value", timeRange)
                 }
             }
+            if let audio = segment.audio {
+                guard AudioTrackSettings.supportedSampleRates.contains(audio.sampleRate) else {
+                    throw .badInput(
+                        path: path, field: "\(at).audio.sampleRate",
+                        detail: "\(audio.sampleRate) is not an AAC sampling rate; allowed: "
+                            + AudioTrackSettings.supportedSampleRates.map(String.init).joined(separator: ", "))
+                }
+                try count(Int64(audio.channels), "\(at).audio.channels", 1...2)
+                try count(audio.sampleCount, "\(at).audio.sampleCount")
+                guard audio.codec == "aac" else {
+                    throw .badInput(path: path, field: "\(at).audio.codec", detail: "\(Excerpt.of(audio.codec)) is not allowed; allowed: aac")
+                }
+            }
+        }
+        if let audio = manifest.audio {
+            try count(audio.received, "audio.received")
+            try count(audio.written, "audio.written")
         }
         if let recovery = manifest.recovery {
             try count(Int64(recovery.framesRecovered), "recovery.framesRecovered")

@@ -27,6 +27,9 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public var error: String?
     /// Frame accounting: `received == written + dropped`.
     public var frames = FrameCounts()
+    /// Sound accounting (Docs/DESIGN.md "Audio"), present when the recording has a
+    /// microphone: samples received from it and written into the segments.
+    public var audio: AudioCounts?
     /// Disagreements between buffers and announcements, dropped frames, adjustments.
     public var warnings: [String] = []
     /// Free-form notes (e.g. ignored audio tracks of a source file).
@@ -80,6 +83,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
         try c.encode(stopTime, forKey: .stopTime)
         try c.encode(error, forKey: .error)
         try c.encode(frames, forKey: .frames)
+        try c.encodeIfPresent(audio, forKey: .audio)
         try c.encode(warnings, forKey: .warnings)
         try c.encode(notes, forKey: .notes)
         try c.encode(frameIndexStamp, forKey: .frameIndexStamp)
@@ -341,6 +345,8 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     /// For a `virtualFront` segment: the constituent camera that made its first frame
     /// (later swaps are in the manifest's `events`); absent otherwise.
     public var constituent: String? = nil
+    /// The segment's audio track (Docs/DESIGN.md "Audio"); absent in a recording without sound.
+    public var audio: SegmentAudioRecord? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -361,6 +367,45 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encodeIfPresent(camera, forKey: .camera)
         try c.encodeIfPresent(facing, forKey: .facing)
         try c.encodeIfPresent(constituent, forKey: .constituent)
+        try c.encodeIfPresent(audio, forKey: .audio)
+    }
+}
+
+/// One segment's audio track: AAC-LC at the microphone's nominal rate, holding exactly the
+/// sound of the segment's `[sessionStart, sessionEnd)` (`sampleCount` = `round((sessionEnd −
+/// sessionStart) · sampleRate)` ± 1; the track's timescale is `sampleRate`).
+public struct SegmentAudioRecord: Codable, Sendable, Equatable {
+    /// `aac` (AAC-LC, libavcodec's encoder).
+    public var codec: String
+    /// Sample frames per second (the track's timescale).
+    public var sampleRate: Int
+    /// Channels.
+    public var channels: Int
+    /// Sample frames in the track (the edit list hides the encoder's priming and padding).
+    public var sampleCount: Int64
+
+    /// A record; see the properties.
+    public init(codec: String = "aac", sampleRate: Int, channels: Int, sampleCount: Int64) {
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.sampleCount = sampleCount
+    }
+}
+
+/// Sound accounting for the whole recording, in sample frames.
+public struct AudioCounts: Codable, Sendable, Equatable {
+    /// Samples the microphone delivered (on its own clock, every buffer).
+    public var received: Int64 = 0
+    /// Samples written into the segments (at the nominal rate on the session clock, after
+    /// resampling: differs from `received` by the microphone's drift and by what lies
+    /// outside the recorded segments).
+    public var written: Int64 = 0
+
+    /// Counts; zero by default.
+    public init(received: Int64 = 0, written: Int64 = 0) {
+        self.received = received
+        self.written = written
     }
 }
 

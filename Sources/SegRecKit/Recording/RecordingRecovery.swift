@@ -180,6 +180,11 @@ public enum RecordingRecovery {
                 built.append(result)
                 let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
                 builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
+                if let audio = result.audio {
+                    builder.apply(
+                        .segmentAudioWritten(
+                            file: segment.file, SegmentAudioRecord(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)))
+                }
                 steps.append(.commit(result))
                 steps.append(.remove(partial))
                 rebuilt.append(segment.file)

@@ -9,6 +9,7 @@ import Foundation
 /// frames carry the stamp, every frame's index read back from the pixels (first ==
 /// `firstFrameIndex`, strictly increasing, contiguous when nothing was dropped). Across
 /// files: `sessionEnd[k] == sessionStart[k+1]` exactly, and the frame accounting adds up.
+/// With sound, each file's audio track and the synthetic clicks (`RecordingVerifier+Audio.swift`).
 public enum RecordingVerifier {
     /// The verdict on one file.
     public struct SegmentReport: Sendable {
@@ -76,6 +77,9 @@ public enum RecordingVerifier {
             report.segments.append(segmentReport)
             if let lastIndex { previousLastIndex = lastIndex }
         }
+        let audio = audioProblems(manifest, in: directory)
+        for i in report.segments.indices { report.segments[i].problems += audio.segments[report.segments[i].file] ?? [] }
+        report.problems += audio.recording
         for (a, b) in zip(manifest.segments, manifest.segments.dropFirst())
         where a.sessionEnd != b.sessionStart && !(b.startReason == .timestampGap && a.sessionEnd < b.sessionStart) {
             report.problems.append("\(a.file) ends at \(a.sessionEnd) but \(b.file) starts at \(b.sessionStart): segments do not tile")

@@ -126,6 +126,11 @@ public actor SegmentMuxer {
         /// packets reach this many bytes opens the next segment (`startReason:
         /// maxSegmentBytes`; Docs/recording.md gives the exact rule); nil: no limit.
         public var maximumSegmentBytes: Int64?
+        /// The microphone's format and the AAC settings (`--audio-bitrate`): every segment
+        /// then has an audio track holding the sound of its `[sessionStart, sessionEnd)`
+        /// (``CaptureOutputEvent/audioSampleBuffer(_:)``, Docs/DESIGN.md "Audio"); nil
+        /// (default): no sound, audio buffers are ignored.
+        public var audio: AudioTrackSettings?
 
         /// A configuration; see the properties.
         public init(
@@ -175,9 +180,27 @@ public actor SegmentMuxer {
         let writer: SegmentWriterActor.Handle
         let sessionStart: MediaTime
         var frameCount = 0
+        /// Index in the ``SessionAudioTimeline`` of the segment's first audio sample.
+        var audioStart: Int64 = 0
+        /// Audio samples given to its writer.
+        var audioWritten: Int64 = 0
         /// What the boundary rule compares the next frame with.
         var boundary: SegmentBoundaryRule.OpenSegment
         var file: String { boundary.file }
+    }
+
+    /// A closed segment whose writer still waits for the sound up to its end (the
+    /// resampler's output lags the microphone's buffers by a few samples): it is finished
+    /// as soon as that sound comes, at the latest when the next segment closes or the
+    /// recording ends (then silence stands in for sound that never came).
+    private struct AwaitingAudio {
+        let file: String
+        let writer: SegmentWriterActor.Handle
+        /// Timeline index of the first sample after the segment.
+        let end: Int64
+        /// The segment's end in file time, for the writer's finish.
+        let fileEnd: MediaTime
+        var written: Int64
     }
 
     private struct FinishingSegment {
@@ -216,6 +239,15 @@ public actor SegmentMuxer {
     private var firstSessionStart: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
     private var lastCloseDuration: Duration?
+    // ── sound (Configuration.audio)
+    /// The session's sound as one stream from the first segment's start.
+    private var audioTimeline: SessionAudioTimeline?
+    /// Buffers that came before the first segment opened.
+    private var pendingAudio: [AudioSampleBuffer] = []
+    private var awaitingAudio: AwaitingAudio?
+    /// True once the microphone's stream has ended (the resampler drained).
+    private var audioFlushed = false
+    // ── end of sound
     // ── session event log
     /// Session events naming a frame wait for it (``SessionEventSequencer``).
     private var eventSequencer = SessionEventSequencer()
@@ -269,6 +301,8 @@ public actor SegmentMuxer {
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
+            try pumpAudio()
+        case .audioSampleBuffer(let buffer): try receiveAudio(buffer)
         case .dynamicAspectRatioChangeCompleted(let change): apply(matcher.completed(change))
         case .dynamicAspectRatioChangeSuperseded: break  // never took effect: nothing to record
         case .frameDropped(let dropped):
@@ -295,7 +329,9 @@ public actor SegmentMuxer {
     public func finish(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
         try enter()
         defer { busy = false }
+        try endAudio()
         if let end = naturalEndOfOpenSegment { try await closeOpenSegment(at: end) }
+        try completeAwaitingAudio()
         let pending = finishing
         finishing = []
         try await settle(pending)
@@ -318,7 +354,9 @@ public actor SegmentMuxer {
     public func abort(error message: String) async -> RecordingManifest {
         busy = true
         defer { busy = false }
+        try? endAudio()
         if let end = naturalEndOfOpenSegment { try? await closeOpenSegment(at: end) }
+        try? completeAwaitingAudio()
         let pending = finishing
         finishing = []
         try? await settle(pending)
@@ -444,11 +482,11 @@ public actor SegmentMuxer {
             SegmentWriterActor.Parameters(
                 segment: index, url: url, dimensions: frame.dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotation,
                 fragmentInterval: configuration.fragmentInterval, firstFrameIndex: frame.index, closeDuration: lastCloseDuration, journal: journal,
-                journalGeneration: generation, creationTime: creationTime), slots: slots, pool: configuration.pixelBufferPool,
+                journalGeneration: generation, creationTime: creationTime, audio: configuration.audio), slots: slots, pool: configuration.pixelBufferPool,
             statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(
-            index: index, writer: writer, sessionStart: start,
+            index: index, writer: writer, sessionStart: start, audioStart: try startAudio(at: start),
             boundary: SegmentBoundaryRule.OpenSegment(
                 file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle, frameRate: settings.frameRate,
                 lastFormat: format, lastSessionTime: start, lastFrameEnd: start, sessionStart: start))
@@ -522,7 +560,16 @@ public actor SegmentMuxer {
             throw error
         }
         announce(.segmentEnded(file: segment.file, end: end))
-        segment.writer.finish(endTime: fileEnd)
+        if let timeline = audioTimeline {
+            // An earlier segment still waiting for sound: the microphone fell silent.
+            try completeAwaitingAudio()
+            awaitingAudio = AwaitingAudio(
+                file: segment.file, writer: segment.writer, end: max(timeline.sampleIndex(at: end), segment.audioStart), fileEnd: fileEnd,
+                written: segment.audioWritten)
+            try pumpAudio()
+        } else {
+            segment.writer.finish(endTime: fileEnd)
+        }
         try writeJournal()
         let earlier = finishing
         finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end, frames: segment.frameCount, writer: segment.writer)]
@@ -581,6 +628,11 @@ public actor SegmentMuxer {
                 .segmentSalvaged(
                     file: segment.file, frames: recovered.frameCount, end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
                     bytes: recovered.byteCount, reason: "writing failed (\(error))"))
+            if let audio = recovered.audio {
+                announce(
+                    .segmentAudioWritten(
+                        file: segment.file, SegmentAudioRecord(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)))
+            }
         } catch let recoveryError {
             var exists = stat()
             if lstat(url.path, &exists) == 0 {
@@ -606,6 +658,84 @@ public actor SegmentMuxer {
         if let failure = journal.failure.error { throw failure }
         guard state != .finished else { return }
         journal.submit(builder.manifest)
+    }
+
+    // MARK: Sound
+
+    /// A microphone buffer: counted, then resampled onto the session clock and handed to
+    /// the segment(s) it belongs to (held until the first segment opens).
+    private func receiveAudio(_ buffer: AudioSampleBuffer) throws {
+        announce(.audioReceived(samples: buffer.frameCount))
+        guard configuration.audio != nil, !audioFlushed else { return }
+        guard let timeline = audioTimeline else {
+            if state != .stopped { pendingAudio.append(buffer) }
+            return
+        }
+        try timeline.append(buffer)
+        try pumpAudio()
+    }
+
+    /// The timeline index of the first sample of a segment starting at session time `start`;
+    /// the first segment's start is the timeline's origin (sound held before it is placed now).
+    private func startAudio(at start: MediaTime) throws -> Int64 {
+        guard let settings = configuration.audio else { return 0 }
+        if let timeline = audioTimeline { return timeline.sampleIndex(at: start) }
+        let timeline = try SessionAudioTimeline(sampleRate: settings.sampleRate, channelCount: settings.channelCount, origin: start)
+        audioTimeline = timeline
+        for buffer in pendingAudio { try timeline.append(buffer) }
+        pendingAudio = []
+        return 0
+    }
+
+    /// Hands the sound that is known to belong somewhere to its writer: a closed segment
+    /// waiting for sound up to its end first (finished once complete), then the open
+    /// segment's, up to its last frame's session time (a later cut cannot move those
+    /// samples). Sound between segments, or after a stop, is not recorded.
+    private func pumpAudio() throws {
+        guard let timeline = audioTimeline else { return }
+        if var waiting = awaitingAudio {
+            let pcm = timeline.take(upTo: waiting.end, padding: audioFlushed)
+            waiting.writer.appendAudio(pcm)
+            waiting.written += Int64(pcm.frameCount)
+            awaitingAudio = waiting
+            guard timeline.taken >= waiting.end else { return }
+            try completeAwaitingAudio()
+        }
+        guard var segment = open else {
+            if state == .stopped || state == .finished { timeline.discard(upTo: timeline.produced) }
+            return
+        }
+        if timeline.taken < segment.audioStart { timeline.discard(upTo: segment.audioStart) }
+        guard timeline.taken >= segment.audioStart else { return }
+        let pcm = timeline.take(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false)
+        segment.writer.appendAudio(pcm)
+        segment.audioWritten += Int64(pcm.frameCount)
+        open = segment
+    }
+
+    /// Finishes the closed segment waiting for sound: what is missing up to its end is
+    /// silence (none when the sound came), then its writer's finish.
+    private func completeAwaitingAudio() throws {
+        guard var waiting = awaitingAudio, let timeline = audioTimeline, let settings = configuration.audio else { return }
+        awaitingAudio = nil
+        if timeline.taken < waiting.end {
+            let pcm = timeline.take(upTo: waiting.end, padding: true)
+            waiting.writer.appendAudio(pcm)
+            waiting.written += Int64(pcm.frameCount)
+        }
+        waiting.writer.finish(endTime: waiting.fileEnd)
+        announce(
+            .segmentAudioWritten(
+                file: waiting.file, SegmentAudioRecord(sampleRate: settings.sampleRate, channels: settings.channelCount, sampleCount: waiting.written)))
+    }
+
+    /// The microphone's stream ended (the recording finishes): the resampler is drained and
+    /// its last samples handed out.
+    private func endAudio() throws {
+        guard let timeline = audioTimeline, !audioFlushed else { return }
+        try timeline.flush()
+        audioFlushed = true
+        try pumpAudio()
     }
 
     // MARK: Session event log

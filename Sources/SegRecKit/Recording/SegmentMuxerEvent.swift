@@ -29,6 +29,10 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     case warning(String)
     /// The input had `packets` more damaged packets (manifest `frames.corruptPackets`).
     case inputDamaged(packets: Int)
+    /// The microphone delivered `samples` more sample frames.
+    case audioReceived(samples: Int)
+    /// `file`'s audio track is complete: what it holds.
+    case segmentAudioWritten(file: String, SegmentAudioRecord)
     /// The recording stopped taking frames (stop-on-change) at session time `at`.
     case stopped(StopReason, at: MediaTime)
     /// The capture session did something the manifest's `events` list records.

@@ -21,6 +21,8 @@ actor SegmentWriterActor {
     enum Command: Sendable {
         /// Encode `buffer` at `presentationTime` (relative to the segment's start).
         case append(PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
+        /// Encode sound into the audio track, after the sound given before.
+        case appendAudio(AudioPCMBuffer)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
         case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
         /// Abandon the segment (its partial file is deleted).
@@ -45,6 +47,12 @@ actor SegmentWriterActor {
         /// releases it once the picture is consumed.
         func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
             commands.yield(.append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
+        }
+
+        /// Queues sound for the audio track (never waits).
+        func appendAudio(_ pcm: AudioPCMBuffer) {
+            guard pcm.frameCount > 0 else { return }
+            commands.yield(.appendAudio(pcm))
         }
 
         /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
@@ -87,6 +95,8 @@ actor SegmentWriterActor {
         let journalGeneration: Int
         /// The file's `creation_time`.
         var creationTime: Date? = nil
+        /// The audio track, or nil for a file without sound.
+        var audio: AudioTrackSettings? = nil
     }
 
     private let executor: SerialQueueExecutor
@@ -153,6 +163,10 @@ actor SegmentWriterActor {
             append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: queued)
             slots.release()
             return nil
+        case .appendAudio(let pcm):
+            guard let writer, error == nil else { return nil }
+            do { try writer.appendAudio(pcm) } catch { fail(error) }
+            return nil
         case .finish(let endTime, let handedOff):
             let result = finish(endTime: endTime)
             statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
@@ -175,7 +189,7 @@ actor SegmentWriterActor {
             writer = try SegmentWriter(
                 url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
                 displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat,
-                creationTime: parameters.creationTime)
+                creationTime: parameters.creationTime, audio: parameters.audio)
         } catch { fail(error) }
         statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }

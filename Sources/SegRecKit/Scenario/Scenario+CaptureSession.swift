@@ -241,7 +241,7 @@ extension CaptureSession {
             stampFrameIndex: stampFrameIndex)
         try self.init(
             devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart, duration: scenario.duration,
-            events: scenario.sessionEvents, controls: scenario.cameraControlState, mirrorMode: mirrorMode)
+            events: scenario.sessionEvents, controls: scenario.cameraControlState, mirrorMode: mirrorMode, microphone: try scenario.makeMicrophone())
     }
 
     /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`

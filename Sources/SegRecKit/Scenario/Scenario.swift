@@ -145,6 +145,8 @@ public struct Scenario: Sendable, Hashable {
     public var centerStageEnabled = false
     /// Who may turn Center Stage on or off (`centerStageControlMode`, default `user`).
     public var centerStageControlMode: CenterStageControl.ControlMode = .user
+    /// The microphone (`microphone`, Docs/DESIGN.md "Audio"), or nil for a silent session.
+    public var microphone: Microphone? = nil
 
     /// Creates a scenario (not validated: call ``validate(file:)``).
     public init(

@@ -2,7 +2,8 @@ import Foundation
 
 extension Scenario {
     /// Keys allowed at the top level of a scenario file.
-    public static let topLevelKeys = ["description", "device", "sessionStartSeconds", "durationSeconds", "events"] + controlTopLevelKeys + ["switchGapSeconds"]
+    public static let topLevelKeys =
+        ["description", "device", "sessionStartSeconds", "durationSeconds", "events"] + controlTopLevelKeys + ["switchGapSeconds", "microphone"]
     /// Keys allowed in `device`.
     public static let deviceKeys = [
         "type", "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming",
@@ -16,7 +17,7 @@ extension Scenario {
     public static let camerasTopLevelKeys =
         [
             "description", "cameras", "frontCamera", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
-            "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events"
+            "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
     public static let cameraKeys = [
@@ -98,6 +99,7 @@ struct ScenarioReader {
         }
         if let v = top["frontCamera"] { scenario.frontCamera = try named(v, at: "frontCamera", "a switching strategy") }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
+        if let v = top["microphone"] { scenario.microphone = try microphone(v, at: "microphone") }
         try readControls(top, into: &scenario)
         if let v = top["initialPosture"] { scenario.initialPosture = try named(v, at: "initialPosture", "a posture") }
         // With cameras, the device-wide settings sit at the top level.

@@ -65,6 +65,7 @@ extension Scenario {
             throw fail("\(prefix)completionDelayFrames", "\(device.completionDelayFrames) is out of range", ScenarioLimits.completionDelayAllowed)
         }
         if let format { try validateDeviceControls(format: format, file: file) }
+        try validateMicrophone(file: file)
         guard switchGapSeconds.isFinite, (0...ScenarioLimits.maximumSwitchGapSeconds).contains(switchGapSeconds) else {
             throw fail("switchGapSeconds", "\(switchGapSeconds) is out of range", ScenarioLimits.switchGapAllowed)
         }
@@ -209,7 +210,7 @@ extension Scenario {
         }
     }
 
-    private static func checkClock(_ clock: Clock, at path: String, file: String) throws(ScenarioError) {
+    static func checkClock(_ clock: Clock, at path: String, file: String) throws(ScenarioError) {
         guard clock.timescale > 0 else {
             throw ScenarioError(file: file, key: "\(path).timescale", problem: "\(clock.timescale) is out of range", allowed: ScenarioLimits.timescaleAllowed)
         }

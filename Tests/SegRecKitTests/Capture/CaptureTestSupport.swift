@@ -47,6 +47,7 @@ enum CaptureTestSupport {
             case .dynamicAspectRatioChangeSuperseded(let superseded): tokens.append("S\(superseded.aspectRatio.rawValue)")
             case .formatChanged: break  // the stream format before a frame (StreamFormatAnnouncementTests)
             case .sessionEvent: break  // zoom, smart framing, rotation, format records for the manifest's events
+            case .audioSampleBuffer: break  // a microphone (MicrophoneTests)
             case .frameDropped, .note, .warning, .inputDamaged: Issue.record("a capture session delivered \(event)")
             }
         }

@@ -33,6 +33,27 @@ import Testing
         ) { try ManifestReader.read(from: dir) }
     }
 
+    /// A segment's `audio` record out of range is refused, naming the field.
+    @Test(arguments: [
+        ("sampleRate", 47_000, "47000 is not an AAC sampling rate"), ("channels", 3, "3 is out of range; allowed 1...2"),
+        ("sampleCount", -5, "-5 is out of range")
+    ]) func badAudioRecordIsNamed(field: String, value: Int, detail: String) async throws {
+        let events = EventScript().events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0)
+        let (dir, _) = try await RecorderTestSupport.record(events)
+        let url = dir.appendingPathComponent("manifest.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var segments = try #require(json["segments"] as? [[String: Any]])
+        var audio: [String: Any] = ["codec": "aac", "sampleRate": 48_000, "channels": 1, "sampleCount": 9_600]
+        audio[field] = value
+        segments[0]["audio"] = audio
+        json["segments"] = segments
+        try JSONSerialization.data(withJSONObject: json).write(to: url)
+        #expect { try ManifestReader.read(from: dir) } throws: { error in
+            guard case .badInput(_, let named, let message) = error as? RecordingError else { return false }
+            return named == "segments[0].audio.\(field)" && message.contains(detail)
+        }
+    }
+
     /// A manifest of another format version is refused by verify and recover, naming it.
     @Test func unknownFormatVersionIsRefused() async throws {
         let events = EventScript().events(count: 6, initial: .ratio9x16, changes: [], completionDelay: 0)

@@ -80,6 +80,10 @@ public struct RecordingRequest: Sendable {
     /// `--max-segment-bytes`: a segment ends at the first frame given after its encoded
     /// packets reach this many bytes (`maxSegmentBytes`); nil: no limit.
     public var maximumSegmentBytes: Int64?
+    /// AAC bit rate of the segments' audio track, bits per second (`--audio-bitrate`, default 128 000).
+    public var audioBitRate = AudioTrackSettings.defaultBitRate
+    /// Record the scenario's microphone (default); false (`--no-audio`) records no sound.
+    public var recordsAudio = true
     /// Stamp each frame's index into rows 0–15 (always on for synthetic).
     public var stampFrameIndex = false
     /// Write per-frame and per-switch timings here as JSON lines when the recording ends.

@@ -10,6 +10,7 @@ extension RecordingSession {
     static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws
         -> BuiltSource
     {
+        let scenario = audible(scenario, request)
         var settings = try encoderSettings(request, frameRate: scenario.device.fps)
         // The clip's own display rotation is applied to its pixels: the sensor image is
         // upright before it is cropped, and the files carry the device's capture angle.
@@ -33,9 +34,21 @@ extension RecordingSession {
                 )
             } ?? []
         return BuiltSource(
-            source: session, settings: settings, devices: [session.device.clock], stampsFrameIndex: stamp, notes: notes,
-            deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0,
-            captureFrameRates: session.captureFrameRates)
+            source: session, settings: settings, devices: [session.device.clock] + (session.microphone.map { [$0.clock] } ?? []), stampsFrameIndex: stamp,
+            notes: notes, deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0,
+            captureFrameRates: session.captureFrameRates, audio: audioTrack(session, request))
+    }
+
+    /// The scenario as recorded: without its microphone under `--no-audio`.
+    static func audible(_ scenario: Scenario, _ request: RecordingRequest) -> Scenario {
+        var scenario = scenario
+        if !request.recordsAudio { scenario.microphone = nil }
+        return scenario
+    }
+
+    /// The segments' audio track for the session's microphone at the request's bit rate, or nil.
+    static func audioTrack(_ session: CaptureSession, _ request: RecordingRequest) -> AudioTrackSettings? {
+        session.microphone.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: request.audioBitRate) }
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
@@ -61,6 +74,7 @@ extension RecordingSession {
     /// request's footage source).
     static func camerasSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource
     {
+        let scenario = audible(scenario, request)
         let file = request.scenarioFile ?? scenario.name
         let cameras = scenario.cameras ?? []
         var clips: [String: String] = [:]
@@ -115,8 +129,9 @@ extension RecordingSession {
                     + "): every segment is tagged \(PictureDescription.bt709VideoRange)")
         }
         return BuiltSource(
-            source: session, settings: settings, devices: session.devices.map(\.clock), stampsFrameIndex: stamp, notes: notes, recordsSessionEvents: true,
-            deviceControls: scenario.deviceControls, captureFrameRates: session.captureFrameRates)
+            source: session, settings: settings, devices: session.devices.map(\.clock) + (session.microphone.map { [$0.clock] } ?? []), stampsFrameIndex: stamp,
+            notes: notes, recordsSessionEvents: true, deviceControls: scenario.deviceControls, captureFrameRates: session.captureFrameRates,
+            audio: audioTrack(session, request))
     }
 
     /// What a clip's sensor image is: the clip's colour (the crop and libswscale's scaling

@@ -69,6 +69,7 @@ public final class RecordingSession {
         configuration.recordsSessionEvents = built.recordsSessionEvents
         configuration.captureFrameRates = built.captureFrameRates
         configuration.deviceControls = built.deviceControls
+        configuration.audio = built.audio
         configuration.splitOnRotation = request.splitOnRotation
         configuration.maximumSegmentDuration = request.maximumSegmentDuration
         configuration.maximumSegmentBytes = request.maximumSegmentBytes
@@ -155,4 +156,6 @@ struct BuiltSource {
     var expectedFrames = 0
     /// Every rate the source may capture at (``SegmentMuxer/Configuration/captureFrameRates``).
     var captureFrameRates: [FrameRate] = []
+    /// The segments' audio track (the session's microphone), or nil.
+    var audio: AudioTrackSettings? = nil
 }

@@ -1,0 +1,30 @@
+import SegRecKit
+
+/// `record`'s sound options: `--audio-bitrate` and `--no-audio` (Docs/DESIGN.md "Audio").
+extension RecordCommand {
+    static let audioOptions: [OptionSpec] = [
+        .option(
+            "audio-bitrate", "N",
+            help:
+                "AAC bit rate of each segment's audio track when the scenario has a microphone: bits per second (\(minimumAudioBitRate)...\(maximumAudioBitRate)) or with k (128k, the default)."
+        ), .flag("no-audio", help: "Record no sound even when the scenario has a microphone.")
+    ]
+
+    /// The smallest and largest `--audio-bitrate`, bits per second.
+    static let minimumAudioBitRate = 8000
+    static let maximumAudioBitRate = 512_000
+
+    /// `--audio-bitrate N` (or `Nk`) in bits per second; the default 128 000 when absent.
+    /// - Throws: a usage error (64) naming the option, the value and what is allowed.
+    static func audioBitRate(_ parsed: ParsedArguments) throws -> Int {
+        guard let text = parsed.value("audio-bitrate") else { return AudioTrackSettings.defaultBitRate }
+        let digits = text.hasSuffix("k") ? String(text.dropLast()) : text
+        let value = digits.count <= 9 && digits.allSatisfy({ $0.isASCII && $0.isNumber }) ? Int(digits) : nil
+        guard let value, case let bits = text.hasSuffix("k") ? value * 1000 : value, (minimumAudioBitRate...maximumAudioBitRate).contains(bits) else {
+            throw CommandLineError(
+                "record: --audio-bitrate: '\(Excerpt.of(text))' is not allowed; give bits per second, \(minimumAudioBitRate)...\(maximumAudioBitRate), e.g. 128000 or 128k",
+                exitCode: .usage)
+        }
+        return bits
+    }
+}

@@ -1,0 +1,43 @@
+/// One buffer of microphone samples as the audio data output delivers it
+/// (`AVCaptureAudioDataOutputSampleBufferDelegate.captureOutput(_:didOutput:from:)`), in the
+/// same ordered stream as the frames (``CaptureOutputEvent/audioSampleBuffer(_:)``).
+///
+/// Sample `firstSampleIndex + j` of the buffer was captured at device time
+/// `A(firstSampleIndex + j)` on the microphone's clock; ``sessionTime`` is the first one's
+/// `convertTime(A(n), mic → host)` (the buffer's presentation timestamp) and
+/// ``nextSessionTime`` the same for the sample after the last, so a recorder places every
+/// sample on the session clock without Double arithmetic.
+public struct AudioSampleBuffer: Sendable, Hashable {
+    /// The microphone's sample index `n` of the first sample (0 at session start).
+    public let firstSampleIndex: Int64
+    /// `A(n)` of the first sample, on the microphone's clock (its timescale).
+    public let deviceTime: MediaTime
+    /// The first sample's session time (host clock, nanoseconds): the buffer's timestamp.
+    public let sessionTime: MediaTime
+    /// The session time of the sample after the last (the next buffer's timestamp).
+    public let nextSessionTime: MediaTime
+    /// The microphone's nominal rate, sample frames per second of its own clock.
+    public let sampleRate: Int
+    /// The samples, interleaved float.
+    public let pcm: AudioPCMBuffer
+    /// Whether the samples are the synthetic signal (1 kHz sine with a click at every whole
+    /// session second, Docs/DESIGN.md "Audio"), which `verify` can measure.
+    public let isSynthetic: Bool
+
+    /// A buffer; see the properties.
+    public init(
+        firstSampleIndex: Int64, deviceTime: MediaTime, sessionTime: MediaTime, nextSessionTime: MediaTime, sampleRate: Int, pcm: AudioPCMBuffer,
+        isSynthetic: Bool = false
+    ) {
+        self.firstSampleIndex = firstSampleIndex
+        self.deviceTime = deviceTime
+        self.sessionTime = sessionTime
+        self.nextSessionTime = nextSessionTime
+        self.sampleRate = sampleRate
+        self.pcm = pcm
+        self.isSynthetic = isSynthetic
+    }
+
+    /// Sample frames in the buffer.
+    public var frameCount: Int { pcm.frameCount }
+}

@@ -1,0 +1,144 @@
+/// The recording's sound as one continuous stream on the session clock, before it is cut
+/// into segments (Docs/DESIGN.md "Audio").
+///
+/// Output sample `m` (at the microphone's nominal rate `R`) is the sound at session time
+/// `τ(m) = origin + m / R`, where `origin` is the first segment's `sessionStart`. The
+/// microphone's samples arrive on its own clock (``AudioSampleBuffer``: the session times of
+/// a buffer's first sample and of the sample after its last); the stream follows them with
+/// libswresample's compensation (``AudioResampler``), never by dropping or repeating
+/// samples:
+///
+/// - before each buffer, the output position its end should reach is computed exactly,
+///   `target = (nextSessionTime − origin) · R` (Int128, ns), and compared with where it
+///   would land at the nominal rate (`produced + delay + frames`); the difference, rounded
+///   to whole samples, is the `swr_set_compensation` delta spread over the buffer. The loop
+///   is closed on what libswresample reports, so the error stays within about one sample
+///   (≈ 21 µs at 48 kHz) over any length and drift (±1000 ppm).
+/// - the first buffer is placed by its first sample's session time: silence fills a start
+///   after `origin`, samples before `origin` are not recorded.
+///
+/// A segment `[S, E)` holds the samples `m` with `S ≤ τ(m) < E`: indices
+/// ``sampleIndex(at:)`` of `S` up to that of `E` (`⌈(t − origin) · R⌉`), so adjacent
+/// segments share no sample and miss none, and each holds `round((E − S) · R)` samples ± 1.
+///
+/// Not thread-safe: owned by the ``SegmentMuxer`` actor.
+final class SessionAudioTimeline {
+    /// Nominal sample frames per second of the stream (the microphone's).
+    let sampleRate: Int
+    /// Channels.
+    let channelCount: Int
+    /// Session time of output sample 0 (nanoseconds).
+    let origin: MediaTime
+    /// Output samples produced so far: the index of the next one.
+    private(set) var produced: Int64 = 0
+    /// Microphone samples received (every buffer, placed or not).
+    private(set) var receivedSamples: Int64 = 0
+    /// Output samples not yet taken, from index ``taken``.
+    private var queue: [Float] = []
+    /// Index of the first sample in ``queue``.
+    private(set) var taken: Int64 = 0
+    private let resampler: AudioResampler
+    /// Output samples the resampler still holds back (the next input sample comes out at ``produced`` + this).
+    var resamplerDelay: Int64 { resampler.delay }
+    private var started = false
+    private var flushed = false
+
+    /// A stream at `sampleRate` Hz in `channelCount` channels whose sample 0 is at session time `origin`.
+    /// - Throws: ``FFmpegError`` from libswresample.
+    init(sampleRate: Int, channelCount: Int, origin: MediaTime) throws {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.origin = try origin.converted(toTimescale: MediaClock.host.timescale)
+        resampler = try AudioResampler(sampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    /// `⌈(t − origin) · R⌉` (t in any timescale): the first output sample at or after session time `t`.
+    func sampleIndex(at t: MediaTime) -> Int64 {
+        let ns = Int128(MediaClock.host.timescale)
+        // (t − origin) · R = (t.value · ns / t.timescale − origin.value) · R / ns, kept exact.
+        let numerator = (Int128(t.value) * ns - Int128(origin.value) * Int128(t.timescale)) * Int128(sampleRate)
+        let denominator = ns * Int128(t.timescale)
+        return Int64(clamping: ExactArithmetic.multiplyDivide(numerator, 1, denominator, rounding: .roundTowardPositiveInfinity) ?? 0)
+    }
+
+    /// `(t − origin) · R · 1e9` as an exact integer (output samples, scaled by 1e9), `t` in nanoseconds.
+    private func scaledPosition(_ t: MediaTime) throws -> Int128 {
+        let ns = try t.converted(toTimescale: MediaClock.host.timescale)
+        return (Int128(ns.value) - Int128(origin.value)) * Int128(sampleRate)
+    }
+
+    /// Resamples one microphone buffer onto the session clock.
+    /// - Throws: ``FFmpegError``, ``MediaTimeError``.
+    func append(_ buffer: AudioSampleBuffer) throws {
+        receivedSamples += Int64(buffer.frameCount)
+        guard !flushed, buffer.frameCount > 0, buffer.pcm.channelCount == channelCount else { return }
+        let billion = Int128(1_000_000_000)
+        var pcm = buffer.pcm
+        if !started {
+            // Place the first sample: its output position, rounded to a whole sample.
+            let first = try scaledPosition(buffer.sessionTime)
+            let position = Int64(clamping: ExactArithmetic.multiplyDivide(first, 1, billion, rounding: .roundHalfAwayFromZero) ?? 0)
+            if position > 0 {
+                append(output: AudioPCMBuffer(silenceOf: Int(min(position, Int64(Int32.max))), channelCount: channelCount))
+            } else if position < 0 {
+                // Samples before the recording's start are not recorded.
+                let skip = Int(min(-position, Int64(pcm.frameCount)))
+                pcm = pcm.frames(skip..<pcm.frameCount)
+                guard pcm.frameCount > 0 else { return }
+            }
+            started = true
+        }
+        // Where the sample after this buffer must come out, and where it would at the nominal rate.
+        let target = try scaledPosition(buffer.nextSessionTime)
+        let nominal = Int128(produced) + Int128(resampler.delay) + Int128(pcm.frameCount)
+        let delta = ExactArithmetic.multiplyDivide(target - nominal * billion, 1, billion, rounding: .roundHalfAwayFromZero) ?? 0
+        // At most 1/8 of the buffer at once (a jump beyond means a broken clock, not drift).
+        let limit = Int128(max(1, pcm.frameCount / 8))
+        let sampleDelta = Int(max(-limit, min(limit, delta)))
+        try resampler.setCompensation(sampleDelta: sampleDelta, distance: pcm.frameCount)
+        append(output: try resampler.convert(pcm))
+    }
+
+    /// Drains the resampler (the recording ends): every sample received is now output,
+    /// followed by some silence. libswresample's own drain (`swr_convert` without input)
+    /// gives back less than its delay while a compensation is running, so silence is pushed
+    /// through at the nominal rate first: the held samples come out ahead of it.
+    /// - Throws: ``FFmpegError``.
+    func flush() throws {
+        guard !flushed else { return }
+        flushed = true
+        guard started else { return }
+        try resampler.setCompensation(sampleDelta: 0, distance: 1)
+        append(output: try resampler.convert(AudioPCMBuffer(silenceOf: Int(max(0, resampler.delay)) + 64, channelCount: channelCount)))
+        append(output: try resampler.flush())
+    }
+
+    private func append(output pcm: AudioPCMBuffer) {
+        queue.append(contentsOf: pcm.samples)
+        produced += Int64(pcm.frameCount)
+    }
+
+    /// Takes the samples from ``taken`` up to `end` (exclusive) out of the stream; samples
+    /// not produced (yet) are silence when `padding`, else left for later.
+    func take(upTo end: Int64, padding: Bool) -> AudioPCMBuffer {
+        let limit = padding ? end : min(end, produced)
+        guard limit > taken else { return AudioPCMBuffer(silenceOf: 0, channelCount: channelCount) }
+        let fromQueue = Int(min(limit, produced) - taken)
+        var samples = Array(queue.prefix(max(0, fromQueue) * channelCount))
+        queue.removeFirst(samples.count)
+        if limit > produced {
+            samples += [Float](repeating: 0, count: Int(limit - max(produced, taken)) * channelCount)
+            // Silence given out in place of samples not produced: later ones follow it.
+            produced = limit
+        }
+        taken = limit
+        return AudioPCMBuffer(channelCount: channelCount, samples: samples)
+    }
+
+    /// Skips the samples up to `end` (before a segment's start, or after a stop): not recorded.
+    func discard(upTo end: Int64) {
+        let count = Int(max(0, min(end, produced) - taken))
+        queue.removeFirst(count * channelCount)
+        taken += Int64(count)
+    }
+}
