@@ -268,11 +268,14 @@ def test_report_bar_widths_proportional_to_durations(exports, key):
 
 
 @keyed
-def test_report_a_video_per_segment_src_relative(exports, key):
+def test_report_a_video_per_segment_src_relative_and_one_for_the_whole_recording(exports, key):
     e = exports(key)
     _, page = page_of(e)
-    assert [s["src"] for s in page.sources] == [s["file"] for s in e.segments] and len(page.videos) == len(e.segments), \
+    assert [s["src"] for s in page.sources] == ["report-hls/index.m3u8"] + [s["file"] for s in e.segments] \
+        and len(page.videos) == len(e.segments) + 1 and all(v.get("preload") == "none" for v in page.videos), \
         [s.get("src") for s in page.sources][:3]
+    total = sum(s["frameCount"] for s in e.segments)
+    assert h.count_frames(e.folder / "report-hls" / "index.m3u8") == total
 
 
 @keyed
@@ -293,7 +296,8 @@ def test_report_a_jpeg_poster_per_segment_with_its_aspect(exports, key):
     for p, s in zip(posters, e.segments):
         probe = h.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", p])
         codec, w, hh = (probe.stdout.strip().split(",") + ["", "", ""])[:3]
-        ok = ok and codec == "mjpeg" and w.isdigit() and abs(int(w) / int(hh) - s["width"] / s["height"]) < 0.05
+        sw, sh = (s["height"], s["width"]) if s.get("rotationDegrees", 0) % 180 == 90 else (s["width"], s["height"])
+        ok = ok and codec == "mjpeg" and w.isdigit() and abs(int(w) / int(hh) - sw / sh) < 0.05  # upright
     assert ok, posters[:2]
 
 
