@@ -58,9 +58,11 @@ public enum OneFileExport {
 
     /// Writes the one-file export of the recording in `directory` to `file`.
     /// - Parameters:
-    ///   - canvas: the frame size of the file, in pixels (even, 2...``maximumCanvasSide``);
+    ///   - directory: the recording folder (its `manifest.json` and segment files).
+    ///   - file: the MP4 file to write (its folder is created when missing).
+    ///   - requested: the frame size of the file, in pixels (even, 2...``maximumCanvasSide``);
     ///     nil: the largest displayed width and the largest displayed height over the
-    ///     segments after their rotation (``defaultCanvas(for:)``), rounded up to even.
+    ///     segments after their rotation, rounded up to even.
     ///   - force: replace an existing `file` (never a file of the recording).
     /// - Throws: what ``ExportSource/init(directory:)`` throws;
     ///   ``RecordingError/outputExists(path:)``;
