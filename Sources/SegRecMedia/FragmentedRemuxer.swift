@@ -143,8 +143,9 @@ package enum FragmentedRemuxer {
     ///   - decodeFloor: every dts written is after it (nil: ≥ 0); leading dts below it are
     ///     raised one tick at a time, never above their pts.
     ///   - end: the file's presentation end on its own timeline (the manifest's
-    ///     `sessionEnd − sessionStart`); the last sample (decode order) lasts until it, so
-    ///     the media segment's sample durations add up to exactly the segment's duration.
+    ///     `sessionEnd − sessionStart`); the last sample in decode order lasts until the
+    ///     next picture on screen after it, or until `end` when it is the last one shown,
+    ///     so the file's presentation (pts + duration) ends exactly at `end`, B-frames or not.
     /// - Throws: ``FFmpegError`` (`AVERROR_INVALIDDATA` for a packet without timestamps, a
     ///   negative decode time or an end before the last packet), or what
     ///   ``FileAVIOContext/init(creating:sizeLimit:)`` throws when an output exists. On a
@@ -347,7 +348,17 @@ package enum FragmentedRemuxer {
                             call: "av_write_frame", code: segrec_averror_invaliddata(),
                             context: "\(path): segment end \(timing.end) is not after the last packet (pts \(h.pointee.pts - timing.offset))")
                     }
-                    h.pointee.duration = timing.end + timing.offset - h.pointee.dts
+                    // Last in decode order: it lasts until the next picture on screen (a
+                    // B-frame's successor is an earlier-decoded P) or the end, so no
+                    // picture is shown past `end` (a decode-order duration would run the
+                    // B-frame delay past it).
+                    let end = timing.end + timing.offset
+                    guard let latest = presented.max(), latest < end else {
+                        throw FFmpegError(
+                            call: "av_write_frame", code: segrec_averror_invaliddata(),
+                            context: "\(path): segment end \(timing.end) is not after the last picture")
+                    }
+                    h.pointee.duration = (presented.filter { $0 > h.pointee.pts }.min() ?? end) - h.pointee.pts
                 }
                 try FaststartRemuxer.checkIO(av_write_frame(format.pointer, h), "av_write_frame", format)
                 written += 1

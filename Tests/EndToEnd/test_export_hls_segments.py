@@ -136,7 +136,7 @@ def test_rotation_change_warned_for_hls_and_concat(binary, tmp_path):
                "--output", rec, "--preset", "ultrafast", "--quiet"])
     assert r.returncode == 0, r.stderr
     m = h.load_manifest(rec)
-    changes = sum(1 for a, b in zip(m["segments"], m["segments"][1:]) if a.get("rotationDegrees", 0) != b.get("rotationDegrees", 0))
+    changes = sum(1 for a, b in zip(m["segments"], m["segments"][1:]) if (a.get("rotationDegrees") or 0) != (b.get("rotationDegrees") or 0))
     assert changes >= 1
     e = h.run([binary, "export", rec, "--hls", tmp_path / "hls", "--concat", tmp_path / "all.ffconcat"])
     assert e.returncode == 0, e.stderr

@@ -43,7 +43,7 @@ def probe_frames(path):
 def turned(seg):
     """The segment's displayed size after its rotation (manifest rotationDegrees: clockwise)."""
     w, hh = seg["width"], seg["height"]
-    return (hh, w) if seg.get("rotationDegrees", 0) % 180 == 90 else (w, hh)
+    return (hh, w) if (seg.get("rotationDegrees") or 0) % 180 == 90 else (w, hh)
 
 
 def placement(size, canvas):
@@ -63,7 +63,7 @@ def stamps_of(mp4, first, count, seg, canvas, undo=True):
     """Frame-index stamps of frames [first, first+count) of `mp4`: the picture cut out of the
     canvas, turned back by the segment's rotation (unless `undo` is False), scaled to its coded size."""
     w, hh, x, y = placement(turned(seg), canvas)
-    rotation = seg.get("rotationDegrees", 0) % 360
+    rotation = (seg.get("rotationDegrees") or 0) % 360
     coded = (seg["width"], seg["height"]) if undo else (w, hh)
     chain = [f"trim=start_frame={first}:end_frame={first + count}", f"crop={w}:{hh}:{x}:{y}",
              *(UNDO[rotation] if undo else []), f"scale={coded[0]}:{coded[1]}:flags=bicubic", f"crop={coded[0]}:16:0:0"]
@@ -136,7 +136,7 @@ def test_every_frame_upright_with_its_stamp(exported):
         codes, whole = stamps_of(out, first, s["frameCount"], s, canvas)
         expected = [s["firstFrameIndex"] + i for i in range(s["frameCount"])]
         assert whole and codes == expected, f"{name} {s['file']} (rotation {s.get('rotationDegrees', 0)}): {codes[:5]} vs {expected[:5]}"
-        if s.get("rotationDegrees", 0) % 360:
+        if (s.get("rotationDegrees") or 0) % 360:
             # Without the turn back the stamp rows hold something else: the check can fail.
             wrong, _ = stamps_of(out, first, s["frameCount"], s, canvas, undo=False)
             assert wrong != expected, f"{name} {s['file']}: stamps read the same unturned"
@@ -184,7 +184,7 @@ def rotated_recording(binary, tmp_path_factory):
                "--output", rec, "--preset", "ultrafast", "--quiet"])
     assert r.returncode == 0, r.stderr[-600:]
     m = h.load_manifest(rec)
-    assert any(s.get("rotationDegrees", 0) for s in m["segments"]), "the scenario no longer rotates"
+    assert any((s.get("rotationDegrees") or 0) for s in m["segments"]), "the scenario no longer rotates"
     return work, rec, m
 
 

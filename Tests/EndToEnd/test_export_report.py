@@ -298,7 +298,7 @@ def test_report_a_jpeg_poster_per_segment_with_its_aspect(exports, key):
     for p, s in zip(posters, e.segments):
         probe = h.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", p])
         codec, w, hh = (probe.stdout.strip().split(",") + ["", "", ""])[:3]
-        sw, sh = (s["height"], s["width"]) if s.get("rotationDegrees", 0) % 180 == 90 else (s["width"], s["height"])
+        sw, sh = (s["height"], s["width"]) if (s.get("rotationDegrees") or 0) % 180 == 90 else (s["width"], s["height"])
         ok = ok and codec == "mjpeg" and w.isdigit() and abs(int(w) / int(hh) - sw / sh) < 0.05  # upright
     assert ok, posters[:2]
 
