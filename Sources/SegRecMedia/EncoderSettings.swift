@@ -49,9 +49,11 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     public static let x265CUTreeMinimumWidth = 50
 
     /// The `x265-params` segrec passes for a picture of `dimensions`: only errors logged
-    /// (x265 prints straight to stderr), and `cutree=0` below ``x265CUTreeMinimumWidth``.
+    /// (x265 prints straight to stderr), closed GOPs (`open-gop=0`: every keyframe an IDR
+    /// with no leading pictures, so the HLS export can start a media segment at any
+    /// keyframe, as with x264's default), and `cutree=0` below ``x265CUTreeMinimumWidth``.
     static func x265Parameters(for dimensions: VideoDimensions) -> String {
-        var parameters = ["log-level=error"]
+        var parameters = ["log-level=error", "open-gop=0"]
         if dimensions.width < x265CUTreeMinimumWidth { parameters.append("cutree=0") }
         return parameters.joined(separator: ":")
     }

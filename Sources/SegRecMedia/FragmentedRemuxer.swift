@@ -29,6 +29,99 @@ package enum FragmentedRemuxer {
         let codecTag: String
         /// Decode time of the last packet written (pass it as the next file's `decodeFloor`).
         package let lastDecodeTime: MediaTime
+        /// Packets and bytes of each media segment written, in order (one entry without
+        /// cuts; none when `mediaOutput` is nil).
+        package let mediaSegments: [(packets: Int, bytes: Int64)]
+
+        package static func == (a: Result, b: Result) -> Bool {
+            a.packets == b.packets && a.initBytes == b.initBytes && a.mediaBytes == b.mediaBytes && a.codecTag == b.codecTag
+                && a.lastDecodeTime == b.lastDecodeTime && a.mediaSegments.map(\.packets) == b.mediaSegments.map(\.packets)
+                && a.mediaSegments.map(\.bytes) == b.mediaSegments.map(\.bytes)
+        }
+    }
+
+    /// Where a file's media segments start: cut only before closed keyframes (no picture after
+    /// them in decode order is shown before them, so each media segment decodes on its own), each as long as it can be without its presentation span passing the
+    /// target, and longer only where one keyframe interval alone is longer.
+    package struct MediaSegmentPlan: Sendable, Equatable {
+        /// The file's time base (`num/den` seconds per tick).
+        package let timeBase: (num: Int32, den: Int32)
+        /// Decode-order packet indices where a media segment after the first starts
+        /// (keyframes), increasing.
+        package let cuts: [Int]
+        /// Each media segment's presentation start: the smallest pts among its packets
+        /// (file ticks); with open GOPs (leading pictures after a keyframe) that is a leading
+        /// picture's, not the keyframe's. The segment lasts until the next one's start (the
+        /// last one until the file's end): its presentation span, whatever the decode order.
+        package let starts: [Int64]
+        /// Packets in the file.
+        package let packets: Int
+
+        package static func == (a: MediaSegmentPlan, b: MediaSegmentPlan) -> Bool {
+            a.timeBase == b.timeBase && a.cuts == b.cuts && a.starts == b.starts && a.packets == b.packets
+        }
+    }
+
+    /// Reads every packet's pts and keyframe flag of `path`'s video stream (no decoding) and
+    /// plans its media segments for a target of `target` (greedy: a keyframe interval joins
+    /// the current segment while the segment's presentation span, up to the next interval's
+    /// start or the file's `end`, stays within `target`).
+    /// - Parameters:
+    ///   - end: the file's presentation end on its own timeline (the manifest's
+    ///     `sessionEnd − sessionStart`).
+    /// - Throws: ``FFmpegError`` when the file cannot be read or a packet has no pts.
+    package static func planMediaSegments(path: String, target: MediaTime, end: MediaTime) throws(FFmpegError) -> MediaSegmentPlan {
+        FFmpegLog.silence()
+        let source = try InputFormatContext(reading: FileAVIOContext(reading: path))
+        let stream = try FaststartRemuxer.videoStream(of: source, path: path)
+        let timeBase = stream.pointee.time_base
+        let packet = try Packet()
+        // Keyframe intervals: (first packet index, the keyframe's pts, smallest pts).
+        var intervals: [(index: Int, key: Int64, start: Int64)] = []
+        var count = 0
+        while true {
+            let status = av_read_frame(source.pointer, packet.pointer)
+            if status == segrec_averror_eof() { break }
+            try check(status, "av_read_frame", context: path)
+            defer { av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == stream.pointee.index else { continue }
+            let pts = packet.pointer.pointee.pts
+            guard pts != segrec_av_nopts_value() else {
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(count) has no timestamp")
+            }
+            if intervals.isEmpty || (packet.pointer.pointee.flags & AV_PKT_FLAG_KEY) != 0 {
+                intervals.append((count, pts, pts))
+            } else {
+                intervals[intervals.count - 1].start = min(intervals[intervals.count - 1].start, pts)
+            }
+            count += 1
+        }
+        // Only a closed keyframe starts a media segment: one whose interval has no leading
+        // picture (pts before the keyframe's, e.g. RASL after an HEVC CRA), which would not
+        // decode without the media segment before. An open one joins the interval before.
+        var groups: [(index: Int, start: Int64)] = []
+        for interval in intervals {
+            if groups.isEmpty || interval.start >= interval.key {
+                groups.append((interval.index, interval.start))
+            } else {
+                groups[groups.count - 1].start = min(groups[groups.count - 1].start, interval.start)
+            }
+        }
+        let endTicks = try ticks(end, in: timeBase, context: path)
+        let targetTicks = try ticks(target, in: timeBase, context: path)
+        var cuts: [Int] = []
+        var starts: [Int64] = []
+        var current = 0
+        for next in groups.indices.dropFirst() {
+            let after = next + 1 < groups.count ? groups[next + 1].start : endTicks
+            if after - groups[current].start > targetTicks {
+                starts.append(groups[current].start)
+                cuts.append(groups[next].index)
+                current = next
+            }
+        }
+        if !groups.isEmpty { starts.append(groups[current].start) }
+        return MediaSegmentPlan(timeBase: (timeBase.num, timeBase.den), cuts: cuts, starts: starts, packets: count)
     }
 
     /// The libavcodec name of the first video stream's codec (`h264`, `hevc`, …).
@@ -50,8 +143,9 @@ package enum FragmentedRemuxer {
     ///   - decodeFloor: every dts written is after it (nil: ≥ 0); leading dts below it are
     ///     raised one tick at a time, never above their pts.
     ///   - end: the file's presentation end on its own timeline (the manifest's
-    ///     `sessionEnd − sessionStart`); the last sample (decode order) lasts until it, so
-    ///     the media segment's sample durations add up to exactly the segment's duration.
+    ///     `sessionEnd − sessionStart`); the last sample in decode order lasts until the
+    ///     next picture on screen after it, or until `end` when it is the last one shown,
+    ///     so the file's presentation (pts + duration) ends exactly at `end`, B-frames or not.
     /// - Throws: ``FFmpegError`` (`AVERROR_INVALIDDATA` for a packet without timestamps, a
     ///   negative decode time or an end before the last packet), or what
     ///   ``FileAVIOContext/init(creating:sizeLimit:)`` throws when an output exists. On a
@@ -63,10 +157,15 @@ package enum FragmentedRemuxer {
     ///     ticks in the first initialization section's time base. Input ticks are rescaled
     ///     once (`av_rescale_q`-like, half away from zero): exact when `den` is a multiple
     ///     of the input's.
+    ///   - cuts: decode-order packet indices (keyframes, increasing) before which a new media
+    ///     segment starts (``MediaSegmentPlan/cuts``); packet `cuts[i]` and those after it
+    ///     go to `moreMediaOutputs[i]`. The fragment before each cut is flushed first
+    ///     (`av_write_frame(NULL)`), so every media segment is whole `moof` + `mdat` pairs.
     package static func remux(
         input: String, initOutput: String, mediaOutput: String?, offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
-        timeBase commonTimeBase: AVRational? = nil
+        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = []
     ) throws -> Result {
+        precondition(cuts.count == moreMediaOutputs.count && (cuts.isEmpty || mediaOutput != nil), "one output per cut")
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let inStream = try FaststartRemuxer.videoStream(of: source, path: input)
@@ -119,17 +218,31 @@ package enum FragmentedRemuxer {
                 format.attach(try FileAVIOContext(creating: mediaOutput))
                 created.append(mediaOutput)
             }
+            var segments: [(packets: Int, bytes: Int64)] = []
+            var segmentStart = 0
             let (packets, lastDTS) = try copyPackets(
                 from: source, stream: inStream, filter: filter, to: format, outStream: outStream,
-                timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks), path: input)
+                timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks), path: input, cuts: cuts
+            ) { cut, written in
+                // Before packet cuts[cut]: the fragment so far into the current file, then the next file.
+                try FaststartRemuxer.checkIO(av_write_frame(format.pointer, nil), "av_write_frame", format)
+                if let failure = format.file?.flush() { throw failure }
+                segments.append((written - segmentStart, format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0))
+                segmentStart = written
+                try format.closeFile()
+                format.attach(try FileAVIOContext(creating: moreMediaOutputs[cut]))
+                created.append(moreMediaOutputs[cut])
+            }
             try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             if let failure = format.file?.flush() { throw failure }
-            let mediaBytes = (format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0) - (mediaOutput == nil ? initBytes : 0)
+            let lastBytes = (format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0) - (mediaOutput == nil ? initBytes : 0)
+            if mediaOutput != nil { segments.append((packets - segmentStart, lastBytes)) }
+            let mediaBytes = mediaOutput == nil ? lastBytes : segments.reduce(0) { $0 + $1.bytes }
             try format.closeFile()
             let tagText = fourCC(outStream.pointee.codecpar.pointee.codec_tag)
             return Result(
                 packets: packets, initBytes: initBytes, mediaBytes: mediaBytes, codecTag: tagText,
-                lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den))
+                lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den), mediaSegments: segments)
         } catch {
             try? format.closeFile()
             for path in created { SafeFile.remove(path: path) }
@@ -190,8 +303,10 @@ package enum FragmentedRemuxer {
     /// Returns the packets written and the last dts.
     private static func copyPackets(
         from source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, to format: OutputFormatContext,
-        outStream: UnsafeMutablePointer<AVStream>, timing: Timing, path: String
+        outStream: UnsafeMutablePointer<AVStream>, timing: Timing, path: String, cuts: [Int] = [],
+        cut: (_ index: Int, _ written: Int) throws -> Void = { _, _ in }
     ) throws -> (Int, Int64) {
+        var nextCut = 0
         let read = try Packet()
         let filtered = try Packet()
         let held = try Packet()
@@ -233,11 +348,25 @@ package enum FragmentedRemuxer {
                             call: "av_write_frame", code: segrec_averror_invaliddata(),
                             context: "\(path): segment end \(timing.end) is not after the last packet (pts \(h.pointee.pts - timing.offset))")
                     }
-                    h.pointee.duration = timing.end + timing.offset - h.pointee.dts
+                    // Last in decode order: it lasts until the next picture on screen (a
+                    // B-frame's successor is an earlier-decoded P) or the end, so no
+                    // picture is shown past `end` (a decode-order duration would run the
+                    // B-frame delay past it).
+                    let end = timing.end + timing.offset
+                    guard let latest = presented.max(), latest < end else {
+                        throw FFmpegError(
+                            call: "av_write_frame", code: segrec_averror_invaliddata(),
+                            context: "\(path): segment end \(timing.end) is not after the last picture")
+                    }
+                    h.pointee.duration = (presented.filter { $0 > h.pointee.pts }.min() ?? end) - h.pointee.pts
                 }
                 try FaststartRemuxer.checkIO(av_write_frame(format.pointer, h), "av_write_frame", format)
                 written += 1
                 holding = false
+            }
+            if next != nil, nextCut < cuts.count, written == cuts[nextCut] {
+                try cut(nextCut, written)
+                nextCut += 1
             }
             if let next {
                 av_packet_move_ref(held.pointer, next)

@@ -2,13 +2,17 @@ import CFFmpeg
 import Foundation
 
 /// A still picture of a segment for the report: its first frame, decoded with libavcodec,
-/// scaled with libswscale (`SWS_AREA`) to fit a box, and encoded as a JPEG by libavcodec's
-/// `mjpeg` encoder (`yuvj420p`, one packet = one JFIF file) written as is.
+/// scaled with libswscale (`SWS_AREA`) to fit a box, turned upright by the stream's display
+/// matrix (what a player shows: a file whose `rotation` is −90 gives a poster turned 90°
+/// clockwise), and encoded as a JPEG by libavcodec's `mjpeg` encoder (`yuvj420p`, one
+/// packet = one JFIF file) written as is.
 public enum PosterFrameExtractor {
     /// What ``extract(from:to:maximumSide:)`` wrote and learned about the file.
     public struct Poster: Sendable, Equatable {
-        /// Size of the image written, in pixels.
+        /// Size of the image written, in pixels (upright: after the display matrix's turn).
         public let width: Int, height: Int
+        /// The clockwise turn applied to make it upright (from the display matrix).
+        public let rotation: VideoRotationAngle
         /// Size of the decoded frame, in pixels.
         public let frameWidth: Int, frameHeight: Int
         /// The RFC 6381 `codecs` value of the video stream, e.g. `avc1.64001F`, `hvc1` or
@@ -20,7 +24,8 @@ public enum PosterFrameExtractor {
 
     /// Decodes the first frame of `input` and writes it to `output` (created exclusively:
     /// an existing file is an error) as a JPEG no larger than `maximumSide` on either side
-    /// (aspect ratio kept, sides even, never scaled up).
+    /// (aspect ratio kept, sides even, never scaled up), turned upright by the stream's
+    /// display matrix (a quarter turn; any other angle is left unturned).
     /// - Throws: ``FFmpegError`` (`AVERROR_INVALIDDATA` when no frame decodes,
     ///   `AVERROR_ENCODER_NOT_FOUND` without the mjpeg encoder, `EEXIST` when `output`
     ///   exists, errno values when writing fails).
@@ -49,9 +54,35 @@ public enum PosterFrameExtractor {
         try scaler.convert(
             sourcePlanes: [UnsafePointer(f.pointee.data.0), UnsafePointer(f.pointee.data.1), UnsafePointer(f.pointee.data.2), UnsafePointer(f.pointee.data.3)],
             sourceStrides: [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3], into: scaled)
-        let jpeg = try encodeJPEG(scaled, width: width, height: height, context: output)
+        let angle = MediaFileReader.rotation(of: stream).flatMap { VideoRotationAngle(displayMatrixRotation: $0) } ?? .degrees0
+        let upright = try turned(scaled, width: width, height: height, angle: angle)
+        let size = angle.rotated(VideoDimensions(width: width, height: height))
+        let jpeg = try encodeJPEG(upright, width: size.width, height: size.height, context: output)
         try write(jpeg, to: output)
-        return Poster(width: width, height: height, frameWidth: sourceWidth, frameHeight: sourceHeight, codecs: codecs, byteCount: jpeg.count)
+        return Poster(
+            width: size.width, height: size.height, rotation: angle, frameWidth: sourceWidth, frameHeight: sourceHeight, codecs: codecs, byteCount: jpeg.count)
+    }
+
+    /// `picture` (planar 4:2:0, `width`x`height`) turned clockwise by `angle` into a new
+    /// frame (each plane turned exactly, as ``PixelBuffer/rotated(_:pixelBufferPool:)`` turns NV12).
+    private static func turned(_ picture: Frame, width: Int, height: Int, angle: VideoRotationAngle) throws(FFmpegError) -> Frame {
+        guard angle != .degrees0 else { return picture }
+        let size = angle.rotated(VideoDimensions(width: width, height: height))
+        let out = try Frame()
+        try out.allocateBuffers(format: AVPixelFormat(rawValue: picture.pointer.pointee.format), width: size.width, height: size.height)
+        let p = picture.pointer.pointee
+        let o = out.pointer.pointee
+        let planes = [
+            (p.data.0, p.linesize.0, o.data.0, o.linesize.0, 1), (p.data.1, p.linesize.1, o.data.1, o.linesize.1, 2),
+            (p.data.2, p.linesize.2, o.data.2, o.linesize.2, 2)
+        ]
+        for (source, sourceStride, destination, destinationStride, divisor) in planes {
+            guard let source, let destination else { continue }
+            PixelBuffer.rotatePlane(
+                UInt8.self, source: UnsafeRawPointer(source), sourceStride: Int(sourceStride), width: width / divisor, height: height / divisor,
+                destination: UnsafeMutableRawPointer(destination), destinationStride: Int(destinationStride), angle: angle)
+        }
+        return out
     }
 
     /// Feeds packets until the decoder returns its first frame (or the file ends).

@@ -105,10 +105,16 @@ def test_hls_header_vod_version_7_endlist(exports, key):
 
 
 @keyed
-def test_hls_extinf_is_exact_duration_of_every_segment(exports, key):
+def test_hls_extinf_of_each_file_adds_up_to_its_exact_duration(exports, key):
+    """A file's media segments (`segment-000-0.m4s`, `-1`, ...) last its exact duration together."""
     e = exports(key).ok()
+    uris = [l for l in e.lines if l and not l.startswith("#")]
+    per_file = {}
+    for uri, extinf in zip(uris, e.extinf):
+        per_file.setdefault(uri.rsplit("-", 1)[0], []).append(extinf)
+    got = [sum(per_file.get(s["file"].rsplit(".", 1)[0], [])) for s in e.segments]
     expected = [h.exact_duration(s) for s in e.segments]
-    assert e.extinf == expected, f"{e.extinf[:4]} vs {expected[:4]}"
+    assert got == expected and len(uris) == len(e.extinf), f"{got[:4]} vs {expected[:4]}"
 
 
 @keyed
@@ -135,7 +141,10 @@ def test_hls_discontinuity_at_each_size_or_camera_change(exports, key):
         if l == "#EXT-X-DISCONTINUITY":
             pending = True
         elif l and not l.startswith("#"):
-            disc_before.append(pending)
+            if l.endswith("-0.m4s"):  # a file's first media segment
+                disc_before.append(pending)
+            else:
+                assert not pending, f"a discontinuity inside a file, before {l}"
             pending = False
     changes = [i for i in range(1, len(segments)) if (segments[i]["width"], segments[i]["height"], segments[i].get("camera"))
                != (segments[i - 1]["width"], segments[i - 1]["height"], segments[i - 1].get("camera"))]
@@ -163,7 +172,8 @@ def test_hls_last_file_remuxed_not_reencoded(exports, key):
     seg0 = e.segments[-1]
     stem = seg0["file"].rsplit(".", 1)[0]
     pair = e.work / "pair.mp4"
-    pair.write_bytes((e.hls_dir / f"{stem}-init.mp4").read_bytes() + (e.hls_dir / f"{stem}.m4s").read_bytes())
+    parts = sorted(e.hls_dir.glob(f"{stem}-[0-9]*.m4s"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    pair.write_bytes((e.hls_dir / f"{stem}-init.mp4").read_bytes() + b"".join(p.read_bytes() for p in parts))
     a, b = packets(e.folder / seg0["file"]), packets(pair)
     assert len(a) == len(b) == seg0["frameCount"] and \
         [x for x in a if "K" not in x[1]] == [x for x in b if "K" not in x[1]], f"{seg0['file']}: {len(a)} vs {len(b)}"
@@ -258,11 +268,16 @@ def test_report_bar_widths_proportional_to_durations(exports, key):
 
 
 @keyed
-def test_report_a_video_per_segment_src_relative(exports, key):
+def test_report_a_video_per_segment_src_relative_and_one_for_the_whole_recording(exports, key):
     e = exports(key)
     _, page = page_of(e)
-    assert [s["src"] for s in page.sources] == [s["file"] for s in e.segments] and len(page.videos) == len(e.segments), \
+    assert [s["src"] for s in page.sources] == ["report-hls/index.m3u8"] + [s["file"] for s in e.segments] \
+        and len(page.videos) == len(e.segments) + 1 and all(v.get("preload") == "none" for v in page.videos), \
         [s.get("src") for s in page.sources][:3]
+    total = sum(s["frameCount"] for s in e.segments)
+    counted = h.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                     "stream=nb_read_frames", "-of", "csv=p=0", e.folder / "report-hls" / "index.m3u8"]).stdout.split()
+    assert counted and int(counted[0].split(",")[0]) == total, counted
 
 
 @keyed
@@ -283,7 +298,8 @@ def test_report_a_jpeg_poster_per_segment_with_its_aspect(exports, key):
     for p, s in zip(posters, e.segments):
         probe = h.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", p])
         codec, w, hh = (probe.stdout.strip().split(",") + ["", "", ""])[:3]
-        ok = ok and codec == "mjpeg" and w.isdigit() and abs(int(w) / int(hh) - s["width"] / s["height"]) < 0.05
+        sw, sh = (s["height"], s["width"]) if (s.get("rotationDegrees") or 0) % 180 == 90 else (s["width"], s["height"])
+        ok = ok and codec == "mjpeg" and w.isdigit() and abs(int(w) / int(hh) - sw / sh) < 0.05  # upright
     assert ok, posters[:2]
 
 

@@ -184,6 +184,15 @@ def test_a_symlinked_poster_folder_is_not_followed(binary, case, force):
     assert not (case.rec / "report.html").exists()
 
 
+@pytest.mark.parametrize("force", [False, True], ids=["report", "report-force"])
+def test_a_symlinked_report_hls_folder_is_not_followed(binary, case, force):
+    """The report's HLS export (its whole-recording player) goes only into a folder of its own."""
+    os.symlink(case.bait, case.rec / "report-hls")
+    r = case.run(binary, "report-force" if force else "report")
+    assert r.returncode == 73 and "report-hls" in r.stderr and "symbolic link" in r.stderr, r.stderr
+    assert not (case.rec / "report.html").exists() and not list(case.bait.glob("*.m4s"))
+
+
 # Numbers `verify` refuses: every command refuses them alike, naming the field.
 OUT_OF_RANGE = {
     "frameCount-2^63-1": (lambda m: m["segments"][0].update(frameCount=2**63 - 1), "segments[0].frameCount"),

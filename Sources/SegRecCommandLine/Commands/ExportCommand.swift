@@ -1,13 +1,22 @@
 import Foundation
 import SegRecKit
 
-/// `segrec export DIR --hls OUT | --concat LIST`: makes a recording folder play as one
-/// stream: an HLS playlist of fMP4 segments (remuxed, not re-encoded) and/or an ffconcat
-/// list. Refuses to replace existing files without `--force` (exit 73).
+/// `segrec export DIR --hls OUT | --concat LIST | --mp4 FILE`: makes a recording folder play
+/// as one stream: an HLS playlist of fMP4 segments (remuxed, not re-encoded), an ffconcat
+/// list, and/or one MP4 file re-encoded onto one canvas (``OneFileExport``). Refuses to
+/// replace existing files without `--force` (exit 73).
 enum ExportCommand {
     static let options: [OptionSpec] = [
         .option("hls", "OUT", help: "Write an HLS playlist (version 7, fMP4): OUT is a folder (gets index.m3u8) or a .m3u8 path (files go beside it)."),
         .option("concat", "LIST", help: "Write an ffconcat list (e.g. rec.ffconcat) with exact durations; paths relative to the list."),
+        .option(
+            "mp4", "FILE",
+            help:
+                "Write one MP4 file (H.264, re-encoded): every segment turned upright, scaled to fit one canvas with black bars, every frame at its session time."
+        ), .option("canvas", "WxH", help: "With --mp4: the frame size (even sides); default the largest width and height over the segments, after rotation."),
+        .option(
+            "hls-segment-duration", "SECONDS",
+            help: "With --hls: the longest media segment, cut at keyframes (decimal, default 4); a longer keyframe interval makes a longer one (warned)."),
         .option("wall-clock", "ISO8601", help: "With --hls: wall-clock time of the first frame (e.g. 2026-11-30T08:00:00.000Z); adds EXT-X-PROGRAM-DATE-TIME."),
         .flag("force", help: "Replace files of the same names."), .flag("help", help: "Show help.")
     ]
@@ -15,15 +24,29 @@ enum ExportCommand {
     static func run(_ arguments: [String]) throws {
         guard
             let parsed = try ArgumentParser.parse(
-                arguments, command: "export", options: options, usage: "segrec export DIR [--hls OUT] [--concat LIST] [--wall-clock ISO8601] [--force]",
+                arguments, command: "export", options: options,
+                usage:
+                    "segrec export DIR [--hls OUT] [--concat LIST] [--mp4 FILE [--canvas WxH]] [--hls-segment-duration SECONDS] [--wall-clock ISO8601] [--force]",
                 abstract:
-                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations. Never re-encodes."
+                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes), or one MP4 file re-encoded onto one canvas, upright, for sharing or editing."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "export")
         let hls = parsed.value("hls")
         let concat = parsed.value("concat")
-        guard hls != nil || concat != nil else { throw CommandLineError("export: nothing to do; give --hls OUT and/or --concat LIST", exitCode: .usage) }
+        let mp4 = parsed.value("mp4")
+        guard hls != nil || concat != nil || mp4 != nil else {
+            throw CommandLineError("export: nothing to do; give --hls OUT, --concat LIST and/or --mp4 FILE", exitCode: .usage)
+        }
+        var canvas: VideoDimensions?
+        if let text = parsed.value("canvas") {
+            guard mp4 != nil else { throw CommandLineError("export: --canvas needs --mp4", exitCode: .usage) }
+            let sides = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]), width > 0, height > 0 else {
+                throw CommandLineError("export: --canvas: '\(text)' is not WxH in pixels, e.g. 1920x1080", exitCode: .usage)
+            }
+            canvas = VideoDimensions(width: width, height: height)
+        }
         var wallClock: Date?
         if let text = parsed.value("wall-clock") {
             guard hls != nil else { throw CommandLineError("export: --wall-clock needs --hls", exitCode: .usage) }
@@ -33,24 +56,43 @@ enum ExportCommand {
             }
             wallClock = date
         }
-        for (name, value) in [("hls", hls), ("concat", concat)] where value?.isEmpty == true {
+        for (name, value) in [("hls", hls), ("concat", concat), ("mp4", mp4)] where value?.isEmpty == true {
             throw CommandLineError("export: --\(name) needs a non-empty path", exitCode: .usage)
+        }
+        var mediaSegmentDuration = RecordingExporter.defaultMediaSegmentDuration
+        if let text = parsed.value("hls-segment-duration") {
+            guard hls != nil else { throw CommandLineError("export: --hls-segment-duration needs --hls", exitCode: .usage) }
+            guard let milliseconds = DecimalSecondsArgument.units(text, decimals: 3, wholeDigits: 5), milliseconds >= 100, milliseconds <= 86_400_000 else {
+                throw CommandLineError(
+                    "export: --hls-segment-duration: '\(text)' is not allowed; allowed: seconds from 0.1 to 86400 with up to 3 decimals, e.g. 4 or 2.5",
+                    exitCode: .usage)
+            }
+            mediaSegmentDuration = MediaTime(value: milliseconds, timescale: 1000)
         }
         let force = parsed.flag("force")
         if let hls {
-            let result = try RecordingExporter.exportHLS(from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, force: force)
+            let result = try RecordingExporter.exportHLS(
+                from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)
+            for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             print(
-                "hls: \(result.playlist.path): \(result.segments) segment(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (remuxed, not re-encoded)"
+                "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (remuxed, not re-encoded)"
             )
         }
         if let concat {
             let result = try RecordingExporter.exportConcat(from: directory, to: URL(fileURLWithPath: concat), force: force)
+            for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             let copies =
                 result.copies > 0
                 ? " (\(result.copies) HEVC file(s) remuxed with in-band parameter sets into \(result.list.deletingPathExtension().lastPathComponent)-files/)"
                 : ""
             print(
                 "concat: \(result.list.path): \(result.segments) file(s), \(result.frames) frames\(copies); play with: ffmpeg -f concat -safe 0 -i \(result.list.path)"
+            )
+        }
+        if let mp4 {
+            let result = try OneFileExport.export(from: directory, to: URL(fileURLWithPath: mp4), canvas: canvas, force: force)
+            print(
+                "mp4: \(result.file.path): \(result.frames) frames from \(result.segments) segment(s) on a \(result.canvas) canvas (\(result.rotatedSegments) turned upright, \(result.placedSegments) scaled or padded), \(DecimalSeconds.text(result.duration, digits: 6)) s at 1/\(result.timescale), \(result.bytes) bytes (H.264, re-encoded)"
             )
         }
     }

@@ -1,15 +1,19 @@
 /// A VOD media playlist of fMP4 segments (RFC 8216bis, `EXT-X-VERSION:7`) as text.
 ///
-/// Every entry has its own initialization section (`EXT-X-MAP`), and every entry after the
-/// first starts with `EXT-X-DISCONTINUITY`: each recorded file is its own encoding sequence
-/// (its own encoder, parameter sets and, at a size change or camera switch, dimensions), which
-/// RFC 8216 §4.3.2.3 says must be signalled. `EXTINF` carries the exact duration with 9
-/// decimals; `EXT-X-TARGETDURATION` is the ceiling of the longest.
+/// An entry that starts a recorded file has its initialization section (`EXT-X-MAP`), and,
+/// after the first, `EXT-X-DISCONTINUITY`: each recorded file is its own encoding sequence
+/// (its own encoder, parameter sets and, at a size change or camera switch, dimensions),
+/// which RFC 8216 §4.3.2.3 says must be signalled. The file's further media segments
+/// (entries with no `initURI`) follow with neither: same map, same sequence.
+/// `EXTINF` carries the exact duration with 9 decimals; `EXT-X-TARGETDURATION` is the
+/// ceiling of the longest.
 public struct HLSPlaylist: Sendable, Equatable {
     /// One media segment.
     public struct Entry: Sendable, Equatable {
-        /// URI of the initialization section, relative to the playlist.
-        public var initURI: String
+        /// URI of the initialization section, relative to the playlist, for an entry that
+        /// starts a file (a map, and a discontinuity unless it is the first entry); nil for a
+        /// later media segment of the same file.
+        public var initURI: String?
         /// URI of the media segment, relative to the playlist.
         public var mediaURI: String
         /// Exact duration (the manifest's `sessionEnd − sessionStart`).
@@ -20,7 +24,7 @@ public struct HLSPlaylist: Sendable, Equatable {
         public var title: String
 
         /// An entry; `title` and `programDateTime` are optional.
-        public init(initURI: String, mediaURI: String, duration: MediaTime, programDateTime: String? = nil, title: String = "") {
+        public init(initURI: String?, mediaURI: String, duration: MediaTime, programDateTime: String? = nil, title: String = "") {
             self.initURI = initURI
             self.mediaURI = mediaURI
             self.duration = duration
@@ -45,8 +49,10 @@ public struct HLSPlaylist: Sendable, Equatable {
             "#EXT-X-INDEPENDENT-SEGMENTS"
         ]
         for (index, entry) in entries.enumerated() {
-            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
-            lines.append("#EXT-X-MAP:URI=\"\(Self.quoted(entry.initURI))\"")
+            if let initURI = entry.initURI {
+                if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+                lines.append("#EXT-X-MAP:URI=\"\(Self.quoted(initURI))\"")
+            }
             if let date = entry.programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date)") }
             lines.append("#EXTINF:\(DecimalSeconds.text(entry.duration, digits: 9)),\(entry.title)")
             lines.append(Self.uri(entry.mediaURI))

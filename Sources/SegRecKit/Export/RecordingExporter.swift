@@ -1,24 +1,28 @@
 import Foundation
 
 /// Turns a finished recording folder into something one player plays from start to end:
-/// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:force:)``) or an
+/// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``) or an
 /// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
 /// re-encodes: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
 public enum RecordingExporter {
-    /// What ``exportHLS(from:to:wallClock:force:)`` wrote.
+    /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)`` wrote.
     public struct HLSResult: Sendable, Equatable {
         /// The playlist file.
         public let playlist: URL
         /// The playlist as written.
         public let text: String
-        /// Media segments written.
+        /// Media segments written (playlist entries).
         public let segments: Int
+        /// Recorded files exported (one initialization section each).
+        public let files: Int
         /// Frames (packets) copied into media segments, over all segments.
         public let frames: Int
         /// Bytes written (initialization sections and media segments).
         public let bytes: Int64
-        /// `EXT-X-DISCONTINUITY` tags written (segments − 1).
+        /// `EXT-X-DISCONTINUITY` tags written (files − 1).
         public let discontinuities: Int
+        /// What a user should know (a rotation change, a media segment longer than asked).
+        public let warnings: [String]
     }
 
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
@@ -48,42 +52,61 @@ public enum RecordingExporter {
         /// `segment-000-init.mp4` for `segment-000.mp4`.
         public func initName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4" }
 
-        /// `segment-000.m4s` for `segment-000.mp4`.
-        public func mediaName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + ".m4s" }
+        /// `segment-000-1.m4s` for media segment 1 of `segment-000.mp4` (parts from 0).
+        public func mediaName(for segment: SegmentRecord, part: Int) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-\(part).m4s" }
     }
 
+    /// The default longest media segment of the HLS export: 4 s (Apple's authoring spec
+    /// recommends 6 s targets; 4 s holds two of the recorder's default 2 s keyframe intervals at 30 fps).
+    public static let defaultMediaSegmentDuration = MediaTime(value: 4, timescale: 1)
+
     /// Writes an HLS VOD playlist (version 7) of fMP4 segments for the recording in
-    /// `directory`: per segment file an initialization section and one media segment,
-    /// remuxed (not re-encoded) by `FragmentedRemuxer`; every segment after the first
-    /// starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`; `EXTINF` is the exact
-    /// `sessionEnd − sessionStart`. Timestamps continue across segments: each file's pts are
-    /// shifted by the sum of the exact durations before it, so the media timeline is the
-    /// playlist's; decode times increase across files (see `FragmentedRemuxer`). Every
+    /// `directory`: per segment file an initialization section and media segments of at most
+    /// `mediaSegmentDuration` each, remuxed (not re-encoded) by `FragmentedRemuxer` and cut
+    /// only before keyframes (`FragmentedRemuxer.planMediaSegments`: each media segment
+    /// decodes on its own; where one keyframe interval alone is longer than the target, its
+    /// media segment is that long and ``HLSResult/warnings`` says so). The first media
+    /// segment of every file after the first starts with `EXT-X-DISCONTINUITY` and its own
+    /// `EXT-X-MAP`. `EXTINF` is each media segment's presentation span, exact to the
+    /// nanosecond: from its earliest pts to the next one's (the file's last to its
+    /// `sessionEnd − sessionStart`), whatever the decode order (B-frames, HEVC), so a file's
+    /// `EXTINF`s add up to its exact duration. Timestamps continue across files: each file's
+    /// pts are shifted by the sum of the exact durations before it, so the media timeline is
+    /// the playlist's; decode times increase across files (see `FragmentedRemuxer`). Every
     /// file gets one common time base (`FragmentedRemuxer.commonTimeBase(of:)`: the least
     /// common multiple of the files' timescales, ≥ 90 kHz, so every timestamp stays exact;
     /// `1/90000` with rounding when that does not fit in 32 bits), because FFmpeg's `hls`
     /// demuxer reads every file's ticks in the first initialization section's time base.
+    /// Each initialization section keeps its file's display matrix; a rotation that changes
+    /// between files is named in ``HLSResult/warnings`` (FFmpeg's `hls` demuxer keeps the
+    /// first file's matrix).
     ///
     /// - Parameters:
     ///   - directory: the recording folder (its `manifest.json` and segment files).
     ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
-    ///   - wallClock: the wall-clock time of the first segment's first frame; each segment
-    ///     then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock + (sessionStart − first
-    ///     sessionStart)`, in UTC with milliseconds.
+    ///   - wallClock: the wall-clock time of the first segment's first frame; each file's
+    ///     first media segment then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock +
+    ///     (sessionStart − first sessionStart)`, in UTC with milliseconds.
+    ///   - mediaSegmentDuration: the longest media segment wanted (positive).
     ///   - force: replace files of the same names; without it an existing one is an error.
     /// - Throws: what ``ExportSource/init(directory:)`` throws;
     ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
     ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
     ///   recording is never touched).
-    public static func exportHLS(from directory: URL, to output: URL, wallClock: Date? = nil, force: Bool = false) throws -> HLSResult {
+    public static func exportHLS(
+        from directory: URL, to output: URL, wallClock: Date? = nil, mediaSegmentDuration: MediaTime = defaultMediaSegmentDuration, force: Bool = false
+    ) throws -> HLSResult {
         let source = try ExportSource(directory: directory)
         let layout = HLSLayout(output: output)
         let segments = source.manifest.segments
         let playlistPath = layout.folder.appendingPathComponent(layout.playlistName).path
+        let plans = try segments.map {
+            try FragmentedRemuxer.planMediaSegments(path: source.path(of: $0), target: mediaSegmentDuration, end: ExportSource.duration(of: $0))
+        }
         var planned = [playlistPath]
-        for segment in segments {
+        for (segment, plan) in zip(segments, plans) {
             planned.append(layout.folder.appendingPathComponent(layout.initName(for: segment)).path)
-            planned.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment)).path)
+            for part in plan.starts.indices { planned.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment, part: part)).path) }
         }
         _ = try ExportOutput(folder: layout.folder, paths: planned, force: force, protecting: source)
 
@@ -104,17 +127,18 @@ public enum RecordingExporter {
         var bytes: Int64 = 0
         let first = segments[0].sessionStart
         var decodeFloor: MediaTime?
+        var warnings = rotationChangeWarnings(segments, export: "HLS")
         do {
-            for (index, segment) in segments.enumerated() {
+            for (index, (segment, plan)) in zip(segments, plans).enumerated() {
                 let initName = layout.initName(for: segment)
-                let mediaName = layout.mediaName(for: segment)
+                let mediaNames = plan.starts.indices.map { layout.mediaName(for: segment, part: $0) }
                 let initPath = layout.folder.appendingPathComponent(initName).path
-                let mediaPath = layout.folder.appendingPathComponent(mediaName).path
+                let mediaPaths = mediaNames.map { layout.folder.appendingPathComponent($0).path }
                 let duration = ExportSource.duration(of: segment)
                 let result = try FragmentedRemuxer.remux(
-                    input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPath, offset: starts[index], end: duration,
-                    decodeFloor: decodeFloor, timeBase: timeBase)
-                written += [initPath, mediaPath]
+                    input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPaths[0], offset: starts[index], end: duration,
+                    decodeFloor: decodeFloor, timeBase: timeBase, cuts: plan.cuts, moreMediaOutputs: Array(mediaPaths.dropFirst()))
+                written += [initPath] + mediaPaths
                 decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {
                     throw RecordingError.badInput(
@@ -123,19 +147,60 @@ public enum RecordingExporter {
                 }
                 frames += result.packets
                 bytes += result.initBytes + result.mediaBytes
+                let spans = try mediaSegmentSpans(plan, duration: duration)
+                for (part, span) in spans.enumerated() where span > mediaSegmentDuration {
+                    warnings.append(
+                        "\(segment.file): media segment \(part) lasts \(DecimalSeconds.text(span, digits: 3)) s, longer than \(DecimalSeconds.text(mediaSegmentDuration, digits: 3)) s: its keyframes are that far apart (record with a smaller --keyframe-interval)"
+                    )
+                }
                 let date = wallClock.map { programDateTime($0, after: segment.sessionStart - first) }
-                entries.append(HLSPlaylist.Entry(initURI: initName, mediaURI: mediaName, duration: duration, programDateTime: date, title: title(of: segment)))
+                for (part, span) in spans.enumerated() {
+                    entries.append(
+                        HLSPlaylist.Entry(
+                            initURI: part == 0 ? initName : nil, mediaURI: mediaNames[part], duration: span, programDateTime: part == 0 ? date : nil,
+                            title: title(of: segment)))
+                }
             }
             let playlist = HLSPlaylist(entries: entries)
             let text = playlist.render()
             try ExportOutput.writeText(text, to: playlistPath)
             return HLSResult(
-                playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, frames: frames, bytes: bytes,
-                discontinuities: max(0, entries.count - 1))
+                playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, files: segments.count, frames: frames, bytes: bytes,
+                discontinuities: max(0, segments.count - 1), warnings: warnings)
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
         }
+    }
+
+    /// Each media segment's `EXTINF` in nanoseconds: from its earliest pts to the next
+    /// one's, the last to the file's `duration`; boundaries rounded once to the nanosecond
+    /// (half away from zero), so the spans add up to `duration` exactly.
+    static func mediaSegmentSpans(_ plan: FragmentedRemuxer.MediaSegmentPlan, duration: MediaTime) throws -> [MediaTime] {
+        let nanosecond: Int32 = 1_000_000_000
+        let end = try duration.converted(toTimescale: nanosecond, rounding: .roundHalfAwayFromZero).value
+        let origin = plan.starts.first ?? 0
+        var bounds: [Int64] = []
+        for start in plan.starts {
+            let ticks = Int128(start - origin) * Int128(plan.timeBase.num)
+            let value = ExactArithmetic.multiplyDivide(ticks, Int128(nanosecond), Int128(plan.timeBase.den), rounding: .default) ?? 0
+            bounds.append(Int64(value))
+        }
+        bounds.append(end)
+        return (0..<plan.starts.count).map { MediaTime(value: bounds[$0 + 1] - bounds[$0], timescale: nanosecond) }
+    }
+
+    /// One warning per rotation change between consecutive files (the manifest's
+    /// `rotationDegrees`, absent = 0): players that keep one demuxer (FFmpeg's `hls` and
+    /// `concat` demuxers, a `-c copy` join) keep the first file's display matrix.
+    static func rotationChangeWarnings(_ segments: [SegmentRecord], export: String) -> [String] {
+        var warnings: [String] = []
+        for (previous, next) in zip(segments, segments.dropFirst()) where (previous.rotationDegrees ?? 0) != (next.rotationDegrees ?? 0) {
+            warnings.append(
+                "\(next.file): rotation changes from \(previous.rotationDegrees ?? 0)° to \(next.rotationDegrees ?? 0)° (clockwise); its file keeps its own display matrix, but players that read the \(export) export with one demuxer (ffmpeg, ffplay, mpv) keep the first file's and show it turned: export --mp4 gives one upright file"
+            )
+        }
+        return warnings
     }
 
     /// What ``exportConcat(from:to:force:)`` wrote.
@@ -150,6 +215,9 @@ public enum RecordingExporter {
         public let frames: Int
         /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
         public let copies: Int
+        /// What a user should know: a rotation change between files (FFmpeg's concat
+        /// demuxer keeps the first file's display matrix).
+        public let warnings: [String]
     }
 
     /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
@@ -197,7 +265,9 @@ public enum RecordingExporter {
             }
             let text = ConcatList(entries: entries).render()
             try ExportOutput.writeText(text, to: list.path)
-            return ConcatResult(list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count)
+            return ConcatResult(
+                list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count,
+                warnings: rotationChangeWarnings(segments, export: "concat"))
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error

@@ -1,13 +1,18 @@
 import Foundation
 
-/// `segrec report DIR`: writes `DIR/report.html` and a poster per segment in
-/// `DIR/report-posters/` (JPEG, from ``PosterFrameExtractor``). The page is self-contained
-/// (inline CSS, SVG and script, no network) and refers to the segment files beside it.
+/// `segrec report DIR`: writes `DIR/report.html`, a poster per segment in
+/// `DIR/report-posters/` (JPEG, upright, from ``PosterFrameExtractor``) and the whole
+/// recording's HLS export in `DIR/report-hls/` (its one player). The page is self-contained
+/// (inline CSS, SVG and script, no network) and refers to the files beside it; no video
+/// loads before it is played (`preload="none"`).
 public enum RecordingReport {
     /// The page's file name inside the recording folder.
     public static let pageName = "report.html"
     /// The posters' folder name inside the recording folder.
     public static let postersFolder = "report-posters"
+    /// The folder of the whole recording's HLS export (the page's one player), inside the
+    /// recording folder.
+    public static let hlsFolder = "report-hls"
 
     /// What ``write(for:force:posterSide:)`` wrote.
     public struct Result: Sendable, Equatable {
@@ -17,6 +22,9 @@ public enum RecordingReport {
         public let posters: [URL]
         /// Bytes of the page.
         public let pageBytes: Int
+        /// The whole recording's HLS export (``RecordingExporter/exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``
+        /// into ``hlsFolder``), which the page's one player plays.
+        public let hls: RecordingExporter.HLSResult
     }
 
     /// Writes the report for the recording in `directory`.
@@ -43,6 +51,11 @@ public enum RecordingReport {
                 path: posters.path, detail: "\(problem); the report writes its posters only into a folder of its own there: move it away")
         }
         _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: force)
+        let hlsFolder = directory.appendingPathComponent(hlsFolder)
+        if let problem = SafeFile.notRegularFolder(path: hlsFolder.path) {
+            throw RecordingError.cannotCreateOutput(
+                path: hlsFolder.path, detail: "\(problem); the report writes its HLS export only into a folder of its own there: move it away")
+        }
         var written: [URL] = []
         do {
             var media: [ReportPage.SegmentMedia] = []
@@ -53,10 +66,14 @@ public enum RecordingReport {
                 media.append(
                     ReportPage.SegmentMedia(poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs))
             }
+            let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, force: force)
+            let whole = ReportPage.WholeRecording(
+                playlist: Self.hlsFolder + "/" + hls.playlist.lastPathComponent, mediaSegments: hls.segments,
+                isHEVC: source.manifest.encoder?.codec == "hevc" || media.contains { $0.codecs.hasPrefix("hev1") || $0.codecs.hasPrefix("hvc1") })
             let title = "segrec report: \(directory.standardizedFileURL.lastPathComponent)"
-            let html = ReportPage.render(source: source, media: media, title: title)
+            let html = ReportPage.render(source: source, media: media, whole: whole, title: title)
             try ExportOutput.writeText(html, to: pagePath)
-            return Result(page: URL(fileURLWithPath: pagePath), posters: written, pageBytes: html.utf8.count)
+            return Result(page: URL(fileURLWithPath: pagePath), posters: written, pageBytes: html.utf8.count, hls: hls)
         } catch {
             for url in written { SafeFile.remove(path: url.path) }
             throw error

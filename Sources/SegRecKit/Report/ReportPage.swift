@@ -11,7 +11,15 @@ enum ReportPage {
         let codecs: String
     }
 
-    static func render(source: ExportSource, media: [SegmentMedia], title: String) -> String {
+    /// The whole recording's player: its HLS export's playlist (relative to the page), and
+    /// whether its codec is HEVC (Chromium has no HEVC decoder).
+    struct WholeRecording {
+        let playlist: String
+        let mediaSegments: Int
+        let isHEVC: Bool
+    }
+
+    static func render(source: ExportSource, media: [SegmentMedia], whole: WholeRecording?, title: String) -> String {
         let m = source.manifest
         let camera = source.cameraName
         // Several-camera recordings: every camera that made a segment, in order of appearance.
@@ -45,7 +53,8 @@ enum ReportPage {
             <h2>Timeline</h2>
             <p class="legend"><span class="swatch landscape"></span>landscape <span class="swatch portrait"></span>portrait <span class="swatch square"></span>square
             <span class="key announced">▼</span> announced change (device time → session) <span class="key firstNewBuffer">▲</span> first new buffer <span class="key stop">|</span> stop.
-            Hover for exact times; bar width = duration, bar height = frame height / longer side.</p>
+            <span class="key gap">⇄</span> camera switch (hatched: no frame) <span class="key event">●</span> session event (rows: camera, posture, orientation, zoom, framing, format).
+            Hover for exact times; bar width = duration, bar height = displayed height / longer side (after rotation).</p>
             <figure class="timeline">
             """)
         html.append(TimelineSVG.render(timeline, manifest: m, camera: camera))
@@ -58,6 +67,39 @@ enum ReportPage {
             )
         }
         html.append("</div>")
+        if let whole {
+            let note =
+                whole.isHEVC
+                ? "HEVC: browsers without an HEVC decoder (Chromium) cannot play it; open it in ffplay, mpv or Safari."
+                : "HLS, played natively by Safari and Chromium; elsewhere open it in ffplay or mpv."
+            html.append(
+                """
+                <h2>Whole recording</h2>
+                <section class="whole" id="whole">
+                <video id="whole-player" controls muted playsinline preload="none" data-hevc="\(whole.isHEVC ? "yes" : "no")" poster="\(HTMLText.url(media[0].poster))"><source src="\(HTMLText.url(whole.playlist))" type="application/vnd.apple.mpegurl"></video>
+                <p class="whole-note"><a href="\(HTMLText.url(whole.playlist))">\(HTMLText.escape(whole.playlist))</a>: the HLS export of every segment (\(whole.mediaSegments) media segments, a discontinuity at each change), loaded when played. \(HTMLText.escape(note))</p>
+                <p class="unsupported" hidden>This browser does not play this HLS playlist here: open it in ffplay, mpv or Safari, or serve the folder over http (Chromium plays HLS natively only over http(s), e.g. <code>python3 -m http.server -d DIR</code>, then open report.html through it).</p>
+                </section>
+                """)
+        }
+        let gapNotes = timeline.gaps.map { TimelineSVG.gapNote(previous: m.segments[$0.segment - 1], next: m.segments[$0.segment], camera: camera) }
+        if !gapNotes.isEmpty {
+            html.append("<h2>Camera switches</h2><ul id=\"gaps\">")
+            for (gap, note) in zip(timeline.gaps, gapNotes) {
+                html.append("<li class=\"gap\" data-segment=\"\(gap.segment)\"><a href=\"#seg-\(gap.segment)\">⇄</a> \(HTMLText.escape(note))</li>")
+            }
+            html.append("</ul>")
+        }
+        if let events = m.events, !events.isEmpty {
+            html.append("<details id=\"events\" open><summary>\(events.count) session event\(events.count == 1 ? "" : "s")</summary><ol class=\"events\">")
+            for (index, event) in events.enumerated() {
+                html.append(
+                    "<li class=\"event \(EventCategory(of: event.kind).rawValue)\" data-index=\"\(index)\" data-kind=\"\(event.kind.rawValue)\">\(HTMLText.escape(TimelineSVG.eventText(event)))</li>"
+                )
+            }
+            html.append("</ol></details>")
+        }
+
         html.append("<h2>Segments</h2>")
         for (index, s) in m.segments.enumerated() {
             let media = media[index]
@@ -70,7 +112,8 @@ enum ReportPage {
                 ("duration", "\(DecimalSeconds.text(duration)) s"), ("started", s.startReason.rawValue),
                 ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)), ("codec", media.codecs), ("bytes", "\(s.byteCount)")
             ]
-            if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)°")) }
+            if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)° clockwise (display matrix; poster and bar shown upright)")) }
+            if let gap = timeline.gaps.firstIndex(where: { $0.segment == index }) { rows.append(("before it", gapNotes[gap])) }
             if let change = s.change {
                 let what = change.camera.map { "camera \(change.previousCamera ?? "?") → \($0) (device time on \($0)'s clock)" } ?? (change.aspectRatio ?? "?")
                 rows.append(
@@ -83,7 +126,7 @@ enum ReportPage {
                 """
                 <section class="segment-card" id="seg-\(index)" data-index="\(index)">
                 <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
-                <video controls muted playsinline preload="auto" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
+                <video controls muted playsinline preload="none" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
                 <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>
                 <dl>\(rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined())</dl>
                 </section>
@@ -133,6 +176,12 @@ enum ReportPage {
         .segment-card h3{grid-column:1/3}.segment-card video{max-width:320px;max-height:320px;width:auto;height:auto;background:#000}
         .segment-card dl{margin:0;align-self:start;display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;font-size:13px}.segment-card dt{color:#666}.segment-card dd{margin:0;font-variant-numeric:tabular-nums}
         .unsupported{grid-column:1;color:#b00020;font-size:12px;margin:0}
+        .key.gap{color:#6a1b9a}.key.event{color:#00695c}
+        g.gap rect.gap{fill:url(#hatch);stroke:#6a1b9a;stroke-width:1}text.gap-label{font-size:11px;fill:#6a1b9a;text-anchor:middle}
+        circle.event{stroke:#fff;stroke-width:1}circle.event.camera{fill:#6a1b9a}circle.event.posture{fill:#00695c}circle.event.orientation{fill:#c62828}
+        circle.event.zoom{fill:#1565c0}circle.event.framing{fill:#ef6c00}circle.event.format{fill:#555}text.event-row{font-size:10px;fill:#666;text-anchor:end}
+        section.whole video{max-width:100%;max-height:240px;background:#000}.whole-note{font-size:12px;color:#444;margin:4px 0}
+        #gaps li{color:#6a1b9a}ol.events{font-size:12px;columns:2;margin:4px 0}ol.events li.camera{color:#6a1b9a}ol.events li.orientation{color:#c62828}
         #warnings li.warning{color:#8a5300}#drops li.drop{color:#b00020}li.none{color:#666}
         footer{margin-top:24px;font-size:12px;color:#777}
         """
@@ -149,6 +198,17 @@ enum ReportPage {
           document.querySelectorAll("rect.segment").forEach(function (rect) {
             rect.addEventListener("click", function () { select(rect.getAttribute("data-index")); });
           });
+          var whole = document.getElementById("whole-player");
+          if (whole) {
+            var note = whole.parentNode.querySelector(".unsupported");
+            if (whole.canPlayType("application/vnd.apple.mpegurl") === "" || whole.getAttribute("data-hevc") === "yes" &&
+                whole.canPlayType('video/mp4; codecs="hev1.1.6.L93.B0"') === "") {
+              whole.setAttribute("data-playable", "no"); note.hidden = false;
+            } else {
+              whole.setAttribute("data-playable", "maybe");
+              whole.querySelector("source").addEventListener("error", function () { whole.setAttribute("data-playable", "no"); note.hidden = false; });
+            }
+          }
           document.querySelectorAll("section.segment-card video").forEach(function (video) {
             var type = video.querySelector("source").getAttribute("type");
             var note = video.parentNode.querySelector(".unsupported");

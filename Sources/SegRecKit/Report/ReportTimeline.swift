@@ -33,6 +33,27 @@ public struct ReportTimeline: Sendable {
         public let x: Double
     }
 
+    /// A session event (the manifest's `events`) at its exact time.
+    public struct EventMark: Sendable, Equatable {
+        /// Index in the manifest's `events`.
+        public let index: Int
+        public let kind: SessionEventRecord.Kind
+        public let time: MediaTime
+        /// Position in user units (clamped to the drawing area).
+        public let x: Double
+    }
+
+    /// A camera switch: from the previous segment's end to the next segment's first frame
+    /// (no frame is recorded in between; zero long when the cameras hand over at once).
+    public struct Gap: Sendable, Equatable {
+        /// The segment the switch opened.
+        public let segment: Int
+        /// The previous segment's `sessionEnd` and this segment's `sessionStart`.
+        public let from: MediaTime, to: MediaTime
+        /// Left edge and width in user units (at least 1, so a zero gap still shows).
+        public let x: Double, width: Double
+    }
+
     /// Total width of the drawing area and its left margin, in user units.
     public let width: Double, margin: Double
     /// First segment's `sessionStart` and the timeline's end (last `sessionEnd`, or a later
@@ -40,6 +61,10 @@ public struct ReportTimeline: Sendable {
     public let start: MediaTime, end: MediaTime
     public let bars: [Bar]
     public let markers: [Marker]
+    /// Every entry of the manifest's `events`, in order.
+    public let events: [EventMark]
+    /// Every camera switch between consecutive segments.
+    public let gaps: [Gap]
 
     /// The tallest bar, in user units (a square or portrait frame).
     public static let barHeight = 80.0
@@ -58,8 +83,20 @@ public struct ReportTimeline: Sendable {
         func x(_ t: MediaTime) -> Double { margin + (total > 0 ? (t - start).seconds / total * width : 0) }
         bars = segments.enumerated().map { index, s in
             let left = x(s.sessionStart)
-            let longer = Double(max(s.width, s.height, 1))
-            return Bar(index: index, x: left, width: max(0, x(s.sessionEnd) - left), height: Self.barHeight * Double(s.height) / longer)
+            let shown = Self.displayed(s)
+            let longer = Double(max(shown.width, shown.height, 1))
+            return Bar(index: index, x: left, width: max(0, x(s.sessionEnd) - left), height: Self.barHeight * Double(shown.height) / longer)
+        }
+        let low = margin
+        let high = margin + width
+        events = (manifest.events ?? []).enumerated().map { index, event in
+            EventMark(index: index, kind: event.kind, time: event.sessionTime, x: min(high, max(low, x(event.sessionTime))))
+        }
+        gaps = zip(segments.indices.dropFirst(), zip(segments, segments.dropFirst())).compactMap { index, pair in
+            let (previous, next) = pair
+            guard Self.isCameraSwitch(from: previous, to: next) else { return nil }
+            let left = x(previous.sessionEnd)
+            return Gap(segment: index, from: previous.sessionEnd, to: next.sessionStart, x: left, width: max(1, x(next.sessionStart) - left))
         }
         var markers: [Marker] = []
         for (index, s) in segments.enumerated() where index > 0 || s.change != nil {
@@ -70,6 +107,18 @@ public struct ReportTimeline: Sendable {
         }
         if let stop = manifest.stopTime { markers.append(Marker(segment: nil, kind: .stop, time: stop, x: x(stop))) }
         self.markers = markers
+    }
+
+    /// A segment's size as a player shows it: width and height swapped for a quarter turn
+    /// (`rotationDegrees` 90 or 270, clockwise).
+    public static func displayed(_ segment: SegmentRecord) -> (width: Int, height: Int) {
+        abs(segment.rotationDegrees ?? 0) % 180 == 90 ? (segment.height, segment.width) : (segment.width, segment.height)
+    }
+
+    /// Whether `next` comes from another camera than `previous` (its `change` names a camera,
+    /// or the segments' `camera` differ).
+    public static func isCameraSwitch(from previous: SegmentRecord, to next: SegmentRecord) -> Bool {
+        next.change?.camera != nil || (previous.camera != nil && next.camera != nil && previous.camera != next.camera)
     }
 
     /// Axis ticks: a 1-2-5 step giving at most about 10 ticks, as (session seconds, x).

@@ -10,9 +10,13 @@ enum TimelineSVG {
         let top = 28.0
         let barBase = top + ReportTimeline.barHeight
         let totalWidth = timeline.width + 2 * timeline.margin
-        let height = barBase + 44
+        // Event rows below the axis: one per category that has events.
+        let rows = EventCategory.allCases.filter { category in timeline.events.contains { EventCategory(of: $0.kind) == category } }
+        let eventsTop = barBase + 52
+        let height = barBase + 44 + (rows.isEmpty ? 0 : 14 * Double(rows.count) + 14)
         var svg = [
-            "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">"
+            "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">",
+            "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f3e5f5\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#6a1b9a\" stroke-width=\"2\"/></pattern></defs>"
         ]
         for bar in timeline.bars {
             let s = segments[bar.index]
@@ -26,9 +30,10 @@ enum TimelineSVG {
             let y = barBase - bar.height
             svg.append("<a href=\"#seg-\(bar.index)\">")
             svg.append(
-                "<rect class=\"segment \(AspectText.cssClass(width: s.width, height: s.height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>"
+                "<rect class=\"segment \(AspectText.cssClass(width: ReportTimeline.displayed(s).width, height: ReportTimeline.displayed(s).height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\" data-rotation=\"\(s.rotationDegrees ?? 0)\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>"
             )
-            let lines = ["\(s.width)x\(s.height)", ratio, "\(s.frameCount) fr", camera]
+            let turn = (s.rotationDegrees ?? 0) % 360 == 0 ? "" : " ↻\(s.rotationDegrees ?? 0)°"
+            let lines = ["\(s.width)x\(s.height)\(turn)", ratio, "\(s.frameCount) fr", camera]
             if bar.width >= 64 {
                 for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
                     svg.append("<text class=\"label\" x=\"\(fmt(bar.x + 4))\" y=\"\(fmt(y + 14 + Double(n) * 13))\">\(HTMLText.escape(line))</text>")
@@ -40,6 +45,14 @@ enum TimelineSVG {
                 )
             }
             svg.append("</a>")
+        }
+        for gap in timeline.gaps {
+            let s = segments[gap.segment]
+            let previous = segments[gap.segment - 1]
+            let title = gapNote(previous: previous, next: s, camera: camera)
+            svg.append(
+                "<g class=\"gap\" data-segment=\"\(gap.segment)\" data-from=\"\(DecimalSeconds.text(gap.from))\" data-to=\"\(DecimalSeconds.text(gap.to))\"><rect class=\"gap\" x=\"\(fmt(gap.x))\" y=\"\(fmt(top))\" width=\"\(fmt(gap.width))\" height=\"\(fmt(ReportTimeline.barHeight))\"/><text class=\"gap-label\" x=\"\(fmt(gap.x + gap.width / 2))\" y=\"\(fmt(top - 2))\">⇄</text><title>\(HTMLText.escape(title))</title></g>"
+            )
         }
         for marker in timeline.markers {
             svg.append(
@@ -60,9 +73,39 @@ enum TimelineSVG {
             svg.append("<line class=\"tick\" x1=\"\(fmt(tick.x))\" x2=\"\(fmt(tick.x))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 13))\"/>")
             svg.append("<text class=\"tick-label\" x=\"\(fmt(tick.x))\" y=\"\(fmt(barBase + 26))\">\(tickText(tick.seconds)) s</text>")
         }
+        for (row, category) in rows.enumerated() {
+            let y = eventsTop + 14 * Double(row)
+            svg.append("<text class=\"event-row\" x=\"\(fmt(timeline.margin + timeline.width))\" y=\"\(fmt(y + 4))\">\(category.rawValue)</text>")
+            for mark in timeline.events where EventCategory(of: mark.kind) == category {
+                let event = manifest.events![mark.index]
+                svg.append(
+                    "<circle class=\"event \(category.rawValue)\" data-index=\"\(mark.index)\" data-kind=\"\(mark.kind.rawValue)\" data-time=\"\(DecimalSeconds.text(mark.time))\" cx=\"\(fmt(mark.x))\" cy=\"\(fmt(y))\" r=\"4\"><title>\(HTMLText.escape(eventText(event)))</title></circle>"
+                )
+            }
+        }
         svg.append("<text class=\"axis-title\" x=\"\(fmt(timeline.margin + timeline.width))\" y=\"\(fmt(barBase + 40))\">session clock (s)</text>")
         svg.append("</svg>")
         return svg.joined(separator: "\n")
+    }
+
+    /// What a camera-switch gap is: its exact length and the cameras on either side.
+    static func gapNote(previous: SegmentRecord, next: SegmentRecord, camera: String) -> String {
+        let length = next.sessionStart - previous.sessionEnd
+        let from = next.change?.previousCamera ?? previous.camera ?? camera
+        let to = next.change?.camera ?? next.camera ?? camera
+        return
+            "camera switch \(from) → \(to): no frame from session \(DecimalSeconds.text(previous.sessionEnd)) s (end of \(previous.file)) to \(DecimalSeconds.text(next.sessionStart)) s (first frame of \(next.file)), a gap of \(DecimalSeconds.text(length, digits: 6)) s"
+    }
+
+    /// One line for a session event: kind, camera, from → to, message, exact session time.
+    static func eventText(_ event: SessionEventRecord) -> String {
+        var text = "\(event.kind.rawValue)"
+        if let camera = event.camera { text += " (\(camera))" }
+        if event.from != nil || event.to != nil { text += ": \(event.from ?? "–") → \(event.to ?? "–")" }
+        if let message = event.message { text += "; \(message)" }
+        text += " at session \(DecimalSeconds.text(event.sessionTime)) s"
+        if let frame = event.frameIndex { text += ", frame \(frame)" }
+        return text
     }
 
     /// The camera a segment came from: its own `camera` and `facing` (`inner (user)`) in
@@ -128,4 +171,20 @@ enum AspectText {
 
     /// `landscape`, `portrait` or `square`: the bar's colour.
     static func cssClass(width: Int, height: Int) -> String { width > height ? "landscape" : width < height ? "portrait" : "square" }
+}
+
+/// The rows of the report's events lane: a session event's kind grouped by what it changes.
+enum EventCategory: String, CaseIterable {
+    case camera, posture, orientation, zoom, framing, format
+
+    init(of kind: SessionEventRecord.Kind) {
+        switch kind {
+        case .cameraSwitched, .constituentSwapped, .facingChanged, .mirroringChanged: self = .camera
+        case .postureChanged: self = .posture
+        case .deviceOrientationChanged, .rotationChanged: self = .orientation
+        case .zoomChanged: self = .zoom
+        case .smartFramingChanged, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .aspectRatioRequestFailed: self = .framing
+        case .activeFormatChanged: self = .format
+        }
+    }
 }

@@ -74,7 +74,7 @@ extension PixelBuffer {
     /// Turns a plane of `width`x`height` elements of type `T` clockwise by `angle` into a
     /// plane of `destinationStride` bytes per row. Source element (x, y) goes to
     /// 90: (h−1−y, x); 180: (w−1−x, h−1−y); 270: (y, w−1−x).
-    private static func rotatePlane<T: FixedWidthInteger>(
+    static func rotatePlane<T: FixedWidthInteger>(
         _: T.Type, source: UnsafeRawPointer, sourceStride: Int, width: Int, height: Int, destination: UnsafeMutableRawPointer, destinationStride: Int,
         angle: VideoRotationAngle
     ) {

@@ -25,8 +25,8 @@ import Testing
     @Test func limitsAreTheEncodersOwn() {
         #expect(VideoCodec.h264.minimumDimensions == VideoDimensions(width: 2, height: 2))
         #expect(VideoCodec.hevc.minimumDimensions == VideoDimensions(width: 16, height: 16))
-        #expect(VideoCodec.x265Parameters(for: VideoDimensions(width: 48, height: 320)) == "log-level=error:cutree=0")
-        #expect(VideoCodec.x265Parameters(for: VideoDimensions(width: 50, height: 18)) == "log-level=error")
+        #expect(VideoCodec.x265Parameters(for: VideoDimensions(width: 48, height: 320)) == "log-level=error:open-gop=0:cutree=0")
+        #expect(VideoCodec.x265Parameters(for: VideoDimensions(width: 50, height: 18)) == "log-level=error:open-gop=0")
     }
 
     /// Every width × height of the sweep, both codecs (3 frames each, stamped with their

@@ -60,7 +60,7 @@ import Testing
         let (dir, _) = try await ExportTestSupport.record(preset: "ultrafast")
         let out = dir.deletingLastPathComponent().appendingPathComponent("hls.m3u8")
         let first = try RecordingExporter.exportHLS(from: dir, to: out)
-        #expect(FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("hls-segment-002.m4s").path))
+        #expect(FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("hls-segment-002-0.m4s").path))
         #expect(throws: RecordingError.outputExists(path: out.path)) { try RecordingExporter.exportHLS(from: dir, to: out) }
         #expect(try String(contentsOf: out, encoding: .utf8) == first.text)
         let again = try RecordingExporter.exportHLS(from: dir, to: out, force: true)

@@ -48,7 +48,11 @@ import Testing
             #expect(html.contains("session \(DecimalSeconds.text(s.sessionStart)) s"))
         }
         #expect(html.components(separatedBy: "<rect class=\"segment").count - 1 == 3)
-        #expect(html.components(separatedBy: "<video ").count - 1 == 3)
+        // A player per segment and one for the whole recording (its HLS export), none preloading.
+        #expect(html.components(separatedBy: "<video ").count - 1 == 4)
+        #expect(html.components(separatedBy: "preload=\"none\"").count - 1 == 4 && !html.contains("preload=\"auto\""))
+        #expect(html.contains("<source src=\"report-hls/index.m3u8\" type=\"application/vnd.apple.mpegurl\">"))
+        #expect(result.hls.files == 3 && result.hls.frames == manifest.segments.reduce(0) { $0 + $1.frameCount })
         #expect(!html.contains("https://") && !html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http://"))
         // Posters: JPEGs written by libavcodec, in the segment's aspect ratio, ≤ 320 px.
         #expect(result.posters.map(\.lastPathComponent) == ["segment-000.jpg", "segment-001.jpg", "segment-002.jpg"])

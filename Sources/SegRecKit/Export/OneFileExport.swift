@@ -1,0 +1,212 @@
+import Foundation
+import SegRecMedia
+
+/// `segrec export DIR --mp4 FILE [--canvas WxH]`: the whole recording as one MP4 file a
+/// person can share or edit, every segment re-encoded onto one canvas.
+///
+/// Per picture (all through SegRecMedia's Swift faces of FFmpeg): decoded with libavcodec
+/// (``VideoFileDecoder``, NV12), turned upright by its file's display matrix
+/// (``PixelBuffer/rotated(_:pixelBufferPool:)``, what a player shows), scaled with
+/// libswscale to fit the canvas with its displayed shape kept (``CanvasPlacement``, pixel
+/// aspect ratio included, never stretched), padded with black bars
+/// (``PixelBuffer/placed(onCanvas:x:y:pixelBufferPool:)``), and encoded into one H.264
+/// stream by ``SegmentWriter`` (libx264, the recording's preset and CRF).
+///
+/// Time: a frame of segment *k* at pts *p* of its file (the file's timeline starts at its
+/// first frame) plays at `sessionStart(k) − sessionStart(0) + p`, rounded once to the
+/// recording's track timescale (the files' own, so each frame lands within half a tick of
+/// its session time); each frame lasts until the next, so across a camera-switch gap the
+/// last frame before it stays on screen; the file ends at the last segment's `sessionEnd`.
+public enum OneFileExport {
+    /// What ``export(from:to:canvas:force:)`` wrote.
+    public struct Result: Sendable, Equatable {
+        /// The MP4 file.
+        public let file: URL
+        /// The canvas every frame was placed on, in pixels.
+        public let canvas: VideoDimensions
+        /// Frames encoded (the manifest's total).
+        public let frames: Int
+        /// Segments read.
+        public let segments: Int
+        /// Segments whose pictures were turned upright (a display matrix other than 0°).
+        public let rotatedSegments: Int
+        /// Segments scaled or padded (not exactly the canvas).
+        public let placedSegments: Int
+        /// The file's duration (last `sessionEnd` − first `sessionStart`, in ticks of
+        /// ``timescale``).
+        public let duration: MediaTime
+        /// Ticks per second of the file's track.
+        public let timescale: Int32
+        /// Bytes of the file.
+        public let bytes: Int64
+    }
+
+    /// What one segment file says before its pictures are read.
+    struct SegmentLayout {
+        let angle: VideoRotationAngle
+        /// The size after the turn, in pixels (coded), and the display proportion.
+        let turned: VideoDimensions
+        let displayWidth: Int64, displayHeight: Int64
+        let timeBase: (num: Int32, den: Int32)
+        let frameRate: FrameRate?
+        let pictureDescription: PictureDescription
+    }
+
+    /// The canvas side limit (both sides), in pixels: libx264's level 6.2 maximum picture
+    /// is 139 264 macroblocks, 8192x4320 fits.
+    public static let maximumCanvasSide = 8192
+
+    /// Writes the one-file export of the recording in `directory` to `file`.
+    /// - Parameters:
+    ///   - directory: the recording folder (its `manifest.json` and segment files).
+    ///   - file: the MP4 file to write (its folder is created when missing).
+    ///   - requested: the frame size of the file, in pixels (even, 2...``maximumCanvasSide``);
+    ///     nil: the largest displayed width and the largest displayed height over the
+    ///     segments after their rotation, rounded up to even.
+    ///   - force: replace an existing `file` (never a file of the recording).
+    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    ///   ``RecordingError/outputExists(path:)``;
+    ///   ``RecordingError/badInput(path:field:detail:)`` for a bad canvas (field `--canvas`),
+    ///   a display matrix that is not a quarter turn (field `rotation`), a frame without a
+    ///   timestamp (field `pts`) or a file whose frame count differs from the manifest
+    ///   (field `frameCount`); ``MediaInputError``, ``SegmentWriterError``, ``FFmpegError``
+    ///   from decoding and encoding. On any throw no output file is left.
+    public static func export(from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false) throws -> Result {
+        let source = try ExportSource(directory: directory)
+        let segments = source.manifest.segments
+        if let requested { try check(canvas: requested) }
+        _ = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source)
+        let layouts = try segments.map { try layout(of: source.path(of: $0)) }
+        let canvas = requested ?? defaultCanvas(for: layouts)
+        try check(canvas: canvas)
+        let timescale = trackTimescale(of: layouts.map(\.timeBase))
+        var description = layouts[0].pictureDescription
+        description.sampleAspectRatio = (1, 1)
+        let fastest = layouts.compactMap(\.frameRate).max { Double($0.numerator) / Double($0.denominator) < Double($1.numerator) / Double($1.denominator) }
+        var settings = EncoderSettings(
+            codec: .h264, preset: source.manifest.encoder?.preset ?? "veryfast", crf: source.manifest.encoder?.crf ?? 23,
+            keyframeInterval: keyframeInterval(for: fastest), frameRate: fastest ?? EncoderSettings.defaultFrameRate)
+        settings.pictureDescription = description
+        let creation = source.manifest.recordedAt.flatMap(RecordingExporter.parseWallClock)
+
+        let pool = PixelBufferPool()
+        let writer = try SegmentWriter(url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation)
+        let first = segments[0].sessionStart
+        var frames = 0
+        do {
+            let scaler = PictureScaler(pixelBufferPool: pool)
+            for (segment, layout) in zip(segments, layouts) {
+                let path = source.path(of: segment)
+                let placement = CanvasPlacement(displayWidth: layout.displayWidth, displayHeight: layout.displayHeight, canvas: canvas)
+                // The segment's start in track ticks, rounded once (half away from zero);
+                // its frames' pts are whole track ticks (the timescale is a multiple of
+                // every file's), so each frame time is rounded once too.
+                let offset = try (segment.sessionStart - first).converted(toTimescale: timescale, rounding: .roundHalfAwayFromZero).value
+                let exact = Int64(timescale) % Int64(layout.timeBase.den) == 0
+                let ticksPerUnit = Int64(timescale) / Int64(layout.timeBase.den) * Int64(layout.timeBase.num)
+                let decoder = try VideoFileDecoder(path: path, pixelBufferPool: pool)
+                var count = 0
+                while let picture = try decoder.nextPicture() {
+                    guard let pts = picture.pts else {
+                        throw RecordingError.badInput(path: path, field: "pts", detail: "frame \(count) has no presentation time")
+                    }
+                    let ticks =
+                        exact
+                        ? pts * ticksPerUnit
+                        : try MediaTime(value: pts * Int64(layout.timeBase.num), timescale: layout.timeBase.den).converted(
+                            toTimescale: timescale, rounding: .roundHalfAwayFromZero
+                        ).value
+                    let time = MediaTime(value: offset + ticks, timescale: timescale)
+                    let upright = picture.pixelBuffer.rotated(layout.angle, pixelBufferPool: pool)
+                    let scaled = try scaler.scaled(upright, to: placement.size)
+                    let framed = scaled.placed(onCanvas: canvas, x: placement.x, y: placement.y, pixelBufferPool: pool)
+                    try writer.append(framed, presentationTime: time, recyclingInto: pool)
+                    count += 1
+                }
+                guard count == segment.frameCount else {
+                    throw RecordingError.badInput(
+                        path: path, field: "frameCount", detail: "the manifest says \(segment.frameCount) frames, \(count) decode from the file")
+                }
+                frames += count
+            }
+            let summary = try writer.finish(endTime: segments[segments.count - 1].sessionEnd - first)
+            return Result(
+                file: file, canvas: canvas, frames: frames, segments: segments.count, rotatedSegments: layouts.filter { $0.angle != .degrees0 }.count,
+                placedSegments: layouts.filter {
+                    !CanvasPlacement(displayWidth: $0.displayWidth, displayHeight: $0.displayHeight, canvas: canvas).fillsCanvas || $0.turned != canvas
+                }.count, duration: summary.duration, timescale: timescale, bytes: summary.byteCount)
+        } catch {
+            writer.cancel()
+            throw error
+        }
+    }
+
+    /// The default canvas: the largest displayed width and the largest displayed height
+    /// over `layouts` (after each segment's turn; pixel aspect applied to the width),
+    /// each rounded up to even.
+    static func defaultCanvas(for layouts: [SegmentLayout]) -> VideoDimensions {
+        var width = 2
+        var height = 2
+        for layout in layouts {
+            // Displayed width in pixels of the turned picture's height.
+            let shown = (layout.displayWidth * Int64(layout.turned.height) + layout.displayHeight - 1) / layout.displayHeight
+            width = max(width, Int(shown))
+            height = max(height, layout.turned.height)
+        }
+        return VideoDimensions(width: (width + 1) & ~1, height: (height + 1) & ~1)
+    }
+
+    /// Reads `path`'s stream header: its display matrix as a clockwise quarter turn, its
+    /// size after that turn, its displayed proportion (pixel aspect ratio applied), time
+    /// base, rate and colour.
+    static func layout(of path: String) throws -> SegmentLayout {
+        let decoder = try VideoFileDecoder(path: path)
+        let rotation = decoder.rotationDegrees ?? 0
+        guard let angle = VideoRotationAngle(displayMatrixRotation: rotation) else {
+            throw RecordingError.badInput(
+                path: path, field: "rotation", detail: "display matrix of \(rotation)° is not a quarter turn; allowed: 0, 90, 180, 270")
+        }
+        let coded = decoder.streamDimensions
+        let description = decoder.streamPictureDescription
+        let sar = description.sampleAspectRatio
+        let (sarWidth, sarHeight) = sar.width > 0 && sar.height > 0 ? (Int64(sar.width), Int64(sar.height)) : (1, 1)
+        // Displayed proportion before the turn, then turned.
+        var displayWidth = Int64(coded.width) * sarWidth
+        var displayHeight = Int64(coded.height) * sarHeight
+        let turned = angle.rotated(coded)
+        if turned != coded { swap(&displayWidth, &displayHeight) }
+        return SegmentLayout(
+            angle: angle, turned: turned, displayWidth: displayWidth, displayHeight: displayHeight, timeBase: decoder.timeBase, frameRate: decoder.frameRate,
+            pictureDescription: description)
+    }
+
+    /// One track timescale exact for every file: the least common multiple of their time
+    /// bases' denominators when every numerator is 1 and it fits in 32 bits, else 90 kHz.
+    static func trackTimescale(of timeBases: [(num: Int32, den: Int32)]) -> Int32 {
+        var lcm: Int64 = 1
+        for base in timeBases {
+            guard base.num == 1, base.den > 0 else { return 90000 }
+            let den = Int64(base.den)
+            lcm = lcm / Int64(ExactArithmetic.gcd(Int128(lcm), Int128(den))) * den
+            guard lcm <= Int64(Int32.max) else { return 90000 }
+        }
+        return Int32(lcm)
+    }
+
+    /// Two seconds of frames at `rate` (at least 1), 60 without a rate.
+    static func keyframeInterval(for rate: FrameRate?) -> Int {
+        guard let rate else { return 60 }
+        return max(1, Int((2 * rate.numerator + rate.denominator / 2) / rate.denominator))
+    }
+
+    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` (path `--canvas`) unless
+    ///   both sides are even and within 2...``maximumCanvasSide``.
+    static func check(canvas: VideoDimensions) throws(RecordingError) {
+        guard (2...maximumCanvasSide).contains(canvas.width), (2...maximumCanvasSide).contains(canvas.height), canvas.width % 2 == 0, canvas.height % 2 == 0
+        else {
+            throw .badInput(
+                path: "--canvas", field: "\(canvas)",
+                detail: "allowed: even width and height from 2 to \(maximumCanvasSide) pixels (4:2:0 H.264), e.g. 1920x1080")
+        }
+    }
+}
