@@ -183,8 +183,10 @@ enum EventCategory: String, CaseIterable {
         case .postureChanged: self = .posture
         case .deviceOrientationChanged, .rotationChanged: self = .orientation
         case .zoomChanged: self = .zoom
-        case .smartFramingChanged, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .aspectRatioRequestFailed: self = .framing
-        case .activeFormatChanged: self = .format
+        case .smartFramingChanged, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .centerStageToggleIgnored,
+            .aspectRatioRequestFailed, .depthDataDeliveryChanged, .geometricDistortionCorrectionChanged:
+            self = .framing
+        case .activeFormatChanged, .videoStabilizationModeChanged: self = .format
         }
     }
 }
