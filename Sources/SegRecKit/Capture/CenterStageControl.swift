@@ -6,9 +6,10 @@
 /// - ``centerStageControlMode``: who may change it (`AVCaptureDevice.centerStageControlMode`):
 ///   `user` (only Control Center; iOS's default), `app` (only the app), `cooperative`
 ///   (both);
-/// - a camera's `isCenterStageActive` (``isCenterStageActive(formatSupportsCenterStage:isDepthDataDeliveryEnabled:)``):
+/// - a camera's `isCenterStageActive` (``isCenterStageActive(formatSupportsCenterStage:isDepthDataDeliveryEnabled:isGeometricDistortionCorrectionEnabled:)``):
 ///   whether Center Stage is actually framing that camera's pictures now: enabled, on a
-///   format that supports it, with depth delivery off (the two are mutually exclusive).
+///   format that supports it, with depth delivery and geometric distortion correction off
+///   (each is mutually exclusive with it).
 ///
 /// Active Center Stage only zooms inside the current aspect ratio
 /// (``zoomFactor(peopleInFrame:)``): frame dimensions never change, so it never starts a
