@@ -92,7 +92,9 @@ public struct ManifestBuilder: Sendable {
             // A segment rebuilt by recovery replaces the record it had: counted once.
             let before = manifest.segments[position].audio?.sampleCount ?? 0
             manifest.segments[position].audio = record
-            manifest.audio = AudioCounts(received: manifest.audio?.received ?? 0, written: (manifest.audio?.written ?? 0) - before + record.sampleCount)
+            guard record != nil || manifest.audio != nil else { return }
+            let written = (manifest.audio?.written ?? 0) - before + (record?.sampleCount ?? 0)
+            manifest.audio = AudioCounts(received: manifest.audio?.received ?? 0, written: written)
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

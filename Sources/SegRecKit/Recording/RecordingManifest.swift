@@ -391,6 +391,19 @@ public struct SegmentAudioRecord: Codable, Sendable, Equatable {
         self.channels = channels
         self.sampleCount = sampleCount
     }
+
+    /// The record of a track rebuilt from a `.partial` file's complete fragments
+    /// (`aac`, its rate, channels and the samples kept).
+    init(recovered audio: RecoveredAudio) {
+        self.init(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)
+    }
+
+    /// The warning for a segment rebuilt from fragments that held none of its sound (a
+    /// disk that filled before the first fragment's audio samples were written): the file
+    /// has pictures only, and the manifest no `audio` record for it.
+    static func noneKeptWarning(_ file: String) -> String {
+        "\(file): none of its sound was in a complete fragment on disk; the rebuilt file has pictures only"
+    }
 }
 
 /// Sound accounting for the whole recording, in sample frames.

@@ -136,6 +136,8 @@ public enum RecordingRecovery {
                 if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next), !hasPartial || found.frames >= segment.frameCount {
                     if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
                     if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
+                    let audio = RecordingRecovery.finishedAudio(files.url)
+                    if audio != segment.audio { builder.apply(.segmentAudioWritten(file: segment.file, audio)) }
                     if found.frames == segment.frameCount, found.end == segment.sessionEnd {
                         builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: found.end, frames: found.frames, bytes: found.bytes))
                     } else {
@@ -180,10 +182,9 @@ public enum RecordingRecovery {
                 built.append(result)
                 let end = try result.sessionEnd(start: segment.sessionStart, knownEnd: closedEnd)
                 builder.recovered(segment.file, frames: result.frameCount, end: end, bytes: result.byteCount)
-                if let audio = result.audio {
-                    builder.apply(
-                        .segmentAudioWritten(
-                            file: segment.file, SegmentAudioRecord(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)))
+                if result.audio != nil || segment.audio != nil {
+                    builder.apply(.segmentAudioWritten(file: segment.file, result.audio.map(SegmentAudioRecord.init(recovered:))))
+                    if result.audio == nil { builder.apply(.warning(SegmentAudioRecord.noneKeptWarning(segment.file))) }
                 }
                 steps.append(.commit(result))
                 steps.append(.remove(partial))
@@ -277,6 +278,13 @@ public enum RecordingRecovery {
             return nil
         }
         return (info.frameCount, sessionEnd, size.int64Value)
+    }
+
+    /// What the audio track of a finished file holds, read from the file (nil without one,
+    /// or when it declares no length): the record a believed file gets in the manifest.
+    static func finishedAudio(_ url: URL) -> SegmentAudioRecord? {
+        guard let track = try? AudioTrackReader.read(url), let declared = track.declaredSampleCount else { return nil }
+        return SegmentAudioRecord(codec: track.codecName, sampleRate: track.sampleRate, channels: track.channelCount, sampleCount: declared)
     }
 
     /// The `segment-NNN.mp4.partial` (and leftover `.tmp`) regular files in `directory`,

@@ -18,12 +18,25 @@ extension RecordingVerifier {
         var rate: Int?
         var complete = true
         for segment in manifest.segments {
+            let url = directory.appendingPathComponent(segment.file)
+            // A file rebuilt from its complete fragments (by `recover`, or salvaged when its
+            // writer failed: the recording then ended `error`) keeps their sound, which may end
+            // before its pictures (the encoder's and resampler's lag): at most the span.
+            let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false || manifest.stopReason == .error
+            let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
             guard let record = segment.audio else {
+                // A rebuilt file may have kept none of its sound: no record, and no track.
+                // Its span is silence for the click check, so the files after it stay on time.
+                if rebuilt, (try? AudioTrackReader.read(url)) ?? nil == nil, let recordedRate = manifest.segments.lazy.compactMap(\.audio).first?.sampleRate,
+                    let expected = try? span?.converted(toTimescale: Int32(clamping: recordedRate))
+                {
+                    joined += [Float](repeating: 0, count: max(0, Int(expected.value)))
+                    continue
+                }
                 perSegment[segment.file, default: []].append("no audio record, while other segments have one")
                 complete = false
                 continue
             }
-            let url = directory.appendingPathComponent(segment.file)
             let track: DecodedAudioTrack?
             do { track = try AudioTrackReader.read(url) } catch {
                 perSegment[segment.file, default: []].append("audio: \(error)")
@@ -41,12 +54,7 @@ extension RecordingVerifier {
             if track.declaredSampleCount != record.sampleCount {
                 problems.append("audio track declares \(track.declaredSampleCount.map(String.init) ?? "no") samples, manifest says \(record.sampleCount)")
             }
-            // A file rebuilt from its complete fragments (by `recover`, or salvaged when its
-            // writer failed: the recording then ended `error`) keeps their sound, which may end
-            // before its pictures (the encoder's and resampler's lag): at most the span.
-            let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false || manifest.stopReason == .error
-            if let span = try? segment.sessionEnd.subtracting(segment.sessionStart),
-                let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)),
+            if let span, let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)),
                 rebuilt ? record.sampleCount > expected.value + 1 : abs(expected.value - record.sampleCount) > 1
             {
                 problems.append(
@@ -62,8 +70,7 @@ extension RecordingVerifier {
             if rate != track.sampleRate { complete = false }
             joined += track.samples
             // A rebuilt file's missing tail is silence here, so the files after it stay on time.
-            if rebuilt, let span = try? segment.sessionEnd.subtracting(segment.sessionStart),
-                let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)), Int(expected.value) > track.samples.count
+            if rebuilt, let span, let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)), Int(expected.value) > track.samples.count
             {
                 joined += [Float](repeating: 0, count: Int(expected.value) - track.samples.count)
             }

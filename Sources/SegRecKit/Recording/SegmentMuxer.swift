@@ -628,10 +628,10 @@ public actor SegmentMuxer {
                 .segmentSalvaged(
                     file: segment.file, frames: recovered.frameCount, end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
                     bytes: recovered.byteCount, reason: "writing failed (\(error))"))
-            if let audio = recovered.audio {
-                announce(
-                    .segmentAudioWritten(
-                        file: segment.file, SegmentAudioRecord(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)))
+            if configuration.audio != nil {
+                // The record says what the rebuilt file holds, nothing the writer had only queued.
+                announce(.segmentAudioWritten(file: segment.file, recovered.audio.map(SegmentAudioRecord.init(recovered:))))
+                if recovered.audio == nil { announce(.warning(SegmentAudioRecord.noneKeptWarning(segment.file))) }
             }
         } catch let recoveryError {
             var exists = stat()

@@ -31,8 +31,9 @@ public enum SegmentMuxerEvent: Sendable, Equatable {
     case inputDamaged(packets: Int)
     /// The microphone delivered `samples` more sample frames.
     case audioReceived(samples: Int)
-    /// `file`'s audio track is complete: what it holds.
-    case segmentAudioWritten(file: String, SegmentAudioRecord)
+    /// `file`'s audio track is complete: what it holds; nil when the file holds no audio
+    /// track (a segment rebuilt from fragments that kept none of its sound).
+    case segmentAudioWritten(file: String, SegmentAudioRecord?)
     /// The recording stopped taking frames (stop-on-change) at session time `at`.
     case stopped(StopReason, at: MediaTime)
     /// The capture session did something the manifest's `events` list records.

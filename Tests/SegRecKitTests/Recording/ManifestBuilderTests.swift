@@ -41,6 +41,29 @@ import Testing
         #expect(manifest.warnings == ["segment-001.mp4 was removed: disk full"])
     }
 
+    /// A segment's audio record says what its file holds: the writer's record, replaced by a
+    /// rebuilt file's (counted once), and removed when the rebuilt file kept no sound (a disk
+    /// that filled before a fragment's audio samples were written), `written` following.
+    @Test func rebuiltSegmentWithoutSoundLosesItsAudioRecord() {
+        var builder = ManifestBuilder(mode: .segment, devices: [.host], encoder: EncoderSettings(), frameIndexStamp: true)
+        builder.apply(.segmentOpened(Self.record("segment-000.mp4", start: 0)))
+        builder.apply(.segmentOpened(Self.record("segment-001.mp4", start: 1_000)))
+        builder.apply(.audioReceived(samples: 96_000))
+        builder.apply(.segmentAudioWritten(file: "segment-000.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 48_000)))
+        builder.apply(.segmentAudioWritten(file: "segment-001.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 47_000)))
+        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 95_000))
+        builder.apply(.segmentAudioWritten(file: "segment-001.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 20_000)))
+        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 68_000))
+        builder.apply(.segmentAudioWritten(file: "segment-001.mp4", nil))
+        #expect(builder.manifest.segments.map(\.audio?.sampleCount) == [48_000, nil])
+        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 48_000))
+        // A recording without sound gets no counts from a nil record.
+        var silent = ManifestBuilder(mode: .segment, devices: [.host], encoder: EncoderSettings(), frameIndexStamp: true)
+        silent.apply(.segmentOpened(Self.record("segment-000.mp4", start: 0)))
+        silent.apply(.segmentAudioWritten(file: "segment-000.mp4", nil))
+        #expect(silent.manifest.audio == nil && silent.manifest.segments[0].audio == nil)
+    }
+
     /// A recording that stopped on a change keeps that reason when it finishes normally or
     /// on request, and takes `error` when it fails afterwards.
     @Test func stopReasonPrecedence() {
