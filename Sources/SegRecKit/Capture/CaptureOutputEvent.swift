@@ -52,6 +52,11 @@ public struct DynamicAspectRatioSupersession: Sendable, Hashable {
         self.requestTime = requestTime
         self.effectiveFrameIndex = effectiveFrameIndex
     }
+
+    /// The supersession of `request` (its ratio, request time and effective frame).
+    init(_ request: DynamicAspectRatioRequest) {
+        self.init(aspectRatio: request.aspectRatio, requestTime: request.requestTime, effectiveFrameIndex: request.effectiveFrameIndex)
+    }
 }
 
 /// A frame dropped before it reached the recorder, or a run of `count` such frames (the

@@ -17,7 +17,11 @@
 /// in FIFO order; a completion due after the last frame never arrives (the recording ends
 /// first: its segment is `announced: false`, Docs/DESIGN.md "Dynamic aspect ratio"). A
 /// request that a later one overrides on its own frame completes `superseded`
-/// (``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)``).
+/// (``CaptureOutputEvent/dynamicAspectRatioChangeSuperseded(_:)``). A completion placed
+/// before the frame it announces (a negative `completionDelayFrames`) is held back, with
+/// everything after it, until that frame is captured: if a camera or format switch, or a
+/// later request for that frame or an earlier one, comes first, it is delivered
+/// `superseded` instead of with a time (the request never took effect), in the same place.
 ///
 /// ## Individual cameras (``Routing/individual(initialPosture:)``)
 /// A posture event at host time `s` whose preferred camera `b` (``DirectionCoordinator``)
@@ -159,6 +163,10 @@ public final class CaptureSession {
     private var completions = CompletionQueue()
     private var outbox: [CaptureOutputEvent] = []
     private var outboxHead = 0
+    /// Timed completions in the outbox ahead of the frame they announce (a negative
+    /// `completionDelayFrames`), in outbox order: nothing from the first on is delivered
+    /// until its frame is captured or it is superseded (see the type's documentation).
+    private var heldCompletions: [(position: Int, request: DynamicAspectRatioRequest)] = []
     private var finished = false
 
     /// Creates a session.
@@ -300,13 +308,18 @@ public final class CaptureSession {
     /// The next output event, or `nil` at the end of the stream.
     /// - Throws: ``CaptureError`` or the frame sources' errors.
     public func next() throws -> CaptureOutputEvent? {
-        while outboxHead == outbox.count {
-            if finished { return nil }
+        while outboxHead == (heldCompletions.first?.position ?? outbox.count) {
+            if finished {
+                // The stream ended before their frames: they stand as answered.
+                heldCompletions.removeAll()
+                guard outboxHead < outbox.count else { return nil }
+                break
+            }
             try produce()
         }
         let event = outbox[outboxHead]
         outboxHead += 1
-        if outboxHead == outbox.count {
+        if outboxHead == outbox.count, heldCompletions.isEmpty {
             outbox.removeAll(keepingCapacity: true)
             outboxHead = 0
         }
@@ -364,8 +377,26 @@ public final class CaptureSession {
             return
         }
         try deliverAudio(before: next.time)
-        while let completion = completions.popDue(beforeFrame: deliveredFrameCount) { outbox.append(completion) }
+        while let (completion, request) = completions.popDue(beforeFrame: deliveredFrameCount) {
+            if case .dynamicAspectRatioChangeCompleted = completion, request.effectiveFrameIndex > deliveredFrameCount {
+                heldCompletions.append((outbox.count, request))
+            }
+            outbox.append(completion)
+        }
         try deliver(grid: next.grid, sessionTime: next.time)
+        // Their frame was captured: the answers stand.
+        while let held = heldCompletions.first, held.request.effectiveFrameIndex < deliveredFrameCount { heldCompletions.removeFirst() }
+    }
+
+    /// Turns the held completions that `isSuperseded` says never take effect into
+    /// `superseded` ones, in their places (see ``heldCompletions``).
+    private func supersedeHeld(where isSuperseded: (DynamicAspectRatioRequest) -> Bool) {
+        guard !heldCompletions.isEmpty else { return }
+        heldCompletions.removeAll { held in
+            guard isSuperseded(held.request) else { return false }
+            outbox[held.position] = .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(held.request))
+            return true
+        }
     }
 
     /// Queues the microphone's buffers whose timestamp is before `time` (nil: all that are left).
@@ -502,13 +533,16 @@ public final class CaptureSession {
         guard seen < requests.count else { return }
         let shift = deliveredFrameCount - nextGrid[streaming]
         for request in requests[seen...] {
-            completions.enqueue(
+            let queued =
                 shift == 0
-                    ? request
-                    : DynamicAspectRatioRequest(
-                        sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio, requestTime: request.requestTime,
-                        requestFrameIndex: request.requestFrameIndex + shift, effectiveFrameIndex: request.effectiveFrameIndex + shift, change: request.change,
-                        changesDimensions: request.changesDimensions), completionDelayFrames: device.completionDelayFrames)
+                ? request
+                : DynamicAspectRatioRequest(
+                    sequenceNumber: request.sequenceNumber, aspectRatio: request.aspectRatio, requestTime: request.requestTime,
+                    requestFrameIndex: request.requestFrameIndex + shift, effectiveFrameIndex: request.effectiveFrameIndex + shift, change: request.change,
+                    changesDimensions: request.changesDimensions)
+            // A later request that takes a held completion's frame (or an earlier one) wins it.
+            supersedeHeld { $0.effectiveFrameIndex >= queued.effectiveFrameIndex }
+            completions.enqueue(queued, completionDelayFrames: device.completionDelayFrames)
         }
         requestsSeen[streaming] = requests.count
     }
@@ -729,6 +763,7 @@ public final class CaptureSession {
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime, because cause: String) throws(CaptureError) {
         collectRequests()
         outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        supersedeHeld { $0.effectiveFrameIndex >= self.deliveredFrameCount }
         let start: MediaTime
         do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
         let old = device
@@ -799,6 +834,7 @@ public final class CaptureSession {
         // Requests not in effect on the old camera never will be.
         collectRequests()
         outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        supersedeHeld { $0.effectiveFrameIndex >= self.deliveredFrameCount }
         devices[streaming].didCapture(upTo: nextGrid[streaming], hostTime: s)
         let device = devices[b]
         guard let timing = device.frameTiming else { throw .notCapturing }

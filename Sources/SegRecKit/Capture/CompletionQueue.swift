@@ -8,8 +8,9 @@
 /// Whether a request was superseded is decided when its completion is delivered, from the
 /// requests made by then. With `completionDelayFrames ≥ 0` that is every request that can
 /// still reach frame `k` (a request made after frame `k` was captured takes effect later);
-/// with a negative delay a request made after an early completion may still override it,
-/// and the recorder's buffers-win rule settles that case.
+/// with a negative delay a request made after an early completion may still override it:
+/// ``CaptureSession`` holds such a completion back until its frame is captured and turns it
+/// `superseded` when a later request or a camera or format switch comes first.
 struct CompletionQueue {
     private var pending: [(position: Int64, request: DynamicAspectRatioRequest)] = []
     private var head = 0
@@ -33,10 +34,12 @@ struct CompletionQueue {
         pending.append((position, request))
     }
 
-    /// The oldest completion due before frame `index`, removed; `nil` when none is due.
-    mutating func popDue(beforeFrame index: Int64) -> CaptureOutputEvent? {
+    /// The oldest completion due before frame `index`, removed, with its request; `nil`
+    /// when none is due.
+    mutating func popDue(beforeFrame index: Int64) -> (CaptureOutputEvent, DynamicAspectRatioRequest)? {
         guard head < pending.count, pending[head].position <= index else { return nil }
-        return pop()
+        let request = pending[head].request
+        return pop().map { ($0, request) }
     }
 
     /// The oldest completion whatever its position (end of stream), removed.
@@ -55,9 +58,7 @@ struct CompletionQueue {
             head = 0
         }
         if superseded {
-            return .dynamicAspectRatioChangeSuperseded(
-                DynamicAspectRatioSupersession(
-                    aspectRatio: request.aspectRatio, requestTime: request.requestTime, effectiveFrameIndex: request.effectiveFrameIndex))
+            return .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(request))
         }
         return .dynamicAspectRatioChangeCompleted(request.change)
     }
@@ -70,11 +71,7 @@ struct CompletionQueue {
         var events: [CaptureOutputEvent] = []
         for entry in pending[head...] {
             if entry.request.effectiveFrameIndex >= index {
-                events.append(
-                    .dynamicAspectRatioChangeSuperseded(
-                        DynamicAspectRatioSupersession(
-                            aspectRatio: entry.request.aspectRatio, requestTime: entry.request.requestTime,
-                            effectiveFrameIndex: entry.request.effectiveFrameIndex)))
+                events.append(.dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(entry.request)))
             } else {
                 kept.append(entry)
             }

@@ -104,6 +104,32 @@ import Testing
         #expect(!completed.contains { $0.1.aspectRatio == .ratio4x3 })
     }
 
+    /// With `completionDelayFrames` −3 the 1x1 request (k2 = 50, made at start+0.39: first
+    /// frame at/after it 47) would be answered before delivery max(50 − 3, 47) = 47, ahead of
+    /// its frame; the switch at start+0.4 ends the outer frames at 48, so the request never
+    /// takes effect and completes `superseded` (DESIGN.md), in that place, with no time. The
+    /// 16x9 request (k1 = 40) is answered before delivery 37 with its time, as before.
+    @Test("an early answer for a frame the switch prevents completes superseded in its place", arguments: cases) func earlyAnswerSuperseded(_ e: Expected) throws {
+        let scenario = try F.scenario(F.individual(start: e.start, events: Self.events, delay: -3))
+        let events = try F.run(try CaptureSession(scenario: scenario))
+        let superseded = events.enumerated().compactMap { item -> (Int, DynamicAspectRatioSupersession)? in
+            if case .dynamicAspectRatioChangeSuperseded(let s) = item.element { (item.offset, s) } else { nil }
+        }
+        let completed = events.enumerated().compactMap { item -> (Int, DynamicAspectRatioChange)? in
+            if case .dynamicAspectRatioChangeCompleted(let c) = item.element { (item.offset, c) } else { nil }
+        }
+        #expect(superseded.map(\.1.aspectRatio) == [.ratio1x1])
+        #expect(superseded.first?.1.effectiveFrameIndex == 50)
+        let early = try #require(superseded.first?.0)
+        #expect(early > (F.position(ofFrame: 46, in: events) ?? .max) && early < (F.position(ofFrame: 47, in: events) ?? -1))
+        #expect(!completed.contains { $0.1.aspectRatio == .ratio1x1 })
+        let wide = try #require(completed.first { $0.1.aspectRatio == .ratio16x9 })
+        #expect(wide.1.deviceTime == F.t(e.k1D, 24_000_000) && wide.1.sessionTime == F.t(e.k1T))
+        #expect(wide.0 > (F.position(ofFrame: 36, in: events) ?? .max) && wide.0 < (F.position(ofFrame: 37, in: events) ?? -1))
+        // Nothing else moved: the frames are those of the delay-12 run.
+        #expect(F.frames(events).count == 58 && F.frames(events).map(\.index) == Array(0..<58))
+    }
+
     @Test("the new camera keeps the app's last ratio (here 16x9) when it supports it", arguments: cases) func ratioKept(_ e: Expected) throws {
         let json = F.individual(
             start: e.start,
