@@ -17,7 +17,7 @@ public struct DecodedAudio: Sendable, Hashable {
 }
 
 /// The first audio stream of a footage file decoded with libavcodec (AAC, Opus, MP3, PCM, …)
-/// and converted with libswresample (``AudioFormatConverter``) to interleaved float at a
+/// and converted with libswresample (`AudioFormatConverter`) to interleaved float at a
 /// rate and channel count an AAC-LC track takes; fed the stream's packets by the
 /// ``VideoFileDecoder`` that demuxes the file, in file order.
 ///
