@@ -230,3 +230,31 @@ def test_footage_damaged_audio_packets_are_counted_and_the_recording_goes_on(bin
         assert abs(seg["audio"]["sampleCount"] - round(h.exact_duration(seg) * 48000)) <= 1
     verify = h.run([binary, "verify", tmp_path / "broken"])
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_footage_flv_restart_keeps_the_second_push_s_sound(binary, footage, tmp_path):
+    """Two FLV pushes glued together (a live stream whose encoder started again: new AVC and
+    AAC sequence headers, timestamps back at 0, a new size): the pictures continue one frame
+    period after the last, the sound where it was (not trimmed as an overlap)."""
+    pushes = []
+    for i, size in enumerate(["320x240", "240x320"]):
+        push = footage.work / f"push{i}.flv"
+        made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=30:d=2", "-f", "lavfi", "-i",
+                      signal(44100, 2), "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", push])
+        assert made.returncode == 0, made.stderr
+        pushes.append(push.read_bytes())
+    source = footage.work / "restart.flv"
+    source.write_bytes(pushes[0] + pushes[1][13:])  # the second push without its FLV header
+    out = tmp_path / "out"
+    m = record(binary, source, out)
+    assert [(s["width"], s["frameCount"]) for s in m["segments"]] == [(320, 60), (240, 60)]
+    assert any(w.startswith("input audio timestamps jump") and "a restart at a new sequence header" in w for w in m["warnings"]), m["warnings"]
+    pcm = np.concatenate([a.decode(out / s["file"], 44100, s["audio"]["sampleCount"]) for s in m["segments"]])
+    origin = float(h.t(m["segments"][0]["sessionStart"]))
+    clicks = [o / 44100 + origin for o in a.click_onsets(pcm, 44100)]
+    second = float(h.t(m["segments"][1]["sessionStart"]))
+    # Push 1's click at 1 s, push 2's at 0 s and 1 s: the second push's sound goes on, at its pace.
+    assert len(clicks) == 3, clicks
+    assert abs(clicks[2] - clicks[1] - 1) <= 0.001 and 0 <= clicks[1] - second <= 0.05, (clicks, second)
+    for seg in m["segments"]:
+        assert abs(seg["audio"]["sampleCount"] - round(h.exact_duration(seg) * 44100)) <= 1

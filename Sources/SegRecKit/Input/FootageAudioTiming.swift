@@ -14,7 +14,10 @@ import Foundation
 /// without a timestamp follow the ones before. In a container whose timestamps may jump
 /// (`AVFMT_TS_DISCONT`: MPEG-TS, HLS), a jump back by more than 0.1 s or ahead by more than
 /// 10 s from where the sound would continue is a discontinuity, as for the frames: the
-/// sound continues where it was, with one warning per jump.
+/// sound continues where it was, with one warning per jump. So is, in any container, a new
+/// sequence header in band (``DecodedAudio/startsNewSequence``: an FLV/RTMP push whose
+/// encoder started again) whose time lies before where the sound continues (by more than
+/// the tolerance) or more than 10 s after it.
 ///
 /// Not thread-safe: owned by its source.
 public struct FootageAudioTiming {
@@ -62,10 +65,17 @@ public struct FootageAudioTiming {
             // pts · num / den seconds, less the conversion's delay, in ns (rounded once).
             let exact = Int128(pts) * Int128(timeBase.num) * billion * rate - Int128(audio.samplesBeforePTS) * billion * Int128(timeBase.den)
             start = Self.rounded(exact, Int128(timeBase.den) * rate) + offsetNanoseconds
-            if allowsDiscontinuities, let expected = continuation, start < expected - billion / 10 || start > expected + 10 * billion {
+            let slack = Int128(tolerance.value)
+            if let expected = continuation,
+                allowsDiscontinuities && (start < expected - billion / 10 || start > expected + 10 * billion)
+                    || audio.startsNewSequence && (start < expected - slack || start > expected + 10 * billion)
+            {
                 offsetNanoseconds += expected - start
                 warning =
-                    "input audio timestamps jump at sample \(samplesDelivered) from \(Self.seconds(expected)) s to \(Self.seconds(start)) s (a discontinuity, allowed in this container): the sound continues where it was"
+                    "input audio timestamps jump at sample \(samplesDelivered) from \(Self.seconds(expected)) s to \(Self.seconds(start)) s "
+                    + (audio.startsNewSequence
+                        ? "(a restart at a new sequence header: the stream's encoder started again)" : "(a discontinuity, allowed in this container)")
+                    + ": the sound continues where it was"
                 start = expected
             }
         } else {

@@ -14,6 +14,10 @@ public struct DecodedAudio: Sendable, Hashable {
     public let samplesBeforePTS: Int64
     /// The samples.
     public let pcm: AudioPCMBuffer
+    /// Whether these are the first samples after a new sequence header in band
+    /// (`AV_PKT_DATA_NEW_EXTRADATA` on a packet after the first: an FLV/RTMP stream whose
+    /// encoder started again, its timestamps usually back at 0).
+    public var startsNewSequence = false
 }
 
 /// The first audio stream of a footage file decoded with libavcodec (AAC, Opus, MP3, PCM, …)
@@ -62,6 +66,8 @@ public final class FootageAudioDecoder {
     /// Whether the packet last counted was damaged (a run of damage is open).
     private var inDamageRun = false
     private var currentPacketDamaged = false
+    /// A packet after the first carried a new sequence header: the next samples decoded start a new sequence.
+    private var newSequencePending = false
 
     /// The output rate for a stream at `rate` Hz: `rate` when AAC takes it, else 48 000.
     public static func outputSampleRate(for rate: Int) -> Int { AudioTrackSettings.supportedSampleRates.contains(rate) ? rate : 48000 }
@@ -108,6 +114,7 @@ public final class FootageAudioDecoder {
         guard !finished else { return }
         packetsDemuxed += 1
         currentPacketDamaged = false
+        if packetsDemuxed > 1, av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, nil) != nil { newSequencePending = true }
         if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { damaged("flagged corrupt by the demuxer", seconds: seconds) }
         var sent = avcodec_send_packet(decoder.pointer, packet)
         while sent == segrec_averror_eagain() {
@@ -143,7 +150,12 @@ public final class FootageAudioDecoder {
             let delay = converter.delay
             do {
                 let pcm = try converter.convert(frame.pointer)
-                if pcm.frameCount > 0 { decoded.append(DecodedAudio(pts: pts, samplesBeforePTS: delay, pcm: pcm)) }
+                if pcm.frameCount > 0 {
+                    var audio = DecodedAudio(pts: pts, samplesBeforePTS: delay, pcm: pcm)
+                    audio.startsNewSequence = newSequencePending
+                    newSequencePending = false
+                    decoded.append(audio)
+                }
             } catch { damaged("not converted: \(error)", seconds: seconds) }
         }
     }

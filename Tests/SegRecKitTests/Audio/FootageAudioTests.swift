@@ -38,6 +38,19 @@ import Testing
         #expect(warning?.contains("discontinuity") == true)
         // The offset stays for the samples after the jump.
         #expect(ts.buffer(for: Self.decoded(pts: 900, count: 480)).0.sessionTime == MediaTime(value: 11_010_000_000, timescale: 1_000_000_000))
+        // A new sequence header in band (an FLV push whose encoder started again) restarts
+        // anywhere; a header whose time follows on is no jump.
+        var flv = try FootageAudioTiming(timeBase: (1, 1000), sampleRate: 48_000, allowsDiscontinuities: false)
+        _ = flv.buffer(for: Self.decoded(pts: 0, count: 96_000))  // 0 … 2 s
+        var restart = Self.decoded(pts: 0, count: 480)
+        restart.startsNewSequence = true
+        let (restarted, restartWarning) = flv.buffer(for: restart)
+        #expect(restarted.sessionTime == MediaTime(value: 2_000_000_000, timescale: 1_000_000_000))
+        #expect(restartWarning?.contains("a restart at a new sequence header") == true)
+        var onTime = Self.decoded(pts: 10, count: 480)
+        onTime.startsNewSequence = true
+        let (followed, noJump) = flv.buffer(for: onTime)
+        #expect(followed.sessionTime == MediaTime(value: 2_010_000_000, timescale: 1_000_000_000) && noJump == nil)
         var mp4 = try FootageAudioTiming(timeBase: (1, 90_000), sampleRate: 48_000, allowsDiscontinuities: false)
         _ = mp4.buffer(for: Self.decoded(pts: 900_000, count: 48_000))
         let (kept, none) = mp4.buffer(for: Self.decoded(pts: 0, count: 480))
