@@ -90,6 +90,8 @@ public final class VideoFileDecoder {
     /// (``FootageAudioDecoder/takeDecoded()`` hands out the samples), and is finished when
     /// reading ends.
     public let audio: FootageAudioDecoder?
+    /// Audio streams in the input (decoded or not).
+    public let audioStreamCount: Int
 
     private let input: InputFormatContext
     private let stream: UnsafeMutablePointer<AVStream>
@@ -230,6 +232,7 @@ public final class VideoFileDecoder {
                         : isAudio && audioDecoder != nil ? "only the first audio stream is recorded" : "only the first video stream is recorded"))
         }
         audio = audioDecoder
+        audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count
         timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
         guard timeBase.num > 0, timeBase.den > 0 else {
             throw .badInput(path: path, field: "time base", detail: "\(timeBase.num)/\(timeBase.den) is not positive")

@@ -148,6 +148,7 @@ def test_footage_no_audio_records_none(binary, footage, tmp_path):
     assert [d["id"] for d in m["devices"]] == ["input"]
     assert all(a.audio_stream(out / s["file"]) == [] for s in m["segments"])
     assert any(n.startswith("input stream #1 (audio, aac) ignored") for n in m["notes"]), m["notes"]
+    assert "--no-audio: the input's sound is not recorded" in m["notes"]
 
 
 def test_footage_audio_only_input_is_an_error_naming_the_file(binary, footage, tmp_path):

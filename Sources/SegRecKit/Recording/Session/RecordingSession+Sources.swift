@@ -69,7 +69,9 @@ extension RecordingSession {
         let audio = decoder.audio.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: request.audioBitRate) }
         return BuiltSource(
             source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
-            stampsFrameIndex: request.stampFrameIndex, rotationDegrees: decoder.rotationDegrees, audio: audio)
+            stampsFrameIndex: request.stampFrameIndex,
+            notes: !request.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
+            rotationDegrees: decoder.rotationDegrees, audio: audio)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each
