@@ -1,5 +1,5 @@
 /// One picture of a footage source, converted to NV12 (or kept yuv420p, see
-/// ``VideoFileDecoder/init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:)``): a Swift value (its pixels are a
+/// ``VideoFileDecoder/init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)``): a Swift value (its pixels are a
 /// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
 public struct DecodedPicture: Sendable {
     /// The picture in NV12 (or yuv420p) with even dimensions (an odd width or height loses its last

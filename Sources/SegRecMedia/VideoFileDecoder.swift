@@ -85,6 +85,13 @@ public final class VideoFileDecoder {
     public private(set) var interlacedPictures: Int64 = 0
     /// Whether reading ended because a stop was requested.
     public private(set) var wasInterrupted = false
+    /// The decoder of the input's first audio stream, when opened with `decodesAudio` and
+    /// the input has one FFmpeg decodes: it gets that stream's packets as they are demuxed
+    /// (``FootageAudioDecoder/takeDecoded()`` hands out the samples), and is finished when
+    /// reading ends.
+    public let audio: FootageAudioDecoder?
+    /// Audio streams in the input (decoded or not).
+    public let audioStreamCount: Int
 
     private let input: InputFormatContext
     private let stream: UnsafeMutablePointer<AVStream>
@@ -138,13 +145,16 @@ public final class VideoFileDecoder {
     ///   - keepsYUV420P: hand out yuv420p pictures (most video files) in their own layout
     ///     instead of converting them to NV12, so the encoder takes them without a
     ///     conversion pass (`PictureConverter.keepsYUV420P`); default false.
+    ///   - decodesAudio: also decode the input's first audio stream (``audio``); default
+    ///     false: every audio stream is ignored (listed in ``notes``). An audio stream
+    ///     FFmpeg cannot decode is ignored with a note saying why.
     /// - Throws: ``MediaInputError/inputNotFound(path:)``,
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
     ///   when a stop came before the header could be read.
     public init(
         path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
-        stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false
+        stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false, decodesAudio: Bool = false
     ) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
@@ -198,12 +208,31 @@ public final class VideoFileDecoder {
         stream = video
         let parameters = video.pointee.codecpar!
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        let firstAudio = decodesAudio ? streams.first { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO } : nil
+        var audioDecoder: FootageAudioDecoder?
         for other in streams where other != video {
+            if other == firstAudio {
+                do {
+                    let opened = try FootageAudioDecoder(stream: other, path: path)
+                    audioDecoder = opened
+                    notes.append("input \(describe(other)) recorded as each segment's audio track: \(opened.description)")
+                    continue
+                } catch {
+                    other.pointee.discard = AVDISCARD_ALL
+                    notes.append("input \(describe(other)) ignored: it cannot be decoded (\(error))")
+                    continue
+                }
+            }
             other.pointee.discard = AVDISCARD_ALL
+            let isAudio = other.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO
             notes.append(
                 "input \(describe(other)) ignored: "
-                    + (isAttachedPicture(other) ? "an attached picture is not video" : "only the first video stream is recorded"))
+                    + (isAttachedPicture(other)
+                        ? "an attached picture is not video"
+                        : isAudio && audioDecoder != nil ? "only the first audio stream is recorded" : "only the first video stream is recorded"))
         }
+        audio = audioDecoder
+        audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count
         timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
         guard timeBase.num > 0, timeBase.den > 0 else {
             throw .badInput(path: path, field: "time base", detail: "\(timeBase.num)/\(timeBase.den) is not positive")
@@ -450,6 +479,7 @@ public final class VideoFileDecoder {
             }
             consecutiveReadErrors = 0
             guard packet.pointer.pointee.stream_index == stream.pointee.index else {
+                if let audio, packet.pointer.pointee.stream_index == audio.streamIndex { decodeAudio(packet.pointer, with: audio) }
                 av_packet_unref(packet.pointer)
                 continue
             }
@@ -529,7 +559,21 @@ public final class VideoFileDecoder {
         )
     }
 
+    /// Hands an audio packet to ``audio`` with its input time (seconds from the video
+    /// stream's start), for its warnings.
+    private func decodeAudio(_ packet: UnsafeMutablePointer<AVPacket>, with audio: FootageAudioDecoder) {
+        let nopts = segrec_av_nopts_value()
+        let time = packet.pointee.pts != nopts ? packet.pointee.pts : packet.pointee.dts
+        var seconds: Double?
+        if time != nopts, audio.timeBase.den > 0 {
+            let start = stream.pointee.start_time == nopts ? 0 : Double(stream.pointee.start_time) * Double(timeBase.num) / Double(timeBase.den)
+            seconds = Double(time) * Double(audio.timeBase.num) / Double(audio.timeBase.den) - start
+        }
+        audio.decode(packet, seconds: seconds)
+    }
+
     private func flush() {
+        audio?.finish()
         draining = true
         packetPending = false
         av_packet_unref(packet.pointer)

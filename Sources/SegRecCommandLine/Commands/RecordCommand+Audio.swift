@@ -1,13 +1,14 @@
 import SegRecKit
 
-/// `record`'s sound options: `--audio-bitrate` and `--no-audio` (Docs/DESIGN.md "Audio").
+/// `record`'s sound options: `--audio-bitrate` and `--no-audio` (Docs/DESIGN.md "Audio"),
+/// for the scenario's microphone and for footage passed through.
 extension RecordCommand {
     static let audioOptions: [OptionSpec] = [
         .option(
             "audio-bitrate", "N",
             help:
-                "AAC bit rate of each segment's audio track when the scenario has a microphone: bits per second (\(minimumAudioBitRate)...\(maximumAudioBitRate)) or with k (128k, the default)."
-        ), .flag("no-audio", help: "Record no sound even when the scenario has a microphone.")
+                "AAC bit rate of each segment's audio track (the scenario's microphone, or the footage's first audio stream passed through): bits per second (\(minimumAudioBitRate)...\(maximumAudioBitRate)) or with k (128k, the default)."
+        ), .flag("no-audio", help: "Record no sound: neither the scenario's microphone nor the audio of --source FILE.")
     ]
 
     /// The smallest and largest `--audio-bitrate`, bits per second.

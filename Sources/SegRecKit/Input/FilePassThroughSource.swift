@@ -13,6 +13,12 @@
 /// rotation, derived timestamps, crops) is delivered in-band as
 /// ``CaptureOutputEvent/note(_:)`` and ``CaptureOutputEvent/warning(_:)`` events, before
 /// the frames it concerns.
+///
+/// When the decoder decodes the input's first audio stream (``VideoFileDecoder/audio``),
+/// its sound rides the same stream as ``CaptureOutputEvent/audioSampleBuffer(_:)`` events,
+/// placed on the session clock by its own timestamps (``FootageAudioTiming``), each
+/// delivered before the frames decoded after it; its damaged packets count in
+/// ``CaptureOutputEvent/inputDamaged(packets:)`` like the video's.
 public final class FilePassThroughSource: CaptureOutputEventSource {
     /// The decoder frames come from.
     public let decoder: VideoFileDecoder
@@ -22,6 +28,8 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     public let stampFrameIndex: Bool
     /// The frame rate used for derived timestamps and the last frame's duration.
     public let frameRate: FrameRate
+    /// How the input's sound is placed on the session clock, when the decoder decodes it.
+    public private(set) var audioTiming: FootageAudioTiming?
 
     /// Notes and warnings not yet delivered (they go before the next frame).
     private var remarks: [CaptureOutputEvent] = []
@@ -35,6 +43,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     private var firstDerivedIndex: Int64?
     private var reportedCorruptPackets = 0
     private var reportedDroppedPictures = 0
+    private var reportedAudioCorruptPackets = 0
     /// Device ticks added to the input's timestamps since its last discontinuity.
     private var discontinuityOffset: Int64 = 0
     /// The last timestamp handed out (device ticks, offset included).
@@ -73,6 +82,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         }
         if let rotation = decoder.rotationDegrees, rotation != 0 { remarks.append(.note("input display rotation \(rotation)° kept on every segment")) }
         decoder.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
+        if let audio = decoder.audio {
+            audioTiming = try FootageAudioTiming(
+                timeBase: audio.timeBase, sampleRate: audio.sampleRate, allowsDiscontinuities: decoder.allowsTimestampDiscontinuities)
+            audio.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
+        }
         decoder.noteHandler = { [weak self] in self?.remarks.append(.note($0)) }
     }
 
@@ -327,6 +341,11 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// that follow it): the packets for `frames.corruptPackets`, and the pictures lost since
     /// as one run of frames dropped `corrupt` (a count, never one event per picture).
     private func collectDamage() {
+        collectAudio()
+        if let audio = decoder.audio, audio.corruptPackets > reportedAudioCorruptPackets {
+            remarks.append(.inputDamaged(packets: audio.corruptPackets - reportedAudioCorruptPackets))
+            reportedAudioCorruptPackets = audio.corruptPackets
+        }
         if decoder.corruptPackets > reportedCorruptPackets {
             remarks.append(.inputDamaged(packets: decoder.corruptPackets - reportedCorruptPackets))
             reportedCorruptPackets = decoder.corruptPackets
@@ -335,6 +354,18 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             remarks.append(.frameDropped(DroppedFrame(index: nil, reason: .corrupt, count: decoder.droppedPictures - reportedDroppedPictures)))
             reportedDroppedPictures = decoder.droppedPictures
         }
+    }
+
+    /// The sound decoded since the last call, as audio sample buffers (before the frames
+    /// that follow), with a warning before the buffer that starts a discontinuity.
+    private func collectAudio() {
+        guard let audio = decoder.audio, var timing = audioTiming else { return }
+        for decoded in audio.takeDecoded() {
+            let (buffer, warning) = timing.buffer(for: decoded)
+            if let warning { remarks.append(.warning(warning)) }
+            remarks.append(.audioSampleBuffer(buffer))
+        }
+        audioTiming = timing
     }
 
     private func reportDerived() {

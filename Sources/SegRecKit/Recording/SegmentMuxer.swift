@@ -736,6 +736,15 @@ public actor SegmentMuxer {
         try timeline.flush()
         audioFlushed = true
         try pumpAudio()
+        if timeline.corrections > 0 {
+            let rate = Double(timeline.sampleRate)
+            announce(
+                .warning(
+                    "the input's audio timestamps leave gaps or overlap \(timeline.corrections) time\(timeline.corrections == 1 ? "" : "s"): "
+                        + "\(timeline.silenceFilled) samples (\(String(format: "%.3f", Double(timeline.silenceFilled) / rate)) s) of silence filled in, "
+                        + "\(timeline.samplesTrimmed) samples (\(String(format: "%.3f", Double(timeline.samplesTrimmed) / rate)) s) trimmed, so each sample sits at its own timestamp"
+                ))
+        }
     }
 
     // MARK: Session event log

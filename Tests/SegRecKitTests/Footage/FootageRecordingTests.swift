@@ -37,7 +37,10 @@ import Testing
         if name.hasPrefix("phone") {
             // ffprobe's −90 (counter-clockwise) is a 90° clockwise turn, as camera-model manifests say it.
             #expect(probe.rotation == -90 && m.segments[0].rotationDegrees == 90)
-            #expect(m.notes.contains { $0.contains("audio") && $0.contains("ignored") })
+            // Its AAC stereo sound is recorded (Docs/DESIGN.md "Audio", footage), on the input's own audio clock.
+            #expect(m.notes.contains { $0.hasPrefix("input stream #1 (audio, aac) recorded as each segment's audio track: aac 48000 Hz, 2 channels") })
+            #expect(m.segments[0].audio?.sampleRate == 48_000 && m.segments[0].audio?.channels == 2)
+            #expect(m.devices.map(\.id) == ["input", "inputAudio"])
             #expect(m.segments[0].sessionStart == MediaTime(value: 17_000_000, timescale: 1_000_000_000))  // pts 1566/90000
         }
     }

@@ -23,11 +23,14 @@ public struct AudioSampleBuffer: Sendable, Hashable {
     /// Whether the samples are the synthetic signal (1 kHz sine with a click at every whole
     /// session second, Docs/DESIGN.md "Audio"), which `verify` can measure.
     public let isSynthetic: Bool
+    /// How the recorder places the samples: ``AudioBufferPlacement/compensated`` (a
+    /// microphone, the default) or ``AudioBufferPlacement/timestamped(tolerance:)`` (footage).
+    public let placement: AudioBufferPlacement
 
     /// A buffer; see the properties.
     public init(
         firstSampleIndex: Int64, deviceTime: MediaTime, sessionTime: MediaTime, nextSessionTime: MediaTime, sampleRate: Int, pcm: AudioPCMBuffer,
-        isSynthetic: Bool = false
+        isSynthetic: Bool = false, placement: AudioBufferPlacement = .compensated
     ) {
         self.firstSampleIndex = firstSampleIndex
         self.deviceTime = deviceTime
@@ -36,6 +39,7 @@ public struct AudioSampleBuffer: Sendable, Hashable {
         self.sampleRate = sampleRate
         self.pcm = pcm
         self.isSynthetic = isSynthetic
+        self.placement = placement
     }
 
     /// Sample frames in the buffer.

@@ -17,6 +17,13 @@
 /// - the first buffer is placed by its first sample's session time: silence fills a start
 ///   after `origin`, samples before `origin` are not recorded.
 ///
+/// Footage (``AudioBufferPlacement/timestamped(tolerance:)``) is on the session clock
+/// already: no compensation; each buffer follows the one before, unless its timestamp's
+/// exact position `(sessionTime − origin) · R` lies more than the tolerance from
+/// ``produced``: then silence fills the gap, or the overlap is trimmed off the buffer's
+/// start (``silenceFilled``, ``samplesTrimmed``), and the buffer starts at its timestamp
+/// rounded to a whole sample.
+///
 /// A segment `[S, E)` holds the samples `m` with `S ≤ τ(m) < E`: indices
 /// ``sampleIndex(at:)`` of `S` up to that of `E` (`⌈(t − origin) · R⌉`), so adjacent
 /// segments share no sample and miss none, and each holds `round((E − S) · R)` samples ± 1.
@@ -42,6 +49,14 @@ final class SessionAudioTimeline {
     var resamplerDelay: Int64 { resampler.delay }
     private var started = false
     private var flushed = false
+    /// Whether a buffer went through the resampler (a microphone's).
+    private var resampled = false
+    /// Output samples of silence put in for gaps in footage timestamps.
+    private(set) var silenceFilled: Int64 = 0
+    /// Footage samples trimmed where timestamps overlapped.
+    private(set) var samplesTrimmed: Int64 = 0
+    /// Gaps filled and overlaps trimmed in footage timestamps.
+    private(set) var corrections = 0
 
     /// A stream at `sampleRate` Hz in `channelCount` channels whose sample 0 is at session time `origin`.
     /// - Throws: ``FFmpegError`` from libswresample.
@@ -72,6 +87,8 @@ final class SessionAudioTimeline {
     func append(_ buffer: AudioSampleBuffer) throws {
         receivedSamples += Int64(buffer.frameCount)
         guard !flushed, buffer.frameCount > 0, buffer.pcm.channelCount == channelCount else { return }
+        if case .timestamped(let tolerance) = buffer.placement { return try place(buffer, tolerance: tolerance) }
+        resampled = true
         let billion = Int128(1_000_000_000)
         var pcm = buffer.pcm
         if !started {
@@ -99,6 +116,34 @@ final class SessionAudioTimeline {
         append(output: try resampler.convert(pcm))
     }
 
+    /// Places a footage buffer by its timestamp (see the type's description).
+    /// - Throws: ``MediaTimeError``.
+    private func place(_ buffer: AudioSampleBuffer, tolerance: MediaTime) throws {
+        let billion = Int128(1_000_000_000)
+        let exact = try scaledPosition(buffer.sessionTime)
+        let position = Int64(clamping: ExactArithmetic.multiplyDivide(exact, 1, billion, rounding: .roundHalfAwayFromZero) ?? 0)
+        let limit = Int128(try tolerance.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero).value) * Int128(sampleRate)
+        var pcm = buffer.pcm
+        var start = produced
+        if !started || abs(exact - Int128(produced) * billion) > limit {
+            if started {
+                corrections += 1
+                if position > produced { silenceFilled += position - produced } else { samplesTrimmed += min(produced - position, Int64(pcm.frameCount)) }
+            }
+            start = position
+        }
+        if start > produced {
+            append(output: AudioPCMBuffer(silenceOf: Int(min(start - produced, Int64(Int32.max))), channelCount: channelCount))
+        } else if start < produced {
+            // Samples before the recording's start, or already there: not recorded twice.
+            let skip = Int(min(produced - start, Int64(pcm.frameCount)))
+            pcm = pcm.frames(skip..<pcm.frameCount)
+        }
+        if pcm.frameCount > 0 { append(output: pcm) }
+        // Placed once something is on the timeline (buffers wholly before the origin are not).
+        started = produced > 0
+    }
+
     /// Drains the resampler (the recording ends): every sample received is now output,
     /// followed by some silence. libswresample's own drain (`swr_convert` without input)
     /// gives back less than its delay while a compensation is running, so silence is pushed
@@ -107,7 +152,7 @@ final class SessionAudioTimeline {
     func flush() throws {
         guard !flushed else { return }
         flushed = true
-        guard started else { return }
+        guard started, resampled else { return }
         try resampler.setCompensation(sampleDelta: 0, distance: 1)
         append(output: try resampler.convert(AudioPCMBuffer(silenceOf: Int(max(0, resampler.delay)) + 64, channelCount: channelCount)))
         append(output: try resampler.flush())

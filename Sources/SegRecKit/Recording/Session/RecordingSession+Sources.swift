@@ -53,20 +53,25 @@ extension RecordingSession {
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
     /// timestamps (a demuxed packet per frame, reused from the heap; yuv420p pictures
-    /// reach the encoder as decoded).
+    /// reach the encoder as decoded), and the input's first audio stream as the segments'
+    /// sound unless ``RecordingRequest/recordsAudio`` is false (`--no-audio`).
     static func footagePassedThrough(_ request: RecordingRequest, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource {
         let path = request.source.path ?? "-"
         AllocatorTuning.keepLargeBlocksForReuse()
-        let decoder = try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true)
+        let decoder = try VideoFileDecoder(
+            path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true, decodesAudio: request.recordsAudio)
         var settings = request.encoder
         settings.frameRate = decoder.nominalFrameRate ?? request.sourceOptions.frameRate ?? EncoderSettings.defaultFrameRate
         settings.fieldOrder = decoder.fieldOrder
         settings.pictureDescription = decoder.streamPictureDescription  // each frame brings its own
         try settings.validate()
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex, codec: settings.codec)
+        let audio = decoder.audio.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: request.audioBitRate) }
         return BuiltSource(
-            source: passThrough, settings: settings, devices: [passThrough.deviceClock], stampsFrameIndex: request.stampFrameIndex,
-            rotationDegrees: decoder.rotationDegrees)
+            source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
+            stampsFrameIndex: request.stampFrameIndex,
+            notes: !request.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
+            rotationDegrees: decoder.rotationDegrees, audio: audio)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each

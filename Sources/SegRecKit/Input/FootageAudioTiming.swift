@@ -1,0 +1,104 @@
+import Foundation
+
+/// Places a footage file's decoded sound on the session clock, the way its video frames are
+/// placed (``FilePassThroughSource``): the audio stream's time base is the device clock
+/// ``clock`` (`"inputAudio"`: timescale = the time base's denominator, no offset, no drift),
+/// and a sample's session time is `convertTime(pts, inputAudio → host)`, as a frame's is
+/// `convertTime(pts, input → host)`. Both clocks count seconds from the file's own zero, so
+/// sound and pictures keep the sync the file gives them.
+///
+/// Each ``DecodedAudio`` becomes one ``AudioSampleBuffer`` placed
+/// ``AudioBufferPlacement/timestamped(tolerance:)`` with a tolerance of 1 ms plus one tick
+/// of the time base (the timestamps' own rounding: Matroska's and FLV's millisecond), so a
+/// gap or overlap beyond it is filled with silence or trimmed by the recorder. Samples
+/// without a timestamp follow the ones before. In a container whose timestamps may jump
+/// (`AVFMT_TS_DISCONT`: MPEG-TS, HLS), a jump back by more than 0.1 s or ahead by more than
+/// 10 s from where the sound would continue is a discontinuity, as for the frames: the
+/// sound continues where it was, with one warning per jump. So is, in any container, a new
+/// sequence header in band (``DecodedAudio/startsNewSequence``: an FLV/RTMP push whose
+/// encoder started again) whose time lies before where the sound continues (by more than
+/// the tolerance) or more than 10 s after it.
+///
+/// Not thread-safe: owned by its source.
+public struct FootageAudioTiming {
+    /// The audio stream's clock (the manifest's `devices` entry `inputAudio`).
+    public let clock: MediaClock
+    /// Output sample frames per second.
+    public let sampleRate: Int
+    /// How far a timestamp may lie from where the sound continues before it is a gap or an
+    /// overlap: 1 ms plus one tick of the time base, rounded up to a nanosecond.
+    public let tolerance: MediaTime
+    /// Whether the container allows timestamp discontinuities.
+    public let allowsDiscontinuities: Bool
+    /// Sample frames handed out so far.
+    public private(set) var samplesDelivered: Int64 = 0
+    /// Nanoseconds added to the stream's timestamps since its last discontinuity.
+    private var offsetNanoseconds: Int128 = 0
+    /// Session time (ns) where the next sample continues the sound so far.
+    private var continuation: Int128?
+    private let timeBase: (num: Int32, den: Int32)
+
+    /// The clock id of a footage file's audio stream in the manifest's `devices`.
+    public static let clockID = "inputAudio"
+
+    /// Timing for a stream of time base `timeBase` decoded at `sampleRate` Hz.
+    /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
+    public init(timeBase: (num: Int32, den: Int32), sampleRate: Int, allowsDiscontinuities: Bool) throws(CaptureError) {
+        do { clock = try MediaClock(identifier: Self.clockID, timescale: timeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0) } catch {
+            throw .time(error)
+        }
+        self.timeBase = timeBase
+        self.sampleRate = sampleRate
+        self.allowsDiscontinuities = allowsDiscontinuities
+        let tick = (Int128(timeBase.num) * 1_000_000_000 + Int128(timeBase.den) - 1) / Int128(max(1, timeBase.den))
+        tolerance = MediaTime(value: Int64(clamping: 1_000_000 + tick), timescale: MediaClock.host.timescale)
+    }
+
+    /// `audio` as an ``AudioSampleBuffer`` on the session clock, with the warning of a
+    /// discontinuity it starts (nil when none).
+    public mutating func buffer(for audio: DecodedAudio) -> (AudioSampleBuffer, warning: String?) {
+        let billion = Int128(1_000_000_000)
+        let rate = Int128(sampleRate)
+        var warning: String?
+        var start: Int128
+        if let pts = audio.pts {
+            // pts · num / den seconds, less the conversion's delay, in ns (rounded once).
+            let exact = Int128(pts) * Int128(timeBase.num) * billion * rate - Int128(audio.samplesBeforePTS) * billion * Int128(timeBase.den)
+            start = Self.rounded(exact, Int128(timeBase.den) * rate) + offsetNanoseconds
+            let slack = Int128(tolerance.value)
+            if let expected = continuation,
+                allowsDiscontinuities && (start < expected - billion / 10 || start > expected + 10 * billion)
+                    || audio.startsNewSequence && (start < expected - slack || start > expected + 10 * billion)
+            {
+                offsetNanoseconds += expected - start
+                warning =
+                    "input audio timestamps jump at sample \(samplesDelivered) from \(Self.seconds(expected)) s to \(Self.seconds(start)) s "
+                    + (audio.startsNewSequence
+                        ? "(a restart at a new sequence header: the stream's encoder started again)" : "(a discontinuity, allowed in this container)")
+                    + ": the sound continues where it was"
+                start = expected
+            }
+        } else {
+            start = continuation ?? 0
+        }
+        let count = Int128(audio.pcm.frameCount)
+        let end = start + Self.rounded(count * billion, rate)
+        continuation = end
+        let deviceTicks = audio.pts.map { Int64(clamping: Int128($0) * Int128(timeBase.num)) } ?? 0
+        let buffer = AudioSampleBuffer(
+            firstSampleIndex: samplesDelivered, deviceTime: MediaTime(value: deviceTicks, timescale: clock.timescale),
+            sessionTime: MediaTime(value: Int64(clamping: start), timescale: MediaClock.host.timescale),
+            nextSessionTime: MediaTime(value: Int64(clamping: end), timescale: MediaClock.host.timescale), sampleRate: sampleRate, pcm: audio.pcm,
+            placement: .timestamped(tolerance: tolerance))
+        samplesDelivered += Int64(audio.pcm.frameCount)
+        return (buffer, warning)
+    }
+
+    /// `numerator / denominator` rounded half away from zero (denominator > 0).
+    private static func rounded(_ numerator: Int128, _ denominator: Int128) -> Int128 {
+        let half = denominator / 2
+        return numerator >= 0 ? (numerator + half) / denominator : -((-numerator + half) / denominator)
+    }
+
+    private static func seconds(_ ns: Int128) -> String { String(format: "%.6f", Double(ns) / 1e9) }
+}
