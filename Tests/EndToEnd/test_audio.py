@@ -81,6 +81,48 @@ def test_ten_minutes_of_drift_stay_in_sync(binary, tmp_path, notes):
     assert ok.returncode == 0, ok.stdout + ok.stderr
 
 
+HOUR = pytest.mark.skipif(
+    __import__("os").environ.get("SEGREC_HOUR") != "1",
+    reason="the one-hour drift recordings take minutes each: by hand, SEGREC_HOUR=1 python3 -m pytest Tests/EndToEnd -k one_hour")
+
+
+@HOUR
+def test_one_hour_of_drift_stays_in_sync(binary, tmp_path, notes):
+    """The 10-minute check over an hour: microphone +300 ppm, camera −200 ppm (1.8 s apart
+    at the end if nothing followed the session clock), a ratio change every 10 minutes."""
+    events = [{"atSeconds": float(s), "setDynamicAspectRatio": r}
+              for s, r in zip(range(600, 3600, 600), ["16x9", "1x1", "4x3", "9x16", "16x9"])]
+    scenario = {"device": {"format": 1280, "fps": 1, "initialAspectRatio": "9x16",
+                           "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": -200}},
+                "microphone": MIC, "sessionStartSeconds": 3.0, "durationSeconds": 3600.0, "events": events}
+    out, m = record(binary, tmp_path, scenario, "--preset", "ultrafast")
+    assert len(m["segments"]) == 6
+    errors = check_clicks(out, m, 3_000_000_000, 3600, notes, "1 hour, mic +300 ppm, camera -200 ppm")
+    assert len(errors) == 3599
+    ok = h.run([binary, "verify", out])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+@HOUR
+def test_one_hour_of_duo_switches_stays_in_sync(binary, tmp_path, notes):
+    """An hour of iPhone Duo with the camera switching every 5 s (outer ↔ inner, each on its
+    own drifting clock), microphone +300 ppm: every click within 1 ms."""
+    events = [{"atSeconds": 5.0 * k, "posture": "open" if k % 2 else "closed"} for k in range(1, 720)]
+    scenario = {"cameras": [
+        {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280, "fps": 2,
+         "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": -200}},
+        {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1280, "fps": 2,
+         "clock": {"timescale": 90000, "offsetSeconds": -3.25, "driftPPM": 150}}],
+        "frontCamera": "individual", "initialPosture": "closed", "switchGapSeconds": 0.25,
+        "microphone": MIC, "sessionStartSeconds": 1.0, "durationSeconds": 3600.0, "events": events}
+    out, m = record(binary, tmp_path, scenario, "--preset", "ultrafast")
+    assert len(m["segments"]) == 720
+    errors = check_clicks(out, m, 1_000_000_000, 3600, notes, "1 hour iPhone Duo, a switch every 5 s")
+    assert len(errors) == 3599
+    ok = h.run([binary, "verify", out])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
 def test_camera_switch_gap_keeps_its_sound(binary, tmp_path, notes):
     scenario = {"cameras": [
         {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280, "fps": 30,
