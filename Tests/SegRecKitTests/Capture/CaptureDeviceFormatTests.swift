@@ -52,6 +52,23 @@ import Testing
         #expect(device.dimensions(atFrame: 100) == VideoDimensions(width: 3024, height: 4032))
     }
 
+    /// `AVCaptureDevice.dynamicAspectRatio` is optional: nil on a camera whose active format
+    /// has none (the back camera's and the earlier front camera's fixed sizes), the ratio on a
+    /// square format.
+    @Test("dynamicAspectRatio is nil on a fixed-size format, the ratio on a square one") func dynamicAspectRatioOptional() throws {
+        for (formats, type) in [
+            (CaptureDevice.Format.dualWideFormats, CaptureDevice.DeviceType.builtInDualWideCamera),
+            (CaptureDevice.Format.earlierFrontFormats, .builtInWideAngleCamera)
+        ] {
+            let device = try CaptureDevice(
+                format: formats[0], frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio16x9, formats: formats, deviceType: type)
+            #expect(device.dynamicAspectRatio == nil)
+        }
+        let square = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1920))
+        let front = try CaptureDevice(format: square, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio16x9)
+        #expect(front.dynamicAspectRatio == .ratio16x9)
+    }
+
     @Test("a device rejects an initial ratio or frame rate its format lacks") func deviceInitErrors() throws {
         let photo = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 4032))
         #expect(throws: CaptureError.unsupportedRatio(.ratio1x1, formatSide: 4032, supported: [.ratio3x4, .ratio4x3])) {
