@@ -57,9 +57,7 @@ struct CompletionQueue {
             pending.removeAll(keepingCapacity: true)
             head = 0
         }
-        if superseded {
-            return .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(request))
-        }
+        if superseded { return .dynamicAspectRatioChangeSuperseded(DynamicAspectRatioSupersession(request)) }
         return .dynamicAspectRatioChangeCompleted(request.change)
     }
 

@@ -109,7 +109,9 @@ import Testing
     /// its frame; the switch at start+0.4 ends the outer frames at 48, so the request never
     /// takes effect and completes `superseded` (DESIGN.md), in that place, with no time. The
     /// 16x9 request (k1 = 40) is answered before delivery 37 with its time, as before.
-    @Test("an early answer for a frame the switch prevents completes superseded in its place", arguments: cases) func earlyAnswerSuperseded(_ e: Expected) throws {
+    @Test("an early answer for a frame the switch prevents completes superseded in its place", arguments: cases) func earlyAnswerSuperseded(_ e: Expected)
+        throws
+    {
         let scenario = try F.scenario(F.individual(start: e.start, events: Self.events, delay: -3))
         let events = try F.run(try CaptureSession(scenario: scenario))
         let superseded = events.enumerated().compactMap { item -> (Int, DynamicAspectRatioSupersession)? in
