@@ -28,7 +28,7 @@ enum ExportCommand {
                 usage:
                     "segrec export DIR [--hls OUT] [--concat LIST] [--mp4 FILE [--canvas WxH]] [--hls-segment-duration SECONDS] [--wall-clock ISO8601] [--force]",
                 abstract:
-                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes), or one MP4 file re-encoded onto one canvas, upright, for sharing or editing."
+                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes a picture; the HLS sound is one AAC stream encoded once, the list keeps the files' own), or one MP4 file re-encoded onto one canvas, upright, with one continuous sound track, for sharing or editing."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "export")

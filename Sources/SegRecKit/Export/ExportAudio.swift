@@ -52,12 +52,4 @@ enum ExportAudio {
         for segment in segments { starts.append(starts[starts.count - 1] + (segment.audio?.sampleCount ?? 0)) }
         return starts
     }
-
-    /// The whole recording's sound, every segment's ``pcm(of:in:settings:)`` one after the other.
-    /// - Throws: what ``pcm(of:in:settings:)`` throws.
-    static func continuous(_ source: ExportSource, settings: AudioTrackSettings) throws -> AudioPCMBuffer {
-        var all = AudioPCMBuffer(channelCount: settings.channelCount, samples: [])
-        for segment in source.manifest.segments { all.samples += try pcm(of: segment, in: source, settings: settings).samples }
-        return all
-    }
 }

@@ -20,7 +20,7 @@ import SegRecMedia
 ///
 /// Sound: when every segment has an `audio` record, one AAC-LC track (``SegmentWriter``'s,
 /// 128 kb/s) re-encoded from the segments' tracks decoded and cut to their `sampleCount`s
-/// (``ExportAudio``), one after the other: the recording's continuous sound, sample `m` at
+/// (`ExportAudio`), one after the other: the recording's continuous sound, sample `m` at
 /// file time `m / rate` = session time `first sessionStart + m / rate` (a camera-switch gap
 /// keeps its sound), the priming and padding hidden by the edit list; interleaved with the
 /// pictures (after each frame, the sound up to its time).

@@ -85,8 +85,8 @@ public enum RecordingExporter {
     /// first file's matrix).
     ///
     /// Sound: when every segment has an `audio` record, the segments' tracks are decoded,
-    /// cut to their `sampleCount`s and joined (``ExportAudio``), encoded once into one AAC-LC
-    /// stream (``EncodedAudioTrack``: its priming packet left out, sample `m` at playlist
+    /// cut to their `sampleCount`s and joined (`ExportAudio`), encoded once into one AAC-LC
+    /// stream (`EncodedAudioTrack`: its priming packet left out, sample `m` at playlist
     /// time `m / rate`, i.e. session time `first sessionStart + m / rate`), and each media
     /// segment carries the AAC frames that start in its span (a second track in every
     /// initialization section). One encoding for the whole playlist, so no discontinuity
@@ -135,7 +135,9 @@ public enum RecordingExporter {
         // The sound: one AAC stream for the whole playlist, each file taking the packets
         // that start in its own samples.
         let audioSettings = ExportAudio.settings(of: segments)
-        let audio = try audioSettings.map { try EncodedAudioTrack(encoding: ExportAudio.continuous(source, settings: $0), settings: $0) }
+        let audio = try audioSettings.map { settings in
+            try EncodedAudioTrack(settings: settings, pieces: segments.count) { try ExportAudio.pcm(of: segments[$0], in: source, settings: settings) }
+        }
         let sampleStarts = ExportAudio.sampleStarts(of: segments)
         var written: [String] = []
         var entries: [HLSPlaylist.Entry] = []

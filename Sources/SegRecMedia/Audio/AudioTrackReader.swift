@@ -30,12 +30,15 @@ public enum AudioTrackReader {
         guard let decoded = try decode(url) else { return nil }
         let channels = decoded.pcm.channelCount
         let frames = decoded.pcm.frameCount
-        var mono = [Float](repeating: 0, count: frames)
-        decoded.pcm.samples.withUnsafeBufferPointer { all in
-            for i in 0..<frames {
-                var sum: Float = 0
-                for c in 0..<channels { sum += all[i * channels + c] }
-                mono[i] = sum / Float(channels)
+        // Mono is already mono (the array shared, not copied).
+        var mono = channels == 1 ? decoded.pcm.samples : [Float](repeating: 0, count: frames)
+        if channels > 1 {
+            decoded.pcm.samples.withUnsafeBufferPointer { all in
+                for i in 0..<frames {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += all[i * channels + c] }
+                    mono[i] = sum / Float(channels)
+                }
             }
         }
         return DecodedAudioTrack(

@@ -29,10 +29,25 @@ package final class EncodedAudioTrack {
 
     /// Encodes `pcm` (its channel count must be `settings.channelCount`).
     /// - Throws: ``FFmpegError`` from the encoder (e.g. an unsupported rate).
-    package init(encoding pcm: AudioPCMBuffer, settings: AudioTrackSettings) throws(FFmpegError) {
-        precondition(pcm.channelCount == settings.channelCount, "channel count")
+    package convenience init(encoding pcm: AudioPCMBuffer, settings: AudioTrackSettings) throws {
+        try self.init(settings: settings, pieces: 1) { _ throws(FFmpegError) in pcm }
+    }
+
+    /// Encodes the sound made of `pieces` buffers one after the other, asking `piece(i)` for
+    /// each in turn and letting it go once encoded, so only one piece (a segment's sound)
+    /// and the packets are held at a time; each piece's channel count must be
+    /// `settings.channelCount`.
+    /// - Throws: ``FFmpegError`` from the encoder, or what `piece` throws.
+    package init<Failure: Error>(settings: AudioTrackSettings, pieces: Int, piece: (Int) throws(Failure) -> AudioPCMBuffer) throws {
         let encoder = try AudioEncoder(settings: settings, globalHeader: true)
-        var all = try encoder.encode(pcm)
+        var all: [Packet] = []
+        var total: Int64 = 0
+        for index in 0..<pieces {
+            let pcm = try piece(index)
+            precondition(pcm.channelCount == settings.channelCount, "channel count")
+            total += Int64(pcm.frameCount)
+            all += try encoder.encode(pcm)
+        }
         all += try encoder.flush()
         guard let parameters = avcodec_parameters_alloc() else { throw FFmpegError(call: "avcodec_parameters_alloc", code: segrec_averror_enomem()) }
         let copied = avcodec_parameters_from_context(parameters, encoder.context.pointer)
@@ -41,7 +56,6 @@ package final class EncodedAudioTrack {
             avcodec_parameters_free(&p)
             throw FFmpegError(call: "avcodec_parameters_from_context", code: copied, context: "aac")
         }
-        let total = Int64(pcm.frameCount)
         let kept = all.filter { $0.pointer.pointee.pts >= 0 && $0.pointer.pointee.pts < total }
         for (index, packet) in kept.enumerated() {
             let p = packet.pointer
