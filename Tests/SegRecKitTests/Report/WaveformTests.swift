@@ -25,9 +25,10 @@ import Testing
     }
 
     @Test func moreBucketsThanSamplesAndNoSamples() {
+        // Buckets 0..<0, 0..<1, 1..<1, 1..<2: a one-sample bucket is that sample, low and high.
         let w = Waveform(samples: [0.5, -0.5], buckets: 4)
-        #expect(w.maximum == [0, 0.5, 0, 0])
-        #expect(w.minimum == [0, 0, 0, -0.5])
+        #expect(w.maximum == [0, 0.5, 0, -0.5])
+        #expect(w.minimum == [0, 0.5, 0, -0.5])
         let empty = Waveform(samples: [], buckets: 0)
         #expect(empty.minimum == [0] && empty.loudestBucket == nil)
     }
