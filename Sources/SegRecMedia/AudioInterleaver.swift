@@ -48,6 +48,7 @@ final class AudioInterleaver {
             defer { av_packet_unref(p) }
             p.pointee.pts = pts
             p.pointee.dts = source.pointee.dts + slice.shift
+            if next + 1 == slice.range.upperBound, let end = slice.end { p.pointee.duration = max(1, min(p.pointee.duration, end - pts)) }
             p.pointee.stream_index = stream.pointee.index
             p.pointee.pos = -1
             // The muxer may have changed the stream's time base in its header.

@@ -153,9 +153,12 @@ public enum RecordingExporter {
                 let initPath = layout.folder.appendingPathComponent(initName).path
                 let mediaPaths = mediaNames.map { layout.folder.appendingPathComponent($0).path }
                 let duration = ExportSource.duration(of: segment)
+                // The file's sound ends at its own end (the packet that runs on into the
+                // next file declares only its part here).
                 let sound = audio.map {
                     AudioPacketSlice(
-                        track: $0, range: $0.packets(from: sampleStarts[index], to: index + 1 == segments.count ? Int64.max : sampleStarts[index + 1]))
+                        track: $0, range: $0.packets(from: sampleStarts[index], to: index + 1 == segments.count ? Int64.max : sampleStarts[index + 1]),
+                        end: sampleStarts[index + 1])
                 }
                 let result = try FragmentedRemuxer.remux(
                     input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPaths[0], offset: starts[index], end: duration,

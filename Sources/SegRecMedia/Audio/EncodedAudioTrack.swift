@@ -88,7 +88,7 @@ package final class EncodedAudioTrack {
 
 /// The packets of an ``EncodedAudioTrack`` that one output file carries: `range` of its
 /// packets, their pts shifted by `shift` samples (0 when the track is already on the
-/// output's timeline).
+/// output's timeline), the last one's duration cut to end at `end`.
 package struct AudioPacketSlice {
     /// The encoded stream.
     package let track: EncodedAudioTrack
@@ -96,11 +96,19 @@ package struct AudioPacketSlice {
     package let range: Range<Int>
     /// Samples added to each pts and dts.
     package let shift: Int64
+    /// Where the file's sound ends (samples, after the shift; nil: where its last packet
+    /// does): the last packet's declared duration is cut to end there, at least 1, so a
+    /// track never lasts past its file. A player that lays the files of an HLS playlist
+    /// end to end at each discontinuity (Chromium) would otherwise add the AAC frame's
+    /// overhang, up to 1023 samples, at every one; the samples themselves are all still
+    /// there for a decoder, the next file's first packet following on.
+    package let end: Int64?
 
     /// A slice of `track`.
-    package init(track: EncodedAudioTrack, range: Range<Int>, shift: Int64 = 0) {
+    package init(track: EncodedAudioTrack, range: Range<Int>, shift: Int64 = 0, end: Int64? = nil) {
         self.track = track
         self.range = range
         self.shift = shift
+        self.end = end
     }
 }
