@@ -3,7 +3,9 @@ import Foundation
 /// Turns a finished recording folder into something one player plays from start to end:
 /// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``) or an
 /// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
-/// re-encodes: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
+/// re-encodes a picture: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
+/// The HLS sound is the one thing encoded: the segments' AAC tracks joined into one AAC
+/// stream, so that no discontinuity repeats the encoder's priming.
 public enum RecordingExporter {
     /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)`` wrote.
     public struct HLSResult: Sendable, Equatable {
