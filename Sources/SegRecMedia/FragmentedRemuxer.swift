@@ -32,9 +32,11 @@ package enum FragmentedRemuxer {
         /// Packets and bytes of each media segment written, in order (one entry without
         /// cuts; none when `mediaOutput` is nil).
         package let mediaSegments: [(packets: Int, bytes: Int64)]
+        /// Audio packets written (0 without `audio`).
+        package let audioPackets: Int
 
         package static func == (a: Result, b: Result) -> Bool {
-            a.packets == b.packets && a.initBytes == b.initBytes && a.mediaBytes == b.mediaBytes && a.codecTag == b.codecTag
+            a.packets == b.packets && a.audioPackets == b.audioPackets && a.initBytes == b.initBytes && a.mediaBytes == b.mediaBytes && a.codecTag == b.codecTag
                 && a.lastDecodeTime == b.lastDecodeTime && a.mediaSegments.map(\.packets) == b.mediaSegments.map(\.packets)
                 && a.mediaSegments.map(\.bytes) == b.mediaSegments.map(\.bytes)
         }
@@ -161,9 +163,16 @@ package enum FragmentedRemuxer {
     ///     segment starts (``MediaSegmentPlan/cuts``); packet `cuts[i]` and those after it
     ///     go to `moreMediaOutputs[i]`. The fragment before each cut is flushed first
     ///     (`av_write_frame(NULL)`), so every media segment is whole `moof` + `mdat` pairs.
+    ///   - audio: AAC packets to carry beside the video (a second track, time base
+    ///     `1/sampleRate`, its pts as given plus the slice's shift: already on the output
+    ///     timeline, `offset` is not added), interleaved by time: before each video packet
+    ///     the audio packets that start before its decode time, before each cut those that
+    ///     start before the next media segment's first picture (so a media segment holds the
+    ///     sound of its own span, to the AAC frame), the rest at the end. The input's own
+    ///     audio is never copied (nil: the output has no sound).
     package static func remux(
         input: String, initOutput: String, mediaOutput: String?, offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
-        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = []
+        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = [], audio: AudioPacketSlice? = nil
     ) throws -> Result {
         precondition(cuts.count == moreMediaOutputs.count && (cuts.isEmpty || mediaOutput != nil), "one output per cut")
         FFmpegLog.silence()
@@ -202,6 +211,7 @@ package enum FragmentedRemuxer {
         outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
         outStream.pointee.time_base = timeBase
         try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
+        let audioWriter = try audio.map { slice throws(FFmpegError) in try AudioInterleaver(slice: slice, format: format, videoTimeBase: timeBase) }
 
         var created: [String] = []
         do {
@@ -222,9 +232,11 @@ package enum FragmentedRemuxer {
             var segmentStart = 0
             let (packets, lastDTS) = try copyPackets(
                 from: source, stream: inStream, filter: filter, to: format, outStream: outStream,
-                timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks), path: input, cuts: cuts
-            ) { cut, written in
-                // Before packet cuts[cut]: the fragment so far into the current file, then the next file.
+                timing: Timing(rescale: rescale, offset: offsetTicks, end: endTicks, floor: floorTicks), path: input, cuts: cuts, audio: audioWriter
+            ) { cut, written, nextPTS in
+                // Before packet cuts[cut]: the fragment so far (with the sound before the
+                // next picture) into the current file, then the next file.
+                try audioWriter?.write(before: nextPTS)
                 try FaststartRemuxer.checkIO(av_write_frame(format.pointer, nil), "av_write_frame", format)
                 if let failure = format.file?.flush() { throw failure }
                 segments.append((written - segmentStart, format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0))
@@ -233,6 +245,7 @@ package enum FragmentedRemuxer {
                 format.attach(try FileAVIOContext(creating: moreMediaOutputs[cut]))
                 created.append(moreMediaOutputs[cut])
             }
+            try audioWriter?.write(before: nil)
             try FaststartRemuxer.checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
             if let failure = format.file?.flush() { throw failure }
             let lastBytes = (format.file.flatMap { SafeFile.size(of: $0.fd) } ?? 0) - (mediaOutput == nil ? initBytes : 0)
@@ -242,7 +255,7 @@ package enum FragmentedRemuxer {
             let tagText = fourCC(outStream.pointee.codecpar.pointee.codec_tag)
             return Result(
                 packets: packets, initBytes: initBytes, mediaBytes: mediaBytes, codecTag: tagText,
-                lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den), mediaSegments: segments)
+                lastDecodeTime: MediaTime(value: lastDTS, timescale: timeBase.den), mediaSegments: segments, audioPackets: audioWriter?.written ?? 0)
         } catch {
             try? format.closeFile()
             for path in created { SafeFile.remove(path: path) }
@@ -303,8 +316,8 @@ package enum FragmentedRemuxer {
     /// Returns the packets written and the last dts.
     private static func copyPackets(
         from source: InputFormatContext, stream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, to format: OutputFormatContext,
-        outStream: UnsafeMutablePointer<AVStream>, timing: Timing, path: String, cuts: [Int] = [],
-        cut: (_ index: Int, _ written: Int) throws -> Void = { _, _ in }
+        outStream: UnsafeMutablePointer<AVStream>, timing: Timing, path: String, cuts: [Int] = [], audio: AudioInterleaver? = nil,
+        cut: (_ index: Int, _ written: Int, _ nextPTS: Int64) throws -> Void = { _, _, _ in }
     ) throws -> (Int, Int64) {
         var nextCut = 0
         let read = try Packet()
@@ -360,12 +373,13 @@ package enum FragmentedRemuxer {
                     }
                     h.pointee.duration = (presented.filter { $0 > h.pointee.pts }.min() ?? end) - h.pointee.pts
                 }
+                try audio?.write(before: h.pointee.dts)
                 try FaststartRemuxer.checkIO(av_write_frame(format.pointer, h), "av_write_frame", format)
                 written += 1
                 holding = false
             }
-            if next != nil, nextCut < cuts.count, written == cuts[nextCut] {
-                try cut(nextCut, written)
+            if let next, nextCut < cuts.count, written == cuts[nextCut] {
+                try cut(nextCut, written, next.pointee.pts)
                 nextCut += 1
             }
             if let next {

@@ -28,7 +28,7 @@ enum ExportCommand {
                 usage:
                     "segrec export DIR [--hls OUT] [--concat LIST] [--mp4 FILE [--canvas WxH]] [--hls-segment-duration SECONDS] [--wall-clock ISO8601] [--force]",
                 abstract:
-                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes), or one MP4 file re-encoded onto one canvas, upright, for sharing or editing."
+                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes a picture; the HLS sound is one AAC stream encoded once, the list keeps the files' own), or one MP4 file re-encoded onto one canvas, upright, with one continuous sound track, for sharing or editing."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "export")
@@ -75,7 +75,7 @@ enum ExportCommand {
                 from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)
             for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             print(
-                "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (remuxed, not re-encoded)"
+                "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (pictures remuxed, not re-encoded)\(result.audioSamples > 0 ? "; sound: one AAC stream of \(result.audioSamples) samples across the files" : "")"
             )
         }
         if let concat {
@@ -92,7 +92,7 @@ enum ExportCommand {
         if let mp4 {
             let result = try OneFileExport.export(from: directory, to: URL(fileURLWithPath: mp4), canvas: canvas, force: force)
             print(
-                "mp4: \(result.file.path): \(result.frames) frames from \(result.segments) segment(s) on a \(result.canvas) canvas (\(result.rotatedSegments) turned upright, \(result.placedSegments) scaled or padded), \(DecimalSeconds.text(result.duration, digits: 6)) s at 1/\(result.timescale), \(result.bytes) bytes (H.264, re-encoded)"
+                "mp4: \(result.file.path): \(result.frames) frames from \(result.segments) segment(s) on a \(result.canvas) canvas (\(result.rotatedSegments) turned upright, \(result.placedSegments) scaled or padded), \(DecimalSeconds.text(result.duration, digits: 6)) s at 1/\(result.timescale), \(result.bytes) bytes (H.264, re-encoded\(result.audioSamples > 0 ? "; AAC sound, \(result.audioSamples) samples" : ""))"
             )
         }
     }

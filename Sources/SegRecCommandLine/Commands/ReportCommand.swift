@@ -15,7 +15,7 @@ enum ReportCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "report", options: options, usage: "segrec report DIR [--force]",
                 abstract:
-                    "Write DIR/report.html: a self-contained page with the timeline drawn to scale (a bar per segment, change markers with exact times, session events, camera-switch gaps), one player for the whole recording (its HLS export, in DIR/report-hls/), an upright poster and a player per segment (loaded when played), warnings and drops. Posters go to DIR/report-posters/."
+                    "Write DIR/report.html: a self-contained page with the timeline drawn to scale (a bar per segment, change markers with exact times, session events, camera-switch gaps, each segment's waveform under its bar), one player for the whole recording (its HLS export, in DIR/report-hls/), an upright poster and a player per segment (loaded when played), warnings and drops. Posters go to DIR/report-posters/."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "report")

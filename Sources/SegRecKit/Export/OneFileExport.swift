@@ -17,6 +17,13 @@ import SegRecMedia
 /// recording's track timescale (the files' own, so each frame lands within half a tick of
 /// its session time); each frame lasts until the next, so across a camera-switch gap the
 /// last frame before it stays on screen; the file ends at the last segment's `sessionEnd`.
+///
+/// Sound: when every segment has an `audio` record, one AAC-LC track (``SegmentWriter``'s,
+/// 128 kb/s) re-encoded from the segments' tracks decoded and cut to their `sampleCount`s
+/// (`ExportAudio`), one after the other: the recording's continuous sound, sample `m` at
+/// file time `m / rate` = session time `first sessionStart + m / rate` (a camera-switch gap
+/// keeps its sound), the priming and padding hidden by the edit list; interleaved with the
+/// pictures (after each frame, the sound up to its time).
 public enum OneFileExport {
     /// What ``export(from:to:canvas:force:)`` wrote.
     public struct Result: Sendable, Equatable {
@@ -39,6 +46,9 @@ public enum OneFileExport {
         public let timescale: Int32
         /// Bytes of the file.
         public let bytes: Int64
+        /// Sample frames in the audio track (the segments' `sampleCount`s added up), 0 for a
+        /// recording without sound.
+        public let audioSamples: Int64
     }
 
     /// What one segment file says before its pictures are read.
@@ -90,12 +100,15 @@ public enum OneFileExport {
         let creation = source.manifest.recordedAt.flatMap(RecordingExporter.parseWallClock)
 
         let pool = PixelBufferPool()
-        let writer = try SegmentWriter(url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation)
+        let audioSettings = ExportAudio.settings(of: segments)
+        let sampleStarts = ExportAudio.sampleStarts(of: segments)
+        let writer = try SegmentWriter(
+            url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation, audio: audioSettings)
         let first = segments[0].sessionStart
         var frames = 0
         do {
             let scaler = PictureScaler(pixelBufferPool: pool)
-            for (segment, layout) in zip(segments, layouts) {
+            for (index, (segment, layout)) in zip(segments, layouts).enumerated() {
                 let path = source.path(of: segment)
                 let placement = CanvasPlacement(displayWidth: layout.displayWidth, displayHeight: layout.displayHeight, canvas: canvas)
                 // The segment's start in track ticks, rounded once (half away from zero);
@@ -105,6 +118,9 @@ public enum OneFileExport {
                 let exact = Int64(timescale) % Int64(layout.timeBase.den) == 0
                 let ticksPerUnit = Int64(timescale) / Int64(layout.timeBase.den) * Int64(layout.timeBase.num)
                 let decoder = try VideoFileDecoder(path: path, pixelBufferPool: pool)
+                // This segment's sound, from sample sampleStarts[k] of the recording's.
+                let sound = try audioSettings.map { try ExportAudio.pcm(of: segment, in: source, settings: $0) }
+                let soundStart = sampleStarts[index]
                 var count = 0
                 while let picture = try decoder.nextPicture() {
                     guard let pts = picture.pts else {
@@ -121,8 +137,10 @@ public enum OneFileExport {
                     let scaled = try scaler.scaled(upright, to: placement.size)
                     let framed = scaled.placed(onCanvas: canvas, x: placement.x, y: placement.y, pixelBufferPool: pool)
                     try writer.append(framed, presentationTime: time, recyclingInto: pool)
+                    if let sound, let rate = audioSettings?.sampleRate { try appendSound(sound, startingAt: soundStart, upTo: time, rate: rate, to: writer) }
                     count += 1
                 }
+                if let sound { try appendSound(sound, startingAt: soundStart, upTo: nil, rate: 1, to: writer) }
                 guard count == segment.frameCount else {
                     throw RecordingError.badInput(
                         path: path, field: "frameCount", detail: "the manifest says \(segment.frameCount) frames, \(count) decode from the file")
@@ -134,11 +152,26 @@ public enum OneFileExport {
                 file: file, canvas: canvas, frames: frames, segments: segments.count, rotatedSegments: layouts.filter { $0.angle != .degrees0 }.count,
                 placedSegments: layouts.filter {
                     !CanvasPlacement(displayWidth: $0.displayWidth, displayHeight: $0.displayHeight, canvas: canvas).fillsCanvas || $0.turned != canvas
-                }.count, duration: summary.duration, timescale: timescale, bytes: summary.byteCount)
+                }.count, duration: summary.duration, timescale: timescale, bytes: summary.byteCount, audioSamples: writer.audioSampleCount)
         } catch {
             writer.cancel()
             throw error
         }
+    }
+
+    /// Gives `writer` the samples of `sound` (a segment's, whose first sample is the
+    /// recording's sample `start`) not given yet, up to the recording's sample at `time`
+    /// (rounded down), or all of them when `time` is nil.
+    static func appendSound(_ sound: AudioPCMBuffer, startingAt start: Int64, upTo time: MediaTime?, rate: Int, to writer: SegmentWriter) throws {
+        let given = Int(writer.audioSampleCount - start)
+        var target = sound.frameCount
+        if let time,
+            let samples = ExactArithmetic.multiplyDivide(Int128(time.value), Int128(rate), Int128(time.timescale), rounding: .roundTowardNegativeInfinity)
+        {
+            target = min(target, max(0, Int(clamping: samples - Int128(start))))
+        }
+        guard target > given else { return }
+        try writer.appendAudio(sound.frames(given..<target))
     }
 
     /// The default canvas: the largest displayed width and the largest displayed height

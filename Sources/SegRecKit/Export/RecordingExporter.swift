@@ -3,7 +3,9 @@ import Foundation
 /// Turns a finished recording folder into something one player plays from start to end:
 /// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``) or an
 /// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
-/// re-encodes: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
+/// re-encodes a picture: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
+/// The HLS sound is the one thing encoded: the segments' AAC tracks joined into one AAC
+/// stream, so that no discontinuity repeats the encoder's priming.
 public enum RecordingExporter {
     /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)`` wrote.
     public struct HLSResult: Sendable, Equatable {
@@ -21,6 +23,9 @@ public enum RecordingExporter {
         public let bytes: Int64
         /// `EXT-X-DISCONTINUITY` tags written (files − 1).
         public let discontinuities: Int
+        /// Sample frames of sound carried (one continuous AAC stream over every media
+        /// segment), 0 for a recording without sound.
+        public let audioSamples: Int64
         /// What a user should know (a rotation change, a media segment longer than asked).
         public let warnings: [String]
     }
@@ -81,6 +86,14 @@ public enum RecordingExporter {
     /// between files is named in ``HLSResult/warnings`` (FFmpeg's `hls` demuxer keeps the
     /// first file's matrix).
     ///
+    /// Sound: when every segment has an `audio` record, the segments' tracks are decoded,
+    /// cut to their `sampleCount`s and joined (`ExportAudio`), encoded once into one AAC-LC
+    /// stream (`EncodedAudioTrack`: its priming packet left out, sample `m` at playlist
+    /// time `m / rate`, i.e. session time `first sessionStart + m / rate`), and each media
+    /// segment carries the AAC frames that start in its span (a second track in every
+    /// initialization section). One encoding for the whole playlist, so no discontinuity
+    /// adds or loses a sample; the first 1024 samples decode attenuated (no priming).
+    ///
     /// - Parameters:
     ///   - directory: the recording folder (its `manifest.json` and segment files).
     ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
@@ -121,6 +134,13 @@ public enum RecordingExporter {
         // One time base for every file: FFmpeg's hls demuxer reads all of them in the first
         // initialization section's time base.
         let timeBase = try FragmentedRemuxer.commonTimeBase(of: segments.map { try FragmentedRemuxer.timeBase(path: source.path(of: $0)) }).timeBase
+        // The sound: one AAC stream for the whole playlist, each file taking the packets
+        // that start in its own samples.
+        let audioSettings = ExportAudio.settings(of: segments)
+        let audio = try audioSettings.map { settings in
+            try EncodedAudioTrack(settings: settings, pieces: segments.count) { try ExportAudio.pcm(of: segments[$0], in: source, settings: settings) }
+        }
+        let sampleStarts = ExportAudio.sampleStarts(of: segments)
         var written: [String] = []
         var entries: [HLSPlaylist.Entry] = []
         var frames = 0
@@ -135,9 +155,16 @@ public enum RecordingExporter {
                 let initPath = layout.folder.appendingPathComponent(initName).path
                 let mediaPaths = mediaNames.map { layout.folder.appendingPathComponent($0).path }
                 let duration = ExportSource.duration(of: segment)
+                // The file's sound ends at its own end (the packet that runs on into the
+                // next file declares only its part here).
+                let sound = audio.map {
+                    AudioPacketSlice(
+                        track: $0, range: $0.packets(from: sampleStarts[index], to: index + 1 == segments.count ? Int64.max : sampleStarts[index + 1]),
+                        end: sampleStarts[index + 1])
+                }
                 let result = try FragmentedRemuxer.remux(
                     input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPaths[0], offset: starts[index], end: duration,
-                    decodeFloor: decodeFloor, timeBase: timeBase, cuts: plan.cuts, moreMediaOutputs: Array(mediaPaths.dropFirst()))
+                    decodeFloor: decodeFloor, timeBase: timeBase, cuts: plan.cuts, moreMediaOutputs: Array(mediaPaths.dropFirst()), audio: sound)
                 written += [initPath] + mediaPaths
                 decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {
@@ -166,7 +193,7 @@ public enum RecordingExporter {
             try ExportOutput.writeText(text, to: playlistPath)
             return HLSResult(
                 playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, files: segments.count, frames: frames, bytes: bytes,
-                discontinuities: max(0, segments.count - 1), warnings: warnings)
+                discontinuities: max(0, segments.count - 1), audioSamples: audio?.sampleCount ?? 0, warnings: warnings)
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
@@ -255,9 +282,15 @@ public enum RecordingExporter {
                 let prefix = copy ? copiesPrefix : recordingPrefix
                 if copy {
                     let path = copies.appendingPathComponent(segment.file).path
+                    // The copy's sound: the segment's own, re-encoded from its first sample
+                    // (a fragmented file cannot hide AAC priming from FFmpeg 5.1).
+                    let sound = try ExportAudio.settings(of: [segment]).map { settings in
+                        let track = try EncodedAudioTrack(encoding: ExportAudio.pcm(of: segment, in: source, settings: settings), settings: settings)
+                        return AudioPacketSlice(track: track, range: 0..<track.packetCount)
+                    }
                     _ = try FragmentedRemuxer.remux(
                         input: source.path(of: segment), initOutput: path, mediaOutput: nil, offset: .zero, end: ExportSource.duration(of: segment),
-                        decodeFloor: nil)
+                        decodeFloor: nil, audio: sound)
                     written.append(path)
                 }
                 entries.append(

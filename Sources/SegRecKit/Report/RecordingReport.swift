@@ -59,12 +59,15 @@ public enum RecordingReport {
         var written: [URL] = []
         do {
             var media: [ReportPage.SegmentMedia] = []
-            for (segment, name) in zip(source.manifest.segments, posterNames) {
+            let bars = ReportTimeline(manifest: source.manifest).bars
+            for (segment, (name, bar)) in zip(source.manifest.segments, zip(posterNames, bars)) {
                 let url = posters.appendingPathComponent(name)
                 let poster = try PosterFrameExtractor.extract(from: source.path(of: segment), to: url.path, maximumSide: posterSide)
                 written.append(url)
                 media.append(
-                    ReportPage.SegmentMedia(poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs))
+                    ReportPage.SegmentMedia(
+                        poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs,
+                        waveform: try waveform(of: segment, in: source, width: bar.width)))
             }
             let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, force: force)
             let whole = ReportPage.WholeRecording(
@@ -78,5 +81,14 @@ public enum RecordingReport {
             for url in written { SafeFile.remove(path: url.path) }
             throw error
         }
+    }
+
+    /// A segment's waveform for its bar of `width` user units: its audio track decoded
+    /// (``AudioTrackReader``, mono, cut to the declared length), one bucket per unit; nil when
+    /// the manifest gives the segment no sound.
+    /// - Throws: ``FFmpegError`` from decoding.
+    static func waveform(of segment: SegmentRecord, in source: ExportSource, width: Double) throws -> Waveform? {
+        guard segment.audio != nil, let track = try AudioTrackReader.read(URL(fileURLWithPath: source.path(of: segment))) else { return nil }
+        return Waveform(samples: track.samples, buckets: max(1, Int(width.rounded())))
     }
 }

@@ -9,6 +9,8 @@ enum ReportPage {
         let poster: String
         let posterWidth: Int, posterHeight: Int
         let codecs: String
+        /// The segment's sound reduced to one bucket per user unit of its bar, nil without sound.
+        var waveform: Waveform? = nil
     }
 
     /// The whole recording's player: its HLS export's playlist (relative to the page), and
@@ -54,10 +56,10 @@ enum ReportPage {
             <p class="legend"><span class="swatch landscape"></span>landscape <span class="swatch portrait"></span>portrait <span class="swatch square"></span>square
             <span class="key announced">▼</span> announced change (device time → session) <span class="key firstNewBuffer">▲</span> first new buffer <span class="key stop">|</span> stop.
             <span class="key gap">⇄</span> camera switch (hatched: no frame) <span class="key event">●</span> session event (rows: camera, posture, orientation, zoom, framing, format).
-            Hover for exact times; bar width = duration, bar height = displayed height / longer side (after rotation).</p>
+            Hover for exact times; bar width = duration, bar height = displayed height / longer side (after rotation)\(media.contains { $0.waveform != nil } ? "; under each bar its sound (peaks per unit of width, full scale fills the lane)" : "").</p>
             <figure class="timeline">
             """)
-        html.append(TimelineSVG.render(timeline, manifest: m, camera: camera))
+        html.append(TimelineSVG.render(timeline, manifest: m, camera: camera, waveforms: media.map(\.waveform)))
         html.append("</figure>")
         html.append("<div class=\"filmstrip\">")
         for (index, s) in m.segments.enumerated() {
@@ -166,6 +168,8 @@ enum ReportPage {
         .key{margin-left:8px}.key.announced{color:#b00020}.key.firstNewBuffer{color:#222}.key.stop{color:#777;font-weight:bold}
         figure.timeline{margin:0;background:#fff;border:1px solid #ddd;border-radius:6px;padding:4px}
         #timeline{width:100%;height:auto;display:block}
+        #timeline .wave-lane{fill:#f5f7fa;stroke:#d0d7de;stroke-width:.5}
+        #timeline .wave{stroke:#1565c0;stroke-width:.8;fill:none}
         rect.segment{stroke:#fff;stroke-width:1}rect.segment:hover,rect.segment.selected{stroke:#000;stroke-width:2}
         text.label{font-size:11px;fill:#fff;pointer-events:none}text.tick-label{font-size:11px;fill:#333;text-anchor:middle}text.axis-title{font-size:11px;fill:#666;text-anchor:end}
         line.axis,line.tick{stroke:#555}line.marker{stroke-width:1.5}line.marker.announced{stroke:#b00020;stroke-dasharray:4 2}line.marker.firstNewBuffer{stroke:#222}line.marker.stop{stroke:#777;stroke-width:3}

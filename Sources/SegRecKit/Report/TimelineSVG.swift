@@ -3,17 +3,27 @@ import Foundation
 /// Draws a ``ReportTimeline`` as inline SVG: a bar per segment (`rect.segment` with
 /// `data-index`, `data-file`, `data-width`, `data-height`, `data-frames`, `data-duration`),
 /// its labels where the bar is wide enough, markers (`line.marker` with `data-kind`) whose
-/// `<title>` gives the exact times, and a seconds axis on the session clock.
+/// `<title>` gives the exact times, a seconds axis on the session clock and, when the
+/// segments have sound, each one's waveform in a lane right under its bar (`g.waveform`,
+/// ``waveformLane``).
 enum TimelineSVG {
-    static func render(_ timeline: ReportTimeline, manifest: RecordingManifest, camera: String) -> String {
+    /// Height of the waveform lane under the bars, in user units (0 without sound).
+    static let waveformLane = 36.0
+
+    /// The SVG; `waveforms[i]` (when given) is segment `i`'s sound, one bucket per user unit
+    /// of its bar.
+    static func render(_ timeline: ReportTimeline, manifest: RecordingManifest, camera: String, waveforms: [Waveform?] = []) -> String {
         let segments = manifest.segments
         let top = 28.0
         let barBase = top + ReportTimeline.barHeight
+        let hasSound = waveforms.contains { $0 != nil }
+        // Everything below the bars moves down by the waveform lane.
+        let below = barBase + (hasSound ? waveformLane : 0)
         let totalWidth = timeline.width + 2 * timeline.margin
         // Event rows below the axis: one per category that has events.
         let rows = EventCategory.allCases.filter { category in timeline.events.contains { EventCategory(of: $0.kind) == category } }
-        let eventsTop = barBase + 52
-        let height = barBase + 44 + (rows.isEmpty ? 0 : 14 * Double(rows.count) + 14)
+        let eventsTop = below + 52
+        let height = below + 44 + (rows.isEmpty ? 0 : 14 * Double(rows.count) + 14)
         var svg = [
             "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">",
             "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f3e5f5\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#6a1b9a\" stroke-width=\"2\"/></pattern></defs>"
@@ -46,6 +56,10 @@ enum TimelineSVG {
             }
             svg.append("</a>")
         }
+        for (bar, waveform) in zip(timeline.bars, waveforms) {
+            guard let waveform else { continue }
+            svg.append(waveformSVG(waveform, bar: bar, segment: segments[bar.index], top: barBase + 3, height: waveformLane - 6))
+        }
         for gap in timeline.gaps {
             let s = segments[gap.segment]
             let previous = segments[gap.segment - 1]
@@ -56,7 +70,7 @@ enum TimelineSVG {
         }
         for marker in timeline.markers {
             svg.append(
-                "<line class=\"marker \(marker.kind.rawValue)\" data-kind=\"\(marker.kind.rawValue)\" data-segment=\"\(marker.segment.map(String.init) ?? "")\" x1=\"\(fmt(marker.x))\" x2=\"\(fmt(marker.x))\" y1=\"\(fmt(top - 18))\" y2=\"\(fmt(barBase + 6))\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></line>"
+                "<line class=\"marker \(marker.kind.rawValue)\" data-kind=\"\(marker.kind.rawValue)\" data-segment=\"\(marker.segment.map(String.init) ?? "")\" x1=\"\(fmt(marker.x))\" x2=\"\(fmt(marker.x))\" y1=\"\(fmt(top - 18))\" y2=\"\(fmt(below + 6))\"><title>\(HTMLText.escape(markerTitle(marker, manifest: manifest)))</title></line>"
             )
             let shape =
                 marker.kind == .announced
@@ -67,11 +81,11 @@ enum TimelineSVG {
             )
         }
         svg.append(
-            "<line class=\"axis\" x1=\"\(fmt(timeline.margin))\" x2=\"\(fmt(timeline.margin + timeline.width))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 8))\"/>"
+            "<line class=\"axis\" x1=\"\(fmt(timeline.margin))\" x2=\"\(fmt(timeline.margin + timeline.width))\" y1=\"\(fmt(below + 8))\" y2=\"\(fmt(below + 8))\"/>"
         )
         for tick in timeline.ticks {
-            svg.append("<line class=\"tick\" x1=\"\(fmt(tick.x))\" x2=\"\(fmt(tick.x))\" y1=\"\(fmt(barBase + 8))\" y2=\"\(fmt(barBase + 13))\"/>")
-            svg.append("<text class=\"tick-label\" x=\"\(fmt(tick.x))\" y=\"\(fmt(barBase + 26))\">\(tickText(tick.seconds)) s</text>")
+            svg.append("<line class=\"tick\" x1=\"\(fmt(tick.x))\" x2=\"\(fmt(tick.x))\" y1=\"\(fmt(below + 8))\" y2=\"\(fmt(below + 13))\"/>")
+            svg.append("<text class=\"tick-label\" x=\"\(fmt(tick.x))\" y=\"\(fmt(below + 26))\">\(tickText(tick.seconds)) s</text>")
         }
         for (row, category) in rows.enumerated() {
             let y = eventsTop + 14 * Double(row)
@@ -83,9 +97,39 @@ enum TimelineSVG {
                 )
             }
         }
-        svg.append("<text class=\"axis-title\" x=\"\(fmt(timeline.margin + timeline.width))\" y=\"\(fmt(barBase + 40))\">session clock (s)</text>")
+        svg.append("<text class=\"axis-title\" x=\"\(fmt(timeline.margin + timeline.width))\" y=\"\(fmt(below + 40))\">session clock (s)</text>")
         svg.append("</svg>")
         return svg.joined(separator: "\n")
+    }
+
+    /// One segment's waveform under its bar: a lane (`rect.wave-lane`, the bar's x and
+    /// width) and one vertical stroke per bucket from its lowest to its highest value
+    /// (`path.wave`; full scale fills the lane), bucket `b` centred at `x + (b + ½)·width/buckets`;
+    /// `data-x`, `data-width` (the bar's), `data-samples`, `data-rate` and `data-loudest`
+    /// (the loudest bucket's centre x) for tests.
+    static func waveformSVG(_ waveform: Waveform, bar: ReportTimeline.Bar, segment: SegmentRecord, top: Double, height: Double) -> String {
+        let buckets = waveform.minimum.count
+        let step = bar.width / Double(max(1, buckets))
+        let middle = top + height / 2
+        var d: [String] = []
+        d.reserveCapacity(buckets)
+        for b in 0..<buckets {
+            let x = bar.x + (Double(b) + 0.5) * step
+            var high = middle - Double(min(1, max(-1, waveform.maximum[b]))) * height / 2
+            var low = middle - Double(min(1, max(-1, waveform.minimum[b]))) * height / 2
+            if low - high < 0.5 {
+                // Silence still draws a hairline.
+                high -= 0.25
+                low += 0.25
+            }
+            d.append("M\(fmt(x)) \(fmt(high))V\(fmt(low))")
+        }
+        let rate = segment.audio?.sampleRate ?? 0
+        let loudest = waveform.loudestBucket.map { fmt(bar.x + (Double($0) + 0.5) * step) } ?? ""
+        let title =
+            "\(segment.file): sound, \(waveform.sampleCount) samples at \(rate) Hz, session \(DecimalSeconds.text(segment.sessionStart)) s to \(DecimalSeconds.text(segment.sessionEnd)) s"
+        return
+            "<g class=\"waveform\" data-segment=\"\(bar.index)\" data-x=\"\(fmt(bar.x))\" data-width=\"\(fmt(bar.width))\" data-samples=\"\(waveform.sampleCount)\" data-rate=\"\(rate)\" data-loudest=\"\(loudest)\"><rect class=\"wave-lane\" x=\"\(fmt(bar.x))\" y=\"\(fmt(top))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(height))\"/><path class=\"wave\" d=\"\(d.joined())\"/><title>\(HTMLText.escape(title))</title></g>"
     }
 
     /// What a camera-switch gap is: its exact length and the cameras on either side.

@@ -27,11 +27,37 @@ public enum AudioTrackReader {
     /// The first audio stream of `url` decoded, or nil when the file has none.
     /// - Throws: ``FFmpegError`` from opening, demuxing or decoding.
     public static func read(_ url: URL) throws -> DecodedAudioTrack? {
+        guard let decoded = try decode(url) else { return nil }
+        let channels = decoded.pcm.channelCount
+        let frames = decoded.pcm.frameCount
+        // Mono is already mono (the array shared, not copied).
+        var mono = channels == 1 ? decoded.pcm.samples : [Float](repeating: 0, count: frames)
+        if channels > 1 {
+            decoded.pcm.samples.withUnsafeBufferPointer { all in
+                for i in 0..<frames {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += all[i * channels + c] }
+                    mono[i] = sum / Float(channels)
+                }
+            }
+        }
+        return DecodedAudioTrack(
+            sampleRate: decoded.sampleRate, channelCount: decoded.channelCount, codecName: decoded.codecName, declaredSampleCount: decoded.declaredSampleCount,
+            samples: mono)
+    }
+
+    /// The first audio stream of `url` decoded with its channels kept (interleaved float),
+    /// cut to the stream's declared length when the decoder gives more; nil when the file
+    /// has no audio stream.
+    /// - Returns: the stream's rate, channels (as ``AudioPCMBuffer/channelCount``, at least
+    ///   1), codec name and declared length in samples (nil when the file states none).
+    /// - Throws: ``FFmpegError`` from opening, demuxing or decoding.
+    public static func decode(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?, pcm: AudioPCMBuffer)? {
         let input = try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
         guard let stream = FaststartRemuxer.audioStream(of: input) else { return nil }
         let parameters = stream.pointee.codecpar!.pointee
         let rate = Int(parameters.sample_rate)
-        let channels = Int(parameters.ch_layout.nb_channels)
+        let channels = max(1, Int(parameters.ch_layout.nb_channels))
         var declared: Int64?
         if stream.pointee.duration != segrec_av_nopts_value(), rate > 0 {
             declared = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
@@ -46,7 +72,7 @@ public enum AudioTrackReader {
                 if received == segrec_averror_eagain() || received == segrec_averror_eof() { return }
                 try check(received, "avcodec_receive_frame", context: url.path)
                 defer { av_frame_unref(frame.pointer) }
-                append(frame.pointer, to: &samples)
+                append(frame.pointer, channels: channels, to: &samples)
             }
         }
         while true {
@@ -60,21 +86,20 @@ public enum AudioTrackReader {
         }
         try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet", context: "flush")
         try receive()
-        if let declared, declared >= 0, samples.count > Int(declared) { samples.removeLast(samples.count - Int(declared)) }
-        return DecodedAudioTrack(
-            sampleRate: rate, channelCount: channels, codecName: String(cString: avcodec_get_name(parameters.codec_id)), declaredSampleCount: declared,
-            samples: samples)
+        if let declared, declared >= 0, samples.count > Int(declared) * channels { samples.removeLast(samples.count - Int(declared) * channels) }
+        return (rate, channels, String(cString: avcodec_get_name(parameters.codec_id)), declared, AudioPCMBuffer(channelCount: channels, samples: samples))
     }
 
-    /// Appends a decoded frame's samples, mixed to mono (planar or interleaved float, s16, s32).
-    private static func append(_ f: UnsafeMutablePointer<AVFrame>, to samples: inout [Float]) {
+    /// Appends a decoded frame's samples interleaved, `channels` per sample frame (a frame
+    /// with fewer gives silence in the missing ones); planar or interleaved float, s16, s32.
+    private static func append(_ f: UnsafeMutablePointer<AVFrame>, channels: Int, to samples: inout [Float]) {
         let count = Int(f.pointee.nb_samples)
-        let channels = max(1, Int(f.pointee.ch_layout.nb_channels))
+        let frameChannels = max(1, Int(f.pointee.ch_layout.nb_channels))
         let format = AVSampleFormat(rawValue: f.pointee.format)
         let planar = av_sample_fmt_is_planar(format) != 0
         func value(_ channel: Int, _ i: Int) -> Float {
             let plane = planar ? channel : 0
-            let index = planar ? i : i * channels + channel
+            let index = planar ? i : i * frameChannels + channel
             guard let data = f.pointee.extended_data[plane] else { return 0 }
             switch format {
             case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP: return data.withMemoryRebound(to: Float.self, capacity: index + 1) { $0[index] }
@@ -84,11 +109,7 @@ public enum AudioTrackReader {
             default: return 0
             }
         }
-        samples.reserveCapacity(samples.count + count)
-        for i in 0..<count {
-            var sum: Float = 0
-            for c in 0..<channels { sum += value(c, i) }
-            samples.append(sum / Float(channels))
-        }
+        samples.reserveCapacity(samples.count + count * channels)
+        for i in 0..<count { for c in 0..<channels { samples.append(c < frameChannels ? value(c, i) : 0) } }
     }
 }
