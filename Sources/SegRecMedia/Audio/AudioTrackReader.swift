@@ -66,6 +66,11 @@ public enum AudioTrackReader {
         let packet = try Packet()
         let frame = try Frame()
         var samples: [Float] = []
+        // Room for the declared length at once (a file may say more than it holds; at most
+        // an hour at 96 kHz stereo is reserved ahead): appending one frame at a time then
+        // never copies, and beyond it the array grows geometrically. (Reserving
+        // `count + frame` per frame made reading an hour-long track quadratic.)
+        if let declared, declared > 0 { samples.reserveCapacity(Int(min(declared, 96_000 * 3_600)) * channels) }
         func receive() throws {
             while true {
                 let received = avcodec_receive_frame(decoder.pointer, frame.pointer)
@@ -109,7 +114,6 @@ public enum AudioTrackReader {
             default: return 0
             }
         }
-        samples.reserveCapacity(samples.count + count * channels)
         for i in 0..<count { for c in 0..<channels { samples.append(c < frameChannels ? value(c, i) : 0) } }
     }
 }
