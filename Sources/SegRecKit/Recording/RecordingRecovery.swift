@@ -280,10 +280,11 @@ public enum RecordingRecovery {
         return (info.frameCount, sessionEnd, size.int64Value)
     }
 
-    /// What the audio track of a finished file holds, read from the file (nil without one,
-    /// or when it declares no length): the record a believed file gets in the manifest.
+    /// What the audio track of a finished file declares, read from the container without
+    /// decoding (nil without one, or when it declares no length): the record a believed
+    /// file gets in the manifest.
     static func finishedAudio(_ url: URL) -> SegmentAudioRecord? {
-        guard let track = try? AudioTrackReader.read(url), let declared = track.declaredSampleCount else { return nil }
+        guard let track = try? AudioTrackReader.describe(url), let declared = track.declaredSampleCount else { return nil }
         return SegmentAudioRecord(codec: track.codecName, sampleRate: track.sampleRate, channels: track.channelCount, sampleCount: declared)
     }
 

@@ -24,13 +24,15 @@ extension RecordingVerifier {
             // before its pictures (the encoder's and resampler's lag): at most the span.
             let rebuilt = manifest.recovery?.recoveredFiles.contains(segment.file) ?? false || manifest.stopReason == .error
             let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
+            /// The span's length in samples at `rate` Hz.
+            func spanSamples(atRate rate: Int) -> Int64? { (try? span?.converted(toTimescale: Int32(clamping: rate)))?.value }
             guard let record = segment.audio else {
                 // A rebuilt file may have kept none of its sound: no record, and no track.
                 // Its span is silence for the click check, so the files after it stay on time.
-                if rebuilt, (try? AudioTrackReader.read(url)) ?? nil == nil, let recordedRate = manifest.segments.lazy.compactMap(\.audio).first?.sampleRate,
-                    let expected = try? span?.converted(toTimescale: Int32(clamping: recordedRate))
+                if rebuilt, (try? AudioTrackReader.describe(url)) ?? nil == nil,
+                    let recordedRate = manifest.segments.lazy.compactMap(\.audio).first?.sampleRate, let expected = spanSamples(atRate: recordedRate)
                 {
-                    joined += [Float](repeating: 0, count: max(0, Int(expected.value)))
+                    joined += [Float](repeating: 0, count: max(0, Int(expected)))
                     continue
                 }
                 perSegment[segment.file, default: []].append("no audio record, while other segments have one")
@@ -54,11 +56,11 @@ extension RecordingVerifier {
             if track.declaredSampleCount != record.sampleCount {
                 problems.append("audio track declares \(track.declaredSampleCount.map(String.init) ?? "no") samples, manifest says \(record.sampleCount)")
             }
-            if let span, let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)),
-                rebuilt ? record.sampleCount > expected.value + 1 : abs(expected.value - record.sampleCount) > 1
+            if let span, let expected = spanSamples(atRate: record.sampleRate),
+                rebuilt ? record.sampleCount > expected + 1 : abs(expected - record.sampleCount) > 1
             {
                 problems.append(
-                    "audio holds \(record.sampleCount) samples, the segment's span \(span) is \(expected.value) at \(record.sampleRate) Hz"
+                    "audio holds \(record.sampleCount) samples, the segment's span \(span) is \(expected) at \(record.sampleRate) Hz"
                         + (rebuilt ? " (a rebuilt file's sound may end before its pictures, never after)" : ""))
             }
             if track.samples.count + 1 < Int(record.sampleCount) {
@@ -70,9 +72,8 @@ extension RecordingVerifier {
             if rate != track.sampleRate { complete = false }
             joined += track.samples
             // A rebuilt file's missing tail is silence here, so the files after it stay on time.
-            if rebuilt, let span, let expected = try? span.converted(toTimescale: Int32(clamping: record.sampleRate)), Int(expected.value) > track.samples.count
-            {
-                joined += [Float](repeating: 0, count: Int(expected.value) - track.samples.count)
+            if rebuilt, let expected = spanSamples(atRate: record.sampleRate), Int(expected) > track.samples.count {
+                joined += [Float](repeating: 0, count: Int(expected) - track.samples.count)
             }
         }
         guard complete, let rate, rate > 0, manifest.devices.contains(where: { $0.id == AudioCaptureDevice.defaultID }) else { return (perSegment, []) }

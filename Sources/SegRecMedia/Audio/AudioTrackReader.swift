@@ -55,13 +55,7 @@ public enum AudioTrackReader {
     public static func decode(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?, pcm: AudioPCMBuffer)? {
         let input = try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
         guard let stream = FaststartRemuxer.audioStream(of: input) else { return nil }
-        let parameters = stream.pointee.codecpar!.pointee
-        let rate = Int(parameters.sample_rate)
-        let channels = max(1, Int(parameters.ch_layout.nb_channels))
-        var declared: Int64?
-        if stream.pointee.duration != segrec_av_nopts_value(), rate > 0 {
-            declared = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
-        }
+        let (rate, channels, codecName, declared) = facts(of: stream)
         let decoder = try CodecContext.openDecoder(for: stream, context: url.path)
         let packet = try Packet()
         let frame = try Frame()
@@ -92,7 +86,27 @@ public enum AudioTrackReader {
         try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet", context: "flush")
         try receive()
         if let declared, declared >= 0, samples.count > Int(declared) * channels { samples.removeLast(samples.count - Int(declared) * channels) }
-        return (rate, channels, String(cString: avcodec_get_name(parameters.codec_id)), declared, AudioPCMBuffer(channelCount: channels, samples: samples))
+        return (rate, channels, codecName, declared, AudioPCMBuffer(channelCount: channels, samples: samples))
+    }
+
+    /// What the first audio stream of `url` declares, read from the container without
+    /// decoding a sample: its rate, channels (at least 1), codec name and length in samples
+    /// (nil when the file states none); nil when the file has no audio stream.
+    /// - Throws: ``FFmpegError`` from opening the file.
+    public static func describe(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?)? {
+        let input = try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
+        return FaststartRemuxer.audioStream(of: input).map(facts(of:))
+    }
+
+    /// A stream's rate, channels (at least 1), codec name and declared length in samples.
+    private static func facts(of stream: UnsafeMutablePointer<AVStream>) -> (Int, Int, String, Int64?) {
+        let parameters = stream.pointee.codecpar!.pointee
+        let rate = Int(parameters.sample_rate)
+        var declared: Int64?
+        if stream.pointee.duration != segrec_av_nopts_value(), rate > 0 {
+            declared = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
+        }
+        return (rate, max(1, Int(parameters.ch_layout.nb_channels)), String(cString: avcodec_get_name(parameters.codec_id)), declared)
     }
 
     /// Appends a decoded frame's samples interleaved, `channels` per sample frame (a frame
