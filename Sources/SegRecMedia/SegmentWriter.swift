@@ -110,6 +110,10 @@ public final class SegmentWriter {
     private var durations: [Int64: Int64] = [:]
     /// Encoded packets, in decode order, waiting for their duration to be known.
     private var pending: [Packet] = []
+    /// The last video packet handed on (stream time base), held until the next one's
+    /// decode time is known (see ``write(_:)``); `hasHeldVideoPacket` says whether it holds one.
+    private let heldVideoPacket: Packet
+    private var hasHeldVideoPacket = false
     private var packetsWritten = 0
     /// `frag_duration` in microseconds, nil when not fragmented.
     private let fragmentMicroseconds: Int32?
@@ -265,6 +269,7 @@ public final class SegmentWriter {
         self.encoderPixelFormat = pixelFormat
         self.referenceFrame = try Frame()
         self.packet = try Packet()
+        self.heldVideoPacket = try Packet()
         self.frame = frame
         self.encoder = encoder
         self.format = format
@@ -689,11 +694,12 @@ public final class SegmentWriter {
     /// presentation duration (the last presented one lasting until `end`). The finished
     /// file's decode times and sample durations are chosen by ``FaststartRemuxer``.
     private func writeTail(end: Int64) throws {
-        if packetsWritten == 0 { repairDecodeTimes(of: pending) }
+        if packetsWritten == 0 && !hasHeldVideoPacket { repairDecodeTimes(of: pending) }
         while let first = pending.first {
             try write(first)
             pending.removeFirst()
         }
+        try writeHeldVideoPacket()
     }
 
     /// Gives a segment whose every packet comes out at the flush valid decode times when
@@ -726,16 +732,49 @@ public final class SegmentWriter {
         for (k, packet) in packets.enumerated() { packet.pointer.pointee.dts = presentation[k] - span }
     }
 
-    /// Sets the packet's duration from the pts → duration map, rescales it to the stream's
-    /// time base and writes it (`av_write_frame`), then unreferences it.
+    /// Sets the packet's duration from the pts → duration map and rescales it to the
+    /// stream's time base, then writes the packet held before it (`av_write_frame`) and
+    /// holds this one (its data moved into ``heldVideoPacket``).
+    ///
+    /// A packet is written with its decode duration, the next packet's dts minus its own, not
+    /// its presentation duration: a fragment the audio track cuts (`frag_duration`) ends the
+    /// video track's run with its last packet's duration, and the mov muxer starts the next
+    /// run (`tfdt`) there. A presentation duration there (B-frames: it differs from the decode
+    /// step) would put the next fragment's first dts off its own; the muxer then drops that
+    /// packet's pts (its composition offset becomes 0). The last packet keeps its
+    /// presentation duration (``writeHeldVideoPacket()``); the finished file's durations come
+    /// from `FaststartRemuxer` either way.
     private func write(_ packet: Packet) throws {
         let p = packet.pointer
-        defer { av_packet_unref(p) }
-        guard let duration = durations.removeValue(forKey: p.pointee.pts) else { throw SegmentWriterError.unexpectedPacketTimestamp(pts: p.pointee.pts) }
+        guard let duration = durations.removeValue(forKey: p.pointee.pts) else {
+            av_packet_unref(p)
+            throw SegmentWriterError.unexpectedPacketTimestamp(pts: p.pointee.pts)
+        }
         p.pointee.duration = duration
         p.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(p, encoder.pointer.pointee.time_base, stream.pointee.time_base)
-        let written = av_write_frame(format.pointer, p)
+        if hasHeldVideoPacket {
+            let held = heldVideoPacket.pointer
+            if p.pointee.dts != segrec_av_nopts_value(), held.pointee.dts != segrec_av_nopts_value(), p.pointee.dts > held.pointee.dts {
+                held.pointee.duration = p.pointee.dts - held.pointee.dts
+            }
+            do { try writeHeldVideoPacket() } catch {
+                av_packet_unref(p)
+                throw error
+            }
+        }
+        av_packet_move_ref(heldVideoPacket.pointer, p)
+        hasHeldVideoPacket = true
+    }
+
+    /// Writes the held video packet (`av_write_frame`) with the duration it has, then
+    /// unreferences it.
+    private func writeHeldVideoPacket() throws {
+        guard hasHeldVideoPacket else { return }
+        let h = heldVideoPacket.pointer
+        hasHeldVideoPacket = false
+        defer { av_packet_unref(h) }
+        let written = av_write_frame(format.pointer, h)
         // Fragments reach the kernel as soon as the muxer cuts them.
         if let failure = format.file?.flush() { throw failure }
         try check(written, "av_write_frame", context: partialURL.path)

@@ -160,6 +160,62 @@ def test_footage_audio_only_input_is_an_error_naming_the_file(binary, footage, t
     assert str(sound) in run.stderr and "no video stream" in run.stderr, run.stderr
 
 
+def presentation_times(path, entries):
+    """ffprobe's presentation times (seconds) of the first video stream, sorted: `packet` for
+    every stored picture, `frame` for every decoded one."""
+    out = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", f"{entries}=pts_time", "-of", "csv=p=0", path])
+    assert out.returncode == 0, out.stderr
+    return sorted(float(line.split(",")[0]) for line in out.stdout.split() if line.split(",")[0] not in ("", "N/A"))
+
+
+BFRAME_FOOTAGE = [
+    # name, extra filter: frame durations that differ from the decode steps (Matroska's 1 ms
+    # ticks; a variable rate in MP4 and MPEG-TS) and a plain constant rate
+    ("cfr.mkv", None),
+    ("vfr.mp4", "settb=1/90000,setpts=(N/30+0.006*mod(N\\,3))/TB"),
+    ("vfr.ts", "settb=1/90000,setpts=(N/30+0.006*mod(N\\,3))/TB"),
+    ("cfr.mp4", None),
+]
+
+
+@pytest.mark.parametrize("name,jitter", BFRAME_FOOTAGE, ids=[f[0] for f in BFRAME_FOOTAGE])
+@pytest.mark.parametrize("interval", ["1", "0.3"], ids=["fragments-1s", "fragments-0.3s"])
+def test_footage_with_sound_keeps_every_picture_s_time_through_b_frames_and_fragments(binary, footage, tmp_path, name, jitter, interval):
+    """Sound beside B-frame pictures: the audio track cuts the crash-safe fragments between
+    the pictures' decode and presentation order, and no picture's time may move for it. Every
+    picture of every segment is presented at the input's own time (ffprobe on both), exactly as
+    without sound, and `verify` agrees."""
+    path = footage.work / f"bframes-{name}"
+    if not path.exists():
+        made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:d=3", "-f", "lavfi", "-i",
+                      signal(48000), *(("-vf", jitter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/90000") if jitter else ()), "-c:v", "libx264",
+                      "-preset", "medium", "-bf", "3", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path])
+        assert made.returncode == 0, made.stderr
+    source = presentation_times(path, "frame")
+    assert len(source) == 90
+    steps = {round(b - a_, 6) for a_, b in zip(source, source[1:])}
+    assert (len(steps) > 2) == (jitter is not None), steps
+    reorder = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pict_type", "-of", "csv=p=0", path])
+    assert "B" in reorder.stdout, "the footage must have B-frames"
+    results = {}
+    for sound in ("with", "without"):
+        out = tmp_path / sound
+        m = record(binary, path, out, "--fragment-interval", interval, *(() if sound == "with" else ("--no-audio",)))
+        assert ("audio" in m["segments"][0]) == (sound == "with")
+        times = []
+        for seg in m["segments"]:
+            times += [h.t(seg["sessionStart"]) + float(x) for x in presentation_times(out / seg["file"], "packet")]
+        results[sound] = times
+        verify = h.run([binary, "verify", out])
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+    for sound, times in results.items():
+        assert len(times) == len(source), (sound, len(times))
+        errors = [abs((o - times[0]) - (i - source[0])) for o, i in zip(times, source)]
+        worst = max(errors)
+        assert worst < 0.0001, f"{sound} sound: picture {errors.index(worst)} is {worst * 1000:.3f} ms off the input's time (1 ms ticks in, 1/15360 s out)"
+    assert max(abs(a_ - b_) for a_, b_ in zip(results["with"], results["without"])) < 1e-6
+
+
 def shifted_footage(footage, name, shift):
     """3 s of 320x240 with PCM sound in Matroska whose timestamps after the first second move
     by `shift` seconds (a gap when positive, an overlap when negative)."""
