@@ -101,7 +101,8 @@ public final class MediaFileReader {
     }
 
     private static func decodedFrame(_ f: UnsafeMutablePointer<AVFrame>) -> DecodedFrame {
-        let pts = f.pointee.pts != segrec_av_nopts_value() ? f.pointee.pts : f.pointee.best_effort_timestamp
+        let nopts = segrec_av_nopts_value()
+        let pts = f.pointee.pts != nopts ? f.pointee.pts : (f.pointee.best_effort_timestamp != nopts ? f.pointee.best_effort_timestamp : nil)
         let height = Int(f.pointee.height)
         let stride = Int(f.pointee.linesize.0)
         let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "unknown"

@@ -59,8 +59,9 @@ public struct StreamInfo: Sendable, Hashable {
 /// One decoded picture handed to the ``MediaFileReader/decodeFrames(_:)`` callback. The
 /// luma pointer is valid only during the callback (it points into the decoder's `AVFrame`).
 public struct DecodedFrame {
-    /// Presentation time in the stream's time base (`AVFrame.pts`, else `best_effort_timestamp`).
-    public let pts: Int64
+    /// Presentation time in the stream's time base (`AVFrame.pts`, else
+    /// `best_effort_timestamp`); nil when the frame has neither.
+    public let pts: Int64?
     /// Whether the decoder marked it a keyframe (`AVFrame.key_frame`).
     public let isKeyframe: Bool
     /// Width in pixels.

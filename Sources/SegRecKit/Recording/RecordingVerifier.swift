@@ -152,8 +152,28 @@ public enum RecordingVerifier {
             var firstKey = false
             var indices: [Int64] = []
             var sizes: Set<String> = []
+            // The codec's own picture order (the decoder's output) against the container's
+            // presentation times: each picture after the one before, none before the file's
+            // start (0) or at or after its end.
+            let fileEnd = info.packets.last.map { $0.pts.addingReportingOverflow($0.duration).partialValue }
+            var previousPTS: Int64?
+            var orderProblems: [String] = []
             try reader.decodeFrames { frame in
                 if decoded == 0 { firstKey = frame.isKeyframe }
+                if orderProblems.count < 3 {
+                    if let pts = frame.pts {
+                        if let previousPTS, pts <= previousPTS {
+                            orderProblems.append(
+                                "picture \(decoded) (in picture order) has pts \(pts), not after the picture before it (pts \(previousPTS)): the file's presentation times disagree with the codec's picture order"
+                            )
+                        } else if pts < 0 || fileEnd.map({ pts >= $0 }) == true {
+                            orderProblems.append("picture \(decoded) has pts \(pts), outside the file's span [0, \(fileEnd.map(String.init) ?? "?"))")
+                        }
+                    } else {
+                        orderProblems.append("picture \(decoded) (in picture order) has no presentation time")
+                    }
+                }
+                if let pts = frame.pts { previousPTS = pts }
                 decoded += 1
                 sizes.insert("\(frame.width)x\(frame.height)")
                 if stamped, let index = FrameIndexStamp.read(luma: frame.luma, width: frame.width, height: frame.height, bytesPerRow: frame.lumaBytesPerRow) {
@@ -171,6 +191,7 @@ public enum RecordingVerifier {
             }
             if decoded != segment.frameCount { report.problems.append("decoded \(decoded) frames, manifest says \(segment.frameCount)") }
             if !firstKey { report.problems.append("first frame is not a keyframe") }
+            report.problems += orderProblems
             if sizes.count != 1 || sizes.first != "\(segment.width)x\(segment.height)" { report.problems.append("decoded frame sizes \(sizes.sorted())") }
             if stamped {
                 report.problems += stampProblems(indices, segment: segment, previousLastIndex: previousLastIndex, expectContiguous: expectContiguous)

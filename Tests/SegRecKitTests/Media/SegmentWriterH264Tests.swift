@@ -55,7 +55,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (url, _) = try Self.writeStandardFile(in: directory)
         var stamps: [UInt32?] = []
-        var decodedPTS: [Int64] = []
+        var decodedPTS: [Int64?] = []
         var keyframes: [Bool] = []
         try MediaFileReader(url: url).decodeFrames { frame in
             #expect(frame.width == 1920 && frame.height == 1080)
@@ -65,7 +65,7 @@ import Testing
             keyframes.append(frame.isKeyframe)
         }
         #expect(stamps == (0..<10).map { UInt32($0) })
-        #expect(decodedPTS == Self.pts)
+        #expect(decodedPTS == Self.pts.map { Optional($0) })
         #expect(keyframes.first == true)
     }
 
