@@ -191,10 +191,10 @@ package enum FragmentedRemuxer {
         let tag: UInt32?
         switch codecID {
         case AV_CODEC_ID_H264:
-            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase)
+            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
             tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
         case AV_CODEC_ID_HEVC:
-            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase)
+            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
             tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
         default:
             filter = nil

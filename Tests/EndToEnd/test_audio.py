@@ -160,10 +160,12 @@ def test_no_audio_and_bitrate(binary, tmp_path):
     out, m = record(binary, tmp_path, scenario, "--no-audio", name="silent")
     assert "audio" not in m and all("audio" not in s for s in m["segments"])
     assert a.audio_stream(out / m["segments"][0]["file"]) == []
-    out, m = record(binary, tmp_path, scenario, "--audio-bitrate", "64k", name="low")
-    probe = h.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=bit_rate", "-of", "csv=p=0",
-                   out / m["segments"][0]["file"]])
-    assert 40_000 < int(probe.stdout.strip()) < 80_000, probe.stdout
+    # Bits per second, or thousands with k or K as ffmpeg's -b:a takes them.
+    for value in ("64k", "64K", "64000"):
+        out, m = record(binary, tmp_path, scenario, "--audio-bitrate", value, name=f"low-{value}")
+        probe = h.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=bit_rate", "-of", "csv=p=0",
+                       out / m["segments"][0]["file"]])
+        assert 40_000 < int(probe.stdout.strip()) < 80_000, (value, probe.stdout)
     bad = h.run([binary, "record", "--source", "synthetic", "--audio-bitrate", "12", "--output", tmp_path / "bad"])
     assert bad.returncode == 64 and "--audio-bitrate" in bad.stderr
 

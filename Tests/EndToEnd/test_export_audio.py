@@ -17,6 +17,7 @@ Measured on this machine (FFmpeg 5.1), 7 s recording, 3 switches, clicks at 48 k
 - MP4: one AAC track of exactly the manifest's samples, every click within 4 samples.
 """
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -215,3 +216,22 @@ def test_no_audio_recording_exports_without_sound(binary, tmp_path):
     assert "sound" not in run.stdout
     assert a.audio_stream(tmp_path / "hls" / "segment-000-init.mp4") == []
     assert a.audio_stream(tmp_path / "one.mp4") == []
+
+
+@pytest.mark.parametrize("kind", ["hls", "mp4"])
+@pytest.mark.parametrize("kept", [3, 10], ids=["third", "tenth"])
+def test_export_of_a_segment_cut_short_after_recording_names_it(binary, duo, tmp_path, kind, kept):
+    """A segment file damaged after recording (cut to a third or a tenth, inside the pictures
+    or the sound): `export` stops with a data error (65) that names the file, and writes no
+    playlist or file."""
+    folder, m = duo
+    damaged = tmp_path / "damaged"
+    shutil.copytree(folder, damaged)
+    victim = damaged / m["segments"][1]["file"]
+    data = victim.read_bytes()
+    victim.write_bytes(data[: len(data) // kept])
+    out = tmp_path / ("hls" if kind == "hls" else "one.mp4")
+    run = h.run([binary, "export", damaged, f"--{kind}", out])
+    assert run.returncode == 65, (run.returncode, run.stderr)
+    assert str(victim) in run.stderr, run.stderr
+    assert not (out / "index.m3u8").exists() if kind == "hls" else not out.exists()

@@ -70,6 +70,29 @@ enum ExportCommand {
             mediaSegmentDuration = MediaTime(value: milliseconds, timescale: 1000)
         }
         let force = parsed.flag("force")
+        try readingRecording(directory) {
+            try export(
+                directory, hls: hls, concat: concat, mp4: mp4, canvas: canvas, wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)
+        }
+    }
+
+    /// Runs `body`; an FFmpeg failure on a file of the recording in `directory` (a segment
+    /// that cannot be read or decoded: damaged or cut short since it was recorded) becomes a
+    /// data error (exit 65) naming the file, with the command that checks the recording.
+    /// Other errors pass through as they are.
+    private static func readingRecording(_ directory: URL, _ body: () throws -> Void) throws {
+        do { try body() } catch let error as FFmpegError where !error.isNoSpace && !error.isNotFound && !error.isExit {
+            let folder = directory.standardizedFileURL.path
+            guard let context = error.context, context.hasPrefix(folder + "/") else { throw error }
+            throw CommandLineError(
+                "export: \(context) cannot be read as recorded: \(error.call): \(error.message); the file was damaged or cut short after recording: check the recording with `segrec verify \(directory.path)`",
+                exitCode: .dataError)
+        }
+    }
+
+    private static func export(
+        _ directory: URL, hls: String?, concat: String?, mp4: String?, canvas: VideoDimensions?, wallClock: Date?, mediaSegmentDuration: MediaTime, force: Bool
+    ) throws {
         if let hls {
             let result = try RecordingExporter.exportHLS(
                 from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)

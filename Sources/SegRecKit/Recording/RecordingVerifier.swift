@@ -4,7 +4,9 @@ import Foundation
 /// libavformat/libavcodec (``MediaFileReader``): what `segrec verify` runs.
 ///
 /// Per file: it opens; one width and height equal to the manifest's for every decoded
-/// frame; the frame count; the first frame a keyframe; the file's duration (last pts +
+/// frame; the frame count; the first frame a keyframe; the pictures, in the codec's own
+/// output order, at strictly increasing presentation times inside `[0, end)` (a container
+/// time moved off its picture shows here); the file's duration (last pts +
 /// duration) equal to `sessionEnd − sessionStart` exactly; and, when the manifest says
 /// frames carry the stamp, every frame's index read back from the pixels (first ==
 /// `firstFrameIndex`, strictly increasing, contiguous when nothing was dropped). Across
