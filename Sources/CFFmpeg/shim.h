@@ -83,6 +83,41 @@ static inline int segrec_fallocate(int fd, int punch, int64_t offset, int64_t le
     return (int)syscall(SYS_fallocate, fd, mode, (off_t)offset, (off_t)length);
 }
 
+// Swift's `sending` (SE-0430) on a C result: the value shares no mutable state with the
+// arguments, so region-based isolation may hand it to another isolation domain.
+#define SEGREC_SENDING __attribute__((swift_attr("sending")))
+
+/// A new AVFrame holding new references (`av_buffer_ref`) to `src`'s `buf`s and only its
+/// picture: `format`, `width` x `height` (at most `src`'s: a crop to the top-left corner),
+/// `data` and `linesize`; no timestamps, side data or metadata. NULL when `src` has
+/// `extended_buf` or no `buf[0]`, or on ENOMEM.
+///
+/// Swift sees the result as `sending`: it shares no mutable state with `src`. AVBuffer
+/// reference counts are atomic, and FFmpeg writes into a buffer only when it holds the only
+/// reference (`av_buffer_is_writable`, `av_frame_make_writable`, decoders' `reget_buffer`
+/// copying a frame someone else references), so the planes stay as they are while this
+/// frame references them, whichever thread reads them.
+static inline AVFrame *_Nullable segrec_av_frame_ref_picture(const AVFrame *_Nonnull src, int width, int height) SEGREC_SENDING {
+    if (src->extended_buf || !src->buf[0] || width > src->width || height > src->height) return NULL;
+    AVFrame *dst = av_frame_alloc();
+    if (!dst) return NULL;
+    for (int i = 0; i < AV_NUM_DATA_POINTERS && src->buf[i]; i++) {
+        dst->buf[i] = av_buffer_ref(src->buf[i]);
+        if (!dst->buf[i]) {
+            av_frame_free(&dst);
+            return NULL;
+        }
+    }
+    for (int i = 0; i < AV_NUM_DATA_POINTERS; i++) {
+        dst->data[i] = src->data[i];
+        dst->linesize[i] = src->linesize[i];
+    }
+    dst->format = src->format;
+    dst->width = width;
+    dst->height = height;
+    return dst;
+}
+
 // (the av_log callback itself is real C: the CSegRecLog target)
 
 #endif

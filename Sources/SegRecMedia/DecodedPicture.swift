@@ -1,10 +1,12 @@
 /// One picture of a footage source, converted to NV12 (or kept yuv420p, see
-/// ``VideoFileDecoder/init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)``): a Swift value (its pixels are a
-/// ``PixelBuffer``'s arrays, no FFmpeg pointer), so it may cross layers and tasks.
-public struct DecodedPicture: Sendable {
+/// ``VideoFileDecoder/init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)``).
+/// Its pixels are the decoder's own buffers when they are already NV12 (or kept yuv420p),
+/// else a ``PixelBuffer``'s arrays (``FramePixels``). Not `Sendable`: it crosses tasks as
+/// a `sending` value.
+public struct DecodedPicture {
     /// The picture in NV12 (or yuv420p) with even dimensions (an odd width or height loses its last
     /// column or row: x264 cannot encode odd sizes in 4:2:0).
-    public var pixelBuffer: PixelBuffer
+    public var pixels: FramePixels
     /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input
     /// carries none (raw Annex B H.264, for instance).
     public let pts: Int64?
@@ -18,4 +20,8 @@ public struct DecodedPicture: Sendable {
     /// header (`AV_PKT_DATA_NEW_EXTRADATA`: an FLV or RTMP stream whose encoder restarted),
     /// where the input's timestamps may start again.
     public var startsNewSequence = false
+
+    /// The pixels as a ``PixelBuffer`` (``FramePixels/pixelBuffer(from:)``: the decoder's
+    /// planes are copied, into fresh planes, on every call).
+    public var pixelBuffer: PixelBuffer { pixels.pixelBuffer() }
 }

@@ -10,6 +10,9 @@ final class Frame {
         pointer = frame
     }
 
+    /// Owns `frame` (freed with `av_frame_free` when this object goes).
+    init(adopting frame: consuming sending UnsafeMutablePointer<AVFrame>) { pointer = frame }
+
     /// Sets format and size and allocates refcounted planes (`av_frame_get_buffer`, 32-byte
     /// aligned rows).
     func allocateBuffers(format: AVPixelFormat, width: Int, height: Int) throws(FFmpegError) {

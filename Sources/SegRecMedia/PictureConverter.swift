@@ -1,13 +1,16 @@
 import CFFmpeg
 
 /// Turns decoded `AVFrame`s of any pixel format FFmpeg decodes into even-sized NV12
-/// ``PixelBuffer``s (or, with ``keepsYUV420P``, yuv420p ones for yuv420p input), and says
-/// what it did.
+/// pictures (or, with ``keepsYUV420P``, yuv420p ones for yuv420p input), and says what it
+/// did.
 ///
-/// - NV12 input is copied plane by plane (`av_image_copy_plane`): libswscale leaves the
-///   chroma plane of a same-size NV12 → NV12 conversion unwritten (FFmpeg 5.1).
-/// - With ``keepsYUV420P``, yuv420p input (most video files) is copied plane by plane too
-///   and stays yuv420p: the encoder takes it as it is (no interleaving pass).
+/// - NV12 input stays in the decoder's buffers, referenced, not copied
+///   (``DecodedFrameBuffer``, cropped to even dimensions by its size alone).
+/// - With ``keepsYUV420P``, yuv420p input (most video files) is referenced the same way
+///   and stays yuv420p: the encoder takes it as it is (no interleaving pass, no copy).
+/// - A frame in such a format whose planes are not all in refcounted buffers (or when a
+///   reference cannot be made) is copied plane by plane (`av_image_copy_plane`) into pool
+///   planes.
 /// - Anything else goes through libswscale with `SWS_BICUBIC | SWS_ACCURATE_RND |
 ///   SWS_FULL_CHR_H_INP`: chroma that must be subsampled (4:4:4, 4:2:2, RGB) is filtered,
 ///   not point-sampled; deeper samples are reduced to 8 bits; RGB becomes BT.601 video
@@ -47,10 +50,11 @@ final class PictureConverter {
         self.warning = warning
     }
 
-    /// `frame` (picture `index` of the stream) as NV12.
+    /// `frame` (picture `index` of the stream) as NV12 (or yuv420p, see the type): its own
+    /// buffers referenced (``FramePixels/decoded(_:)``), or converted into pool planes.
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` naming `path` for a
     ///   picture smaller than 2x2 or a pixel format libswscale cannot convert.
-    func convert(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64, path: String) throws(MediaInputError) -> PixelBuffer {
+    func convert(_ frame: UnsafeMutablePointer<AVFrame>, index: Int64, path: String) throws(MediaInputError) -> sending FramePixels {
         let width = Int(frame.pointee.width)
         let height = Int(frame.pointee.height)
         let decoded = VideoDimensions(width: width, height: height)
@@ -78,8 +82,12 @@ final class PictureConverter {
             }
             lastFormat = format
         }
-        if format == AV_PIX_FMT_NV12 { return copyPlanes(frame, dimensions: even, layout: .nv12) }
-        if format == AV_PIX_FMT_YUV420P, keepsYUV420P { return copyPlanes(frame, dimensions: even, layout: .yuv420p) }
+        if format == AV_PIX_FMT_NV12 || (format == AV_PIX_FMT_YUV420P && keepsYUV420P) {
+            // Out of memory for the references (or planes not refcounted): the planes are copied.
+            if let referenced = DecodedFrameBuffer.referencing(frame, dimensions: even) { return .decoded(referenced) }
+            return .pixelBuffer(
+                PixelBuffer(copying: frame.pointee, dimensions: even, layout: format == AV_PIX_FMT_NV12 ? .nv12 : .yuv420p, pool: pixelBufferPool))
+        }
         if scaler?.format != format || scaler?.dimensions != even {
             do {
                 scaler = (
@@ -95,7 +103,7 @@ final class PictureConverter {
         let f = frame.pointee
         let planes: [UnsafePointer<UInt8>?] = [UnsafePointer(f.data.0), UnsafePointer(f.data.1), UnsafePointer(f.data.2), UnsafePointer(f.data.3)]
         let strides: [Int32] = [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
-        do { return try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides, pixelBufferPool: pixelBufferPool) } catch {
+        do { return .pixelBuffer(try scaler!.context.scaleToNV12(sourcePlanes: planes, sourceStrides: strides, pixelBufferPool: pixelBufferPool)) } catch {
             throw .badInput(path: path, field: "pixel format", detail: "\(error)")
         }
     }
@@ -131,28 +139,6 @@ final class PictureConverter {
     private func conversionNote(for format: AVPixelFormat) -> String {
         format == AV_PIX_FMT_YUV420P && keepsYUV420P
             ? "input pixel format yuv420p (8-bit YUV 4:2:0): recorded as decoded, no conversion" : Self.conversionNote(for: format)
-    }
-
-    /// An NV12 or yuv420p frame's top-left `dimensions` copied into padded pool planes
-    /// (packed rows; for yuv420p the Cb rows, then the Cr rows, in one plane).
-    private func copyPlanes(_ frame: UnsafeMutablePointer<AVFrame>, dimensions: VideoDimensions, layout: PixelBuffer.PixelFormat) -> PixelBuffer {
-        let w = dimensions.width
-        let h = dimensions.height
-        let chromaStride = PixelBuffer.minimumChromaBytesPerRow(width: w, pixelFormat: layout)
-        var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: w, height: h))
-        var chroma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedChromaByteCount(bytesPerRow: chromaStride, height: h, pixelFormat: layout))
-        let f = frame.pointee
-        luma.withUnsafeMutableBufferPointer { plane in av_image_copy_plane(plane.baseAddress, Int32(w), f.data.0, f.linesize.0, Int32(w), Int32(h)) }
-        chroma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), f.data.1, f.linesize.1, Int32(chromaStride), Int32(h / 2))
-            if layout == .yuv420p {
-                av_image_copy_plane(plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), f.data.2, f.linesize.2, Int32(chromaStride), Int32(h / 2))
-            }
-        }
-        var buffer = PixelBuffer(
-            width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w, chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
-        buffer.clearPadding()
-        return buffer
     }
 
     /// `av_get_pix_fmt_name`, or the number.

@@ -404,13 +404,23 @@ public final class SegmentWriter {
         }
     }
 
+    /// Encodes one picture held in segrec's planes: ``append(_:presentationTime:recyclingInto:)-(FramePixels,_,_)``
+    /// with ``FramePixels/pixelBuffer(_:)``.
+    public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
+        try append(FramePixels.pixelBuffer(buffer), presentationTime: presentationTime, recyclingInto: pool)
+    }
+
     /// Encodes one picture.
     ///
     /// - Parameters:
-    ///   - buffer: NV12 or yuv420p picture of ``dimensions`` (any strides).
-    ///   - pool: where the picture's planes go once the encoder is done with them (at once
-    ///     when they were copied; when the encoder releases them when they were referenced);
-    ///     nil: they are simply released.
+    ///   - pixels: NV12 or yuv420p picture of ``dimensions`` (any strides). In the encoder's
+    ///     pixel format it reaches the encoder without a copy: a ``PixelBuffer`` with FFmpeg's
+    ///     padding as read-only `AVBufferRef`s around its planes, a ``DecodedFrameBuffer`` by
+    ///     `av_frame_ref` of the decoder's buffers.
+    ///   - pool: where a ``PixelBuffer``'s planes go once the encoder is done with them (at
+    ///     once when they were copied; when the encoder releases them when they were
+    ///     referenced); nil: they are simply released. A decoder's buffers go back to the
+    ///     decoder's pool when the last reference goes.
     ///   - presentationTime: relative to the segment's start (first frame normally 0), at any
     ///     timescale; rounded to the nearest tick of ``timescale`` (half away from zero), or
     ///     the tick after the previous frame's when it would not come after it. The first
@@ -424,9 +434,9 @@ public final class SegmentWriter {
     ///   `avcodec_send_frame` / `avcodec_receive_packet` / `av_write_frame`. After those the
     ///   writer has failed (``finish(endTime:)`` rethrows the error) and its partial file is
     ///   kept or deleted as the type's documentation says.
-    public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
+    public func append(_ pixels: FramePixels, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try ensureOpen()
-        guard buffer.dimensions == dimensions else { throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: buffer.dimensions) }
+        guard pixels.dimensions == dimensions else { throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: pixels.dimensions) }
         guard var pts = TrackTiming.ticks(presentationTime, atTimescale: timescale), pts < Int64.max else {
             throw SegmentWriterError.timeNotRepresentable(presentationTime, timescale: timescale)
         }
@@ -439,7 +449,7 @@ public final class SegmentWriter {
             throw SegmentWriterError.nonIncreasingPresentationTime(previous: nil, got: presentationTime)
         }
         do {
-            let input = try encoderFrame(for: buffer, recyclingInto: pool)
+            let input = try encoderFrame(for: pixels, recyclingInto: pool)
             defer { if input === referenceFrame { av_frame_unref(input.pointer) } }
             let isFirst = lastPTS == nil
             let f = input.pointer
@@ -580,7 +590,18 @@ public final class SegmentWriter {
     /// own planes when the encoder takes its layout and the planes carry FFmpeg's padding
     /// (the planes go to `pool` when released); else ``frame`` with the pixels copied or
     /// converted into it (the planes go to `pool` at once).
-    private func encoderFrame(for buffer: PixelBuffer, recyclingInto pool: PixelBufferPool?) throws -> Frame {
+    private func encoderFrame(for pixels: FramePixels, recyclingInto pool: PixelBufferPool?) throws -> Frame {
+        let buffer: PixelBuffer
+        switch pixels {
+        case .pixelBuffer(let own): buffer = own
+        case .decoded(let decoded):
+            if decoded.pixelFormat.avPixelFormat == encoderPixelFormat {
+                try check(av_frame_ref(referenceFrame.pointer, decoded.frame.pointer), "av_frame_ref", context: partialURL.path)
+                return referenceFrame
+            }
+            // Another layout than the encoder's: converted below, from a copy.
+            buffer = decoded.copyToPixelBuffer(from: pool ?? PixelBufferPool())
+        }
         let format = buffer.pixelFormat.avPixelFormat
         if format == encoderPixelFormat, buffer.hasPlanePadding {
             try referenceFrame.reference(buffer, recyclingInto: pool)

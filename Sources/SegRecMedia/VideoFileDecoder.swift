@@ -355,7 +355,7 @@ public final class VideoFileDecoder {
             highestPTS = max(highestPTS ?? pts, pts)
         }
         var picture = DecodedPicture(
-            pixelBuffer: buffer, pts: pts, decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)), index: picturesDecoded)
+            pixels: buffer, pts: pts, decodedDimensions: VideoDimensions(width: Int(f.width), height: Int(f.height)), index: picturesDecoded)
         // The frame's pixel aspect ratio, else the stream's or the container's (as ffmpeg does).
         frame.pointer.pointee.sample_aspect_ratio = av_guess_sample_aspect_ratio(input.pointer, stream, frame.pointer)
         picture.pictureDescription = converter!.describe(frame.pointer, index: picturesDecoded)

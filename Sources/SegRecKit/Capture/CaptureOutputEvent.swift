@@ -5,7 +5,10 @@
 /// Mirrors what an `AVCaptureVideoDataOutputSampleBufferDelegate` sees (`didOutput`,
 /// `didDrop`) plus the completion handlers of `AVCaptureDevice.setDynamicAspectRatio`, all
 /// serialized on one queue, in delivery order.
-public enum CaptureOutputEvent: Sendable {
+///
+/// Not `Sendable` (a ``VideoFrame``'s pixels may be the decoder's buffers): an event
+/// crosses into the recorder as a `sending` value.
+public enum CaptureOutputEvent {
     /// The format of the frames that follow (camera, capture rate, angle, dimensions), sent
     /// before the first frame and whenever it changes, like GStreamer's CAPS event.
     case formatChanged(VideoStreamFormat)

@@ -7,10 +7,13 @@
 ///
 /// A source is a non-`Sendable` object owned by the one task that pulls it.
 public protocol CaptureOutputEventSource: AnyObject {
-    /// The next event; nil at the end of the stream.
+    /// The next event; nil at the end of the stream. `sending`: the source keeps no part of
+    /// it (an event taken from the source's own storage is handed on as
+    /// ``CaptureOutputEvent/detached()``), so the recorder may hand its pixels on to another
+    /// isolation domain.
     /// - Throws: source errors (e.g. a corrupt file), after every event before the damage;
     ///   `CancellationError` when the pulling task is cancelled while a source waits.
-    func next() async throws -> CaptureOutputEvent?
+    func next() async throws -> sending CaptureOutputEvent?
 
     /// Stops capturing (`AVCaptureSession.stopRunning()`): ``next()`` then delivers only
     /// what was already captured or received (a decoder's buffered pictures, a session's

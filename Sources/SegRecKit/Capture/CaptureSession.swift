@@ -307,7 +307,7 @@ public final class CaptureSession {
 
     /// The next output event, or `nil` at the end of the stream.
     /// - Throws: ``CaptureError`` or the frame sources' errors.
-    public func next() throws -> CaptureOutputEvent? {
+    public func next() throws -> sending CaptureOutputEvent? {
         while outboxHead == (heldCompletions.first?.position ?? outbox.count) {
             if finished {
                 // The stream ended before their frames: they stand as answered.
@@ -323,7 +323,7 @@ public final class CaptureSession {
             outbox.removeAll(keepingCapacity: true)
             outboxHead = 0
         }
-        return event
+        return event.detached()
     }
 
     /// A pull-style iterator over this session's events (`while let e = try it.next()`).
@@ -334,7 +334,7 @@ public final class CaptureSession {
         /// The session being iterated.
         public let session: CaptureSession
         /// The next event, or `nil` at the end. - Throws: as ``CaptureSession/next()``.
-        public mutating func next() throws -> CaptureOutputEvent? { try session.next() }
+        public mutating func next() throws -> sending CaptureOutputEvent? { try session.next() }
     }
 
     // MARK: Producing

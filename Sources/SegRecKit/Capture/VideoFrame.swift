@@ -1,9 +1,14 @@
 /// One captured video frame as a `VideoDataOutput` delivers it: the analog of the
 /// `CMSampleBuffer` an `AVCaptureVideoDataOutputSampleBufferDelegate` receives. Its camera,
 /// rate and angle are the stream's, announced in-band before it (``VideoStreamFormat``).
-public struct VideoFrame: Sendable {
-    /// The picture (NV12).
-    public var pixelBuffer: PixelBuffer
+///
+/// Not `Sendable`: footage's pictures stay in the decoder's buffers (``FramePixels``), so a
+/// frame moves from the source to the recorder and on to the segment's writer as a
+/// `sending` value, given up by whoever hands it on, as a `CMSampleBuffer`'s image buffer
+/// is handed to an `AVAssetWriterInput`.
+public struct VideoFrame {
+    /// The picture (NV12, or yuv420p footage kept as decoded).
+    public var pixels: FramePixels
     /// Index of the frame in capture order, from 0 (what the stamp carries).
     public let index: Int64
     /// Capture time on the device clock, at the device clock's timescale (`D(i)`).
@@ -26,7 +31,12 @@ public struct VideoFrame: Sendable {
 
     /// A frame; times as documented on the properties (device ticks, session nanoseconds).
     public init(pixelBuffer: PixelBuffer, index: Int64, deviceTime: MediaTime, sessionTime: MediaTime, duration: MediaTime) {
-        self.pixelBuffer = pixelBuffer
+        self.init(pixels: .pixelBuffer(pixelBuffer), index: index, deviceTime: deviceTime, sessionTime: sessionTime, duration: duration)
+    }
+
+    /// A frame whose picture may be the decoder's buffers; times as documented on the properties.
+    public init(pixels: FramePixels, index: Int64, deviceTime: MediaTime, sessionTime: MediaTime, duration: MediaTime) {
+        self.pixels = pixels
         self.index = index
         self.deviceTime = deviceTime
         self.sessionTime = sessionTime
@@ -34,7 +44,14 @@ public struct VideoFrame: Sendable {
     }
 
     /// The picture's dimensions.
-    public var dimensions: VideoDimensions { pixelBuffer.dimensions }
+    public var dimensions: VideoDimensions { pixels.dimensions }
+
+    /// The picture as a ``PixelBuffer``. Reading it copies a decoder's planes into fresh
+    /// ones (``FramePixels/pixelBuffer(from:)``) on every call; setting it replaces the pixels.
+    public var pixelBuffer: PixelBuffer {
+        get { pixels.pixelBuffer() }
+        set { pixels = .pixelBuffer(newValue) }
+    }
 }
 
 /// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.

@@ -102,7 +102,9 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     /// then nil (see ``VideoFileDecoder/stopReading()``).
     public func stopRunning() { decoder.stopReading() }
 
-    public func next() throws -> CaptureOutputEvent? {
+    public func next() throws -> sending CaptureOutputEvent? { try nextEvent()?.detached() }
+
+    private func nextEvent() throws -> CaptureOutputEvent? {
         if let remark = takeRemark() { return remark }
         if let error = deferredError {
             deferredError = nil
@@ -173,8 +175,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
             let periodEnd = try sessionTime(of: try frame.deviceTime.adding(framePeriod()), frame: frame.index)
             duration = try periodEnd.subtracting(frame.sessionTime)
         }
-        var finished = VideoFrame(
-            pixelBuffer: frame.pixelBuffer, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
+        var finished = VideoFrame(pixels: frame.pixels, index: frame.index, deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, duration: duration)
         finished.pictureDescription = frame.pictureDescription
         return finished
     }
@@ -201,13 +202,16 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         let ticks = try deviceTicks(of: picture)
         let deviceTime = MediaTime(value: ticks, timescale: deviceClock.timescale)
         let sessionTime = try sessionTime(of: deviceTime, frame: picture.index)
-        var buffer = picture.pixelBuffer
-        if stampFrameIndex, buffer.width >= 32, buffer.height >= FrameIndexStamp.rows {
+        var pixels = picture.pixels
+        if stampFrameIndex, pixels.dimensions.width >= 32, pixels.dimensions.height >= FrameIndexStamp.rows {
+            // The stamp changes the pixels: the decoder's planes are copied first.
+            var buffer = pixels.pixelBuffer(from: decoder.pixelBufferPool)
             FrameIndexStamp.write(
                 UInt32(truncatingIfNeeded: picture.index), intoLuma: &buffer.lumaPlane, width: buffer.width, bytesPerRow: buffer.lumaBytesPerRow)
+            pixels = .pixelBuffer(buffer)
         }
         // Duration is set when the next frame is known.
-        var frame = VideoFrame(pixelBuffer: buffer, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
+        var frame = VideoFrame(pixels: pixels, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
         frame.pictureDescription = picture.pictureDescription
         return frame
     }

@@ -58,7 +58,7 @@ public final class RealtimePacer: CaptureOutputEventSource {
         isStopped = true
     }
 
-    public func next() async throws -> CaptureOutputEvent? {
+    public func next() async throws -> sending CaptureOutputEvent? {
         let now = clock.now
         guard let event = try await source.next() else { return nil }
         guard case .frame(var frame) = event else { return event }
@@ -66,7 +66,7 @@ public final class RealtimePacer: CaptureOutputEventSource {
             frame.deliveredAt = now
             return .frame(frame)
         }
-        let captured = try captureInstant(of: frame, now: now)
+        let captured = try captureInstant(of: frame.sessionTime, now: now)
         if let lastTake, captured <= lastTake {
             droppedFrameCount += 1
             return .frameDropped(DroppedFrame(index: frame.index, reason: .late))
@@ -77,13 +77,13 @@ public final class RealtimePacer: CaptureOutputEventSource {
         return .frame(frame)
     }
 
-    /// The instant at which the camera captures `frame`.
-    private func captureInstant(of frame: VideoFrame, now: ContinuousClock.Instant) throws -> ContinuousClock.Instant {
+    /// The instant at which the camera captures the frame at `sessionTime`.
+    private func captureInstant(of sessionTime: MediaTime, now: ContinuousClock.Instant) throws -> ContinuousClock.Instant {
         guard let origin else {
-            origin = (now, frame.sessionTime)
+            origin = (now, sessionTime)
             return now
         }
-        let offset = try frame.sessionTime.subtracting(origin.session).converted(toTimescale: 1_000_000_000)
+        let offset = try sessionTime.subtracting(origin.session).converted(toTimescale: 1_000_000_000)
         return offset.value <= 0 ? origin.instant : origin.instant + .nanoseconds(offset.value)
     }
 }

@@ -82,25 +82,23 @@ public struct RecordingPipeline {
                     stopping = true
                     source.stopRunning()
                 }
-                guard var event = try await source.next() else { break }
-                if case .frame(var frame) = event {
-                    if frame.deliveredAt == nil {
-                        frame.deliveredAt = .now
-                        event = .frame(frame)
-                    }
-                    received += 1
-                    if first == nil { first = frame.sessionTime }
+                guard let event = try await source.next() else { break }
+                guard case .frame(var frame) = event else {
                     try await muxer.process(event)
-                    if let progress, let first {
-                        let counts = await muxer.progressCounts
-                        let recorded = frame.sessionTime - first
-                        progress(
-                            RecordingProgress(
-                                framesReceived: received, framesWritten: counts.framesWritten, secondsRecorded: recorded.seconds, segments: counts.segments,
-                                timeRecorded: recorded))
-                    }
-                } else {
-                    try await muxer.process(event)
+                    continue
+                }
+                if frame.deliveredAt == nil { frame.deliveredAt = .now }
+                received += 1
+                let sessionTime = frame.sessionTime
+                if first == nil { first = sessionTime }
+                try await muxer.process(.frame(frame))
+                if let progress, let first {
+                    let counts = await muxer.progressCounts
+                    let recorded = sessionTime - first
+                    progress(
+                        RecordingProgress(
+                            framesReceived: received, framesWritten: counts.framesWritten, secondsRecorded: recorded.seconds, segments: counts.segments,
+                            timeRecorded: recorded))
                 }
             }
             manifest = try await muxer.finish(reason: stopRequest?.isRequested == true ? .requested : .endOfStream)

@@ -293,7 +293,7 @@ public actor SegmentMuxer {
     ///   segment end that is not after its last frame), the writer's errors
     ///   (`FFmpegError`, ``SegmentWriterError``) as soon as they happen. After a throw, call
     ///   ``abort(error:)`` to keep what was already written.
-    public func process(_ event: CaptureOutputEvent) async throws {
+    public func process(_ event: sending CaptureOutputEvent) async throws {
         try enter()
         defer { busy = false }
         switch event {
@@ -379,7 +379,7 @@ public actor SegmentMuxer {
 
     // MARK: Frames
 
-    private func receive(_ frame: VideoFrame) async throws {
+    private func receive(_ frame: sending VideoFrame) async throws {
         let accounted = builder.accountedFrames
         do {
             guard ManifestReader.timeRange.contains(frame.sessionTime.value) else {
@@ -397,7 +397,7 @@ public actor SegmentMuxer {
     }
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
-    private func route(_ frame: VideoFrame) async throws {
+    private func route(_ frame: sending VideoFrame) async throws {
         if let limit = configuration.maximumSegmentBytes, var segment = open, segment.frameCount > 0 {
             // Wait until the writer has encoded every frame given before this one.
             segment.boundary.encodedBytes = await segment.writer.encodedBytes()
@@ -428,7 +428,7 @@ public actor SegmentMuxer {
     }
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
-    private func openSegment(with frame: VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
+    private func openSegment(with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
@@ -496,7 +496,7 @@ public actor SegmentMuxer {
     /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after
     /// waiting for a free slot (back-pressure); with ``Configuration/dropsFramesWhenBehind``
     /// a frame that finds no free slot is dropped `late` instead (never its segment's first).
-    private func append(_ frame: VideoFrame) async throws {
+    private func append(_ frame: sending VideoFrame) async throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
         if let failure = segment.writer.failure { throw failure }
         let fileTime = try frame.sessionTime.subtracting(segment.sessionStart)
@@ -510,14 +510,16 @@ public actor SegmentMuxer {
             try writeJournal()
             return
         }
-        segment.writer.append(frame.pixelBuffer, presentationTime: fileTime, frameIndex: frame.index, delivered: frame.deliveredAt ?? .now)
-        segment.boundary.lastSessionTime = frame.sessionTime
+        let (sessionTime, index, delivered) = (frame.sessionTime, frame.index, frame.deliveredAt ?? .now)
+        // The pixels go to the writer as they are (a decoder's buffers included): given up here.
+        segment.writer.append(frame.pixels, presentationTime: fileTime, frameIndex: index, delivered: delivered)
+        segment.boundary.lastSessionTime = sessionTime
         segment.boundary.lastFrameEnd = frameEnd
         segment.frameCount += 1
         segment.boundary.lastFormat = streamFormat
         open = segment
-        lastSessionTime = frame.sessionTime
-        matcher.frameWritten(at: frame.sessionTime)
+        lastSessionTime = sessionTime
+        matcher.frameWritten(at: sessionTime)
         builder.apply(.frameWritten(segment: segment.index))
     }
 

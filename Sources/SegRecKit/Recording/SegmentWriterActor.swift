@@ -9,7 +9,7 @@ import Synchronization
 /// The muxer talks to it through a ``Handle``: commands go into an ordered `AsyncStream`
 /// (``Handle/append(_:presentationTime:frameIndex:delivered:)`` never waits; the muxer's
 /// ``FrameSlots`` bound how many pictures are queued), and ``Handle/finish(endTime:)`` /
-/// ``Handle/cancel()`` end the stream. The actor's ``run(_:)`` opens the writer (avformat +
+/// ``Handle/cancel()`` end the stream. The actor's ``run()`` opens the writer (avformat +
 /// encoder + header), feeds it every queued picture in order, then finishes or cancels it
 /// and returns the outcome, which the muxer awaits through ``Handle/outcome``.
 ///
@@ -17,10 +17,11 @@ import Synchronization
 /// later pictures are skipped (their slots released), ``Handle/failure`` reports the error
 /// at once (the muxer throws it at its next call) and the outcome is that error.
 actor SegmentWriterActor {
-    /// What the muxer asks of the writer, in order.
-    enum Command: Sendable {
-        /// Encode `buffer` at `presentationTime` (relative to the segment's start).
-        case append(PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
+    /// What the muxer asks of the writer, in order. Not `Sendable` (a picture may be the
+    /// decoder's buffers): each command is handed over as a `sending` value.
+    enum Command {
+        /// Encode `pixels` at `presentationTime` (relative to the segment's start).
+        case append(FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
         /// Encode sound into the audio track, after the sound given before.
         case appendAudio(AudioPCMBuffer)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
@@ -45,8 +46,8 @@ actor SegmentWriterActor {
 
         /// Queues one picture (never waits). The caller holds one of `slots`; the writer
         /// releases it once the picture is consumed.
-        func append(_ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
-            commands.yield(.append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
+        func append(_ pixels: sending FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
+            commands.yield(.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
         }
 
         /// Queues sound for the audio track (never waits).
@@ -103,6 +104,8 @@ actor SegmentWriterActor {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let parameters: Parameters
+    /// The muxer's commands, in order (its ``Handle`` holds the continuation).
+    private let commands: AsyncStream<Command>
     private let slots: FrameSlots
     private let pool: PixelBufferPool
     private let statistics: RecordingStatistics?
@@ -111,11 +114,12 @@ actor SegmentWriterActor {
     private var writer: SegmentWriter?
 
     private init(
-        executor: SerialQueueExecutor, parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool, statistics: RecordingStatistics?,
-        firstError: FirstError
+        executor: SerialQueueExecutor, parameters: Parameters, commands: sending AsyncStream<Command>, slots: FrameSlots, pool: PixelBufferPool,
+        statistics: RecordingStatistics?, firstError: FirstError
     ) {
         self.executor = executor
         self.parameters = parameters
+        self.commands = commands
         self.slots = slots
         self.pool = pool
         self.statistics = statistics
@@ -132,23 +136,24 @@ actor SegmentWriterActor {
         let (stream, continuation) = AsyncStream<Command>.makeStream()
         let firstError = FirstError()
         let executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
-        let actor = SegmentWriterActor(executor: executor, parameters: parameters, slots: slots, pool: pool, statistics: statistics, firstError: firstError)
-        let outcome = Task(executorPreference: executor) { await actor.run(stream) }
+        let actor = SegmentWriterActor(
+            executor: executor, parameters: parameters, commands: stream, slots: slots, pool: pool, statistics: statistics, firstError: firstError)
+        let outcome = Task(executorPreference: executor) { await actor.run() }
         return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation, firstError: firstError, outcome: outcome)
     }
 
     /// Opens the writer, then carries out every command in order until the stream ends.
-    private func run(_ commands: AsyncStream<Command>) async -> Result<SegmentWriterSummary, any Error> {
+    private func run() async -> Result<SegmentWriterSummary, any Error> {
         if let journal = parameters.journal { await journal.waitUntilWritten(parameters.journalGeneration) }
         var iterator = commands.makeAsyncIterator()
         // The muxer queues the segment's first picture with the writer's start: the encoder
         // opens in that picture's layout (no conversion pass when it takes it).
-        let first = await iterator.next()
+        let first = await iterator.next(isolation: self)
         if case .append(let buffer, _, _, _, _) = first { open(pixelFormat: buffer.pixelFormat) } else { open(pixelFormat: .nv12) }
         var next = first
         while let command = next {
             if let outcome = carryOut(command) { return outcome }
-            next = await iterator.next()
+            next = await iterator.next(isolation: self)
         }
         // The stream ended without a finish (the muxer went away): abandon the file.
         writer?.cancel()
@@ -195,12 +200,12 @@ actor SegmentWriterActor {
     }
 
     private func append(
-        _ buffer: PixelBuffer, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant
+        _ pixels: FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant
     ) {
         guard let writer, error == nil else { return }
         do {
-            // The planes go back to the pool once the encoder has let go of them.
-            try writer.append(buffer, presentationTime: presentationTime, recyclingInto: pool)
+            // The planes go back to the pool (or the decoder's) once the encoder has let go of them.
+            try writer.append(pixels, presentationTime: presentationTime, recyclingInto: pool)
             statistics?.frameAccepted(index: frameIndex, segment: parameters.segment, delivered: delivered, queued: queued, accepted: .now)
         } catch { fail(error) }
     }

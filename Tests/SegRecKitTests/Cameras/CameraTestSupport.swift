@@ -69,7 +69,7 @@ enum DuoFixtures {
 }
 
 /// A delivered frame with the stream format it arrived in; reads through to the frame.
-@dynamicMemberLookup struct StreamFrame: Sendable {
+@dynamicMemberLookup struct StreamFrame {
     let frame: VideoFrame
     let format: VideoStreamFormat?
 

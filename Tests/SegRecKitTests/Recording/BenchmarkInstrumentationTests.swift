@@ -156,11 +156,11 @@ import Testing
     @Test func backgroundFailureIsReported() async throws {
         let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 0)
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
-        try await muxer.process(events[0])
+        try await muxer.process(events[0].detached())
         let squatter = dir.appendingPathComponent("segment-000.mp4")
         #expect(FileManager.default.createFile(atPath: squatter.path, contents: Data("not mine".utf8)))
         var failure: (any Error)?
-        for event in events.dropFirst() where failure == nil { do { try await muxer.process(event) } catch { failure = error } }
+        for event in events.dropFirst() where failure == nil { do { try await muxer.process(event.detached()) } catch { failure = error } }
         if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
         #expect(failure is SegmentWriterError)
         let manifest = await muxer.abort(error: "\(failure.map { "\($0)" } ?? "none")")

@@ -90,7 +90,7 @@ import Testing
             self.stop = stop
             stopAfter = after
         }
-        func next() throws -> CaptureOutputEvent? {
+        func next() throws -> sending CaptureOutputEvent? {
             delivered += 1
             if delivered == stopAfter { stop.request() }
             return try inner.next()

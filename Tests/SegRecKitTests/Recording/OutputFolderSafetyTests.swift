@@ -122,7 +122,7 @@ import Testing
         var failure: (any Error)?
         for (position, event) in events.enumerated() where failure == nil {
             if position == 5 { try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path) }
-            do { try await muxer.process(event) } catch { failure = error }
+            do { try await muxer.process(event.detached()) } catch { failure = error }
         }
         if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
         let error = try #require(failure)

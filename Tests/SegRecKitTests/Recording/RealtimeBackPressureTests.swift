@@ -45,17 +45,17 @@ import Testing
         // The encoder is behind: both slots are taken.
         await slots.acquire()
         await slots.acquire()
-        for event in frames(0..<10) { try await muxer.process(event) }  // 0 opens the segment; 1–9 find no slot
+        for event in frames(0..<10) { try await muxer.process(event.detached()) }  // 0 opens the segment; 1–9 find no slot
         slots.release()
         slots.release()
         for event in frames(10..<12) {
             try await waitUntilDrained(slots)
-            try await muxer.process(event)  // a free slot: taken
+            try await muxer.process(event.detached())  // a free slot: taken
         }
         try await waitUntilDrained(slots)
         await slots.acquire()
         await slots.acquire()  // behind again, at the switch
-        for event in frames(12..<14) { try await muxer.process(event) }  // 12 opens 16x9; 13 is dropped
+        for event in frames(12..<14) { try await muxer.process(event.detached()) }  // 12 opens 16x9; 13 is dropped
         slots.release()
         slots.release()
         let manifest = try await muxer.finish()
@@ -83,7 +83,7 @@ import Testing
         let events = script.events(count: 8, initial: .ratio9x16, changes: [(4, .ratio1x1)], completionDelay: 0)
         await slots.acquire()  // the encoder is behind
         let recording = Task {
-            for event in events { try await muxer.process(event) }
+            for event in events { try await muxer.process(event.detached()) }
             return try await muxer.finish()
         }
         // Frame 0 waits for the slot the test holds: nothing is written meanwhile.

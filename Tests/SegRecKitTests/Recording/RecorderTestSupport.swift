@@ -54,7 +54,7 @@ struct EventScript {
 final class ScriptedSource: CaptureOutputEventSource {
     private var events: [CaptureOutputEvent]
     init(_ events: [CaptureOutputEvent]) { self.events = events.reversed() }
-    func next() throws -> CaptureOutputEvent? { events.popLast() }
+    func next() throws -> sending CaptureOutputEvent? { events.popLast()?.detached() }
     /// A camera stopped captures nothing more: the rest of the script is never delivered.
     func stopRunning() { events.removeAll() }
 }

@@ -18,7 +18,7 @@ import Testing
                 output: try OutputDirectory(preparing: dir, force: false), settings: RecorderTestSupport.settings, policy: .split, devices: [EventScript.front],
                 frameIndexStamp: true, fragmentInterval: MediaTime(value: 200, timescale: 1000)))
         let events = script.events(count: 40, initial: .ratio9x16, changes: [(10, .ratio16x9)], completionDelay: 0)
-        for event in events.prefix(36) { try await muxer.process(event) }  // frames 0–34 and the completion
+        for event in events.prefix(36) { try await muxer.process(event.detached()) }  // frames 0–34 and the completion
         // While it runs, the folder is locked and recover refuses, naming this process.
         #expect(throws: RecordingError.locked(path: dir.appendingPathComponent("recording.lock").path, pid: getpid())) { try RecordingRecovery.recover(dir) }
         #expect(try !RecordingVerifier.verify(dir).passed)

@@ -21,10 +21,16 @@ import Testing
             formatGeneration: generation)
     }
 
-    /// A frame and the stream format it arrives in.
+    /// A frame (frame 31 of `dims` at `t` ns, lasting 1/30 s) and the stream format it
+    /// arrives in. `Sendable` (test arguments): it keeps the frame's parts, not the frame.
     struct Arrival: Sendable {
-        let frame: VideoFrame
+        let dims: VideoDimensions
+        let t: Int64
         let format: VideoStreamFormat?
+        var frame: VideoFrame {
+            VideoFrame(
+                pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: 31, deviceTime: ns(t), sessionTime: ns(t), duration: ns(33_333_333))
+        }
     }
 
     /// Frame 31 at `t` ns (1.033333333 s unless given), in `format`, or in a stream format
@@ -33,15 +39,13 @@ import Testing
         _ dims: VideoDimensions = tall, at t: Int64 = 1_033_333_333, camera: String? = nil, rotation: VideoRotationAngle? = nil,
         format: VideoStreamFormat? = nil
     ) -> Arrival {
-        let frame = VideoFrame(
-            pixelBuffer: PixelBuffer(width: dims.width, height: dims.height), index: 31, deviceTime: ns(t), sessionTime: ns(t), duration: ns(33_333_333))
         var stream = format
         if stream == nil, camera != nil || rotation != nil {
             stream = VideoStreamFormat(
                 dimensions: dims, frameRate: rate(30), camera: camera.map { VideoStreamFormat.Camera(id: $0, facing: .user) },
                 rotationAngle: rotation ?? .degrees0, activeFormat: "1920")
         }
-        return Arrival(frame: frame, format: stream)
+        return Arrival(dims: dims, t: t, format: stream)
     }
 
     /// The open segment `segment-000.mp4`, started at 0.5 s (`start`, ns) with `encodedBytes`

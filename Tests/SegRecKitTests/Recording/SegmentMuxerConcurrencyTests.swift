@@ -13,7 +13,7 @@ import Testing
     /// Events sent one by one from an unstructured `Task`; the announcements stream tells
     /// the same story as the manifest: each segment opened, ended and closed, in order.
     @Test func drivenFromATask() async throws {
-        let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 1)
+        let script = script
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
         let observer = Task {
             var seen: [String] = []
@@ -29,7 +29,9 @@ import Testing
             return seen
         }
         let recording = Task {
-            for event in events { try await muxer.process(event) }
+            // Made in the task: the events (their frames are not Sendable) stay in its region.
+            let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 1)
+            for event in events { try await muxer.process(event.detached()) }
             return try await muxer.finish()
         }
         let manifest = try await recording.value
@@ -53,7 +55,7 @@ import Testing
         }
         #expect(try RecordingVerifier.verify(dir).passed)
         // After the end the muxer refuses more work.
-        await #expect(throws: RecordingError.self) { try await muxer.process(events[0]) }
+        await #expect(throws: RecordingError.self) { try await muxer.process(script.frame(0, .ratio9x16)) }
     }
 
     /// Two recordings at once (`async let`): a segmenting one over the fake camera and a
@@ -109,7 +111,7 @@ import Testing
                 let event = script.frame(i, .ratio9x16)
                 group.addTask {
                     do {
-                        try await muxer.process(event)
+                        try await muxer.process(event.detached())
                         return false
                     } catch RecordingError.invalidState { return true }
                 }
