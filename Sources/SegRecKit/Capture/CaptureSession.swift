@@ -161,7 +161,11 @@ public final class CaptureSession {
     private var nextFrameSessionTime: (device: Int, grid: Int64, time: MediaTime)?
     private var nextEvent = 0
     private var completions = CompletionQueue()
-    private var outbox: [CaptureOutputEvent] = []
+    /// Events produced and not yet delivered from `outboxHead` on; a delivered event's slot
+    /// is emptied (taken, not copied), so the outbox never keeps a delivered frame's planes
+    /// alive: the pool hands them out again once the encoder lets go, and a plane still
+    /// referenced here would be copied in full by its next writer (copy-on-write).
+    private var outbox: [CaptureOutputEvent?] = []
     private var outboxHead = 0
     /// Timed completions in the outbox ahead of the frame they announce (a negative
     /// `completionDelayFrames`), in outbox order: nothing from the first on is delivered
@@ -317,7 +321,7 @@ public final class CaptureSession {
             }
             try produce()
         }
-        let event = outbox[outboxHead]
+        let event = outbox[outboxHead].take()!
         outboxHead += 1
         if outboxHead == outbox.count, heldCompletions.isEmpty {
             outbox.removeAll(keepingCapacity: true)
@@ -762,7 +766,7 @@ public final class CaptureSession {
     /// says; Center Stage's zoom follows its active state there; `activeFormatChanged` names its first frame.
     private func switchFormat(to selection: ActiveFormatSelection<CaptureDevice.Format>, at s: MediaTime, because cause: String) throws(CaptureError) {
         collectRequests()
-        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount).map(Optional.some))
         supersedeHeld { $0.effectiveFrameIndex >= self.deliveredFrameCount }
         let start: MediaTime
         do { start = try s.adding(controls.switchGap) } catch { throw .time(error) }
@@ -833,7 +837,7 @@ public final class CaptureSession {
         guard let b = change.preferredCamera?.stampPosition, b != streaming else { return }
         // Requests not in effect on the old camera never will be.
         collectRequests()
-        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount))
+        outbox.append(contentsOf: completions.supersede(effectiveAtOrAfter: deliveredFrameCount).map(Optional.some))
         supersedeHeld { $0.effectiveFrameIndex >= self.deliveredFrameCount }
         devices[streaming].didCapture(upTo: nextGrid[streaming], hostTime: s)
         let device = devices[b]

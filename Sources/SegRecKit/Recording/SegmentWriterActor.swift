@@ -31,6 +31,11 @@ actor SegmentWriterActor {
         /// Answer the bytes of the packets the encoder has put out, once every command
         /// before it is carried out (0 when the writer failed).
         case encodedBytes(CheckedContinuation<Int64, Never>)
+
+        /// The layout of the picture an `append` carries, else nil.
+        var pixelFormat: PixelBuffer.PixelFormat? {
+            if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil }
+        }
     }
 
     /// What the muxer holds of one segment's writer. Sendable.
@@ -148,11 +153,13 @@ actor SegmentWriterActor {
         var iterator = commands.makeAsyncIterator()
         // The muxer queues the segment's first picture with the writer's start: the encoder
         // opens in that picture's layout (no conversion pass when it takes it).
-        let first = await iterator.next(isolation: self)
-        if case .append(let buffer, _, _, _, _) = first { open(pixelFormat: buffer.pixelFormat) } else { open(pixelFormat: .nv12) }
-        var next = first
-        while let command = next {
-            if let outcome = carryOut(command) { return outcome }
+        var next = await iterator.next(isolation: self)
+        open(pixelFormat: next?.pixelFormat ?? .nv12)
+        // Each command is consumed before the wait for the next one: a picture kept alive
+        // across that wait would still reference its planes when the encoder has released
+        // them to the pool, and the producer's next write into them would copy them in full.
+        while let command = next.take() {
+            if let outcome = carryOut(consume command) { return outcome }
             next = await iterator.next(isolation: self)
         }
         // The stream ended without a finish (the muxer went away): abandon the file.
@@ -162,7 +169,7 @@ actor SegmentWriterActor {
     }
 
     /// Carries out one command; returns the outcome when it ends the segment.
-    private func carryOut(_ command: Command) -> Result<SegmentWriterSummary, any Error>? {
+    private func carryOut(_ command: consuming Command) -> Result<SegmentWriterSummary, any Error>? {
         switch command {
         case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
             append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: queued)
