@@ -21,7 +21,8 @@ extension ScaleContext {
             }
         }
         try check(rows, "sws_scale", context: "\(self.width)x\(self.height) → \(width)x\(height)")
-        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width, chromaPlane: chroma, chromaBytesPerRow: width)
+        var buffer = PixelBuffer(
+            width: width, height: height, lumaPlane: consume luma, lumaBytesPerRow: width, chromaPlane: consume chroma, chromaBytesPerRow: width)
         buffer.clearPadding()  // sws_scale may have written past the last row
         return buffer
     }

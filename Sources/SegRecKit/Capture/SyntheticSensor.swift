@@ -93,7 +93,9 @@ public final class SyntheticSensor: SensorImageSource {
             }
         }
         FrameIndexStamp.write(UInt32(truncatingIfNeeded: index), intoLuma: &luma, width: width, bytesPerRow: width)
-        var buffer = PixelBuffer(width: width, height: height, lumaPlane: luma, lumaBytesPerRow: width, chromaPlane: chroma, chromaBytesPerRow: width)
+        // Consumed: a plane still referenced here would be copied whole by clearPadding.
+        var buffer = PixelBuffer(
+            width: width, height: height, lumaPlane: consume luma, lumaBytesPerRow: width, chromaPlane: consume chroma, chromaBytesPerRow: width)
         buffer.clearPadding()
         return buffer
     }

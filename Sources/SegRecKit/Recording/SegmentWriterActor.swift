@@ -33,9 +33,7 @@ actor SegmentWriterActor {
         case encodedBytes(CheckedContinuation<Int64, Never>)
 
         /// The layout of the picture an `append` carries, else nil.
-        var pixelFormat: PixelBuffer.PixelFormat? {
-            if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil }
-        }
+        var pixelFormat: PixelBuffer.PixelFormat? { if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil } }
     }
 
     /// What the muxer holds of one segment's writer. Sendable.

@@ -76,7 +76,8 @@ extension PixelBuffer {
                     plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), frame.data.2, frame.linesize.2, Int32(chromaStride), Int32(h / 2))
             }
         }
-        self.init(width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w, chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
+        self.init(
+            width: w, height: h, lumaPlane: consume luma, lumaBytesPerRow: w, chromaPlane: consume chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
         clearPadding()
     }
 }

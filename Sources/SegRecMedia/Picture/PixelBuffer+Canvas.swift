@@ -38,7 +38,8 @@ extension PixelBuffer {
             }
         }
         var buffer = PixelBuffer(
-            width: canvas.width, height: canvas.height, lumaPlane: luma, lumaBytesPerRow: stride, chromaPlane: chroma, chromaBytesPerRow: stride)
+            width: canvas.width, height: canvas.height, lumaPlane: consume luma, lumaBytesPerRow: stride, chromaPlane: consume chroma, chromaBytesPerRow: stride
+        )
         buffer.clearPadding()
         return buffer
     }

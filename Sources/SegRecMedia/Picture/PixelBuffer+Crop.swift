@@ -51,7 +51,8 @@ extension PixelBuffer {
             }
         }
         var buffer = PixelBuffer(
-            width: w, height: h, lumaPlane: luma, lumaBytesPerRow: w, chromaPlane: chroma, chromaBytesPerRow: chromaStride, pixelFormat: pixelFormat)
+            width: w, height: h, lumaPlane: consume luma, lumaBytesPerRow: w, chromaPlane: consume chroma, chromaBytesPerRow: chromaStride,
+            pixelFormat: pixelFormat)
         buffer.clearPadding()
         return buffer
     }

@@ -30,7 +30,8 @@ extension PixelBuffer {
             }
         }
         var buffer = PixelBuffer(
-            width: out.width, height: out.height, lumaPlane: luma, lumaBytesPerRow: out.width, chromaPlane: chroma, chromaBytesPerRow: out.width)
+            width: out.width, height: out.height, lumaPlane: consume luma, lumaBytesPerRow: out.width, chromaPlane: consume chroma, chromaBytesPerRow: out.width
+        )
         buffer.clearPadding()
         return buffer
     }
