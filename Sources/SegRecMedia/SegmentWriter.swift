@@ -76,7 +76,7 @@ public final class SegmentWriter {
     private var fileTimeBase = AVRational(num: 0, den: 1)
     /// The validated encoder settings.
     public let settings: EncoderSettings
-    /// Frames accepted by ``append(_:presentationTime:recyclingInto:)`` so far.
+    /// Frames accepted by `append(_:presentationTime:recyclingInto:)` so far.
     public private(set) var frameCount = 0
     /// Bytes of the packets the encoder has put out so far (the file's media data; its
     /// header and index come on top). The encoder holds back the packets of its last
@@ -404,7 +404,7 @@ public final class SegmentWriter {
         }
     }
 
-    /// Encodes one picture held in segrec's planes: ``append(_:presentationTime:recyclingInto:)-(FramePixels,_,_)``
+    /// Encodes one picture held in segrec's planes: the ``FramePixels`` overload
     /// with ``FramePixels/pixelBuffer(_:)``.
     public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try append(FramePixels.pixelBuffer(buffer), presentationTime: presentationTime, recyclingInto: pool)
@@ -579,7 +579,7 @@ public final class SegmentWriter {
     /// Abandons the segment: closes the file and deletes the partial file (even one holding
     /// fragments). After a failure it does nothing: the partial file stays as the failure
     /// left it. Idempotent; later
-    /// calls to ``append(_:presentationTime:recyclingInto:)`` / ``finish(endTime:)`` throw.
+    /// calls to `append(_:presentationTime:recyclingInto:)` / ``finish(endTime:)`` throw.
     public func cancel() { if case .open = state { discardPartialFile(reason: "cancelled") } }
 
     deinit { if case .open = state { discardPartialFile(reason: "released") } }
