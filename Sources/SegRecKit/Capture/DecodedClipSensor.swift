@@ -101,7 +101,7 @@ public final class DecodedClipSensor: SensorImageSource {
         }
         if let picture = try decoder.nextPicture() {
             picturesThisPass += 1
-            let result = try sensorImage(picture.pixelBuffer)
+            let result = try sensorImage(picture.pixels.pixelBuffer(from: pixelBufferPool))
             if !canReopen { keepForReplay(result) }
             return result
         }

@@ -133,7 +133,7 @@ public enum OneFileExport {
                             toTimescale: timescale, rounding: .roundHalfAwayFromZero
                         ).value
                     let time = MediaTime(value: offset + ticks, timescale: timescale)
-                    let upright = picture.pixelBuffer.rotated(layout.angle, pixelBufferPool: pool)
+                    let upright = picture.pixels.pixelBuffer(from: pool).rotated(layout.angle, pixelBufferPool: pool)
                     let scaled = try scaler.scaled(upright, to: placement.size)
                     let framed = scaled.placed(onCanvas: canvas, x: placement.x, y: placement.y, pixelBufferPool: pool)
                     try writer.append(framed, presentationTime: time, recyclingInto: pool)
