@@ -6,6 +6,28 @@ extension PixelBuffer.PixelFormat {
 }
 
 extension PixelBuffer {
+    /// The top-left `dimensions` of `frame` (NV12 or yuv420p as `layout` says) copied into
+    /// padded planes from `pool`: packed rows; for yuv420p the Cb rows, then the Cr rows, in
+    /// one plane. One `av_image_copy_plane` per plane.
+    init(copying frame: AVFrame, dimensions: VideoDimensions, layout: PixelFormat, pool: PixelBufferPool) {
+        let w = dimensions.width
+        let h = dimensions.height
+        let chromaStride = Self.minimumChromaBytesPerRow(width: w, pixelFormat: layout)
+        var luma = pool.makePlane(byteCount: Self.paddedLumaByteCount(bytesPerRow: w, height: h))
+        var chroma = pool.makePlane(byteCount: Self.paddedChromaByteCount(bytesPerRow: chromaStride, height: h, pixelFormat: layout))
+        luma.withUnsafeMutableBufferPointer { plane in av_image_copy_plane(plane.baseAddress, Int32(w), frame.data.0, frame.linesize.0, Int32(w), Int32(h)) }
+        chroma.withUnsafeMutableBufferPointer { plane in
+            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), frame.data.1, frame.linesize.1, Int32(chromaStride), Int32(h / 2))
+            if layout == .yuv420p {
+                av_image_copy_plane(
+                    plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), frame.data.2, frame.linesize.2, Int32(chromaStride), Int32(h / 2))
+            }
+        }
+        self.init(
+            width: w, height: h, lumaPlane: consume luma, lumaBytesPerRow: w, chromaPlane: consume chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
+        clearPadding()
+    }
+
     /// Plane start offsets in ``lumaPlane`` / ``chromaPlane`` and strides, in FFmpeg's plane
     /// order: NV12 (Y, CbCr), yuv420p (Y, Cb, Cr; Cr starts `height / 2` chroma rows in).
     var chromaPlaneOffsets: [Int] { pixelFormat == .nv12 ? [0] : [0, chromaBytesPerRow * (height / 2)] }

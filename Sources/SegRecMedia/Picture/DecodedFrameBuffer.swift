@@ -42,10 +42,7 @@ public final class DecodedFrameBuffer {
 
     /// Another reference to the same planes (no pixel is copied), owned by nobody else: what
     /// is handed on when this one stays where it is stored. Nil when memory runs out.
-    public func referenced() -> sending DecodedFrameBuffer? {
-        guard let frame = segrec_av_frame_ref_picture(frame.pointer, frame.pointer.pointee.width, frame.pointer.pointee.height) else { return nil }
-        return DecodedFrameBuffer(adopting: frame, pixelFormat: pixelFormat)
-    }
+    public func referenced() -> sending DecodedFrameBuffer? { Self.referencing(frame.pointer, dimensions: dimensions) }
 
     /// The picture's (even) dimensions.
     public var dimensions: VideoDimensions { VideoDimensions(width: Int(frame.pointer.pointee.width), height: Int(frame.pointer.pointee.height)) }
@@ -55,30 +52,6 @@ public final class DecodedFrameBuffer {
     /// whoever must change or keep the pixels (a frame-index stamp, a looping clip).
     public func copyToPixelBuffer(from pool: PixelBufferPool) -> PixelBuffer {
         PixelBuffer(copying: frame.pointer.pointee, dimensions: dimensions, layout: pixelFormat, pool: pool)
-    }
-}
-
-extension PixelBuffer {
-    /// The top-left `dimensions` of `frame` (NV12 or yuv420p as `layout` says) copied into
-    /// padded planes from `pool`: packed rows; for yuv420p the Cb rows, then the Cr rows, in
-    /// one plane. One `av_image_copy_plane` per plane.
-    init(copying frame: AVFrame, dimensions: VideoDimensions, layout: PixelFormat, pool: PixelBufferPool) {
-        let w = dimensions.width
-        let h = dimensions.height
-        let chromaStride = Self.minimumChromaBytesPerRow(width: w, pixelFormat: layout)
-        var luma = pool.makePlane(byteCount: Self.paddedLumaByteCount(bytesPerRow: w, height: h))
-        var chroma = pool.makePlane(byteCount: Self.paddedChromaByteCount(bytesPerRow: chromaStride, height: h, pixelFormat: layout))
-        luma.withUnsafeMutableBufferPointer { plane in av_image_copy_plane(plane.baseAddress, Int32(w), frame.data.0, frame.linesize.0, Int32(w), Int32(h)) }
-        chroma.withUnsafeMutableBufferPointer { plane in
-            av_image_copy_plane(plane.baseAddress, Int32(chromaStride), frame.data.1, frame.linesize.1, Int32(chromaStride), Int32(h / 2))
-            if layout == .yuv420p {
-                av_image_copy_plane(
-                    plane.baseAddress! + chromaStride * (h / 2), Int32(chromaStride), frame.data.2, frame.linesize.2, Int32(chromaStride), Int32(h / 2))
-            }
-        }
-        self.init(
-            width: w, height: h, lumaPlane: consume luma, lumaBytesPerRow: w, chromaPlane: consume chroma, chromaBytesPerRow: chromaStride, pixelFormat: layout)
-        clearPadding()
     }
 }
 
