@@ -24,6 +24,8 @@ enum FaststartRemuxer {
         /// False when its data is truncated (`AV_PKT_FLAG_CORRUPT`, or shorter than the
         /// index says).
         let isComplete: Bool
+        /// The data's size, bytes (0 when not known).
+        var size: Int = 0
     }
 
     /// What ``scan(path:)`` found.
@@ -84,7 +86,7 @@ enum FaststartRemuxer {
             // confirms its size.
             if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed { complete = false }
             sampleIndex += 1
-            packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete))
+            packets.append(PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete, size: Int(p.pointee.size)))
         }
         return Scan(
             timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets,
@@ -100,7 +102,7 @@ enum FaststartRemuxer {
         let confirmed = entry.map { $0.pointee.pos == p.pointee.pos && Int64($0.pointee.size) == Int64(p.pointee.size) } ?? false
         if let entry, entry.pointee.pos == p.pointee.pos, p.pointee.size < entry.pointee.size { complete = false }
         if p.pointee.pos >= 0, p.pointee.pos + Int64(p.pointee.size) >= fileSize, !confirmed { complete = false }
-        return PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete)
+        return PacketTiming(pts: p.pointee.pts, dts: p.pointee.dts, duration: p.pointee.duration, isComplete: complete, size: Int(p.pointee.size))
     }
 
     /// The first stream whose `codec_type` is audio, or nil.
@@ -134,6 +136,9 @@ enum FaststartRemuxer {
     ///   - reuseExisting: without `reservation`, when a regular file of this user with one
     ///     name is at `output` (a segment's reservation, or a copy a killed run left), write
     ///     into its blocks the same way instead of creating the file.
+    ///   - moovRoom: how the `moov` gets ahead of the `mdat` (``MoovRoom/Choice``): by
+    ///     default the copy is written once, into a file that keeps room for it; when the
+    ///     room turns out too small, the copy is written again with `movflags=faststart`.
     /// - Returns: the size of the file written, in bytes, and whether an existing file was reused.
     /// - Throws: ``SegmentWriterError/partialFileExists(path:)`` when `output` exists (and is
     ///   not reused),
@@ -144,7 +149,7 @@ enum FaststartRemuxer {
     ///   throw, a file created at `output` is deleted.
     static func copy(
         from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
-        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil
+        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil, moovRoom choice: MoovRoom.Choice = .upperBound
     ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
@@ -194,8 +199,24 @@ enum FaststartRemuxer {
         let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
         format.attach(
             try reservation.map { try FileAVIOContext(writingInto: $0, sizeLimit: sizeLimit) } ?? FileAVIOContext(creating: output, sizeLimit: sizeLimit))
+        var moovRoom: Int? =
+            switch choice {
+            case .upperBound:
+                moovRoomBytes(
+                    input: input, video: inStream, kept: kept, presented: presented, reorderDepth: reorderDepth, end: end, audio: audio?.input,
+                    audioPackets: scan.audioPackets.prefix(audioCount), audioEnd: audioEnd)
+            case .bytes(let bytes): max(1, min(bytes, Int(Int32.max)))
+            case .faststart: nil
+            }
+        // Reserved blocks are what a full disk leaves for this copy: the room only when the
+        // file with it fits (ftyp, room, mdat header and the samples), else faststart, whose
+        // file is only the moov and the samples.
+        if let room = moovRoom, let reservation, reservation.isSupported, reservation.reserved > 0 {
+            let samples = kept.reduce(0) { $0 + $1.size } + scan.audioPackets.prefix(audioCount).reduce(0) { $0 + $1.size }
+            if Int64(1024 + room + samples) > reservation.reserved { moovRoom = nil }
+        }
         do {
-            try writeHeader(format)
+            try writeHeader(format, moovRoom: moovRoom)
             let packet = try Packet()
             let p = packet.pointer
             var written = 0
@@ -235,7 +256,9 @@ enum FaststartRemuxer {
             }
             guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
             guard audioWritten == audioWanted else { throw SegmentWriterError.packetCountMismatch(frames: audioWanted, packets: audioWritten) }
-            try checkIO(av_write_trailer(format.pointer), "av_write_trailer", format)
+            let trailer = av_write_trailer(format.pointer)
+            if trailer == segrec_averror_from_errno(EINVAL), moovRoom != nil, format.file?.failure == nil { throw MoovRoomTooSmall() }
+            try checkIO(trailer, "av_write_trailer", format)
             // Durable before it gets its final name (and before any manifest counts it).
             if let failure = format.file?.sync() { throw failure }
             format.file?.releaseUnusedReservation()
@@ -246,15 +269,57 @@ enum FaststartRemuxer {
             try? format.closeFile()
             // A reused file keeps its blocks for the next attempt (recover, or salvage).
             if reservation == nil { SafeFile.remove(path: output) }
-            throw error
+            guard error is MoovRoomTooSmall else { throw error }
         }
+        // The room was too small (the muxer wrote the `moov` over the start of the `mdat`):
+        // the whole copy again, with faststart, into the same blocks.
+        let again = try copy(
+            from: path, scan: scan, count: count, end: end, to: output, sizeLimit: sizeLimit, reservation: nil, reuseExisting: reservation != nil,
+            audioCount: audioCount, audioEnd: audioEnd, moovRoom: .faststart)
+        return (again.size, reservation != nil)
     }
 
-    /// `avformat_write_header` with `movflags=faststart`.
-    private static func writeHeader(_ format: OutputFormatContext) throws {
+    /// `av_write_trailer` failed because the room ``MoovRoom`` reserved was too small.
+    private struct MoovRoomTooSmall: Error {}
+
+    /// ``MoovRoom/bytes(tracks:fixed:)`` for the copy's sample tables: decode times
+    /// `P[k] − S`, durations `P[k+1] − P[k]` (the last `end − P.last`), composition offsets
+    /// `p_k − (P[k] − S)`; the audio's as written (each packet until the next, the last
+    /// until `audioEnd`). Nil when it exceeds what `moov_size` takes (`Int32.max`).
+    private static func moovRoomBytes(
+        input: InputFormatContext, video: UnsafeMutablePointer<AVStream>, kept: ArraySlice<PacketTiming>, presented: [Int64], reorderDepth: Int64, end: Int64,
+        audio: UnsafeMutablePointer<AVStream>?, audioPackets: ArraySlice<PacketTiming>, audioEnd: Int64?
+    ) -> Int? {
+        var tracks = [
+            MoovRoom.Track(
+                samples: kept.count, durationRuns: MoovRoom.runs(zip(presented.dropFirst(), presented).map { $0 - $1 } + [end - (presented.last ?? 0)]),
+                offsetRuns: MoovRoom.runs(zip(kept, presented).map { $0.pts - ($1 - reorderDepth) }))
+        ]
+        var streams = [video]
+        var metadata = [input.pointer.pointee.metadata, video.pointee.metadata]
+        if let audio, let last = audioPackets.last {
+            let ends = audioPackets.dropFirst().map(\.pts) + [audioEnd ?? (last.pts + max(last.duration, 1))]
+            tracks.append(
+                MoovRoom.Track(
+                    samples: audioPackets.count, durationRuns: MoovRoom.runs(zip(ends, audioPackets).map { $0 - $1.pts }),
+                    offsetRuns: MoovRoom.runs(audioPackets.map { $0.pts - $0.dts })))
+            streams.append(audio)
+            metadata.append(audio.pointee.metadata)
+        }
+        let bytes = MoovRoom.bytes(tracks: tracks, fixed: MoovRoom.fixedBytes(streams: streams, metadata: metadata))
+        return bytes <= Int(Int32.max) ? bytes : nil
+    }
+
+    /// `avformat_write_header` with `moov_size` (``MoovRoom``, bytes), or with
+    /// `movflags=faststart` when `moovRoom` is nil.
+    private static func writeHeader(_ format: OutputFormatContext, moovRoom: Int?) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        try check(av_dict_set(&options, "movflags", "faststart", 0), "av_dict_set", context: "movflags")
+        if let moovRoom {
+            try check(av_dict_set(&options, "moov_size", String(moovRoom), 0), "av_dict_set", context: "moov_size")
+        } else {
+            try check(av_dict_set(&options, "movflags", "faststart", 0), "av_dict_set", context: "movflags")
+        }
         try checkIO(avformat_write_header(format.pointer, &options), "avformat_write_header", format)
     }
 
