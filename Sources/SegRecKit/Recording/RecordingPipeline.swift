@@ -33,9 +33,10 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
 /// pipelines can run at once (`async let`, task groups). Each run pulls its source and
-/// drives its muxer on a serial capture queue of its own (a `SerialQueueExecutor` as the
-/// task executor preference; the muxer, a default actor, follows it), as
-/// an app's sample-buffer delegate runs on its own queue.
+/// drives its muxer on a capture thread of its own (a ``ThreadExecutor`` named
+/// `segrec.capture` as the task executor preference; the muxer, a default actor, follows
+/// it), as an app's sample-buffer delegate runs on its own queue: what the source
+/// allocates then comes from one malloc arena.
 public struct RecordingPipeline {
     /// Where frames and completions come from.
     public let source: any CaptureOutputEventSource
@@ -61,9 +62,10 @@ public struct RecordingPipeline {
     /// - Returns: the manifest, also written to the output folder.
     /// - Throws: ``RecordingFailure``.
     public func run(progress: ((RecordingProgress) -> Void)? = nil) async throws(RecordingFailure) -> RecordingManifest {
-        // Pulling the source (rendering, decoding), pacing and the muxer run on this queue
+        // Pulling the source (rendering, decoding), pacing and the muxer run on this thread
         // rather than on the cooperative pool, where other work could delay a paced frame.
-        let executor = SerialQueueExecutor(label: "segrec.capture")
+        let executor = ThreadExecutor(name: "segrec.capture")
+        defer { executor.shutdown() }
         return try await withTaskExecutorPreference(executor) { () async throws(RecordingFailure) -> RecordingManifest in
             try await runOnCaptureQueue(progress: progress)
         }
