@@ -269,10 +269,14 @@ enum FaststartRemuxer {
             try? format.closeFile()
             // A reused file keeps its blocks for the next attempt (recover, or salvage).
             if reservation == nil { SafeFile.remove(path: output) }
-            guard error is MoovRoomTooSmall else { throw error }
+            // The room costs disk space faststart does not need: on a full disk (a file
+            // system without reservations, a recovery with none left) faststart may still fit.
+            let diskFull = if case .io(_, _, ENOSPC)? = error as? SegmentWriterError { true } else { false }
+            guard error is MoovRoomTooSmall || (moovRoom != nil && diskFull) else { throw error }
         }
-        // The room was too small (the muxer wrote the `moov` over the start of the `mdat`):
-        // the whole copy again, with faststart, into the same blocks.
+        // The room was too small (the muxer wrote the `moov` over the start of the `mdat`),
+        // or the disk had no space for it: the whole copy again, with faststart, into the
+        // same blocks.
         let again = try copy(
             from: path, scan: scan, count: count, end: end, to: output, sizeLimit: sizeLimit, reservation: nil, reuseExisting: reservation != nil,
             audioCount: audioCount, audioEnd: audioEnd, moovRoom: .faststart)

@@ -95,6 +95,38 @@ import Testing
         #expect(try FragmentTestSupport.stamps(roomy) == (0..<count).map { UInt32($0) })
     }
 
+    /// No disk space for the room (a file system without reservations, or a recovery with
+    /// none left: here a size limit of exactly the faststart copy's size, past which writes
+    /// fail with ENOSPC): the copy is written again with faststart and fits.
+    @Test func diskWithoutSpaceForTheRoomFallsBackToFaststart() throws {
+        let directory = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let writer = try SegmentWriter(
+            url: directory.appendingPathComponent("live.mp4"), dimensions: Self.size, timescale: 1_000_000_000,
+            settings: EncoderSettings(preset: "medium", keyframeInterval: 30), fragmentInterval: MediaTime(value: 1, timescale: 2))
+        try FragmentTestSupport.append(0..<90, to: writer)
+        let partial = directory.appendingPathComponent("copy.mp4.partial")
+        try FileManager.default.copyItem(at: writer.partialURL, to: partial)
+        writer.cancel()
+        let scan = try FaststartRemuxer.scan(path: partial.path)
+        let count = SegmentRecovery.keptCount(scan.packets)
+        let end = try #require(scan.packets.prefix(count).map(\.pts).max()) + 33_333_333
+        let plain = directory.appendingPathComponent("plain.mp4")
+        let (plainSize, _) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: plain.path, moovRoom: .faststart)
+        let tight = directory.appendingPathComponent("tight.mp4")
+        let (tightSize, _) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: tight.path, sizeLimit: plainSize)
+        #expect(tightSize == plainSize)
+        try FragmentTestSupport.expectFaststart(tight)
+        #expect(!FragmentTestSupport.topLevelBoxes(try Data(contentsOf: tight)).contains { $0.type == "free" && $0.size > 8 })
+        #expect(try MediaFileReader(url: tight).streamInfo().packets == (try MediaFileReader(url: plain).streamInfo().packets))
+        #expect(try FragmentTestSupport.stamps(tight) == (0..<count).map { UInt32($0) })
+        // With room to spare the same copy keeps its room.
+        let roomy = directory.appendingPathComponent("roomy.mp4")
+        let (roomySize, _) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: roomy.path, sizeLimit: plainSize + 64 * 1024)
+        #expect(roomySize > plainSize)
+        try Self.expectWrittenIntoRoom(roomy)
+    }
+
     /// The bound counts runs of equal values and grows with samples and runs.
     @Test func boundCountsSamplesAndRuns() {
         #expect(MoovRoom.runs([Int64]()) == 0)
