@@ -168,6 +168,13 @@ public actor SegmentMuxer {
     /// Pictures queued to writers and not yet encoded, across segments, at most.
     public static let framesInFlight = 6
 
+    /// The same for footage passed through without `--realtime`: the file is read as fast
+    /// as the encoder takes it, nothing waits on a capture deadline, and each picture
+    /// queued holds its demuxed packet (3 MiB at 1080p yuv420p) until the encoder has
+    /// copied it; two keep one read ahead of one encode. (Measured on a 1080p Y4M file:
+    /// 2–4 % less CPU and fewer page faults than 6; an H.264 file the same either way.)
+    public static let passThroughFramesInFlight = 2
+
     private enum State: Equatable {
         case collecting
         case endingFile

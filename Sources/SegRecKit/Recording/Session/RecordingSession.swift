@@ -54,12 +54,14 @@ public final class RecordingSession {
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
         let built: BuiltSource
+        var passesFootageThrough = false
         if let scenario = request.camerasScenario {
             built = try Self.camerasSource(request, scenario: scenario, pool: pool, stopRequest: stopRequest)
         } else if request.source == .synthetic || request.scenario != nil {
             built = try Self.oneCameraSource(request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool, stopRequest: stopRequest)
         } else {
             built = try Self.footagePassedThrough(request, pool: pool, stopRequest: stopRequest)
+            passesFootageThrough = true
         }
         if stopRequest?.isRequested == true { throw RecordingRequestError.stoppedBeforeStart }
         let output = try OutputDirectory(preparing: request.output, force: request.force)
@@ -74,7 +76,11 @@ public final class RecordingSession {
         configuration.maximumSegmentDuration = request.maximumSegmentDuration
         configuration.maximumSegmentBytes = request.maximumSegmentBytes
         configuration.recordedAt = Date()
-        if let framesInFlight = request.framesInFlight { configuration.framesInFlight = framesInFlight }
+        if let framesInFlight = request.framesInFlight {
+            configuration.framesInFlight = framesInFlight
+        } else if passesFootageThrough, !request.realtime {
+            configuration.framesInFlight = SegmentMuxer.passThroughFramesInFlight
+        }
         if request.fragmentInterval == nil {
             configuration.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
         }

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import SegRecKit
+@testable import SegRecMedia
+@testable import SegRecTime
+
+/// How many pictures may wait for the encoder when `--frames-in-flight` is not given:
+/// ``SegmentMuxer/passThroughFramesInFlight`` for a file passed through without
+/// `--realtime`, ``SegmentMuxer/framesInFlight`` otherwise; the option always wins.
+@Suite("Recording: the writer queue's default depth", .tags(.recording)) struct FramesInFlightDefaultTests {
+    static func request(_ dir: URL, file: Bool, realtime: Bool, framesInFlight: Int? = nil) throws -> RecordingRequest {
+        var request = RecordingRequest(output: dir.appendingPathComponent("out"))
+        if file {
+            let clip = dir.appendingPathComponent("clip.y4m")
+            if !FileManager.default.fileExists(atPath: clip.path) { try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 3) }
+            request.source = .file(clip.path)
+        } else {
+            request.scenario = try Scenario.decode(Data(#"{"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}"#.utf8), file: "short.json")
+        }
+        request.realtime = realtime
+        request.framesInFlight = framesInFlight
+        request.encoder = RecorderTestSupport.settings
+        return request
+    }
+
+    @Test(
+        arguments: [
+            (true, false, nil, SegmentMuxer.passThroughFramesInFlight), (true, true, nil, SegmentMuxer.framesInFlight),
+            (false, false, nil, SegmentMuxer.framesInFlight), (false, true, nil, SegmentMuxer.framesInFlight), (true, false, 9, 9), (false, false, 3, 3)
+        ] as [(Bool, Bool, Int?, Int)]) func depth(file: Bool, realtime: Bool, option: Int?, expected: Int) throws
+    {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let session = try RecordingSession(Self.request(dir, file: file, realtime: realtime, framesInFlight: option))
+        #expect(session.configuration.framesInFlight == expected)
+    }
+
+    /// Two in flight still record every frame of a file, in order.
+    @Test func passThroughRecordsEveryFrame() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clip = dir.appendingPathComponent("clip.y4m")
+        try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 40)
+        var request = try Self.request(dir, file: true, realtime: false)
+        request.source = .file(clip.path)
+        let session = try RecordingSession(request)
+        #expect(session.configuration.framesInFlight == 2)
+        let manifest = try await session.run()
+        #expect(manifest.segments.map(\.frameCount) == [40])
+        #expect(manifest.frames.dropped == 0)
+    }
+}
