@@ -33,7 +33,7 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
 /// pipelines can run at once (`async let`, task groups). Each run pulls its source and
-/// drives its muxer on a capture thread of its own (a ``ThreadExecutor`` named
+/// drives its muxer on a capture thread of its own (a `ThreadExecutor` named
 /// `segrec.capture` as the task executor preference; the muxer, a default actor, follows
 /// it), as an app's sample-buffer delegate runs on its own queue: what the source
 /// allocates then comes from one malloc arena.
