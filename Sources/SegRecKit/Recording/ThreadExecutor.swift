@@ -2,10 +2,13 @@ import Dispatch
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A `SerialExecutor` (and `TaskExecutor`) that runs every job on one thread of its own,
 /// started by the executor and ended by ``shutdown()``: the capture side of a recording
-/// (pulling the source, pacing, the muxer), as an app's `AVCaptureVideoDataOutput` delivers
-/// to the one queue it was given.
+/// that reads a file as fast as the encoder takes it (``RecordingPipeline/readsOnOneThread``).
 ///
 /// Why one thread and not a serial `DispatchQueue` (``SerialQueueExecutor``): a serial
 /// queue's blocks run on whichever of libdispatch's worker threads is free, and glibc gives
@@ -44,8 +47,9 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
         self.name = name
         // The thread holds the executor until ``shutdown()``.
         let thread = Thread { [self] in
-            // Named from the thread itself: the kernel's name (`top -H`, `perf`) is set then.
-            Thread.current.name = name
+            // The kernel's name (`top -H`, `perf`), from the thread itself: Foundation's
+            // `Thread.name` reaches the kernel only once `start()` has stored the thread.
+            Self.setKernelName(name)
             let serial = asUnownedSerialExecutor()
             let task = asUnownedTaskExecutor()
             while let job = jobs.pop() { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
@@ -55,6 +59,15 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
     }
 
     func enqueue(_ job: consuming ExecutorJob) { jobs.push(UnownedJob(job)) }
+
+    /// Names the calling thread for the kernel (`/proc/thread-self/comm`, 15 bytes at most).
+    private static func setKernelName(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
 
     /// Ends the thread once the jobs enqueued before have run. Enqueue nothing after it.
     func shutdown() { jobs.push(nil) }

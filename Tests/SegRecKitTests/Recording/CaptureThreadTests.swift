@@ -9,8 +9,9 @@ import Testing
     import Glibc
 #endif
 
-/// The capture side of a recording runs on one thread of its own (``ThreadExecutor``), so
-/// that what the source allocates (a demuxer's packets) comes from one malloc arena.
+/// The capture side of a recording that reads a file as fast as the encoder takes it runs
+/// on one thread of its own (``ThreadExecutor``), so that what the source allocates (a
+/// demuxer's packets) comes from one malloc arena.
 @Suite("Recording: the capture thread", .tags(.recording)) struct CaptureThreadTests {
     /// The calling thread's name as the kernel has it (`/proc/thread-self/comm`: 15 bytes
     /// at most).
@@ -30,16 +31,19 @@ import Testing
         func stopRunning() { events.removeAll() }
     }
 
-    /// 90 frames in three segments (the muxer waits for free writer slots and segment
-    /// switches between pulls, so the capture task suspends and resumes many times): every
-    /// pull runs on the one thread named `segrec.capture`.
+    /// With ``RecordingPipeline/readsOnOneThread``, 90 frames in three segments (the muxer
+    /// waits for free writer slots and segment switches between pulls, so the capture task
+    /// suspends and resumes many times): every pull runs on the one thread named
+    /// `segrec.capture`.
     @Test func everyPullRunsOnTheCaptureThread() async throws {
         let script = EventScript()
         let events = script.events(count: 90, initial: .ratio16x9, changes: [(30, .ratio9x16), (60, .ratio4x3)], completionDelay: 2)
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
         defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
         let source = ThreadNotingSource(events)
-        let manifest = try await RecordingPipeline(source: source, muxer: muxer).run()
+        var pipeline = RecordingPipeline(source: source, muxer: muxer)
+        pipeline.readsOnOneThread = true
+        let manifest = try await pipeline.run()
         #expect(manifest.segments.map(\.frameCount) == [30, 30, 30])
         #expect(source.threads.count == events.count + 1)
         #expect(Set(source.threads.map { UInt($0) }).count == 1)

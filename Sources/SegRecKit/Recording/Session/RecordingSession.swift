@@ -23,6 +23,9 @@ public final class RecordingSession {
     public let source: any CaptureOutputEventSource
     /// The muxer configuration built from the request.
     public let configuration: SegmentMuxer.Configuration
+    /// Whether the pipeline pulls its source on one thread of its own
+    /// (``RecordingPipeline/readsOnOneThread``): footage passed through without `--realtime`.
+    public let readsOnOneThread: Bool
     /// Checked before each event; once requested the recording ends with `stopReason: requested`.
     public let stopRequest: RecordingStopRequest?
     private var progressContinuation: AsyncStream<RecordingProgress>.Continuation?
@@ -81,6 +84,7 @@ public final class RecordingSession {
         } else if passesFootageThrough, !request.realtime {
             configuration.framesInFlight = SegmentMuxer.passThroughFramesInFlight
         }
+        readsOnOneThread = passesFootageThrough && !request.realtime
         if request.fragmentInterval == nil {
             configuration.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
         }
@@ -120,6 +124,7 @@ public final class RecordingSession {
         var pipeline = RecordingPipeline(source: source, muxer: SegmentMuxer(configuration))
         pipeline.statisticsURL = request.statisticsURL
         pipeline.stopRequest = stopRequest
+        pipeline.readsOnOneThread = readsOnOneThread
         let continuation = progressContinuation
         defer {
             continuation?.finish()
