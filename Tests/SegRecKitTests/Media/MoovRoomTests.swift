@@ -21,6 +21,24 @@ import Testing
         #expect((boxes.count > 2 ? boxes[2].size : 0) > 8, "\(boxes)", sourceLocation: sourceLocation)
     }
 
+    /// A copy of a partial file 90 frames into a recording (B-frames, 0.5 s fragments), its
+    /// scan, the packets of its complete fragments (at least 30) and an end after them.
+    static func partialFile(in directory: URL) throws -> (URL, FaststartRemuxer.Scan, Int, Int64) {
+        let writer = try SegmentWriter(
+            url: directory.appendingPathComponent("live.mp4"), dimensions: size, timescale: 1_000_000_000,
+            settings: EncoderSettings(preset: "medium", keyframeInterval: 30), fragmentInterval: MediaTime(value: 1, timescale: 2))
+        try FragmentTestSupport.append(0..<90, to: writer)
+        // The fragments cut so far (x264's lookahead holds the rest back).
+        let partial = directory.appendingPathComponent("copy.mp4.partial")
+        try FileManager.default.copyItem(at: writer.partialURL, to: partial)
+        writer.cancel()
+        let scan = try FaststartRemuxer.scan(path: partial.path)
+        let count = SegmentRecovery.keptCount(scan.packets)
+        #expect(count >= 30)
+        let end = try #require(scan.packets.prefix(count).map(\.pts).max()) + 33_333_333
+        return (partial, scan, count, end)
+    }
+
     /// Every recorded shape keeps its moov within the bound: B-frames at an irregular
     /// cadence (many `stts` and `ctts` runs), HEVC, an AAC track beside the video, and one
     /// frame.
@@ -63,19 +81,7 @@ import Testing
     @Test func roomTooSmallFallsBackToFaststart() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("live.mp4")
-        let writer = try SegmentWriter(
-            url: url, dimensions: Self.size, timescale: 1_000_000_000, settings: EncoderSettings(preset: "medium", keyframeInterval: 30),
-            fragmentInterval: MediaTime(value: 1, timescale: 2))
-        try FragmentTestSupport.append(0..<90, to: writer)
-        // The fragments cut so far (x264's lookahead holds the rest back).
-        let partial = directory.appendingPathComponent("copy.mp4.partial")
-        try FileManager.default.copyItem(at: writer.partialURL, to: partial)
-        writer.cancel()
-        let scan = try FaststartRemuxer.scan(path: partial.path)
-        let count = SegmentRecovery.keptCount(scan.packets)
-        #expect(count >= 30)
-        let end = try #require(scan.packets.prefix(count).map(\.pts).max()) + 33_333_333
+        let (partial, scan, count, end) = try Self.partialFile(in: directory)
         let roomy = directory.appendingPathComponent("roomy.mp4")
         let small = directory.appendingPathComponent("small.mp4")
         let (roomySize, _) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: roomy.path)
@@ -101,16 +107,7 @@ import Testing
     @Test func diskWithoutSpaceForTheRoomFallsBackToFaststart() throws {
         let directory = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try SegmentWriter(
-            url: directory.appendingPathComponent("live.mp4"), dimensions: Self.size, timescale: 1_000_000_000,
-            settings: EncoderSettings(preset: "medium", keyframeInterval: 30), fragmentInterval: MediaTime(value: 1, timescale: 2))
-        try FragmentTestSupport.append(0..<90, to: writer)
-        let partial = directory.appendingPathComponent("copy.mp4.partial")
-        try FileManager.default.copyItem(at: writer.partialURL, to: partial)
-        writer.cancel()
-        let scan = try FaststartRemuxer.scan(path: partial.path)
-        let count = SegmentRecovery.keptCount(scan.packets)
-        let end = try #require(scan.packets.prefix(count).map(\.pts).max()) + 33_333_333
+        let (partial, scan, count, end) = try Self.partialFile(in: directory)
         let plain = directory.appendingPathComponent("plain.mp4")
         let (plainSize, _) = try FaststartRemuxer.copy(from: partial.path, scan: scan, count: count, end: end, to: plain.path, moovRoom: .faststart)
         let tight = directory.appendingPathComponent("tight.mp4")
