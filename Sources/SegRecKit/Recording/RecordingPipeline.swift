@@ -33,9 +33,9 @@ public struct RecordingFailure: Error, CustomStringConvertible {
 ///
 /// `run` is `async` and never blocks a thread: it can run in any `Task`, and several
 /// pipelines can run at once (`async let`, task groups). Each run pulls its source and
-/// drives its muxer on a serial capture queue of its own (the task executor preference;
-/// the muxer, a default actor, follows it), as an app's sample-buffer delegate runs on its
-/// own queue; with ``readsOnOneThread`` on one thread of its own instead.
+/// drives its muxer on a serial capture queue of its own (a `SerialQueueExecutor` as the
+/// task executor preference; the muxer, a default actor, follows it), as
+/// an app's sample-buffer delegate runs on its own queue.
 public struct RecordingPipeline {
     /// Where frames and completions come from.
     public let source: any CaptureOutputEventSource
@@ -49,14 +49,6 @@ public struct RecordingPipeline {
     /// received are still recorded, and the recording ends with `stopReason: requested`
     /// (e.g. on SIGINT).
     public var stopRequest: RecordingStopRequest?
-    /// Pull the source and drive the muxer on one thread of its own (`segrec.capture`)
-    /// rather than a serial dispatch queue, whose jobs run on whichever worker thread is
-    /// free. For a file read as fast as the encoder takes it (footage passed through
-    /// without `--realtime`): its demuxed packets (3 MiB at 1080p, kept until the encoder
-    /// has copied them) then come from one malloc arena, not one per worker thread. Off
-    /// for sources on a deadline: a paced frame resumes on the dispatch queue at once, where
-    /// a dedicated thread must first be woken (slower under load). Default false.
-    public var readsOnOneThread = false
 
     /// A pipeline from `source` to `muxer`, without statistics file or stop request.
     public init(source: any CaptureOutputEventSource, muxer: SegmentMuxer) {
@@ -69,15 +61,9 @@ public struct RecordingPipeline {
     /// - Returns: the manifest, also written to the output folder.
     /// - Throws: ``RecordingFailure``.
     public func run(progress: ((RecordingProgress) -> Void)? = nil) async throws(RecordingFailure) -> RecordingManifest {
-        // Pulling the source (rendering, decoding), pacing and the muxer run on this queue (or
-        // thread) rather than on the cooperative pool, where other work could delay a paced frame.
-        guard readsOnOneThread else {
-            return try await withTaskExecutorPreference(SerialQueueExecutor(label: "segrec.capture")) {
-                () async throws(RecordingFailure) -> RecordingManifest in try await runOnCaptureQueue(progress: progress)
-            }
-        }
-        let executor = ThreadExecutor(name: "segrec.capture")
-        defer { executor.shutdown() }
+        // Pulling the source (rendering, decoding), pacing and the muxer run on this queue
+        // rather than on the cooperative pool, where other work could delay a paced frame.
+        let executor = SerialQueueExecutor(label: "segrec.capture")
         return try await withTaskExecutorPreference(executor) { () async throws(RecordingFailure) -> RecordingManifest in
             try await runOnCaptureQueue(progress: progress)
         }

@@ -34,8 +34,6 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let session = try RecordingSession(Self.request(dir, file: file, realtime: realtime, framesInFlight: option))
         #expect(session.configuration.framesInFlight == expected)
-        // One capture thread for a file read as fast as the encoder takes it, whatever the depth.
-        #expect(session.readsOnOneThread == (file && !realtime))
     }
 
     /// Two in flight still record every frame of a file, in order.

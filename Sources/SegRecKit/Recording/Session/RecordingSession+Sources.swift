@@ -71,7 +71,9 @@ extension RecordingSession {
             source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
             stampsFrameIndex: request.stampFrameIndex,
             notes: !request.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
-            rotationDegrees: decoder.rotationDegrees, audio: audio)
+            rotationDegrees: decoder.rotationDegrees, audio: audio,
+            // Read as fast as the encoder takes it: a deeper queue only holds more packets.
+            framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each

@@ -23,9 +23,6 @@ public final class RecordingSession {
     public let source: any CaptureOutputEventSource
     /// The muxer configuration built from the request.
     public let configuration: SegmentMuxer.Configuration
-    /// Whether the pipeline pulls its source on one thread of its own
-    /// (``RecordingPipeline/readsOnOneThread``): footage passed through without `--realtime`.
-    public let readsOnOneThread: Bool
     /// Checked before each event; once requested the recording ends with `stopReason: requested`.
     public let stopRequest: RecordingStopRequest?
     private var progressContinuation: AsyncStream<RecordingProgress>.Continuation?
@@ -57,14 +54,12 @@ public final class RecordingSession {
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
         let built: BuiltSource
-        var passesFootageThrough = false
         if let scenario = request.camerasScenario {
             built = try Self.camerasSource(request, scenario: scenario, pool: pool, stopRequest: stopRequest)
         } else if request.source == .synthetic || request.scenario != nil {
             built = try Self.oneCameraSource(request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool, stopRequest: stopRequest)
         } else {
             built = try Self.footagePassedThrough(request, pool: pool, stopRequest: stopRequest)
-            passesFootageThrough = true
         }
         if stopRequest?.isRequested == true { throw RecordingRequestError.stoppedBeforeStart }
         let output = try OutputDirectory(preparing: request.output, force: request.force)
@@ -79,12 +74,7 @@ public final class RecordingSession {
         configuration.maximumSegmentDuration = request.maximumSegmentDuration
         configuration.maximumSegmentBytes = request.maximumSegmentBytes
         configuration.recordedAt = Date()
-        if let framesInFlight = request.framesInFlight {
-            configuration.framesInFlight = framesInFlight
-        } else if passesFootageThrough, !request.realtime {
-            configuration.framesInFlight = SegmentMuxer.passThroughFramesInFlight
-        }
-        readsOnOneThread = passesFootageThrough && !request.realtime
+        if let framesInFlight = request.framesInFlight ?? built.framesInFlight { configuration.framesInFlight = framesInFlight }
         if request.fragmentInterval == nil {
             configuration.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
         }
@@ -124,7 +114,6 @@ public final class RecordingSession {
         var pipeline = RecordingPipeline(source: source, muxer: SegmentMuxer(configuration))
         pipeline.statisticsURL = request.statisticsURL
         pipeline.stopRequest = stopRequest
-        pipeline.readsOnOneThread = readsOnOneThread
         let continuation = progressContinuation
         defer {
             continuation?.finish()
@@ -169,4 +158,7 @@ struct BuiltSource {
     var captureFrameRates: [FrameRate] = []
     /// The segments' audio track (the session's microphone), or nil.
     var audio: AudioTrackSettings? = nil
+    /// The writer queue depth this source records with when `--frames-in-flight` is not
+    /// given (nil: ``SegmentMuxer/framesInFlight``).
+    var framesInFlight: Int? = nil
 }
