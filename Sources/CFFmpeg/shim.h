@@ -64,6 +64,9 @@ static inline int segrec_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_T
 /// Sets glibc's trim threshold (mallopt(M_TRIM_THRESHOLD)): free memory at the top of a heap
 /// is returned to the kernel only beyond `bytes`. Returns mallopt's result (1 = ok).
 static inline int segrec_set_trim_threshold(int bytes) { return mallopt(M_TRIM_THRESHOLD, bytes); }
+/// Caps glibc's malloc arenas at `count` (mallopt(M_ARENA_MAX), as MALLOC_ARENA_MAX does):
+/// threads started after the call share the existing arenas. Returns mallopt's result (1 = ok).
+static inline int segrec_set_arena_max(int count) { return mallopt(M_ARENA_MAX, count); }
 
 // --- av_log levels and AVIO interrupt ---
 /// AVERROR_EXIT: "immediate exit requested" (an AVIOInterruptCB returned non-zero).
