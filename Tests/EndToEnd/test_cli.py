@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import time
+from fractions import Fraction
 
 import pytest
 
@@ -156,6 +157,38 @@ def test_sigterm_mid_recording_exit_0_requested_ffprobe_counts_manifest_frames_v
         frames = sum(len(h.ffprobe_frames(out / s["file"])) for s in m["segments"])
         ok = ok and frames == m["frames"]["written"] and 0 < frames < 301
     assert p.returncode == 0 and ok, f"exit {p.returncode}: {detail}, {frames} frames"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_file_recording_stopped_early_ends_one_frame_period_after_its_last_frame(binary, tmp_path, sig):
+    """Stopping a recording of a file before its end: the last frame kept lasts one frame
+    period, not up to the end the container states for its own last frame (a 6 s, 150-frame
+    clip stopped after ~1 s used to end at 6.000 s, its last sample ~5 s long)."""
+    clip = tmp_path / "clip.y4m"
+    h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "150",
+           "-pix_fmt", "yuv420p", clip]).check_returncode()
+    out = tmp_path / f"stopped-{sig.name}"
+    p = subprocess.Popen([binary, "record", "--source", str(clip), "--realtime", "--output", str(out), "--preset",
+                          "ultrafast", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(out.glob("segment-000.mp4*")):
+        time.sleep(0.01)
+    time.sleep(1.0)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err.decode()[-500:]
+    m = h.load_manifest(out)
+    assert m["stopReason"] == "requested"
+    (seg,) = m["segments"]
+    frames = seg["frameCount"]
+    assert 0 < frames < 150, f"{frames} frames: the stop came too late to test this"
+    # Exactly frames / 25 s on the session clock, and so in the file, read back by ffprobe.
+    assert h.exact_duration(seg) == Fraction(frames, 25), f"{frames} frames span {h.exact_duration(seg)} s"
+    probe = json.loads(h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                              "stream=duration,nb_frames", "-of", "json", out / seg["file"]]).stdout)["streams"][0]
+    assert int(probe["nb_frames"]) == frames
+    assert abs(float(probe["duration"]) - frames / 25) < 0.001, f"{probe} for {frames} frames at 25 fps"
+    assert h.run([binary, "verify", out]).returncode == 0
 
 
 def test_a_second_sigterm_exits_143_at_once(binary, tmp_path):

@@ -163,13 +163,14 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     /// `previous` with its duration: up to the next frame; for the last frame of a clean
-    /// stream, up to the container's stated end; otherwise (a damaged stream, or a next frame
-    /// that does not come after it) one frame period.
+    /// stream read to its end, up to the container's stated end; otherwise (a damaged
+    /// stream, a recording stopped before the end of its input, or a next frame that does
+    /// not come after it) one frame period.
     private func finished(_ frame: VideoFrame, nextSessionTime: MediaTime?) throws -> VideoFrame {
         let duration: MediaTime
         if let next = nextSessionTime, next > frame.sessionTime {
             duration = try next.subtracting(frame.sessionTime)
-        } else if nextSessionTime == nil, pendingError == nil, let end = try streamEnd(), end > frame.sessionTime {
+        } else if nextSessionTime == nil, pendingError == nil, !decoder.wasInterrupted, let end = try streamEnd(), end > frame.sessionTime {
             duration = try end.subtracting(frame.sessionTime)
         } else {
             let periodEnd = try sessionTime(of: try frame.deviceTime.adding(framePeriod()), frame: frame.index)
