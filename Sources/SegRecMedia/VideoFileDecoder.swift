@@ -123,6 +123,9 @@ public final class VideoFileDecoder {
     /// The highest presentation time put out so far (gaps are counted above it).
     private var highestPTS: Int64?
     private var lastPacketSeconds: Double?
+    /// The decode time of the last video packet read (nil when it had none): after a stop,
+    /// every picture shown at or before it was read.
+    private var lastVideoDTS: Int64?
     /// The pts of the last packet read that carried a new sequence header
     /// (`AV_PKT_DATA_NEW_EXTRADATA`), until the picture with that pts comes out.
     private var newSequencePTS: Int64?
@@ -326,6 +329,7 @@ public final class VideoFileDecoder {
         }
         defer { av_frame_unref(frame.pointer) }
         let f = frame.pointer.pointee
+        if isAfterUnreadPictures(f) { return nil }
         if f.decode_error_flags != 0 || (f.flags & AV_FRAME_FLAG_CORRUPT) != 0 {
             report(damage.pictureConcealed(atPacket: max(0, packetsDemuxed - 1), seconds: lastPacketSeconds))
         }
@@ -499,6 +503,7 @@ public final class VideoFileDecoder {
             }
             let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
             lastPacketSeconds = time == segrec_av_nopts_value() ? nil : inputSeconds(time)
+            lastVideoDTS = p.dts != segrec_av_nopts_value() ? p.dts : nil
             packetsDemuxed += 1
             pendingPacketCorrupt = corrupt
             if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
@@ -570,6 +575,17 @@ public final class VideoFileDecoder {
             seconds = Double(time) * Double(audio.timeBase.num) / Double(audio.timeBase.den) - start
         }
         audio.decode(packet, seconds: seconds)
+    }
+
+    /// After a stop (``wasInterrupted``), whether `frame`, drained from the decoder, is shown
+    /// after pictures whose packets were never read: a reference picture decoded ahead of
+    /// the B-frames shown before it. Its pts is beyond the last packet's dts (every picture
+    /// shown at or before that dts has a dts no later, so it was read); delivering it would
+    /// leave a gap of lost frames before the recording's last frame, so the recording ends
+    /// with the last picture before the gap instead. False when the packets had no dts.
+    private func isAfterUnreadPictures(_ frame: AVFrame) -> Bool {
+        guard wasInterrupted, let limit = lastVideoDTS, frame.pts != segrec_av_nopts_value() else { return false }
+        return frame.pts > limit
     }
 
     private func flush() {

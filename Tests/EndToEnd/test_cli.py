@@ -159,21 +159,55 @@ def test_sigterm_mid_recording_exit_0_requested_ffprobe_counts_manifest_frames_v
     assert p.returncode == 0 and ok, f"exit {p.returncode}: {detail}, {frames} frames"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_file_recording_stopped_early_ends_one_frame_period_after_its_last_frame(binary, tmp_path, sig):
-    """Stopping a recording of a file before its end: the last frame kept lasts one frame
-    period, not up to the end the container states for its own last frame (a 6 s, 150-frame
-    clip stopped after ~1 s used to end at 6.000 s, its last sample ~5 s long)."""
-    clip = tmp_path / "clip.y4m"
-    h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "150",
-           "-pix_fmt", "yuv420p", clip]).check_returncode()
+# Inputs for the stop tests, 25 fps, 150 frames (6 s): ffmpeg arguments after the lavfi source.
+STOP_INPUTS = {
+    "y4m": (["-pix_fmt", "yuv420p"], "y4m"),
+    # B-frames: a stop lands between a reference picture and the B-frames shown before it.
+    "bframes-mp4": (["-c:v", "libx264", "-bf", "3", "-pix_fmt", "yuv420p"], "mp4"),
+    "bframes-mkv": (["-c:v", "libx264", "-bf", "3", "-pix_fmt", "yuv420p"], "mkv"),
+}
+
+
+def make_stop_input(tmp_path, kind):
+    args, ext = STOP_INPUTS.get(kind, STOP_INPUTS["y4m"])
+    clip = tmp_path / f"clip.{ext}"
+    h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "150"]
+          + args + [clip]).check_returncode()
+    if kind != "long-last-frame":
+        return clip
+    # Every frame 1/25 s at 90 kHz but the last, which lasts 5 s: avg_frame_rate is far below
+    # r_frame_rate (25), which is the rate a stopped recording's last frame must keep.
+    timed = tmp_path / "timed.mp4"
+    h.run(["ffmpeg", "-v", "error", "-y", "-i", clip, "-vf", "settb=1/90000,setpts=N*3600", "-fps_mode", "passthrough",
+           "-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p", timed]).check_returncode()
+    long_last = tmp_path / "long-last.mp4"
+    h.run(["ffmpeg", "-v", "error", "-y", "-i", timed, "-c", "copy", "-bsf:v",
+           "setts=duration='if(eq(N,149),450000,DURATION)'", long_last]).check_returncode()
+    return long_last
+
+
+# (input, signal, seconds after the segment's file appears): paced in real time, the stop
+# lands at the same frame run after run, so the B-frame inputs are stopped at each of the
+# four places of a group of a reference picture and its three B-frames (1/25 s apart).
+STOP_CASES = [("y4m", signal.SIGINT, 1.0), ("y4m", signal.SIGTERM, 1.0), ("long-last-frame", signal.SIGINT, 1.0)] + [
+    (kind, signal.SIGINT, 1.0 + k * 0.04) for kind in ("bframes-mp4", "bframes-mkv") for k in range(4)]
+
+
+@pytest.mark.parametrize("kind,sig,delay", STOP_CASES, ids=[f"{k}-{s.name}-{d:.2f}s" for k, s, d in STOP_CASES])
+def test_a_file_recording_stopped_early_ends_one_frame_period_after_its_last_frame(binary, tmp_path, kind, sig, delay):
+    """Stopping a recording of a file before its end keeps every frame up to the last one
+    kept, with no gap (a stop between a reference picture and the B-frames shown before it
+    used to keep the reference picture and lose the B-frames), and that last frame lasts one
+    period of the input's rate (r_frame_rate), not up to the end the container states for its
+    own last frame (a 150-frame clip stopped after ~1 s used to end at 6.000 s)."""
+    clip = make_stop_input(tmp_path, kind)
     out = tmp_path / f"stopped-{sig.name}"
     p = subprocess.Popen([binary, "record", "--source", str(clip), "--realtime", "--output", str(out), "--preset",
                           "ultrafast", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 30
     while time.time() < deadline and not list(out.glob("segment-000.mp4*")):
         time.sleep(0.01)
-    time.sleep(1.0)
+    time.sleep(delay)
     p.send_signal(sig)
     _, err = p.communicate(timeout=120)
     assert p.returncode == 0, err.decode()[-500:]
@@ -182,12 +216,18 @@ def test_a_file_recording_stopped_early_ends_one_frame_period_after_its_last_fra
     (seg,) = m["segments"]
     frames = seg["frameCount"]
     assert 0 < frames < 150, f"{frames} frames: the stop came too late to test this"
-    # Exactly frames / 25 s on the session clock, and so in the file, read back by ffprobe.
+    assert m["frames"] == {"received": frames, "written": frames, "dropped": 0, "droppedReasons": {}}
+    # Exactly frames / 25 s on the session clock, and so in the file, read back by ffprobe:
+    # every picture 1/25 s after the one before, none missing.
     assert h.exact_duration(seg) == Fraction(frames, 25), f"{frames} frames span {h.exact_duration(seg)} s"
     probe = json.loads(h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
                               "stream=duration,nb_frames", "-of", "json", out / seg["file"]]).stdout)["streams"][0]
     assert int(probe["nb_frames"]) == frames
     assert abs(float(probe["duration"]) - frames / 25) < 0.001, f"{probe} for {frames} frames at 25 fps"
+    times = sorted(float(t) for t in h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                            "packet=pts_time", "-of", "csv=p=0", out / seg["file"]]).stdout.split())
+    gaps = [(a, b) for a, b in zip(times, times[1:]) if abs(b - a - 0.04) > 0.001]
+    assert len(times) == frames and not gaps, f"{len(times)} pictures, steps other than 1/25 s: {gaps[:5]}"
     assert h.run([binary, "verify", out]).returncode == 0
 
 

@@ -196,8 +196,14 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
         ).flatMap { Int64(exactly: $0) }
     }
 
-    /// One frame period on the input clock, as an exact rational time.
-    private func framePeriod() -> MediaTime { MediaTime(value: frameRate.denominator, timescale: Int32(clamping: frameRate.numerator)) }
+    /// One period of the input's capture rate on the input clock, as an exact rational time,
+    /// for a last frame whose end the input does not give: ``VideoFileDecoder/nominalFrameRate``
+    /// (`r_frame_rate`, not the average that a long last frame or a still period drags
+    /// down), else ``frameRate``.
+    private func framePeriod() -> MediaTime {
+        let rate = decoder.nominalFrameRate ?? frameRate
+        return MediaTime(value: rate.denominator, timescale: Int32(clamping: rate.numerator))
+    }
 
     private func makeFrame(_ picture: DecodedPicture) throws -> VideoFrame {
         let ticks = try deviceTicks(of: picture)
