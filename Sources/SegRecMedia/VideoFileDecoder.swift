@@ -126,6 +126,9 @@ public final class VideoFileDecoder {
     /// The decode time of the last video packet read (nil when it had none): after a stop,
     /// every picture shown at or before it was read.
     private var lastVideoDTS: Int64?
+    /// Set when reading stopped with input still to read (not while a read waited on an
+    /// idle pipe, which had given everything it had).
+    private var stoppedBeforeEnd = false
     /// The pts of the last packet read that carried a new sequence header
     /// (`AV_PKT_DATA_NEW_EXTRADATA`), until the picture with that pts comes out.
     private var newSequencePTS: Int64?
@@ -442,6 +445,7 @@ public final class VideoFileDecoder {
         while true {
             if readingStopped || stopRequest?.isRequested == true {
                 wasInterrupted = true
+                stoppedBeforeEnd = true
                 flush()
                 return false
             }
@@ -577,14 +581,16 @@ public final class VideoFileDecoder {
         audio.decode(packet, seconds: seconds)
     }
 
-    /// After a stop (``wasInterrupted``), whether `frame`, drained from the decoder, is shown
-    /// after pictures whose packets were never read: a reference picture decoded ahead of
-    /// the B-frames shown before it. Its pts is beyond the last packet's dts (every picture
-    /// shown at or before that dts has a dts no later, so it was read); delivering it would
-    /// leave a gap of lost frames before the recording's last frame, so the recording ends
-    /// with the last picture before the gap instead. False when the packets had no dts.
+    /// After a stop with input still to read, whether `frame`, drained from the decoder, may
+    /// be shown after pictures whose packets were never read: a reference picture decoded
+    /// ahead of the B-frames shown before it. Its pts is beyond the last packet's dts (every
+    /// picture shown at or before that dts has a dts no later, so it was read); delivering
+    /// it could leave a gap of lost frames before the recording's last frame, so the
+    /// recording ends with the last picture before it instead. False when the packets had
+    /// no dts, and after a stop that found the input idle (a pipe that had given all it
+    /// had: every picture the decoder holds is whole).
     private func isAfterUnreadPictures(_ frame: AVFrame) -> Bool {
-        guard wasInterrupted, let limit = lastVideoDTS, frame.pts != segrec_av_nopts_value() else { return false }
+        guard stoppedBeforeEnd, let limit = lastVideoDTS, frame.pts != segrec_av_nopts_value() else { return false }
         return frame.pts > limit
     }
 
