@@ -165,11 +165,13 @@ STOP_INPUTS = {
     # B-frames: a stop lands between a reference picture and the B-frames shown before it.
     "bframes-mp4": (["-c:v", "libx264", "-bf", "3", "-pix_fmt", "yuv420p"], "mp4"),
     "bframes-mkv": (["-c:v", "libx264", "-bf", "3", "-pix_fmt", "yuv420p"], "mkv"),
+    # Made from the Y4M clip, then retimed (see make_stop_input).
+    "long-last-frame": (["-pix_fmt", "yuv420p"], "y4m"),
 }
 
 
 def make_stop_input(tmp_path, kind):
-    args, ext = STOP_INPUTS.get(kind, STOP_INPUTS["y4m"])
+    args, ext = STOP_INPUTS[kind]
     clip = tmp_path / f"clip.{ext}"
     h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "150"]
           + args + [clip]).check_returncode()
