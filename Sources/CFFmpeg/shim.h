@@ -77,6 +77,12 @@ static inline int segrec_av_log_error(void) { return AV_LOG_ERROR; }
 static inline int segrec_av_log_warning(void) { return AV_LOG_WARNING; }
 static inline int segrec_av_log_info(void) { return AV_LOG_INFO; }
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writeback of the dirty pages in
+/// [offset, offset + length) without waiting for it (glibc declares it only under
+/// _GNU_SOURCE). Returns 0 or -1 with errno.
+static inline int segrec_start_writeback(int fd, int64_t offset, int64_t length) {
+    return (int)syscall(SYS_sync_file_range, fd, (off_t)offset, (off_t)length, 2 /* SYNC_FILE_RANGE_WRITE */);
+}
 /// fallocate(2) (glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does
 /// not set): reserves (`keep_size`: FALLOC_FL_KEEP_SIZE, the size stays) or releases
 /// (`punch`: FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) the blocks of [offset, offset + length).

@@ -31,6 +31,17 @@ final class FileAVIOContext {
     private(set) var bytesDurable: Int64 = 0
     /// Whether ``flush()`` also makes what it handed to the kernel durable (``sync()``).
     var syncsOnFlush = false
+    /// For a file made durable only once, at its end (a finished copy): each time this many
+    /// bytes have been written since the last time, their writeback to the disk is started
+    /// (`sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`, which does not wait), so the disk
+    /// writes while the rest is still being written and the final ``sync()`` waits only
+    /// for the tail. Advisory: its failures are ignored (``sync()``'s `fdatasync` reports
+    /// what did not reach the disk). Nil (the default): the kernel's own writeback only.
+    var startsWritebackEvery: Int64?
+    /// Where the next started writeback begins (bytes from the start).
+    private var writebackStart: Int64 = 0
+    /// Writebacks started so far (``startsWritebackEvery``; for tests and diagnostics).
+    private(set) var writebacksStarted = 0
     /// Room held for this (partial) file's finished copy: every write that makes the file
     /// longer first grows it (``SpaceReservation/ensure(coveringPartialOf:)``), and fails
     /// with its errno (ENOSPC) when it cannot.
@@ -196,6 +207,10 @@ final class FileAVIOContext {
             position += Int64(written)
             bytesWritten += Int64(written)
             highWater = max(highWater, position)
+        }
+        if let every = startsWritebackEvery, position - writebackStart >= every {
+            if segrec_start_writeback(fd, writebackStart, position - writebackStart) == 0 { writebacksStarted += 1 }
+            writebackStart = position
         }
         return Int32(count)
     }
