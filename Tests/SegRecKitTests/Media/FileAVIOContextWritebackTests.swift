@@ -4,8 +4,7 @@ import Testing
 
 @testable import SegRecMedia
 
-@Suite("Media: FileAVIOContext starts the writeback of a file made durable at its end", .tags(.media, .crashSafety))
-struct MediaFileAVIOContextWritebackTests {
+@Suite("Media: FileAVIOContext starts the writeback of a file made durable at its end", .tags(.media, .crashSafety)) struct MediaFileAVIOContextWritebackTests {
     /// 1 MiB written through libavformat (`avio_write`, 64 KiB buffer) with a writeback
     /// started every 256 KiB: four starts, one per 256 KiB written, and the file reads back
     /// byte for byte; without the setting, none.
