@@ -25,6 +25,8 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 POWERFS = ROOT.parent / "shared" / "tools" / "powerfs.py"
+# PowerFS with positional reads (see its docstring): the daemon this model mounts.
+LAUNCHER = pathlib.Path(__file__).resolve().parent / "powerfs_launcher.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 # Seconds a cut may cost: one fragment interval (1 s), two frames at 30 fps, 0.5 s of start-up
 # (spawn to first frame) and 0.25 s of fsync lag.
@@ -75,19 +77,29 @@ def unmount(mnt):
             return
 
 
-def one_cut(binary, work, kind, wait, scenario):
-    """One power cut `wait` seconds after the recorder is spawned; returns a dict of figures."""
+def mount(work):
+    """PowerFS over work/backing at work/mnt (both created); returns (daemon, None) once
+    mounted, or (None, why)."""
     backing, mnt = work / "backing", work / "mnt"
     backing.mkdir(parents=True)
     mnt.mkdir()
     log = open(work / "powerfs.log", "wb")
-    fs = subprocess.Popen([SYSTEM_PYTHON, str(POWERFS), str(backing), str(mnt)], stdout=log, stderr=log)
+    fs = subprocess.Popen([SYSTEM_PYTHON, str(LAUNCHER), str(POWERFS), str(backing), str(mnt)], stdout=log, stderr=log)
     deadline = time.monotonic() + 15
     while not os.path.ismount(mnt):
         if time.monotonic() > deadline or fs.poll() is not None:
             fs.kill()
-            return dict(error=f"PowerFS did not mount: {(work / 'powerfs.log').read_text()[-300:]}")
+            return None, f"PowerFS did not mount: {(work / 'powerfs.log').read_text()[-300:]}"
         time.sleep(0.05)
+    return fs, None
+
+
+def one_cut(binary, work, kind, wait, scenario):
+    """One power cut `wait` seconds after the recorder is spawned; returns a dict of figures."""
+    backing, mnt = work / "backing", work / "mnt"
+    fs, why = mount(work)
+    if why:
+        return dict(error=why)
     feeder = None
     common = ["--output", str(mnt / "rec"), "--realtime", "--preset", "ultrafast", "--quiet"]
     if kind == "synthetic":
