@@ -22,14 +22,14 @@ extension RecordCommand {
     static func mirrorMode(_ parsed: ParsedArguments) -> MirrorMode { parsed.value("mirror").flatMap(MirrorMode.init(rawValue:)) ?? .off }
 
     /// `--camera-source ID=PATH`, each checked for its shape; whether the ids are the
-    /// scenario's cameras is ``RecordingSession``'s to say.
+    /// scenario's cameras is the ``Recorder``'s to say.
     /// - Throws: a usage error (64) for an item without `=`, an id or a path.
-    static func cameraClips(_ parsed: ParsedArguments) throws -> [RecordingRequest.CameraClip] {
+    static func cameraClips(_ parsed: ParsedArguments) throws -> [PullInput.CameraClip] {
         try parsed.values("camera-source").map { item in
             guard let equals = item.firstIndex(of: "="), equals != item.startIndex, item.index(after: equals) != item.endIndex else {
                 throw CommandLineError("record: --camera-source: '\(Excerpt.of(item))' is not ID=PATH, e.g. inner=clip.mp4", exitCode: .usage)
             }
-            return RecordingRequest.CameraClip(camera: String(item[..<equals]), path: String(item[item.index(after: equals)...]))
+            return PullInput.CameraClip(camera: String(item[..<equals]), path: String(item[item.index(after: equals)...]))
         }
     }
 }

@@ -40,18 +40,21 @@ enum RecordCommand {
         else { return }
         guard parsed.positionals.isEmpty else { throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage) }
         if parsed.flag("verbose") { FFmpegLog.configure(.verbose(Terminal.printFFmpegLine)) }
-        let request = try recordingRequest(parsed)
-        let session: RecordingSession
-        do { session = try RecordingSession(request, stopRequest: stopRequest) } catch let error as RecordingRequestError {
+        let (configuration, input) = try recordingRequest(parsed)
+        // Footage passed through reads a fresh packet per frame: the allocator keeps large
+        // blocks for reuse (a process-wide setting, so the command's to make).
+        if input.passesFootageThrough { AllocatorTuning.keepLargeBlocksForReuse() }
+        let recorder: Recorder
+        do { recorder = try Recorder(configuration, input: .pull(input), stopRequest: stopRequest) } catch let error as RecordingInputError {
             throw commandLineError(error, parsed)
         }
-        try await record(session, printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
+        try await record(recorder, printedPath: parsed.value("output") == nil, quiet: parsed.flag("quiet"), json: parsed.flag("json"))
     }
 
-    /// The request `record`'s options describe: every option checked for syntax and range
-    /// here; whether they go together is ``RecordingSession``'s to say.
+    /// The configuration and input `record`'s options describe: every option checked for
+    /// syntax and range here; whether they go together is the ``Recorder``'s to say.
     /// - Throws: usage errors (64); the scenario's errors (65), a missing scenario (66).
-    static func recordingRequest(_ parsed: ParsedArguments) throws -> RecordingRequest {
+    static func recordingRequest(_ parsed: ParsedArguments) throws -> (RecordingConfiguration, PullInput) {
         if let output = parsed.value("output"), output.isEmpty {
             throw CommandLineError(
                 "record: --output: an empty folder name is not allowed; give a folder path, or leave --output out for a new dated folder under ./recordings",
@@ -61,15 +64,15 @@ enum RecordCommand {
             parsed.value("output").map { URL(fileURLWithPath: $0) }
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("recordings"))
         let sourceName = parsed.value("source") ?? "synthetic"
-        var request = RecordingRequest(
-            output: outputURL, source: sourceName == "synthetic" ? .synthetic : sourceName == "-" ? .standardInput : .file(sourceName))
+        var request = RecordingConfiguration(output: outputURL)
+        var input = PullInput(sourceName == "synthetic" ? .synthetic : sourceName == "-" ? .standardInput : .file(sourceName))
         request.mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
         request.fragmentInterval = try fragmentInterval(parsed)
         request.framesInFlight = try framesInFlight(parsed)
-        request.scenarioFile = parsed.value("scenario")
-        if let path = parsed.value("scenario") { request.scenario = try loadScenario(path) }
-        request.sourceOptions = try sourceOptions(parsed, source: sourceName)
-        request.cameraClips = try cameraClips(parsed)
+        input.scenarioFile = parsed.value("scenario")
+        if let path = parsed.value("scenario") { input.scenario = try loadScenario(path) }
+        input.sourceOptions = try sourceOptions(parsed, source: sourceName)
+        input.cameraClips = try cameraClips(parsed)
         request.encoder = try encoderSettings(parsed)
         request.mirror = mirrorMode(parsed)
         request.splitOnRotation = parsed.flag("split-on-rotation")
@@ -77,15 +80,15 @@ enum RecordCommand {
         request.maximumSegmentBytes = try maximumSegmentBytes(parsed)
         request.audioBitRate = try audioBitRate(parsed)
         request.recordsAudio = !parsed.flag("no-audio")
-        request.stampFrameIndex = parsed.flag("stamp-frame-index")
+        request.stampsFrameIndex = parsed.flag("stamp-frame-index")
         request.force = parsed.flag("force")
-        request.realtime = parsed.flag("realtime")
+        input.realtime = parsed.flag("realtime")
         request.statisticsURL = parsed.value("stats").map { URL(fileURLWithPath: $0) }
-        return request
+        return (request, input)
     }
 
     /// A request the session refused, in `record`'s option words.
-    static func commandLineError(_ error: RecordingRequestError, _ parsed: ParsedArguments) -> CommandLineError {
+    static func commandLineError(_ error: RecordingInputError, _ parsed: ParsedArguments) -> CommandLineError {
         switch error {
         case .cameraClipsNeedCameras:
             return CommandLineError(
@@ -112,6 +115,9 @@ enum RecordCommand {
                 exitCode: .usage)
         case .statisticsFolderMissing(_, let folder):
             return CommandLineError("\(parsed.value("stats") ?? ""): --stats: folder \(folder) does not exist", exitCode: .cannotCreate)
+        case .unsupportedAudio(let reason):
+            // Pushed sound only; `record` pulls its input.
+            return CommandLineError("record: \(reason)", exitCode: .usage)
         case .stoppedBeforeStart:
             // A SIGINT/SIGTERM before the output folder exists: nothing has been written, so
             // the command ends at once (exit 128 + the signal) instead of starting.
@@ -123,15 +129,15 @@ enum RecordCommand {
     }
 
     /// Runs the session with a live progress line on a terminal, then prints the summary.
-    static func record(_ session: RecordingSession, printedPath: Bool, quiet: Bool, json: Bool) async throws {
-        let output = session.output.url
+    static func record(_ recorder: Recorder, printedPath: Bool, quiet: Bool, json: Bool) async throws {
+        let output = recorder.output
         if printedPath && !json { print("recording into \(output.path)") }
         let line = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
         let printer: Task<Void, Never>?
         if line.isEnabled {
-            let updates = session.progressUpdates()
+            let events = recorder.events
             printer = Task {
-                for await progress in updates { line.update(progress) }
+                for await event in events { if case .progress(let progress) = event { line.update(progress) } }
                 line.finish()
             }
         } else {
@@ -139,7 +145,7 @@ enum RecordCommand {
         }
         let manifest: RecordingManifest
         do {
-            manifest = try await session.run()
+            manifest = try await recorder.run()
             await printer?.value
         } catch {
             await printer?.value
@@ -180,7 +186,7 @@ enum RecordCommand {
         return try Scenario.load(contentsOf: URL(fileURLWithPath: path))
     }
 
-    /// The encoder options; the frame rate is the source's (``RecordingSession`` sets it).
+    /// The encoder options; the frame rate is the source's (the ``Recorder`` sets it).
     /// - Throws: usage errors (64) for values out of range.
     static func encoderSettings(_ parsed: ParsedArguments) throws -> EncoderSettings {
         var settings = EncoderSettings()

@@ -13,7 +13,7 @@ public protocol CaptureOutputEventSource: AnyObject {
     /// isolation domain.
     /// - Throws: source errors (e.g. a corrupt file), after every event before the damage;
     ///   `CancellationError` when the pulling task is cancelled while a source waits.
-    func next() async throws -> sending CaptureOutputEvent?
+    nonisolated(nonsending) func next() async throws -> sending CaptureOutputEvent?
 
     /// Stops capturing (`AVCaptureSession.stopRunning()`): ``next()`` then delivers only
     /// what was already captured or received (a decoder's buffered pictures, a session's

@@ -58,7 +58,7 @@ public final class RealtimePacer: CaptureOutputEventSource {
         isStopped = true
     }
 
-    public func next() async throws -> sending CaptureOutputEvent? {
+    public nonisolated(nonsending) func next() async throws -> sending CaptureOutputEvent? {
         let now = clock.now
         guard let event = try await source.next() else { return nil }
         guard case .frame(var frame) = event else { return event }

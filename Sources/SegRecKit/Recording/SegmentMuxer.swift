@@ -57,105 +57,13 @@ import Foundation
 /// Every change of the recording is a ``SegmentMuxerEvent``, folded into the manifest by
 /// ``ManifestBuilder`` (the one place of the frame accounting) and offered to observers on
 /// ``announcements`` (segment-level events only).
-public actor SegmentMuxer {
-    /// Everything a recording needs besides its events.
-    public struct Configuration: Sendable {
-        /// The prepared output folder.
-        public var output: OutputDirectory
-        /// Encoder settings for every segment.
-        public var settings: EncoderSettings
-        /// Split or stop on a change of dimensions.
-        public var policy: SplitPolicy
-        /// The device clocks frames are captured on, for the manifest.
-        public var devices: [MediaClock]
-        /// Display rotation written into every segment (counter-clockwise degrees, as
-        /// ffprobe's `rotation`), or nil; the capture angle of the stream format
-        /// (``VideoStreamFormat/rotationAngle``) overrides it for the segment a frame opens.
-        public var rotationDegrees: Int?
-        /// Whether every frame carries the frame-index stamp (recorded in the manifest).
-        public var frameIndexStamp: Bool
-        /// Timings to collect (`--stats`), or nil.
-        public var statistics: RecordingStatistics?
-        /// Where encoded pictures' planes go back for reuse (shared with the producers).
-        public var pixelBufferPool: PixelBufferPool
-        /// Notes the manifest starts with (e.g. how the input is used).
-        public var notes: [String]
-        /// While a segment is open its `.partial` file is a fragmented MP4 with a fragment at
-        /// least this often (AVAssetWriter's `movieFragmentInterval`), so a crash loses at most
-        /// about this much; nil writes each file as one MP4 at the end (a crash loses the
-        /// open segment). Default 1 s.
-        public var fragmentInterval: MediaTime?
-        /// Several-camera recordings (Docs/cameras.md): the manifest always has its
-        /// `events` list. False (default) for one camera or footage, whose manifests list
-        /// events only once one is logged. (Each segment is encoded at its first frame's
-        /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
-        public var recordsSessionEvents = false
-        /// Every rate the source may capture at (each camera's rate in each of its formats),
-        /// or empty when only ``settings``' rate is known: every file whose rate is exact in
-        /// ``TrackTiming/timescale(forEvery:)`` of them then shares that one timescale
-        /// (``SegmentMuxer/fileTimescale``), so the files join in time.
-        public var captureFrameRates: [FrameRate] = []
-        // --- back-pressure (Docs/performance.md) ---
-        /// Pictures queued to writers and not yet encoded, at most (≥ 1; default
-        /// ``SegmentMuxer/framesInFlight``).
-        public var framesInFlight = SegmentMuxer.framesInFlight
-        /// Real time (`--realtime`): a frame that arrives while ``framesInFlight`` pictures
-        /// are queued is dropped (`droppedReasons.late`) instead of waiting, as an app drops a
-        /// sample buffer while `AVAssetWriterInput.isReadyForMoreMediaData` is false, so the
-        /// capture path never waits for the encoder. A segment's first frame is always taken
-        /// (the queue may then hold one more). False (the default): the muxer awaits a free
-        /// slot and drops nothing.
-        public var dropsFramesWhenBehind = false
-        // --- end back-pressure ---
-        /// `--split-on-rotation` (segment mode only): a frame whose capture angle
-        /// (``VideoStreamFormat/rotationAngle``) differs from its segment's starts a segment
-        /// (`startReason: rotationChanged`). Off (default): the angle of a segment's first
-        /// frame is its display matrix, later changes apply from the next segment.
-        public var splitOnRotation = false
-        /// Camera controls by clock id, for the manifest's `devices` entries.
-        public var deviceControls: [String: DeviceControlInfo] = [:]
-        /// The wall clock at session start: the manifest's `recordedAt`; each segment file's
-        /// `creation_time` is this plus its `sessionStart` less the first segment's (default:
-        /// when the configuration was made).
-        public var recordedAt = Date()
-        /// `--max-segment-duration`: the first frame whose session time is at or after its
-        /// segment's `sessionStart` plus this opens the next segment (`startReason:
-        /// maxSegmentDuration`); nil: no limit.
-        public var maximumSegmentDuration: MediaTime?
-        /// `--max-segment-bytes`: the first frame given after the open file's encoded
-        /// packets reach this many bytes opens the next segment (`startReason:
-        /// maxSegmentBytes`; Docs/recording.md gives the exact rule); nil: no limit.
-        public var maximumSegmentBytes: Int64?
-        /// The microphone's format and the AAC settings (`--audio-bitrate`): every segment
-        /// then has an audio track holding the sound of its `[sessionStart, sessionEnd)`
-        /// (``CaptureOutputEvent/audioSampleBuffer(_:)``, Docs/DESIGN.md "Audio"); nil
-        /// (default): no sound, audio buffers are ignored.
-        public var audio: AudioTrackSettings?
-
-        /// A configuration; see the properties.
-        public init(
-            output: OutputDirectory, settings: EncoderSettings, policy: SplitPolicy, devices: [MediaClock], rotationDegrees: Int? = nil,
-            frameIndexStamp: Bool = false, statistics: RecordingStatistics? = nil, pixelBufferPool: PixelBufferPool = PixelBufferPool(), notes: [String] = [],
-            fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1)
-        ) {
-            self.output = output
-            self.settings = settings
-            self.policy = policy
-            self.devices = devices
-            self.rotationDegrees = rotationDegrees
-            self.frameIndexStamp = frameIndexStamp
-            self.statistics = statistics
-            self.pixelBufferPool = pixelBufferPool
-            self.notes = notes
-            self.fragmentInterval = fragmentInterval
-        }
-    }
+package final class SegmentMuxer {
 
     /// Ticks per second of every segment file's track: ``TrackTiming/timescale(forEvery:)``
     /// of the encoder's nominal rate and ``Configuration/captureFrameRates`` (with one rate,
     /// ``TrackTiming/timescale(for:)`` of it, e.g. 15 360 at 30 fps; 24 and 60 fps → 15 360).
     /// A segment whose rate is not a whole number of its ticks gets its own rate's.
-    public nonisolated var fileTimescale: Int32 {
+    package var fileTimescale: Int32 {
         TrackTiming.timescale(forEvery: [configuration.settings.frameRate] + configuration.captureFrameRates)
             ?? TrackTiming.timescale(for: configuration.settings.frameRate)
     }
@@ -163,17 +71,17 @@ public actor SegmentMuxer {
     /// The longest one frame can last in a segment file (``TrackTiming/longestSample(atTimescale:)``
     /// at ``fileTimescale``, in session nanoseconds rounded down): a longer pause without
     /// frames ends the file (`timestampGap`).
-    public nonisolated var maximumFrameDuration: MediaTime { boundaryRule.maximumFrameDuration }
+    package var maximumFrameDuration: MediaTime { boundaryRule.maximumFrameDuration }
 
     /// Pictures queued to writers and not yet encoded, across segments, at most.
-    public static let framesInFlight = 6
+    package static let framesInFlight = 6
 
     /// The same for footage passed through without `--realtime`: the file is read as fast
     /// as the encoder takes it, nothing waits on a capture deadline, and each picture
     /// queued holds its demuxed packet (3 MiB at 1080p yuv420p) until the encoder has
     /// copied it; two keep one read ahead of one encode. (Measured on a 1080p Y4M file:
     /// 2–4 % less CPU and fewer page faults than 6; an H.264 file the same either way.)
-    public static let passThroughFramesInFlight = 2
+    package static let passThroughFramesInFlight = 2
 
     private enum State: Equatable {
         case collecting
@@ -182,7 +90,7 @@ public actor SegmentMuxer {
         case finished
     }
 
-    private struct OpenSegment {
+    struct OpenSegment {
         let index: Int
         let writer: SegmentWriterActor.Handle
         let sessionStart: MediaTime
@@ -196,20 +104,6 @@ public actor SegmentMuxer {
         var file: String { boundary.file }
     }
 
-    /// A closed segment whose writer still waits for the sound up to its end (the
-    /// resampler's output lags the microphone's buffers by a few samples): it is finished
-    /// as soon as that sound comes, at the latest when the next segment closes or the
-    /// recording ends (then silence stands in for sound that never came).
-    private struct AwaitingAudio {
-        let file: String
-        let writer: SegmentWriterActor.Handle
-        /// Timeline index of the first sample after the segment.
-        let end: Int64
-        /// The segment's end in file time, for the writer's finish.
-        let fileEnd: MediaTime
-        var written: Int64
-    }
-
     private struct FinishingSegment {
         let file: String
         let start: MediaTime
@@ -219,19 +113,21 @@ public actor SegmentMuxer {
     }
 
     /// The configuration this muxer records with.
-    public nonisolated let configuration: Configuration
+    package let configuration: Configuration
     /// Segment-level events as they happen (not ``SegmentMuxerEvent/frameWritten(segment:)``);
     /// the stream ends when the recording is finished or aborted. Keeps the newest 1024
     /// events when nobody reads it.
-    public nonisolated let announcements: AsyncStream<SegmentMuxerEvent>
+    package let announcements: AsyncStream<SegmentMuxerEvent>
     private let announcementSink: AsyncStream<SegmentMuxerEvent>.Continuation
+    /// Called with every event as it happens, on the owner's executor (the ``Recorder``
+    /// turns them into its ``RecordingEvent``s).
+    package var observer: ((SegmentMuxerEvent, SegmentRecord?) -> Void)?
 
     private var state = State.collecting
-    private var busy = false
     private var builder: ManifestBuilder
     private var matcher = ChangeAnnouncementMatcher()
     /// Where segments begin and end.
-    private nonisolated let boundaryRule: SegmentBoundaryRule
+    private let boundaryRule: SegmentBoundaryRule
     private var open: OpenSegment?
     private var finishing: [FinishingSegment] = []
     private let slots: FrameSlots
@@ -246,15 +142,8 @@ public actor SegmentMuxer {
     private var firstSessionStart: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
     private var lastCloseDuration: Duration?
-    // ── sound (Configuration.audio)
-    /// The session's sound as one stream from the first segment's start.
-    private var audioTimeline: SessionAudioTimeline?
-    /// Buffers that came before the first segment opened.
-    private var pendingAudio: [AudioSampleBuffer] = []
-    private var awaitingAudio: AwaitingAudio?
-    /// True once the microphone's stream has ended (the resampler drained).
-    private var audioFlushed = false
-    // ── end of sound
+    /// The session's sound, cut into the segments (nil without ``Configuration/audio``).
+    private let sound: SoundSegmenter?
     // ── session event log
     /// Session events naming a frame wait for it (``SessionEventSequencer``).
     private var eventSequencer = SessionEventSequencer()
@@ -263,7 +152,7 @@ public actor SegmentMuxer {
     // ── end of session event log
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
-    public init(_ configuration: Configuration) { self.init(configuration, slots: FrameSlots(capacity: max(1, configuration.framesInFlight))) }
+    package convenience init(_ configuration: Configuration) { self.init(configuration, slots: FrameSlots(capacity: max(1, configuration.framesInFlight))) }
 
     /// A muxer whose writers share `slots` (tests hold some to model an encoder that is behind).
     init(_ configuration: Configuration, slots: FrameSlots) {
@@ -283,33 +172,37 @@ public actor SegmentMuxer {
                 ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
         (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        sound = configuration.audio.map { SoundSegmenter(settings: $0) }
+        sound?.announce = { [unowned self] event in self.announce(event) }
     }
 
     /// The manifest as it stands (the open segment's record included, its end not yet final).
-    public var manifest: RecordingManifest { builder.manifest }
+    package var manifest: RecordingManifest { builder.manifest }
 
     /// Frames written and segments opened so far: what a progress line shows, without
     /// copying the manifest.
-    public var progressCounts: (framesWritten: Int, segments: Int) { (builder.manifest.frames.written, builder.manifest.segments.count) }
+    package var progressCounts: (framesWritten: Int, segments: Int) { (builder.manifest.frames.written, builder.manifest.segments.count) }
 
     /// True once the muxer takes no more frames (stop-on-change after a change, or finished).
-    public var hasStopped: Bool { state == .stopped || state == .finished }
+    package var hasStopped: Bool { state == .stopped || state == .finished }
 
     /// Consumes one event, in delivery order.
     /// - Throws: ``RecordingError`` (a call while another is in progress or after the end; a
     ///   segment end that is not after its last frame), the writer's errors
     ///   (`FFmpegError`, ``SegmentWriterError``) as soon as they happen. After a throw, call
     ///   ``abort(error:)`` to keep what was already written.
-    public func process(_ event: sending CaptureOutputEvent) async throws {
-        try enter()
-        defer { busy = false }
+    package nonisolated(nonsending) func process(_ event: sending CaptureOutputEvent) async throws {
+        try checkNotFinished()
         switch event {
         case .formatChanged(let format): streamFormat = format
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
-            try pumpAudio()
-        case .audioSampleBuffer(let buffer): try receiveAudio(buffer)
+            try sound?.pump(into: &open, stopped: hasStopped)
+        case .audioSampleBuffer(let buffer):
+            announce(.audioReceived(samples: buffer.frameCount))
+            try sound?.receive(buffer, stopped: state == .stopped)
+            try sound?.pump(into: &open, stopped: hasStopped)
         case .dynamicAspectRatioChangeCompleted(let change): apply(matcher.completed(change))
         case .dynamicAspectRatioChangeSuperseded: break  // never took effect: nothing to record
         case .frameDropped(let dropped):
@@ -333,12 +226,11 @@ public actor SegmentMuxer {
     /// - Parameter reason: `endOfStream` or `requested` (a recording that stopped on a
     ///   change keeps `dimensionsChanged`).
     /// - Throws: writer or I/O errors (call ``abort(error:)`` then).
-    public func finish(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
-        try enter()
-        defer { busy = false }
-        try endAudio()
+    package nonisolated(nonsending) func finish(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
+        try checkNotFinished()
+        try sound?.end(open: &open, stopped: hasStopped)
         if let end = naturalEndOfOpenSegment { try await closeOpenSegment(at: end) }
-        try completeAwaitingAudio()
+        try sound?.completeClosedSegment()
         let pending = finishing
         finishing = []
         try await settle(pending)
@@ -349,7 +241,6 @@ public actor SegmentMuxer {
         if let failure = journal.failure.error { throw failure }
         try ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
-        configuration.output.lock.release()
         announcementSink.finish()
         return builder.manifest
     }
@@ -358,12 +249,10 @@ public actor SegmentMuxer {
     /// its last frame if its writer still can (else removed, its frames counted
     /// `writeFailed`), segments being finished are waited for, and the manifest is written
     /// with `stopReason: error` and `message`. Never throws.
-    public func abort(error message: String) async -> RecordingManifest {
-        busy = true
-        defer { busy = false }
-        try? endAudio()
+    package nonisolated(nonsending) func abort(error message: String) async -> RecordingManifest {
+        try? sound?.end(open: &open, stopped: hasStopped)
         if let end = naturalEndOfOpenSegment { try? await closeOpenSegment(at: end) }
-        try? completeAwaitingAudio()
+        try? sound?.completeClosedSegment()
         let pending = finishing
         finishing = []
         try? await settle(pending)
@@ -373,20 +262,15 @@ public actor SegmentMuxer {
         await journal.close()
         try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
-        configuration.output.lock.release()
         announcementSink.finish()
         return builder.manifest
     }
 
-    private func enter() throws(RecordingError) {
-        guard !busy else { throw .invalidState("SegmentMuxer: a call arrived while another was in progress; await each call") }
-        guard state != .finished else { throw .invalidState("SegmentMuxer: the recording is finished") }
-        busy = true
-    }
+    private func checkNotFinished() throws(RecordingError) { guard state != .finished else { throw .invalidState("SegmentMuxer: the recording is finished") } }
 
     // MARK: Frames
 
-    private func receive(_ frame: sending VideoFrame) async throws {
+    private nonisolated(nonsending) func receive(_ frame: sending VideoFrame) async throws {
         let accounted = builder.accountedFrames
         do {
             guard ManifestReader.timeRange.contains(frame.sessionTime.value) else {
@@ -404,7 +288,7 @@ public actor SegmentMuxer {
     }
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
-    private func route(_ frame: sending VideoFrame) async throws {
+    private nonisolated(nonsending) func route(_ frame: sending VideoFrame) async throws {
         if let limit = configuration.maximumSegmentBytes, var segment = open, segment.frameCount > 0 {
             // Wait until the writer has encoded every frame given before this one.
             segment.boundary.encodedBytes = await segment.writer.encodedBytes()
@@ -435,7 +319,7 @@ public actor SegmentMuxer {
     }
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
-    private func openSegment(with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
+    private nonisolated(nonsending) func openSegment(with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
         precondition(open == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
@@ -493,7 +377,7 @@ public actor SegmentMuxer {
             statistics: configuration.statistics)
         lastCloseDuration = nil
         open = OpenSegment(
-            index: index, writer: writer, sessionStart: start, audioStart: try startAudio(at: start),
+            index: index, writer: writer, sessionStart: start, audioStart: try sound?.startSegment(at: start) ?? 0,
             boundary: SegmentBoundaryRule.OpenSegment(
                 file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle, frameRate: settings.frameRate,
                 lastFormat: format, lastSessionTime: start, lastFrameEnd: start, sessionStart: start))
@@ -503,7 +387,7 @@ public actor SegmentMuxer {
     /// Queues `frame` to the open segment at file time `sessionTime − sessionStart`, after
     /// waiting for a free slot (back-pressure); with ``Configuration/dropsFramesWhenBehind``
     /// a frame that finds no free slot is dropped `late` instead (never its segment's first).
-    private func append(_ frame: sending VideoFrame) async throws {
+    private nonisolated(nonsending) func append(_ frame: sending VideoFrame) async throws {
         guard var segment = open else { throw RecordingError.invalidState("no open segment") }
         if let failure = segment.writer.failure { throw failure }
         let fileTime = try frame.sessionTime.subtracting(segment.sessionStart)
@@ -545,7 +429,7 @@ public actor SegmentMuxer {
     /// writer its finish; then waits for the segment closed before it.
     /// - Throws: an end not after the last frame (the segment is removed), or the error with
     ///   which an earlier segment failed to finish.
-    private func closeOpenSegment(at requestedEnd: MediaTime) async throws {
+    private nonisolated(nonsending) func closeOpenSegment(at requestedEnd: MediaTime) async throws {
         guard let segment = open else { return }
         let closeStart = ContinuousClock.now
         let resumeState = state
@@ -569,13 +453,9 @@ public actor SegmentMuxer {
             throw error
         }
         announce(.segmentEnded(file: segment.file, end: end))
-        if let timeline = audioTimeline {
-            // An earlier segment still waiting for sound: the microphone fell silent.
-            try completeAwaitingAudio()
-            awaitingAudio = AwaitingAudio(
-                file: segment.file, writer: segment.writer, end: max(timeline.sampleIndex(at: end), segment.audioStart), fileEnd: fileEnd,
-                written: segment.audioWritten)
-            try pumpAudio()
+        if let sound {
+            try sound.closeSegment(segment, at: end, fileEnd: fileEnd)
+            try sound.pump(into: &open, stopped: hasStopped)
         } else {
             segment.writer.finish(endTime: fileEnd)
         }
@@ -596,7 +476,7 @@ public actor SegmentMuxer {
 
     /// Waits for `segments` to be finished and announces each outcome.
     /// - Throws: the first failure among them (after announcing all).
-    private func settle(_ segments: [FinishingSegment]) async throws {
+    private nonisolated(nonsending) func settle(_ segments: [FinishingSegment]) async throws {
         guard !segments.isEmpty else { return }
         var firstError: (any Error)?
         for segment in segments {
@@ -669,93 +549,6 @@ public actor SegmentMuxer {
         journal.submit(builder.manifest)
     }
 
-    // MARK: Sound
-
-    /// A microphone buffer: counted, then resampled onto the session clock and handed to
-    /// the segment(s) it belongs to (held until the first segment opens).
-    private func receiveAudio(_ buffer: AudioSampleBuffer) throws {
-        announce(.audioReceived(samples: buffer.frameCount))
-        guard configuration.audio != nil, !audioFlushed else { return }
-        guard let timeline = audioTimeline else {
-            if state != .stopped { pendingAudio.append(buffer) }
-            return
-        }
-        try timeline.append(buffer)
-        try pumpAudio()
-    }
-
-    /// The timeline index of the first sample of a segment starting at session time `start`;
-    /// the first segment's start is the timeline's origin (sound held before it is placed now).
-    private func startAudio(at start: MediaTime) throws -> Int64 {
-        guard let settings = configuration.audio else { return 0 }
-        if let timeline = audioTimeline { return timeline.sampleIndex(at: start) }
-        let timeline = try SessionAudioTimeline(sampleRate: settings.sampleRate, channelCount: settings.channelCount, origin: start)
-        audioTimeline = timeline
-        for buffer in pendingAudio { try timeline.append(buffer) }
-        pendingAudio = []
-        return 0
-    }
-
-    /// Hands the sound that is known to belong somewhere to its writer: a closed segment
-    /// waiting for sound up to its end first (finished once complete), then the open
-    /// segment's, up to its last frame's session time (a later cut cannot move those
-    /// samples). Sound between segments, or after a stop, is not recorded.
-    private func pumpAudio() throws {
-        guard let timeline = audioTimeline else { return }
-        if var waiting = awaitingAudio {
-            let pcm = timeline.take(upTo: waiting.end, padding: audioFlushed)
-            waiting.writer.appendAudio(pcm)
-            waiting.written += Int64(pcm.frameCount)
-            awaitingAudio = waiting
-            guard timeline.taken >= waiting.end else { return }
-            try completeAwaitingAudio()
-        }
-        guard var segment = open else {
-            if state == .stopped || state == .finished { timeline.discard(upTo: timeline.produced) }
-            return
-        }
-        if timeline.taken < segment.audioStart { timeline.discard(upTo: segment.audioStart) }
-        guard timeline.taken >= segment.audioStart else { return }
-        let pcm = timeline.take(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false)
-        segment.writer.appendAudio(pcm)
-        segment.audioWritten += Int64(pcm.frameCount)
-        open = segment
-    }
-
-    /// Finishes the closed segment waiting for sound: what is missing up to its end is
-    /// silence (none when the sound came), then its writer's finish.
-    private func completeAwaitingAudio() throws {
-        guard var waiting = awaitingAudio, let timeline = audioTimeline, let settings = configuration.audio else { return }
-        awaitingAudio = nil
-        if timeline.taken < waiting.end {
-            let pcm = timeline.take(upTo: waiting.end, padding: true)
-            waiting.writer.appendAudio(pcm)
-            waiting.written += Int64(pcm.frameCount)
-        }
-        waiting.writer.finish(endTime: waiting.fileEnd)
-        announce(
-            .segmentAudioWritten(
-                file: waiting.file, SegmentAudioRecord(sampleRate: settings.sampleRate, channels: settings.channelCount, sampleCount: waiting.written)))
-    }
-
-    /// The microphone's stream ended (the recording finishes): the resampler is drained and
-    /// its last samples handed out.
-    private func endAudio() throws {
-        guard let timeline = audioTimeline, !audioFlushed else { return }
-        try timeline.flush()
-        audioFlushed = true
-        try pumpAudio()
-        if timeline.corrections > 0 {
-            let rate = Double(timeline.sampleRate)
-            announce(
-                .warning(
-                    "the input's audio timestamps leave gaps or overlap \(timeline.corrections) time\(timeline.corrections == 1 ? "" : "s"): "
-                        + "\(timeline.silenceFilled) samples (\(String(format: "%.3f", Double(timeline.silenceFilled) / rate)) s) of silence filled in, "
-                        + "\(timeline.samplesTrimmed) samples (\(String(format: "%.3f", Double(timeline.samplesTrimmed) / rate)) s) trimmed, so each sample sits at its own timestamp"
-                ))
-        }
-    }
-
     // MARK: Session event log
 
     /// Frame `index` arrived (at `sessionTime`; nil: the source dropped it): lists the
@@ -781,6 +574,11 @@ public actor SegmentMuxer {
     private func announce(_ event: SegmentMuxerEvent) {
         builder.apply(event)
         announcementSink.yield(event)
+        guard let observer else { return }
+        switch event {
+        case .segmentClosed(let file, _, _, _, _), .segmentSalvaged(let file, _, _, _, _): observer(event, builder.manifest.segments.last { $0.file == file })
+        default: observer(event, nil)
+        }
     }
 
     private func apply(_ decisions: [ChangeAnnouncementMatcher.Decision]) {

@@ -159,11 +159,12 @@ import Testing
             .deletingLastPathComponent()
         do {
             let parsed = try ArgumentParser.parse(["--camera-source", "back=x.mp4"], command: "record", options: RecordCommand.options)
-            var request = RecordingRequest(output: FileManager.default.temporaryDirectory.appendingPathComponent("never-created"))
-            request.cameraClips = try RecordCommand.cameraClips(parsed)
-            _ = try RecordingSession(request)
+            var input = PullInput()
+            input.cameraClips = try RecordCommand.cameraClips(parsed)
+            _ = try Recorder(
+                RecordingConfiguration(output: FileManager.default.temporaryDirectory.appendingPathComponent("never-created")), input: .pull(input))
             Issue.record("no error")
-        } catch let error as RecordingRequestError {
+        } catch let error as RecordingInputError {
             #expect(error == .cameraClipsNeedCameras)
             let message = RecordCommand.commandLineError(error, try ArgumentParser.parse([], command: "record", options: RecordCommand.options)).message
             let path = try #require(

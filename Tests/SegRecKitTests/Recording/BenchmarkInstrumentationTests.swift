@@ -161,9 +161,9 @@ import Testing
         #expect(FileManager.default.createFile(atPath: squatter.path, contents: Data("not mine".utf8)))
         var failure: (any Error)?
         for event in events.dropFirst() where failure == nil { do { try await muxer.process(event.detached()) } catch { failure = error } }
-        if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
+        if failure == nil { do { _ = try await muxer.finishReleasingLock() } catch { failure = error } }
         #expect(failure is SegmentWriterError)
-        let manifest = await muxer.abort(error: "\(failure.map { "\($0)" } ?? "none")")
+        let manifest = await muxer.abortReleasingLock(error: "\(failure.map { "\($0)" } ?? "none")")
         #expect(manifest.stopReason == .error)
         #expect(!manifest.segments.map(\.file).contains("segment-000.mp4"))
         #expect(manifest.frames.droppedReasons["writeFailed", default: 0] >= 1)

@@ -9,19 +9,20 @@ import Testing
 /// ``SegmentMuxer/passThroughFramesInFlight`` for a file passed through without
 /// `--realtime`, ``SegmentMuxer/framesInFlight`` otherwise; the option always wins.
 @Suite("Recording: the writer queue's default depth", .tags(.recording)) struct FramesInFlightDefaultTests {
-    static func request(_ dir: URL, file: Bool, realtime: Bool, framesInFlight: Int? = nil) throws -> RecordingRequest {
-        var request = RecordingRequest(output: dir.appendingPathComponent("out"))
+    static func request(_ dir: URL, file: Bool, realtime: Bool, framesInFlight: Int? = nil) throws -> (RecordingConfiguration, PullInput) {
+        var request = RecordingConfiguration(output: dir.appendingPathComponent("out"))
+        var input = PullInput()
         if file {
             let clip = dir.appendingPathComponent("clip.y4m")
             if !FileManager.default.fileExists(atPath: clip.path) { try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 3) }
-            request.source = .file(clip.path)
+            input.source = .file(clip.path)
         } else {
-            request.scenario = try Scenario.decode(Data(#"{"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}"#.utf8), file: "short.json")
+            input.scenario = try Scenario.decode(Data(#"{"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}"#.utf8), file: "short.json")
         }
-        request.realtime = realtime
+        input.realtime = realtime
         request.framesInFlight = framesInFlight
         request.encoder = RecorderTestSupport.settings
-        return request
+        return (request, input)
     }
 
     @Test(
@@ -32,8 +33,9 @@ import Testing
     {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let session = try RecordingSession(Self.request(dir, file: file, realtime: realtime, framesInFlight: option))
-        #expect(session.configuration.framesInFlight == expected)
+        let (configuration, input) = try Self.request(dir, file: file, realtime: realtime, framesInFlight: option)
+        let recorder = try Recorder(configuration, input: .pull(input))
+        #expect(recorder.muxerConfiguration.framesInFlight == expected)
     }
 
     /// Two in flight still record every frame of a file, in order.
@@ -42,11 +44,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let clip = dir.appendingPathComponent("clip.y4m")
         try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 40)
-        var request = try Self.request(dir, file: true, realtime: false)
-        request.source = .file(clip.path)
-        let session = try RecordingSession(request)
-        #expect(session.configuration.framesInFlight == 2)
-        let manifest = try await session.run()
+        var (request, input) = try Self.request(dir, file: true, realtime: false)
+        input.source = .file(clip.path)
+        let recorder = try Recorder(request, input: .pull(input))
+        #expect(recorder.muxerConfiguration.framesInFlight == 2)
+        let manifest = try await recorder.run()
         #expect(manifest.segments.map(\.frameCount) == [40])
         #expect(manifest.frames.dropped == 0)
     }

@@ -47,7 +47,7 @@ import Testing
             SegmentMuxer.Configuration(
                 output: output, settings: RecorderTestSupport.settings, policy: .split, devices: [EventScript.front], frameIndexStamp: true))
         for i in Int64(0)..<3 { try await muxer.process(EventScript().frame(i, .ratio16x9)) }
-        let manifest = try await muxer.finish()
+        let manifest = try await muxer.finishReleasingLock()
         #expect(manifest.segments.map(\.frameCount) == [3])
         try userThingsAreIntact(dir, outside)
         #expect(
@@ -124,10 +124,10 @@ import Testing
             if position == 5 { try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path) }
             do { try await muxer.process(event.detached()) } catch { failure = error }
         }
-        if failure == nil { do { _ = try await muxer.finish() } catch { failure = error } }
+        if failure == nil { do { _ = try await muxer.finishReleasingLock() } catch { failure = error } }
         let error = try #require(failure)
         #expect("\(error)".contains(dir.appendingPathComponent(name).path), "\(error)")
-        let manifest = await muxer.abort(error: "\(error)")
+        let manifest = await muxer.abortReleasingLock(error: "\(error)")
         #expect(manifest.stopReason == .error)
         #expect(manifest.segments.map(\.file) == ["segment-000.mp4"])
         #expect(manifest.segments.first?.frameCount == 7)

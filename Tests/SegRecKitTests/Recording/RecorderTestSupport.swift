@@ -104,3 +104,38 @@ enum RecorderTestSupport {
         return (stream["width"] as? Int ?? -1, stream["height"] as? Int ?? -1, Int(stream["nb_read_frames"] as? String ?? "") ?? -1)
     }
 }
+
+/// A source and a muxer run by the ``Recorder``'s own loop (``Recorder/record(_:into:statisticsURL:isStopRequested:progress:)``):
+/// how the tests drive a muxer configured by hand.
+struct RecordingPipeline {
+    let source: any CaptureOutputEventSource
+    let muxer: SegmentMuxer
+    var statisticsURL: URL?
+    var stopRequest: RecordingStopRequest?
+
+    init(source: any CaptureOutputEventSource, muxer: SegmentMuxer) {
+        self.source = source
+        self.muxer = muxer
+    }
+
+    func run(progress: (RecordingProgress) -> Void = { _ in }) async throws(RecordingFailure) -> RecordingManifest {
+        let stop = stopRequest
+        return try await Recorder.record(source, into: muxer, statisticsURL: statisticsURL, isStopRequested: { stop?.isRequested ?? false }, progress: progress)
+            .get()
+    }
+}
+
+extension SegmentMuxer {
+    /// ``finish(reason:)`` then the folder's lock released, as the ``Recorder`` does: for
+    /// tests that drive a muxer by hand.
+    nonisolated(nonsending) func finishReleasingLock(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
+        defer { configuration.output.lock.release() }
+        return try await finish(reason: reason)
+    }
+
+    /// ``abort(error:)`` then the folder's lock released, as the ``Recorder`` does.
+    nonisolated(nonsending) func abortReleasingLock(error message: String) async -> RecordingManifest {
+        defer { configuration.output.lock.release() }
+        return await abort(error: message)
+    }
+}

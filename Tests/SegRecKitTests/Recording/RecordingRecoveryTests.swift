@@ -26,7 +26,7 @@ import Testing
         // The crash: what is on disk now, copied before anything else happens.
         let crashed = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("crashed")
         try fm.copyItem(at: dir, to: crashed)
-        _ = try await muxer.finish()
+        _ = try await muxer.finishReleasingLock()
 
         let journal = try ManifestReader.read(from: crashed)
         #expect(journal.stopReason == nil)

@@ -15,9 +15,10 @@ import Testing
     @Test func drivenFromATask() async throws {
         let script = script
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
+        let announcements = muxer.announcements
         let observer = Task {
             var seen: [String] = []
-            for await event in muxer.announcements {
+            for await event in announcements {
                 switch event {
                 case .segmentOpened(let record): seen.append("open \(record.file) \(record.width)x\(record.height)")
                 case .segmentEnded(let file, _): seen.append("end \(file)")
@@ -28,11 +29,15 @@ import Testing
             }
             return seen
         }
+        // The muxer (not Sendable) moves into the task that owns it from then on.
         let recording = Task {
             // Made in the task: the events (their frames are not Sendable) stay in its region.
             let events = script.events(count: 21, initial: .ratio9x16, changes: [(7, .ratio16x9), (14, .ratio1x1)], completionDelay: 1)
             for event in events { try await muxer.process(event.detached()) }
-            return try await muxer.finish()
+            let manifest = try await muxer.finishReleasingLock()
+            // After the end the muxer refuses more work.
+            await #expect(throws: RecordingError.self) { try await muxer.process(script.frame(0, .ratio9x16)) }
+            return manifest
         }
         let manifest = try await recording.value
         // A closed segment is finished in the background; its outcome is collected when the
@@ -54,8 +59,6 @@ import Testing
             #expect(segment.byteCount == size?.int64Value)
         }
         #expect(try RecordingVerifier.verify(dir).passed)
-        // After the end the muxer refuses more work.
-        await #expect(throws: RecordingError.self) { try await muxer.process(script.frame(0, .ratio9x16)) }
     }
 
     /// Two recordings at once (`async let`): a segmenting one over the fake camera and a
@@ -98,29 +101,5 @@ import Testing
         #expect(manifestB.frames == FrameCounts(received: 12, written: 5, dropped: 7, droppedReasons: ["recordingStopped": 7]))
         #expect(try RecorderTestSupport.stampedIndices(dirB.appendingPathComponent("segment-000.mp4")) == Array(0...4))
         #expect(try RecordingVerifier.verify(dirB).passed)
-    }
-
-    /// The muxer takes one call at a time: a second call while the first waits for a free
-    /// frame slot is refused (no interleaving inside a segment), and the first completes.
-    @Test func overlappingCallsAreRefused() async throws {
-        let (_, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
-        // Fill the frames-in-flight slots faster than the writer can open and encode.
-        var refused = 0
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            for i in Int64(0)..<40 {
-                let event = script.frame(i, .ratio9x16)
-                group.addTask {
-                    do {
-                        try await muxer.process(event.detached())
-                        return false
-                    } catch RecordingError.invalidState { return true }
-                }
-            }
-            for try await wasRefused in group where wasRefused { refused += 1 }
-        }
-        let manifest = try await muxer.finish()
-        // Whatever interleaving happened, the accounting adds up and no frame is duplicated.
-        #expect(manifest.frames.written + refused + manifest.frames.droppedReasons["nonMonotonicTimestamp", default: 0] == 40)
-        #expect(manifest.frames.received == manifest.frames.written + manifest.frames.dropped)
     }
 }

@@ -1,17 +1,17 @@
 import Foundation
 
-/// The four ways a request becomes a source: the camera model over the synthetic pattern,
-/// the camera model over footage, several cameras (each on the pattern or a clip), and
-/// footage passed through with its own sizes and times.
-extension RecordingSession {
+/// The ways an input becomes a source: the camera model over the synthetic pattern, the
+/// camera model over footage, several cameras (each on the pattern or a clip), footage
+/// passed through with its own sizes and times, and an app's pushed pictures.
+extension Recorder {
     /// The single Center Stage camera over the synthetic pattern (frame index stamped), or
     /// over the request's clip as its sensor image: each decoded picture centre-cropped to a
     /// square, scaled to the format's side; the clip's timestamps are ignored.
-    static func oneCameraSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws
-        -> BuiltSource
-    {
-        let scenario = audible(scenario, request)
-        var settings = try encoderSettings(request, frameRate: scenario.device.fps)
+    static func oneCameraSource(
+        _ configuration: RecordingConfiguration, _ request: PullInput, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?
+    ) throws -> BuiltSource {
+        let scenario = audible(scenario, configuration)
+        var settings = try encoderSettings(configuration, frameRate: scenario.device.fps)
         // The clip's own display rotation is applied to its pixels: the sensor image is
         // upright before it is cropped, and the files carry the device's capture angle.
         let sensor = try request.source.path.map { path in
@@ -20,10 +20,11 @@ extension RecordingSession {
             }
         }
         if let sensor { settings.pictureDescription = sensorImageDescription(sensor) }
-        let stamp = sensor == nil || request.stampFrameIndex
+        let stamp = sensor == nil || configuration.stampsFrameIndex
         let session = try scenarioSession(scenario, file: request.scenarioFile) {
             // The single Center Stage camera always faces the user: auto mirrors like on.
-            try CaptureSession(scenario: scenario, sources: sensor.map { [$0] }, stampFrameIndex: stamp, mirrorMode: request.mirror, pixelBufferPool: pool)
+            try CaptureSession(
+                scenario: scenario, sources: sensor.map { [$0] }, stampFrameIndex: stamp, mirrorMode: configuration.mirror, pixelBufferPool: pool)
         }
         let notes =
             sensor.map {
@@ -36,64 +37,67 @@ extension RecordingSession {
         return BuiltSource(
             source: session, settings: settings, devices: [session.device.clock] + (session.microphone.map { [$0.clock] } ?? []), stampsFrameIndex: stamp,
             notes: notes, deviceControls: scenario.deviceControls, expectedFrames: sensor == nil ? Int((try? session.frameCount()) ?? 0) : 0,
-            captureFrameRates: session.captureFrameRates, audio: audioTrack(session, request))
+            captureFrameRates: session.captureFrameRates, audio: audioTrack(session, configuration))
     }
 
     /// The scenario as recorded: without its microphone under `--no-audio`.
-    static func audible(_ scenario: Scenario, _ request: RecordingRequest) -> Scenario {
+    static func audible(_ scenario: Scenario, _ configuration: RecordingConfiguration) -> Scenario {
         var scenario = scenario
-        if !request.recordsAudio { scenario.microphone = nil }
+        if !configuration.recordsAudio { scenario.microphone = nil }
         return scenario
     }
 
     /// The segments' audio track for the session's microphone at the request's bit rate, or nil.
-    static func audioTrack(_ session: CaptureSession, _ request: RecordingRequest) -> AudioTrackSettings? {
-        session.microphone.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: request.audioBitRate) }
+    static func audioTrack(_ session: CaptureSession, _ configuration: RecordingConfiguration) -> AudioTrackSettings? {
+        session.microphone.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: configuration.audioBitRate) }
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
     /// timestamps (a demuxed packet per frame, reused from the heap; yuv420p pictures
     /// reach the encoder as decoded), and the input's first audio stream as the segments'
-    /// sound unless ``RecordingRequest/recordsAudio`` is false (`--no-audio`).
-    static func footagePassedThrough(_ request: RecordingRequest, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource {
+    /// sound unless ``RecordingConfiguration/recordsAudio`` is false .
+    static func footagePassedThrough(_ configuration: RecordingConfiguration, _ request: PullInput, pool: PixelBufferPool, stopRequest: RecordingStopRequest?)
+        throws -> BuiltSource
+    {
         let path = request.source.path ?? "-"
-        AllocatorTuning.keepLargeBlocksForReuse()
         let decoder = try VideoFileDecoder(
-            path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true, decodesAudio: request.recordsAudio)
-        var settings = request.encoder
+            path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true,
+            decodesAudio: configuration.recordsAudio)
+        var settings = configuration.encoder
         settings.frameRate = decoder.nominalFrameRate ?? request.sourceOptions.frameRate ?? EncoderSettings.defaultFrameRate
         settings.fieldOrder = decoder.fieldOrder
         settings.pictureDescription = decoder.streamPictureDescription  // each frame brings its own
         try settings.validate()
-        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: request.stampFrameIndex, codec: settings.codec)
-        let audio = decoder.audio.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: request.audioBitRate) }
+        let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: configuration.stampsFrameIndex, codec: settings.codec)
+        let audio = decoder.audio.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: configuration.audioBitRate) }
         return BuiltSource(
             source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
-            stampsFrameIndex: request.stampFrameIndex,
-            notes: !request.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
+            stampsFrameIndex: configuration.stampsFrameIndex,
+            notes: !configuration.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
             rotationDegrees: decoder.rotationDegrees, audio: audio,
             // Read as fast as the encoder takes it: a deeper queue only holds more packets.
-            framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight)
+            framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight, dropsFramesWhenBehind: request.realtime)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each
-    /// camera draws its own pattern, or a clip (``RecordingRequest/cameraClips``, else the
+    /// camera draws its own pattern, or a clip (``PullInput/cameraClips``, else the
     /// request's footage source).
-    static func camerasSource(_ request: RecordingRequest, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?) throws -> BuiltSource
-    {
-        let scenario = audible(scenario, request)
+    static func camerasSource(
+        _ configuration: RecordingConfiguration, _ request: PullInput, scenario: Scenario, pool: PixelBufferPool, stopRequest: RecordingStopRequest?
+    ) throws -> BuiltSource {
+        let scenario = audible(scenario, configuration)
         let file = request.scenarioFile ?? scenario.name
         let cameras = scenario.cameras ?? []
         var clips: [String: String] = [:]
         for clip in request.cameraClips {
             guard cameras.contains(where: { $0.id == clip.camera }) else {
-                throw RecordingRequestError.unknownCamera(id: clip.camera, scenario: file, allowed: cameras.map(\.id))
+                throw RecordingInputError.unknownCamera(id: clip.camera, scenario: file, allowed: cameras.map(\.id))
             }
-            guard clips[clip.camera] == nil else { throw RecordingRequestError.cameraGivenTwice(id: clip.camera) }
+            guard clips[clip.camera] == nil else { throw RecordingInputError.cameraGivenTwice(id: clip.camera) }
             clips[clip.camera] = clip.path
         }
         let stdinReaders = cameras.filter { (clips[$0.id] ?? request.source.path) == "-" }.map(\.id)
-        if stdinReaders.count > 1 { throw RecordingRequestError.standardInputFeedsSeveralCameras(stdinReaders) }
+        if stdinReaders.count > 1 { throw RecordingInputError.standardInputFeedsSeveralCameras(stdinReaders) }
         let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
         var sources: [any SensorImageSource] = []
         var notes: [String] = []
@@ -116,17 +120,17 @@ extension RecordingSession {
                     "sensor image from \(path), each picture centre-cropped to a square, scaled to \(side)x\(side) and cropped to the active size; the camera's device clock stamps the frames",
                 camera: camera.id)
         }
-        let mirror = request.mirror
+        let mirror = configuration.mirror
         if mirror != .off {
             notes.append(
                 "--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn"
             )
         }
-        let stamp = request.stampFrameIndex || sources.contains { $0.stampsFrameIndex }
+        let stamp = configuration.stampsFrameIndex || sources.contains { $0.stampsFrameIndex }
         let session = try scenarioSession(scenario, file: file, section: "Cameras") {
             try CaptureSession(scenario: scenario, sources: sources, stampFrameIndex: stamp, mirrorMode: mirror, pixelBufferPool: pool)
         }
-        var settings = try encoderSettings(request, frameRate: session.device.frameRate)
+        var settings = try encoderSettings(configuration, frameRate: session.device.frameRate)
         let distinct = Set(descriptions.values)
         if distinct.count == 1, let only = distinct.first {
             settings.pictureDescription = only
@@ -138,7 +142,7 @@ extension RecordingSession {
         return BuiltSource(
             source: session, settings: settings, devices: session.devices.map(\.clock) + (session.microphone.map { [$0.clock] } ?? []), stampsFrameIndex: stamp,
             notes: notes, recordsSessionEvents: true, deviceControls: scenario.deviceControls, captureFrameRates: session.captureFrameRates,
-            audio: audioTrack(session, request))
+            audio: audioTrack(session, configuration))
     }
 
     /// What a clip's sensor image is: the clip's colour (the crop and libswscale's scaling
@@ -151,8 +155,8 @@ extension RecordingSession {
 
     /// The request's encoder settings at `frameRate`, checked.
     /// - Throws: ``EncoderSettingsError``.
-    static func encoderSettings(_ request: RecordingRequest, frameRate: FrameRate) throws -> EncoderSettings {
-        var settings = request.encoder
+    static func encoderSettings(_ configuration: RecordingConfiguration, frameRate: FrameRate) throws -> EncoderSettings {
+        var settings = configuration.encoder
         settings.frameRate = frameRate
         try settings.validate()
         return settings

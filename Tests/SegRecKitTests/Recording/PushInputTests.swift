@@ -5,9 +5,9 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
-/// The push API: an app's own frames, its own announcements (the Center Stage article's
+/// The push input: an app's own frames, its own announcements (the Center Stage article's
 /// `SegmentingRecorder` calls), the same files and manifest as `segrec record`.
-@Suite("Recording: PushRecorder records frames an app appends", .tags(.recording)) struct PushRecorderTests {
+@Suite("Recording: the Recorder records frames an app pushes", .tags(.recording)) struct PushInputTests {
     /// Frame `i` at 1000 s + i/30 s on the session clock, as the app stamps it.
     static func time(_ i: Int) -> MediaTime { MediaTime(value: 1_000, timescale: 1) + MediaTime(value: Int64(i), timescale: 30) }
     /// The same time on the session clock's nanosecond timescale (rounded once, half away
@@ -20,12 +20,12 @@ import Testing
         URL, RecordingManifest
     ) {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        var configuration = PushRecorder.Configuration(output: dir)
+        var configuration = RecordingConfiguration(output: dir)
         configuration.mode = mode
         configuration.encoder = RecorderTestSupport.settings
         configuration.encoder.frameRate = try FrameRate(30)
         configuration.stampsFrameIndex = true
-        let recorder = try PushRecorder(configuration)
+        let recorder = try Recorder(configuration, input: .push(PushInput()))
         for i in 0..<40 {
             if i == announcedFrame {
                 try await recorder.finishCurrentSegment(atSessionTime: time(announcedTime ?? i))
@@ -101,15 +101,16 @@ import Testing
         #expect(manifest.segments[1].change?.announced == true)
     }
 
-    @Test("after finishWriting every call throws and the recording on disk stays as it was") func finishedRecorderRefusesCalls() async throws {
+    @Test("after finishWriting every push throws, finishWriting answers the same manifest, and the recording on disk stays as it was")
+    func finishedRecorderRefusesCalls() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        var configuration = PushRecorder.Configuration(output: dir)
+        var configuration = RecordingConfiguration(output: dir)
         configuration.encoder = RecorderTestSupport.settings
-        let recorder = try PushRecorder(configuration)
+        let recorder = try Recorder(configuration, input: .push(PushInput()))
         for i in 0..<10 { try await recorder.append(MediaTestSupport.stampedFrame(index: i, width: 320, height: 240), withPresentationTime: Self.time(i)) }
         let manifest = try await recorder.finishWriting()
         let onDisk = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
-        await #expect(throws: RecordingError.self) { _ = try await recorder.finishWriting() }
+        #expect(try await recorder.finishWriting() == manifest)
         await #expect(throws: RecordingError.self) {
             try await recorder.append(MediaTestSupport.stampedFrame(index: 10, width: 320, height: 240), withPresentationTime: Self.time(10))
         }
@@ -119,32 +120,28 @@ import Testing
     }
 }
 
-/// The recording session runs once and says so before it touches anything.
-@Suite("Recording: RecordingSession is single-use and honours an early stop", .tags(.recording)) struct RecordingSessionUseTests {
-    static func request(_ dir: URL) throws -> RecordingRequest {
-        var request = RecordingRequest(output: dir)
-        request.scenario = try Scenario.decode(
+/// A recorder records once and honours a stop requested before it touches anything.
+@Suite("Recording: a Recorder records once and honours an early stop", .tags(.recording)) struct RecorderUseTests {
+    static func request(_ dir: URL) throws -> (RecordingConfiguration, PullInput) {
+        var request = RecordingConfiguration(output: dir)
+        var input = PullInput()
+        input.scenario = try Scenario.decode(
             Data(
                 """
                 {"device": {"format": 1280, "fps": 30}, "durationSeconds": 0.5}
                 """.utf8), file: "short.json")
         request.encoder = RecorderTestSupport.settings
-        return request
+        return (request, input)
     }
 
-    @Test("a second run throws with the first run's manifest and leaves the folder as it was") func secondRun() async throws {
+    @Test("a second run answers the first run's manifest and leaves the folder as it was") func secondRun() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
-        let session = try RecordingSession(Self.request(dir))
-        let first = try await session.run()
+        let (configuration, input) = try Self.request(dir)
+        let recorder = try Recorder(configuration, input: .pull(input))
+        let first = try await recorder.run()
         #expect(first.segments.map(\.frameCount) == [15])
         let onDisk = try Data(contentsOf: dir.appendingPathComponent("manifest.json"))
-        do {
-            _ = try await session.run()
-            Issue.record("a second run did not throw")
-        } catch {
-            #expect(error.manifest == first)
-            #expect(error.underlying as? RecordingError != nil)
-        }
+        #expect(try await recorder.run() == first)
         #expect(try Data(contentsOf: dir.appendingPathComponent("manifest.json")) == onDisk)
     }
 
@@ -154,10 +151,10 @@ import Testing
         try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 3)
         let stop = RecordingStopRequest()
         stop.request()
-        var request = try Self.request(dir)
-        request.scenario = nil
-        request.source = .file(clip.path)
-        #expect(throws: RecordingRequestError.stoppedBeforeStart) { _ = try RecordingSession(request, stopRequest: stop) }
+        var (request, input) = try Self.request(dir)
+        input.scenario = nil
+        input.source = .file(clip.path)
+        #expect(throws: RecordingInputError.stoppedBeforeStart) { _ = try Recorder(request, input: .pull(input), stopRequest: stop) }
         #expect(!FileManager.default.fileExists(atPath: dir.path))
     }
 }

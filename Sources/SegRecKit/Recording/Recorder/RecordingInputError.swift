@@ -1,14 +1,14 @@
-/// A ``RecordingRequest`` whose fields do not go together; thrown by
-/// ``RecordingSession/init(_:stopRequest:)`` before anything is written. `segrec record`
+/// A ``RecordingConfiguration`` and input whose fields do not go together; thrown by
+/// ``Recorder/init(_:input:stopRequest:)`` before anything is written. `segrec record`
 /// reports each as a usage error (exit 64) in its options' words.
-public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// ``RecordingRequest/cameraClips`` without a `cameras` scenario.
+public enum RecordingInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// ``PullInput/cameraClips`` without a `cameras` scenario.
     case cameraClipsNeedCameras
-    /// ``RecordingRequest/mirror`` other than off for footage passed through (no camera model).
+    /// ``RecordingConfiguration/mirror`` other than off for footage passed through (no camera model).
     case mirrorNeedsCameraModel(MirrorMode)
-    /// ``RecordingRequest/splitOnRotation`` in stop-on-change mode.
+    /// ``RecordingConfiguration/splitOnRotation`` in stop-on-change mode.
     case splitOnRotationNeedsSegmentMode
-    /// ``RecordingRequest/splitOnRotation`` for footage passed through (no camera model).
+    /// ``RecordingConfiguration/splitOnRotation`` for footage passed through (no camera model).
     case splitOnRotationNeedsCameraModel
     /// A clip for a camera id the scenario (named `scenario`) does not have; `allowed` lists its ids.
     case unknownCamera(id: String, scenario: String, allowed: [String])
@@ -16,8 +16,10 @@ public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConve
     case cameraGivenTwice(id: String)
     /// Standard input would feed every camera listed (it can feed one).
     case standardInputFeedsSeveralCameras([String])
-    /// The folder of ``RecordingRequest/statisticsURL`` (`path`) does not exist.
+    /// The folder of ``RecordingConfiguration/statisticsURL`` (`path`) does not exist.
     case statisticsFolderMissing(path: String, folder: String)
+    /// Pushed sound the recorder cannot take (the reason names the field and what is allowed).
+    case unsupportedAudio(String)
     /// The stop request was set before the output folder was claimed: nothing was written.
     case stoppedBeforeStart
 
@@ -36,6 +38,7 @@ public enum RecordingRequestError: Error, Equatable, Sendable, CustomStringConve
         case .standardInputFeedsSeveralCameras(let ids):
             return "standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it"
         case .statisticsFolderMissing(let path, let folder): return "\(path): statisticsURL: folder \(folder) does not exist"
+        case .unsupportedAudio(let reason): return "PushInput.audio: \(reason)"
         case .stoppedBeforeStart: return "a stop was requested before the recording started; nothing was written"
         }
     }
