@@ -83,7 +83,7 @@ package final class SegmentMuxer {
     /// 2–4 % less CPU and fewer page faults than 6; an H.264 file the same either way.)
     package static let passThroughFramesInFlight = 2
 
-    private enum State: Equatable {
+    enum State: Equatable {
         case collecting
         case endingFile
         case stopped
@@ -104,7 +104,7 @@ package final class SegmentMuxer {
         var file: String { boundary.file }
     }
 
-    private struct FinishingSegment {
+    struct FinishingSegment {
         let file: String
         let start: MediaTime
         let end: MediaTime
@@ -123,15 +123,15 @@ package final class SegmentMuxer {
     /// turns them into its ``RecordingEvent``s).
     package var observer: ((SegmentMuxerEvent, SegmentRecord?) -> Void)?
 
-    private var state = State.collecting
-    private var builder: ManifestBuilder
-    private var matcher = ChangeAnnouncementMatcher()
+    var state = State.collecting
+    var builder: ManifestBuilder
+    var matcher = ChangeAnnouncementMatcher()
     /// Where segments begin and end.
     private let boundaryRule: SegmentBoundaryRule
-    private var open: OpenSegment?
-    private var finishing: [FinishingSegment] = []
+    var open: OpenSegment?
+    var finishing: [FinishingSegment] = []
     private let slots: FrameSlots
-    private let journal: ManifestJournal
+    let journal: ManifestJournal
     private var nextSegmentIndex = 0
     private var previousDimensions: VideoDimensions?
     /// The stream format last announced (``CaptureOutputEvent/formatChanged(_:)``); nil for footage.
@@ -141,9 +141,9 @@ package final class SegmentMuxer {
     /// Session start of the first segment (``Configuration/recordedAt`` on the wall clock).
     private var firstSessionStart: MediaTime?
     /// How long the last close took on the capture path, for the next switch's timings.
-    private var lastCloseDuration: Duration?
+    var lastCloseDuration: Duration?
     /// The session's sound, cut into the segments (nil without ``Configuration/audio``).
-    private let sound: SoundSegmenter?
+    let sound: SoundSegmenter?
     // ── session event log
     /// Session events naming a frame wait for it (``SessionEventSequencer``).
     private var eventSequencer = SessionEventSequencer()
@@ -414,136 +414,9 @@ package final class SegmentMuxer {
         builder.apply(.frameWritten(segment: segment.index))
     }
 
-    // MARK: Closing
-
-    /// The end of the open segment's last frame by its own duration (at least one session
-    /// tick after the last frame, whatever duration it claimed).
-    private var naturalEndOfOpenSegment: MediaTime? {
-        guard let segment = open?.boundary else { return nil }
-        let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
-        return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
-    }
-
-    /// Closes the open segment so that its last frame lasts until `requestedEnd` (session
-    /// clock; capped at ``maximumFrameDuration`` after it, with a warning) and hands the
-    /// writer its finish; then waits for the segment closed before it.
-    /// - Throws: an end not after the last frame (the segment is removed), or the error with
-    ///   which an earlier segment failed to finish.
-    private nonisolated(nonsending) func closeOpenSegment(at requestedEnd: MediaTime) async throws {
-        guard let segment = open else { return }
-        let closeStart = ContinuousClock.now
-        let resumeState = state
-        state = .endingFile
-        defer { if state == .endingFile { state = resumeState } }
-        open = nil
-        var end = requestedEnd
-        if let longest = try? segment.boundary.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
-            end = longest
-            announce(
-                .warning(
-                    "the last frame of \(segment.file) would last until \(requestedEnd), longer than a segment file can hold one frame; it ends at \(longest)"))
-        }
-        guard end > segment.boundary.lastSessionTime else {
-            discard(segment, because: "its end \(end) is not after its last frame")
-            throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.boundary.lastSessionTime)")
-        }
-        let fileEnd: MediaTime
-        do { fileEnd = try end.subtracting(segment.sessionStart) } catch {
-            discard(segment, because: "\(error)")
-            throw error
-        }
-        announce(.segmentEnded(file: segment.file, end: end))
-        if let sound {
-            try sound.closeSegment(segment, at: end, fileEnd: fileEnd)
-            try sound.pump(into: &open, stopped: hasStopped)
-        } else {
-            segment.writer.finish(endTime: fileEnd)
-        }
-        try writeJournal()
-        let earlier = finishing
-        finishing = [FinishingSegment(file: segment.file, start: segment.sessionStart, end: end, frames: segment.frameCount, writer: segment.writer)]
-        lastCloseDuration = .now - closeStart
-        // At most one closed segment is still being finished: wait for the one before.
-        try await settle(earlier)
-    }
-
-    /// Abandons a segment that cannot be finished: its partial file is deleted and its
-    /// frames are counted as dropped (`writeFailed`).
-    private func discard(_ segment: OpenSegment, because reason: String) {
-        segment.writer.cancel()
-        announce(.segmentFailed(file: segment.file, frames: segment.frameCount, reason: reason))
-    }
-
-    /// Waits for `segments` to be finished and announces each outcome.
-    /// - Throws: the first failure among them (after announcing all).
-    private nonisolated(nonsending) func settle(_ segments: [FinishingSegment]) async throws {
-        guard !segments.isEmpty else { return }
-        var firstError: (any Error)?
-        for segment in segments {
-            switch await segment.writer.outcome.value {
-            case .success(let summary):
-                announce(.segmentClosed(file: segment.file, start: segment.start, end: segment.end, frames: segment.frames, bytes: summary.byteCount))
-            case .failure(let error):
-                salvage(segment, after: error)
-                if firstError == nil { firstError = error }
-            }
-        }
-        try writeJournal()
-        if let firstError { throw firstError }
-    }
-
-    /// After a writer failed: a `.partial` file it kept (complete fragments, e.g. on a full
-    /// disk) becomes the finished segment with the frames it holds; if even that cannot be
-    /// written, the partial stays listed for `segrec recover`. Without a partial of its own
-    /// (none, or one that was in the way when the writer tried to create it) the segment is
-    /// gone and its frames count as `writeFailed`.
-    private func salvage(_ segment: FinishingSegment, after error: any Error) {
-        let files = SegmentFiles(segment.file, in: configuration.output.url)
-        let (url, partial) = (files.url, files.partial)
-        if case .partialFileExists(let path) = error as? SegmentWriterError, path == partial.path {
-            // The writer never created it: whatever has that name is somebody else's.
-            announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be created: \(error); that file is left as it was"))
-            return
-        }
-        guard OutputDirectory.isRegularFile(partial) else {
-            announce(.segmentFailed(file: segment.file, frames: segment.frames, reason: "it could not be finalized: \(error)"))
-            return
-        }
-        do {
-            let knownEnd = try segment.end.subtracting(segment.start)
-            let recovered = try SegmentRecovery.recover(partial: partial, to: url, knownEnd: (segment.frames, knownEnd))
-            unlink(partial.path)
-            announce(
-                .segmentSalvaged(
-                    file: segment.file, frames: recovered.frameCount, end: try recovered.sessionEnd(start: segment.start, knownEnd: knownEnd),
-                    bytes: recovered.byteCount, reason: "writing failed (\(error))"))
-            if configuration.audio != nil {
-                // The record says what the rebuilt file holds, nothing the writer had only queued.
-                announce(.segmentAudioWritten(file: segment.file, recovered.audio.map(SegmentAudioRecord.init(recovered:))))
-                if recovered.audio == nil { announce(.warning(SegmentAudioRecord.noneKeptWarning(segment.file))) }
-            }
-        } catch let recoveryError {
-            var exists = stat()
-            if lstat(url.path, &exists) == 0 {
-                // The final name was taken by someone else's file: never claim it. The frames
-                // stay on disk under a name segrec never writes.
-                let aside = SegmentFiles.setAside(partial, .unfinished)
-                announce(
-                    .segmentFailed(
-                        file: segment.file, frames: segment.frames,
-                        reason: "it could not be finalized: \(error)" + (aside.map { "; its fragments are kept in \($0.lastPathComponent)" } ?? "")))
-                return
-            }
-            announce(
-                .warning(
-                    "\(segment.file): writing failed (\(error)) and its complete fragments could not be rebuilt now (\(recoveryError)); \(partial.lastPathComponent) is kept: run `segrec recover \(configuration.output.url.path)` once the cause is fixed"
-                ))
-        }
-    }
-
     /// Queues the manifest as it stands to the ``ManifestJournal`` (see "Crash safety").
     /// - Throws: the error of an earlier journal write (e.g. disk full), at once.
-    private func writeJournal() throws {
+    func writeJournal() throws {
         if let failure = journal.failure.error { throw failure }
         guard state != .finished else { return }
         journal.submit(builder.manifest)
@@ -571,7 +444,7 @@ package final class SegmentMuxer {
 
     // MARK: Announcements
 
-    private func announce(_ event: SegmentMuxerEvent) {
+    func announce(_ event: SegmentMuxerEvent) {
         builder.apply(event)
         announcementSink.yield(event)
         guard let observer else { return }
@@ -581,7 +454,7 @@ package final class SegmentMuxer {
         }
     }
 
-    private func apply(_ decisions: [ChangeAnnouncementMatcher.Decision]) {
+    func apply(_ decisions: [ChangeAnnouncementMatcher.Decision]) {
         for decision in decisions {
             switch decision {
             case .attach(let file, let change): announce(.changeAttached(file: file, change))
