@@ -56,32 +56,32 @@ import SegRecTime
 ///   file stays on disk with every complete fragment for ``SegmentRecovery``.
 ///
 /// Not thread-safe: use one writer from one task at a time.
-public final class SegmentWriter {
+package final class SegmentWriter {
     /// The final file (created by ``finish(endTime:)``).
-    public let url: URL
+    package let url: URL
     /// The file written until ``finish(endTime:)``: `url` + `.partial` (fragmented MP4
     /// when ``fragmentInterval`` is set).
-    public let partialURL: URL
+    package let partialURL: URL
     /// Where ``finish(endTime:)`` writes the final MP4 before naming it `url`:
     /// `url` + `.tmp` (only used with fragments).
-    public let temporaryURL: URL
+    package let temporaryURL: URL
     /// The longest time between two fragment cuts of the partial file (nil: not fragmented).
-    public let fragmentInterval: MediaTime?
+    package let fragmentInterval: MediaTime?
     /// Dimensions every picture must have.
-    public let dimensions: VideoDimensions
+    package let dimensions: VideoDimensions
     /// Ticks per second of the encoder's and the stream's time base (`1/timescale`).
-    public let timescale: Int32
+    package let timescale: Int32
     /// The time base the muxer gave the stream (FFmpeg's mov muxer raises a timescale below
     /// 10 000 by powers of 2); equal to `1/timescale` for the recorder's timescales.
     private var fileTimeBase = AVRational(num: 0, den: 1)
     /// The validated encoder settings.
-    public let settings: EncoderSettings
+    package let settings: EncoderSettings
     /// Frames accepted by `append(_:presentationTime:recyclingInto:)` so far.
-    public private(set) var frameCount = 0
+    package private(set) var frameCount = 0
     /// Bytes of the packets the encoder has put out so far (the file's media data; its
     /// header and index come on top). The encoder holds back the packets of its last
     /// frames (lookahead, B-frames, frame threads) until more frames come or it is flushed.
-    public private(set) var encodedBytes: Int64 = 0
+    package private(set) var encodedBytes: Int64 = 0
 
     private enum State {
         case open
@@ -120,9 +120,9 @@ public final class SegmentWriter {
     /// Test hook: every file this writer creates fails with ENOSPC past this size.
     private let sizeLimit: Int64?
     /// The audio track's format and encoding, nil for a file without sound.
-    public let audioSettings: AudioTrackSettings?
+    package let audioSettings: AudioTrackSettings?
     /// Sample frames given to ``appendAudio(_:)`` so far: the audio track's length in samples.
-    public private(set) var audioSampleCount: Int64 = 0
+    package private(set) var audioSampleCount: Int64 = 0
     private let audioEncoder: AudioEncoder?
     private let audioStream: UnsafeMutablePointer<AVStream>?
     /// The last audio packet out of the encoder, held until the next one (or the end) is
@@ -169,7 +169,7 @@ public final class SegmentWriter {
     ///   ``EncoderSettingsError``, or ``FFmpegError`` (e.g. `avcodec_find_encoder_by_name`
     ///   with `AVERROR_ENCODER_NOT_FOUND`, `open` with ENOENT for a missing directory).
     ///   On a throw no file of ours is left.
-    public convenience init(
+    package convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
         fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil,
         audio: AudioTrackSettings? = nil
@@ -406,7 +406,7 @@ public final class SegmentWriter {
 
     /// Encodes one picture held in segrec's planes: the ``FramePixels`` overload
     /// with ``FramePixels/pixelBuffer(_:)``.
-    public func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
+    package func append(_ buffer: PixelBuffer, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try append(FramePixels.pixelBuffer(buffer), presentationTime: presentationTime, recyclingInto: pool)
     }
 
@@ -434,7 +434,7 @@ public final class SegmentWriter {
     ///   `avcodec_send_frame` / `avcodec_receive_packet` / `av_write_frame`. After those the
     ///   writer has failed (``finish(endTime:)`` rethrows the error) and its partial file is
     ///   kept or deleted as the type's documentation says.
-    public func append(_ pixels: FramePixels, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
+    package func append(_ pixels: FramePixels, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
         try ensureOpen()
         guard pixels.dimensions == dimensions else { throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: pixels.dimensions) }
         guard var pts = TrackTiming.ticks(presentationTime, atTimescale: timescale), pts < Int64.max else {
@@ -490,7 +490,7 @@ public final class SegmentWriter {
     ///   ``FFmpegError``. On any such error nothing of ours is left under ``url`` or
     ///   ``temporaryURL``; the partial file is kept once it holds a fragment (or, unfragmented,
     ///   once its trailer is written) and after any I/O error.
-    public func finish(endTime: MediaTime) throws -> SegmentWriterSummary {
+    package func finish(endTime: MediaTime) throws -> SegmentWriterSummary {
         try ensureOpen()
         guard var endTicks = TrackTiming.ticks(endTime, atTimescale: timescale) else {
             throw SegmentWriterError.timeNotRepresentable(endTime, timescale: timescale)
@@ -530,7 +530,7 @@ public final class SegmentWriter {
     /// - Throws: ``SegmentWriterError/notWritable(path:underlying:)`` without an audio track,
     ///   ``FFmpegError`` from the encoder or muxer, ``SegmentWriterError/io(path:operation:errno:)``.
     ///   After those the writer has failed.
-    public func appendAudio(_ pcm: AudioPCMBuffer) throws {
+    package func appendAudio(_ pcm: AudioPCMBuffer) throws {
         try ensureOpen()
         guard let audioEncoder, let audioSettings, pcm.channelCount == audioSettings.channelCount else {
             throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track of \(pcm.channelCount) channels")
@@ -580,7 +580,7 @@ public final class SegmentWriter {
     /// fragments). After a failure it does nothing: the partial file stays as the failure
     /// left it. Idempotent; later
     /// calls to `append(_:presentationTime:recyclingInto:)` / ``finish(endTime:)`` throw.
-    public func cancel() { if case .open = state { discardPartialFile(reason: "cancelled") } }
+    package func cancel() { if case .open = state { discardPartialFile(reason: "cancelled") } }
 
     deinit { if case .open = state { discardPartialFile(reason: "released") } }
 

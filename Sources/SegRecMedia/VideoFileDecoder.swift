@@ -11,11 +11,11 @@ import SegRecTime
 ///   (also `cam1:2024-05-01.ivf`); a `file:` prefix is accepted too.
 /// - Streams: the first video stream that is not an attached picture
 ///   (`AV_DISPOSITION_ATTACHED_PIC`, e.g. an MP3's cover) is decoded; the others are
-///   ignored (`AVDISCARD_ALL`) and listed in ``notes``.
+///   ignored (`AVDISCARD_ALL`) and listed in `notes`.
 /// - Damage is gone past, as `ffmpeg` does (see `InputDamage`): corrupt packets are
 ///   decoded (the decoder conceals what it can), rejected packets lose their picture, and
-///   ``corruptPackets``, ``droppedPictures`` and ``concealedPictures`` count them; one
-///   warning per run of damage goes to ``warningHandler``. Reading stops with an error
+///   `corruptPackets`, `droppedPictures` and `concealedPictures` count them; one
+///   warning per run of damage goes to `warningHandler`. Reading stops with an error
 ///   only when the input cannot be read any further: a demuxing error that repeats, a
 ///   decoder that rejects every packet, a file cut short of the frames its container
 ///   declares, or YUV4MPEG2 / raw video that ends inside a frame (the bytes left over are
@@ -23,75 +23,75 @@ import SegRecTime
 ///   every picture decoded before it.
 /// - Interruption: with a ``RecordingStopRequest``, a read that waits on standard input or
 ///   a pipe (`InputPipe`), or any libavformat wait (`AVIOInterruptCB`), ends once a stop
-///   is requested; ``nextPicture()`` then returns the pictures still in the decoder and
-///   nil, and ``wasInterrupted`` is true.
+///   is requested; `nextPicture()` then returns the pictures still in the decoder and
+///   nil, and `wasInterrupted` is true.
 ///
-/// Not thread-safe: one consumer pulls pictures with ``nextPicture()``.
+/// Not thread-safe: one consumer pulls pictures with `nextPicture()`.
 public final class VideoFileDecoder {
     /// The path as given (`-` for standard input).
-    public let path: String
+    package let path: String
     /// The options it was opened with (to reopen it, e.g. to loop a clip).
-    public let options: VideoSourceOptions
+    package let options: VideoSourceOptions
     /// Where the planes of decoded pictures come from.
-    public let pixelBufferPool: PixelBufferPool
+    package let pixelBufferPool: PixelBufferPool
     /// The stream's time base: seconds per tick = num / den.
-    public let timeBase: (num: Int32, den: Int32)
+    package let timeBase: (num: Int32, den: Int32)
     /// The stream's frame rate (`avg_frame_rate`, else `r_frame_rate`, else the option), if known.
-    public let frameRate: FrameRate?
+    package let frameRate: FrameRate?
     /// The stream's `r_frame_rate` (the rate every timestamp is a multiple of), if known;
     /// see ``nominalFrameRate``.
-    public let realFrameRate: FrameRate?
+    package let realFrameRate: FrameRate?
     /// Counter-clockwise display rotation from the stream's display matrix, or nil.
-    public let rotationDegrees: Int?
+    package let rotationDegrees: Int?
     /// Codec short name, e.g. `h264`, `rawvideo`.
-    public let codecName: String
+    package let codecName: String
     /// The stream's coded size as libavformat reports it before decoding.
-    public let streamDimensions: VideoDimensions
+    package let streamDimensions: VideoDimensions
     /// Frames the container says the stream holds (`nb_frames`), when it says.
-    public let declaredFrameCount: Int64?
+    package let declaredFrameCount: Int64?
     /// Where the stream's presentation ends (`start_time + duration`, time-base ticks),
     /// when the container says: the last frame lasts until then.
-    public let presentationEnd: Int64?
+    package let presentationEnd: Int64?
     /// The stream's field order as the container or codec states it (`codecpar.field_order`).
-    public let fieldOrder: VideoFieldOrder
+    package let fieldOrder: VideoFieldOrder
     /// What the stream's pictures' samples mean as its codec parameters state it, after the
     /// conversion to NV12 / yuv420p (``PictureDescription``; unstated fields get what players
     /// assume for its size); each decoded picture carries its own
     /// (``DecodedPicture/pictureDescription``).
-    public let streamPictureDescription: PictureDescription
+    package let streamPictureDescription: PictureDescription
     /// Whether the container's timestamps may jump (`AVFMT_TS_DISCONT`: MPEG-TS, HLS, …):
     /// a restarted encoder or concatenated captures start again from another time.
-    public let allowsTimestampDiscontinuities: Bool
+    package let allowsTimestampDiscontinuities: Bool
     /// What was noticed on opening (ignored streams, the stream chosen), and later notes
     /// while no ``noteHandler`` is set.
-    public private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
     /// Called with each adjustment worth a manifest warning (crop to even, alpha, damage).
-    public var warningHandler: ((String) -> Void)?
+    package var warningHandler: ((String) -> Void)?
     /// Called with each remark worth a manifest note after opening (pixel-format
     /// conversions); while nil, they are appended to ``notes``.
-    public var noteHandler: ((String) -> Void)?
+    package var noteHandler: ((String) -> Void)?
 
     /// Pictures handed out so far.
-    public private(set) var picturesDecoded: Int64 = 0
+    package private(set) var picturesDecoded: Int64 = 0
     /// Packets of the video stream demuxed so far.
-    public private(set) var packetsDemuxed: Int64 = 0
+    package private(set) var packetsDemuxed: Int64 = 0
     /// Packets flagged corrupt by the demuxer or rejected by the decoder so far.
-    public var corruptPackets: Int { damage.corruptPackets }
+    package var corruptPackets: Int { damage.corruptPackets }
     /// Pictures lost to packets the decoder rejected so far.
-    public var droppedPictures: Int { damage.droppedPictures }
+    package var droppedPictures: Int { damage.droppedPictures }
     /// Pictures the decoder output with concealed errors so far.
-    public var concealedPictures: Int { damage.concealedPictures }
+    package var concealedPictures: Int { damage.concealedPictures }
     /// Pictures decoded as interlaced (`AVFrame.interlaced_frame`) so far.
-    public private(set) var interlacedPictures: Int64 = 0
+    package private(set) var interlacedPictures: Int64 = 0
     /// Whether reading ended because a stop was requested.
-    public private(set) var wasInterrupted = false
+    package private(set) var wasInterrupted = false
     /// The decoder of the input's first audio stream, when opened with `decodesAudio` and
     /// the input has one FFmpeg decodes: it gets that stream's packets as they are demuxed
     /// (``FootageAudioDecoder/takeDecoded()`` hands out the samples), and is finished when
     /// reading ends.
-    public let audio: FootageAudioDecoder?
+    package let audio: FootageAudioDecoder?
     /// Audio streams in the input (decoded or not).
-    public let audioStreamCount: Int
+    package let audioStreamCount: Int
 
     private let input: InputFormatContext
     private let stream: UnsafeMutablePointer<AVStream>
@@ -151,8 +151,8 @@ public final class VideoFileDecoder {
     ///   - keepsYUV420P: hand out yuv420p pictures (most video files) in their own layout
     ///     instead of converting them to NV12, so the encoder takes them without a
     ///     conversion pass (`PictureConverter.keepsYUV420P`); default false.
-    ///   - decodesAudio: also decode the input's first audio stream (``audio``); default
-    ///     false: every audio stream is ignored (listed in ``notes``). An audio stream
+    ///   - decodesAudio: also decode the input's first audio stream (`audio`); default
+    ///     false: every audio stream is ignored (listed in `notes`). An audio stream
     ///     FFmpeg cannot decode is ignored with a note saying why.
     /// - Throws: ``MediaInputError/inputNotFound(path:)``,
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
@@ -283,13 +283,13 @@ public final class VideoFileDecoder {
     /// Reads no further packet: the pictures the decoder already holds are drained (a
     /// stop request does the same); ``nextPicture()`` then returns nil and
     /// ``wasInterrupted`` is true.
-    public func stopReading() { readingStopped = true }
+    package func stopReading() { readingStopped = true }
 
     /// The next picture in presentation order, or nil at the end of the stream (or after
     /// a stop request, once the decoder is drained).
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` after the last picture
     ///   decoded, when the input could not be read to its end (see the type's description).
-    public func nextPicture() throws(MediaInputError) -> DecodedPicture? {
+    package func nextPicture() throws(MediaInputError) -> DecodedPicture? {
         while true {
             if finished {
                 if let warning = damage.finish() { warningHandler?(warning) }
