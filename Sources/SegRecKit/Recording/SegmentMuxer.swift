@@ -19,12 +19,12 @@ import Foundation
 /// one are dropped, `recordingStopped`). A still period (no new frame) is one long sample:
 /// the previous frame lasts until the next one. Only a frame more than
 /// ``maximumFrameDuration`` after the previous one (≈ 4.8 h at 30 fps, at least 1 h at any
-/// rate; see ``TrackTiming``) ends the segment after its last frame and opens the next
+/// rate; see `TrackTiming`) ends the segment after its last frame and opens the next
 /// (`startReason: timestampGap`). These decisions are `SegmentBoundaryRule`'s, a pure
 /// function of the open segment and the frame; the muxer carries them out.
 ///
 /// ## File time
-/// Each segment file's track ticks at ``fileTimescale`` (``TrackTiming/timescale(forEvery:)``
+/// Each segment file's track ticks at ``fileTimescale`` (`TrackTiming/timescale(forEvery:)`
 /// of the rates the source may capture at, e.g. 15 360 at 30 fps, and for 24 and 60 fps
 /// alike, so the files of one recording join in time); a frame's file time is its session time
 /// minus the segment's `sessionStart`, rounded once to that tick. The manifest keeps the
@@ -92,7 +92,7 @@ public actor SegmentMuxer {
         public var recordsSessionEvents = false
         /// Every rate the source may capture at (each camera's rate in each of its formats),
         /// or empty when only ``settings``' rate is known: every file whose rate is exact in
-        /// ``TrackTiming/timescale(forEvery:)`` of them then shares that one timescale
+        /// `TrackTiming/timescale(forEvery:)` of them then shares that one timescale
         /// (``SegmentMuxer/fileTimescale``), so the files join in time.
         public var captureFrameRates: [FrameRate] = []
         // --- back-pressure (Docs/performance.md) ---
@@ -151,16 +151,16 @@ public actor SegmentMuxer {
         }
     }
 
-    /// Ticks per second of every segment file's track: ``TrackTiming/timescale(forEvery:)``
+    /// Ticks per second of every segment file's track: `TrackTiming/timescale(forEvery:)`
     /// of the encoder's nominal rate and ``Configuration/captureFrameRates`` (with one rate,
-    /// ``TrackTiming/timescale(for:)`` of it, e.g. 15 360 at 30 fps; 24 and 60 fps → 15 360).
+    /// `TrackTiming/timescale(for:)` of it, e.g. 15 360 at 30 fps; 24 and 60 fps → 15 360).
     /// A segment whose rate is not a whole number of its ticks gets its own rate's.
     public nonisolated var fileTimescale: Int32 {
         TrackTiming.timescale(forEvery: [configuration.settings.frameRate] + configuration.captureFrameRates)
             ?? TrackTiming.timescale(for: configuration.settings.frameRate)
     }
 
-    /// The longest one frame can last in a segment file (``TrackTiming/longestSample(atTimescale:)``
+    /// The longest one frame can last in a segment file (`TrackTiming/longestSample(atTimescale:)`
     /// at ``fileTimescale``, in session nanoseconds rounded down): a longer pause without
     /// frames ends the file (`timestampGap`).
     public nonisolated var maximumFrameDuration: MediaTime { boundaryRule.maximumFrameDuration }
