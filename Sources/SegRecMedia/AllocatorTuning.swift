@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Process-wide allocator settings for long recordings.
-public enum AllocatorTuning {
+package enum AllocatorTuning {
     /// Fixes glibc's mmap threshold at its initial 128 KiB (`mallopt(M_MMAP_THRESHOLD)`).
     ///
     /// Left dynamic, glibc raises the threshold each time a large mmapped block is freed;
@@ -10,7 +10,7 @@ public enum AllocatorTuning {
     /// switches (measured 276 → 309 MiB from 10 s to 30 s of switching every second at
     /// 1920/60 fps; flat at ~160 MiB with the threshold fixed). Call once at startup.
     /// - Returns: true when glibc accepted the setting.
-    @discardableResult public static func fixMmapThreshold(bytes: Int32 = 128 * 1024) -> Bool { segrec_fix_mmap_threshold(bytes) == 1 }
+    @discardableResult package static func fixMmapThreshold(bytes: Int32 = 128 * 1024) -> Bool { segrec_fix_mmap_threshold(bytes) == 1 }
 
     /// One malloc arena for the whole process (`mallopt(M_ARENA_MAX, 1)`, as
     /// `MALLOC_ARENA_MAX=1` does).
@@ -24,7 +24,7 @@ public enum AllocatorTuning {
     /// served by each thread's tcache without the arena's lock. Call at startup, before any
     /// other thread allocates: a thread keeps the arena it first allocated from.
     /// - Returns: true when glibc accepted the setting.
-    @discardableResult public static func useOneArena() -> Bool { segrec_set_arena_max(1) == 1 }
+    @discardableResult package static func useOneArena() -> Bool { segrec_set_arena_max(1) == 1 }
 
     /// For reading a file (`record --source FILE` passed through): serves blocks up to
     /// 32 MiB from the heap (`M_MMAP_THRESHOLD`) and keeps up to 256 MiB of freed memory
@@ -40,7 +40,7 @@ public enum AllocatorTuning {
     /// rarely (the synthetic source, which switches every second in the benchmark, keeps
     /// ``fixMmapThreshold(bytes:)``'s setting). Call before the first packet is read.
     /// - Returns: true when glibc accepted both settings.
-    @discardableResult public static func keepLargeBlocksForReuse() -> Bool {
+    @discardableResult package static func keepLargeBlocksForReuse() -> Bool {
         segrec_fix_mmap_threshold(32 << 20) == 1 && segrec_set_trim_threshold(256 << 20) == 1
     }
 }

@@ -8,7 +8,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     case hevc
 
     /// The libavcodec encoder name (`avcodec_find_encoder_by_name`).
-    public var encoderName: String {
+    package var encoderName: String {
         switch self {
         case .h264: "libx264"
         case .hevc: "libx265"
@@ -16,7 +16,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The allowed spellings for error messages: `h264, hevc`.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The smallest picture the encoder takes (segrec's pictures are NV12: even sizes only).
     /// - `h264`: 2x2 (libx264 takes any size; 4:2:0 needs even dimensions).
@@ -46,7 +46,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     /// when the half-resolution lookahead picture is under 4 blocks of 8 pixels wide
     /// (width ≤ 48; heap corruption, an abort at 34x18, 36x20, 40x24). CU-tree only shifts
     /// bits between blocks; at these sizes it changes next to nothing.
-    public static let x265CUTreeMinimumWidth = 50
+    package static let x265CUTreeMinimumWidth = 50
 
     /// The `x265-params` segrec passes for a picture of `dimensions`: only errors logged
     /// (x265 prints straight to stderr), closed GOPs (`open-gop=0`: every keyframe an IDR
@@ -59,11 +59,11 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-/// How ``SegmentWriter`` encodes: codec, x264/x265 preset and CRF, GOP length, threads,
+/// How `SegmentWriter` encodes: codec, x264/x265 preset and CRF, GOP length, threads,
 /// and the nominal frame rate.
 ///
 /// Mirrors the `ffmpeg` options `-c:v`, `-preset`, `-crf`, `-g`, `-threads`, `-r`.
-/// Call ``validate()`` before use (``SegmentWriter`` does).
+/// Call ``validate()`` before use (`SegmentWriter` does).
 public struct EncoderSettings: Sendable, Hashable, Codable {
     /// The codec (default ``VideoCodec/h264``).
     public var codec: VideoCodec
@@ -85,7 +85,7 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// `AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME`, x264 MBAFF, like
     /// `ffmpeg -flags +ildct+ilme -top 1`); nil or progressive: progressive encoding.
     /// A segment whose height is not a multiple of 4 (x264 codes each field in whole
-    /// 4:2:0 macroblock pairs) is encoded progressive (``encodesInterlaced(height:)``).
+    /// 4:2:0 macroblock pairs) is encoded progressive (`encodesInterlaced(height:)`).
     public var fieldOrder: VideoFieldOrder?
     /// What the pictures' samples mean, written into the stream (VUI colour description
     /// and aspect ratio) and the container (`colr`, `pasp`); default
@@ -97,7 +97,7 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
 
     /// Whether a segment `height` pixels high is encoded interlaced: H.264, an interlaced
     /// ``fieldOrder``, and a height x264 takes interlaced (a multiple of 4).
-    public func encodesInterlaced(height: Int) -> Bool { codec == .h264 && fieldOrder?.isInterlaced == true && height % 4 == 0 }
+    package func encodesInterlaced(height: Int) -> Bool { codec == .h264 && fieldOrder?.isInterlaced == true && height % 4 == 0 }
 
     /// The presets both x264 and x265 know, fastest first.
     public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]

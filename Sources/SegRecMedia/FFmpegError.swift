@@ -55,7 +55,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isNotFound: Bool { code == segrec_averror_enoent() }
 
     /// `AVERROR_EXIT`: the call was interrupted (an `AVIOInterruptCB` said stop).
-    public var isExit: Bool { code == segrec_averror_exit() }
+    package var isExit: Bool { code == segrec_averror_exit() }
 
     /// `avcodec_send_frame failed (out.mp4): No space left on device (-28)`; when FFmpeg
     /// logged the reason, `… (x.y4m): Picture size 0x10 is invalid (error -16)`.

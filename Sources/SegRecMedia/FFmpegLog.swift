@@ -19,9 +19,9 @@ import Synchronization
 ///
 /// libx264 logs through `av_log`; libx265 writes to stderr itself (its own `log-level`,
 /// set by ``SegmentWriter``), which this callback cannot catch.
-public enum FFmpegLog {
+package enum FFmpegLog {
     /// What happens to FFmpeg's lines.
-    public enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// Dropped (errors counted and kept for ``FFmpegError``).
         case quiet
         /// Handed to the sink as `(av_log level, line)`, from whichever thread logged.
@@ -44,7 +44,7 @@ public enum FFmpegLog {
     }()
 
     /// Installs segrec's callback with `mode`. Thread-safe; the last call wins.
-    public static func configure(_ mode: Mode) {
+    package static func configure(_ mode: Mode) {
         _ = installed
         state.withLock { state in if case .verbose(let sink) = mode { state.sink = sink } else { state.sink = nil } }
         if case .verbose = mode { av_log_set_level(segrec_av_log_info()) } else { av_log_set_level(segrec_av_log_error()) }
@@ -55,7 +55,7 @@ public enum FFmpegLog {
     static func silence() { _ = installed }
 
     /// How many lines at `AV_LOG_ERROR` or worse FFmpeg logged in this process.
-    public static var errorLineCount: Int { state.withLock { $0.errorLines } }
+    package static var errorLineCount: Int { state.withLock { $0.errorLines } }
 
     /// The error line FFmpeg logged on the calling thread within the last second, removed
     /// (so it is reported once); nil when there is none.

@@ -164,38 +164,8 @@ enum FaststartRemuxer {
 
         let input = try InputFormatContext(reading: FileAVIOContext(reading: path))
         let inStream = try videoStream(of: input, path: path)
-        let format = try OutputFormatContext(formatName: "mp4", path: output)
-        guard let outStream = avformat_new_stream(format.pointer, nil) else {
-            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
-        }
-        try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
-        outStream.pointee.time_base = inStream.pointee.time_base
-        try copySideData(from: inStream, to: outStream, context: output)
-        try copyTags(from: input, stream: inStream, to: format, stream: outStream, context: output)
-        // The audio stream, copied as it is (its packets' pts, dts and durations).
         let audioCount = min(audioCount, scan.audioPackets.count)
-        var audio: (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>)?
-        if audioCount > 0, let inAudio = audioStream(of: input) {
-            guard let outAudio = avformat_new_stream(format.pointer, nil) else {
-                throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
-            }
-            try check(avcodec_parameters_copy(outAudio.pointee.codecpar, inAudio.pointee.codecpar), "avcodec_parameters_copy", context: output)
-            outAudio.pointee.codecpar.pointee.codec_tag = 0
-            outAudio.pointee.time_base = inAudio.pointee.time_base
-            if let entry = av_dict_get(inAudio.pointee.metadata, "encoder", nil, 0) {
-                try check(av_dict_set(&outAudio.pointee.metadata, "encoder", entry.pointee.value, 0), "av_dict_set", context: "\(output): audio encoder")
-            }
-            audio = (inAudio, outAudio)
-        }
-        if inStream.pointee.time_base.num == 1 {
-            // mvhd/elst at a timescale both tracks divide: the edit lists stay exact.
-            let audioRate = audio.flatMap { $0.input.pointee.time_base.num == 1 ? Int($0.input.pointee.time_base.den) : nil }
-            try check(
-                av_opt_set_int(
-                    format.pointer.pointee.priv_data, "movie_timescale",
-                    TrackTiming.movieTimescale(videoTimescale: inStream.pointee.time_base.den, audioSampleRate: audioRate), 0), "av_opt_set_int",
-                context: "movie_timescale")
-        }
+        let (format, outStream, audio) = try makeOutput(output, from: input, video: inStream, audioCount: audioCount)
         let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
         let file = try reservation.map { try FileAVIOContext(writingInto: $0, sizeLimit: sizeLimit) } ?? FileAVIOContext(creating: output, sizeLimit: sizeLimit)
         // Made durable once, at the end: the disk starts on it as it is written.
@@ -219,43 +189,10 @@ enum FaststartRemuxer {
         }
         do {
             try writeHeader(format, moovRoom: moovRoom)
-            let packet = try Packet()
-            let p = packet.pointer
-            var written = 0
-            var audioWritten = 0
             let audioWanted = audio == nil ? 0 : audioCount
-            while written < count || audioWritten < audioWanted {
-                let read = av_read_frame(input.pointer, p)
-                if read == segrec_averror_eof() { break }
-                try check(read, "av_read_frame", context: path)
-                defer { av_packet_unref(p) }
-                if let audio, p.pointee.stream_index == audio.input.pointee.index {
-                    guard audioWritten < audioWanted else { continue }
-                    // Each packet lasts until the next; the last until the track's end (the
-                    // fragments' sample durations are not trusted for it).
-                    let packets = scan.audioPackets
-                    p.pointee.duration =
-                        audioWritten + 1 < audioWanted
-                        ? packets[audioWritten + 1].pts - packets[audioWritten].pts
-                        : max(1, (audioEnd ?? (packets[audioWritten].pts + max(packets[audioWritten].duration, 1))) - packets[audioWritten].pts)
-                    audioWritten += 1
-                    p.pointee.stream_index = audio.output.pointee.index
-                    p.pointee.pos = -1
-                    try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
-                    continue
-                }
-                guard p.pointee.stream_index == inStream.pointee.index, written < count else { continue }
-                guard p.pointee.pts == kept[written].pts else {
-                    throw FFmpegError(
-                        call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(written) changed between two reads")
-                }
-                p.pointee.dts = presented[written] - reorderDepth
-                written += 1
-                p.pointee.duration = written == count ? end - lastPresented : durations[p.pointee.pts] ?? 0
-                p.pointee.stream_index = outStream.pointee.index
-                p.pointee.pos = -1
-                try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
-            }
+            let (written, audioWritten) = try copyPackets(
+                from: input, path: path, to: format, video: (inStream, outStream), audio: audio, scan: scan, count: count, audioWanted: audioWanted,
+                audioEnd: audioEnd, presented: presented, durations: durations, reorderDepth: reorderDepth, end: end)
             guard written == count else { throw SegmentWriterError.packetCountMismatch(frames: count, packets: written) }
             guard audioWritten == audioWanted else { throw SegmentWriterError.packetCountMismatch(frames: audioWanted, packets: audioWritten) }
             let trailer = av_write_trailer(format.pointer)
@@ -283,6 +220,97 @@ enum FaststartRemuxer {
             from: path, scan: scan, count: count, end: end, to: output, sizeLimit: sizeLimit, reservation: nil, reuseExisting: reservation != nil,
             audioCount: audioCount, audioEnd: audioEnd, moovRoom: .faststart)
         return (again.size, reservation != nil)
+    }
+
+    /// The copy's muxer: the video stream as the input's (codec parameters, side data, tags),
+    /// the audio stream copied as it is when `audioCount` packets of it are kept, and a
+    /// movie timescale both tracks divide.
+    private static func makeOutput(_ output: String, from input: InputFormatContext, video inStream: UnsafeMutablePointer<AVStream>, audioCount: Int) throws
+        -> (OutputFormatContext, UnsafeMutablePointer<AVStream>, (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>)?)
+    {
+        let format = try OutputFormatContext(formatName: "mp4", path: output)
+        guard let outStream = avformat_new_stream(format.pointer, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
+        }
+        try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
+        outStream.pointee.time_base = inStream.pointee.time_base
+        try copySideData(from: inStream, to: outStream, context: output)
+        try copyTags(from: input, stream: inStream, to: format, stream: outStream, context: output)
+        // The audio stream, copied as it is (its packets' pts, dts and durations).
+        var audio: (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>)?
+        if audioCount > 0, let inAudio = audioStream(of: input) {
+            guard let outAudio = avformat_new_stream(format.pointer, nil) else {
+                throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
+            }
+            try check(avcodec_parameters_copy(outAudio.pointee.codecpar, inAudio.pointee.codecpar), "avcodec_parameters_copy", context: output)
+            outAudio.pointee.codecpar.pointee.codec_tag = 0
+            outAudio.pointee.time_base = inAudio.pointee.time_base
+            if let entry = av_dict_get(inAudio.pointee.metadata, "encoder", nil, 0) {
+                try check(av_dict_set(&outAudio.pointee.metadata, "encoder", entry.pointee.value, 0), "av_dict_set", context: "\(output): audio encoder")
+            }
+            audio = (inAudio, outAudio)
+        }
+        if inStream.pointee.time_base.num == 1 {
+            // mvhd/elst at a timescale both tracks divide: the edit lists stay exact.
+            let audioRate = audio.flatMap { $0.input.pointee.time_base.num == 1 ? Int($0.input.pointee.time_base.den) : nil }
+            try check(
+                av_opt_set_int(
+                    format.pointer.pointee.priv_data, "movie_timescale",
+                    TrackTiming.movieTimescale(videoTimescale: inStream.pointee.time_base.den, audioSampleRate: audioRate), 0), "av_opt_set_int",
+                context: "movie_timescale")
+        }
+        return (format, outStream, audio)
+    }
+
+    /// Copies the first `count` video packets of `input` (decode times `presented[k] − reorderDepth`,
+    /// presentation durations, the last one ending at `end`) and its first `audioWanted` audio
+    /// packets (each lasting until the next, the last until `audioEnd`) into `format`; returns
+    /// how many of each were written.
+    private static func copyPackets(
+        from input: InputFormatContext, path: String, to format: OutputFormatContext,
+        video: (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>),
+        audio: (input: UnsafeMutablePointer<AVStream>, output: UnsafeMutablePointer<AVStream>)?, scan: Scan, count: Int, audioWanted: Int, audioEnd: Int64?,
+        presented: [Int64], durations: [Int64: Int64], reorderDepth: Int64, end: Int64
+    ) throws -> (written: Int, audioWritten: Int) {
+        let (inStream, outStream) = video
+        let kept = scan.packets.prefix(max(0, count))
+        let lastPresented = presented[presented.count - 1]
+        let packet = try Packet()
+        let p = packet.pointer
+        var written = 0
+        var audioWritten = 0
+        while written < count || audioWritten < audioWanted {
+            let read = av_read_frame(input.pointer, p)
+            if read == segrec_averror_eof() { break }
+            try check(read, "av_read_frame", context: path)
+            defer { av_packet_unref(p) }
+            if let audio, p.pointee.stream_index == audio.input.pointee.index {
+                guard audioWritten < audioWanted else { continue }
+                // Each packet lasts until the next; the last until the track's end (the
+                // fragments' sample durations are not trusted for it).
+                let packets = scan.audioPackets
+                p.pointee.duration =
+                    audioWritten + 1 < audioWanted
+                    ? packets[audioWritten + 1].pts - packets[audioWritten].pts
+                    : max(1, (audioEnd ?? (packets[audioWritten].pts + max(packets[audioWritten].duration, 1))) - packets[audioWritten].pts)
+                audioWritten += 1
+                p.pointee.stream_index = audio.output.pointee.index
+                p.pointee.pos = -1
+                try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
+                continue
+            }
+            guard p.pointee.stream_index == inStream.pointee.index, written < count else { continue }
+            guard p.pointee.pts == kept[written].pts else {
+                throw FFmpegError(call: "av_read_frame", code: segrec_averror_invaliddata(), context: "\(path): packet \(written) changed between two reads")
+            }
+            p.pointee.dts = presented[written] - reorderDepth
+            written += 1
+            p.pointee.duration = written == count ? end - lastPresented : durations[p.pointee.pts] ?? 0
+            p.pointee.stream_index = outStream.pointee.index
+            p.pointee.pos = -1
+            try checkIO(av_write_frame(format.pointer, p), "av_write_frame", format)
+        }
+        return (written, audioWritten)
     }
 
     /// Bytes of the copy written between two starts of their writeback

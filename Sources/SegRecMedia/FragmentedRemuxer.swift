@@ -186,31 +186,10 @@ package enum FragmentedRemuxer {
         let floorTicks =
             try decodeFloor.map { t throws(FFmpegError) in try ticks(t, in: timeBase, context: input, rounding: .roundTowardNegativeInfinity) } ?? -1
 
-        let codecID = inStream.pointee.codecpar.pointee.codec_id
-        let filter: BitstreamFilter?
-        let tag: UInt32?
-        switch codecID {
-        case AV_CODEC_ID_H264:
-            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
-        case AV_CODEC_ID_HEVC:
-            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
-        default:
-            filter = nil
-            tag = nil
-        }
+        let (filter, tag) = try inBandParameterSets(of: inStream, timeBase: inputTimeBase, input: input)
 
         let format = try OutputFormatContext(formatName: "mp4", path: mediaOutput ?? initOutput)
-        guard let outStream = avformat_new_stream(format.pointer, nil) else {
-            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
-        }
-        try check(
-            avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
-            "avcodec_parameters_copy", context: format.path)
-        outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
-        outStream.pointee.time_base = timeBase
-        try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
+        let outStream = try addVideoStream(to: format, from: inStream, filter: filter, tag: tag, timeBase: timeBase)
         let audioWriter = try audio.map { slice throws(FFmpegError) in try AudioInterleaver(slice: slice, format: format, videoTimeBase: timeBase) }
 
         var created: [String] = []
@@ -261,6 +240,45 @@ package enum FragmentedRemuxer {
             for path in created { SafeFile.remove(path: path) }
             throw error
         }
+    }
+
+    /// The bitstream filter that puts the parameter sets in band (`h264_mp4toannexb`,
+    /// `hevc_mp4toannexb`) and the sample entry that says so (`avc3`, `hev1`); nil for another codec.
+    private static func inBandParameterSets(of inStream: UnsafeMutablePointer<AVStream>, timeBase inputTimeBase: AVRational, input: String) throws -> (
+        filter: BitstreamFilter?, tag: UInt32?
+    ) {
+        let codecID = inStream.pointee.codecpar.pointee.codec_id
+        let filter: BitstreamFilter?
+        let tag: UInt32?
+        switch codecID {
+        case AV_CODEC_ID_H264:
+            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
+            tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
+        case AV_CODEC_ID_HEVC:
+            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
+            tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
+        default:
+            filter = nil
+            tag = nil
+        }
+        return (filter, tag)
+    }
+
+    /// The output's video stream: the filtered (or the input's) codec parameters, `tag`,
+    /// `timeBase` and the input stream's side data.
+    private static func addVideoStream(
+        to format: OutputFormatContext, from inStream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, tag: UInt32?, timeBase: AVRational
+    ) throws -> UnsafeMutablePointer<AVStream> {
+        guard let outStream = avformat_new_stream(format.pointer, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
+        }
+        try check(
+            avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
+            "avcodec_parameters_copy", context: format.path)
+        outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
+        outStream.pointee.time_base = timeBase
+        try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
+        return outStream
     }
 
     /// How input timestamps become output ones: `rescale(ts) + offset` (output time base),

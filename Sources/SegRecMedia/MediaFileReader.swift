@@ -8,15 +8,15 @@ import Foundation
 /// Not thread-safe; each call opens the file afresh (`avformat_open_input` over a
 /// descriptor opened `O_NOFOLLOW | O_NONBLOCK` and checked to be a regular file: a symbolic link, FIFO or
 /// folder at the name is refused, never followed and never waited on).
-public final class MediaFileReader {
+package final class MediaFileReader {
     /// The file.
-    public let url: URL
+    package let url: URL
 
     /// Opens `url` once to check it is readable and has a video stream.
     /// - Throws: ``FFmpegError`` from `open` (``FFmpegError/isNotFound`` for a missing file;
     ///   ELOOP / EINVAL for a symbolic link or a file that is not regular) or
     ///   `avformat_open_input`, or `AVERROR_STREAM_NOT_FOUND` when there is no video stream.
-    public init(url: URL) throws {
+    package init(url: URL) throws {
         FFmpegLog.silence()
         self.url = url
         let input = try Self.open(url)
@@ -31,7 +31,7 @@ public final class MediaFileReader {
     /// Demuxes the whole first video stream (`av_read_frame`) and reports its codec, tag,
     /// size, time base, duration, display rotation and packets (sorted by pts).
     /// - Throws: ``FFmpegError`` from opening or demuxing.
-    public func streamInfo() throws -> StreamInfo {
+    package func streamInfo() throws -> StreamInfo {
         let input = try Self.open(url)
         let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let parameters = stream.pointee.codecpar!.pointee
@@ -61,7 +61,7 @@ public final class MediaFileReader {
     /// `avcodec_receive_frame`, then a flush) and calls `body` for each, in presentation order.
     /// - Throws: ``FFmpegError`` from opening, demuxing or decoding (`AVERROR_DECODER_NOT_FOUND`
     ///   if no decoder), or whatever `body` throws.
-    public func decodeFrames(_ body: (DecodedFrame) throws -> Void) throws {
+    package func decodeFrames(_ body: (DecodedFrame) throws -> Void) throws {
         let input = try Self.open(url)
         let stream = try FaststartRemuxer.videoStream(of: input, path: url.path)
         let decoder = try CodecContext.openDecoder(for: stream, context: url.path)

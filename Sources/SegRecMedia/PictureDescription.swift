@@ -7,7 +7,7 @@ import CFFmpeg
 ///
 /// The values are FFmpeg's (`AVColorRange`, `AVColorPrimaries`, `AVColorTransferCharacteristic`,
 /// `AVColorSpace`, which number the ITU-T H.273 code points), kept as integers so that the
-/// layers above `SegRecMedia` need no FFmpeg type. ``SegmentWriter`` puts them on the
+/// layers above `SegRecMedia` need no FFmpeg type. `SegmentWriter` puts them on the
 /// encoder (`AVCodecContext.color_range`, `color_primaries`, `color_trc`, `colorspace`,
 /// `sample_aspect_ratio`), and libx264 / libx265 and the mp4 muxer write them.
 public struct PictureDescription: Sendable, Hashable, CustomStringConvertible {

@@ -8,16 +8,16 @@ import CFFmpeg
 /// when either changes, so scaling a stream of same-size pictures costs one context.
 ///
 /// Not `Sendable`: it owns a C context; use it from one task.
-public final class PictureScaler {
+package final class PictureScaler {
     /// Where the planes of the pictures it makes come from.
-    public let pixelBufferPool: PixelBufferPool
+    package let pixelBufferPool: PixelBufferPool
     private var context: ScaleContext?
 
     /// Creates a scaler; the libswscale context is made on the first ``scaled(_:to:)``.
     /// - Parameter pixelBufferPool: where the planes of scaled pictures come from; default
     ///   a pool of its own; pass the recording's pool, which the muxer's writers
     ///   recycle encoded pictures into.
-    public init(pixelBufferPool: PixelBufferPool = PixelBufferPool()) { self.pixelBufferPool = pixelBufferPool }
+    package init(pixelBufferPool: PixelBufferPool = PixelBufferPool()) { self.pixelBufferPool = pixelBufferPool }
 
     /// `picture` resized to `destination` (bicubic) as a new NV12 buffer with packed rows
     /// and padded planes (``PixelBuffer/planePadding``);
@@ -28,7 +28,7 @@ public final class PictureScaler {
     ///   - destination: the output size in pixels (even and positive).
     /// - Throws: ``FFmpegError`` when libswscale cannot make a context for these sizes or
     ///   fails to scale.
-    public func scaled(_ picture: PixelBuffer, to destination: VideoDimensions) throws(FFmpegError) -> PixelBuffer {
+    package func scaled(_ picture: PixelBuffer, to destination: VideoDimensions) throws(FFmpegError) -> PixelBuffer {
         precondition(
             destination.width > 0 && destination.height > 0 && destination.width % 2 == 0 && destination.height % 2 == 0,
             "NV12 needs even, positive dimensions, got \(destination)")

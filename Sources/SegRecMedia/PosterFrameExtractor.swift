@@ -6,20 +6,20 @@ import Foundation
 /// matrix (what a player shows: a file whose `rotation` is −90 gives a poster turned 90°
 /// clockwise), and encoded as a JPEG by libavcodec's `mjpeg` encoder (`yuvj420p`, one
 /// packet = one JFIF file) written as is.
-public enum PosterFrameExtractor {
+package enum PosterFrameExtractor {
     /// What ``extract(from:to:maximumSide:)`` wrote and learned about the file.
-    public struct Poster: Sendable, Equatable {
+    package struct Poster: Sendable, Equatable {
         /// Size of the image written, in pixels (upright: after the display matrix's turn).
-        public let width: Int, height: Int
+        package let width: Int, height: Int
         /// The clockwise turn applied to make it upright (from the display matrix).
-        public let rotation: VideoRotationAngle
+        package let rotation: VideoRotationAngle
         /// Size of the decoded frame, in pixels.
-        public let frameWidth: Int, frameHeight: Int
+        package let frameWidth: Int, frameHeight: Int
         /// The RFC 6381 `codecs` value of the video stream, e.g. `avc1.64001F`, `hvc1` or
         /// `hev1` (with profile, tier and level when known), for `<source type=…>`.
-        public let codecs: String
+        package let codecs: String
         /// Bytes of the JPEG file.
-        public let byteCount: Int
+        package let byteCount: Int
     }
 
     /// Decodes the first frame of `input` and writes it to `output` (created exclusively:
@@ -29,7 +29,7 @@ public enum PosterFrameExtractor {
     /// - Throws: ``FFmpegError`` (`AVERROR_INVALIDDATA` when no frame decodes,
     ///   `AVERROR_ENCODER_NOT_FOUND` without the mjpeg encoder, `EEXIST` when `output`
     ///   exists, errno values when writing fails).
-    public static func extract(from input: String, to output: String, maximumSide: Int = 320) throws(FFmpegError) -> Poster {
+    package static func extract(from input: String, to output: String, maximumSide: Int = 320) throws(FFmpegError) -> Poster {
         FFmpegLog.silence()
         let source = try InputFormatContext(reading: FileAVIOContext(reading: input))
         let stream = try FaststartRemuxer.videoStream(of: source, path: input)

@@ -3,46 +3,46 @@ import Foundation
 import SegRecTime
 
 /// What ``SegmentRecovery/recover(partial:to:knownEnd:)`` wrote.
-public struct RecoveredSegment: Sendable, Hashable {
+package struct RecoveredSegment: Sendable, Hashable {
     /// The finished file.
-    public let url: URL
+    package let url: URL
     /// Frames (packets) kept: a decode-order prefix of the partial file.
-    public let frameCount: Int
+    package let frameCount: Int
     /// Packets the partial file held (complete or truncated) that were not kept.
-    public let framesDropped: Int
+    package let framesDropped: Int
     /// Ticks per second of the stream's time base (`1/timescale`; the frame rate's tick for
     /// segrec's files, see ``TrackTiming``).
-    public let timescale: Int32
+    package let timescale: Int32
     /// The first kept frame's presentation time (the segment's 0 for segrec's files).
-    public let firstPresentationTime: MediaTime
+    package let firstPresentationTime: MediaTime
     /// Where the kept frames' presentation ends: the last presented frame's pts plus its
     /// stored duration.
-    public let end: MediaTime
+    package let end: MediaTime
     /// True when the caller's `knownEnd` was used (every frame of a closed segment kept):
     /// ``end`` is then that end rounded to the track's tick, and the exact end is the
     /// caller's.
-    public let endsAtKnownEnd: Bool
+    package let endsAtKnownEnd: Bool
 
     /// ``end`` on the session clock of a segment starting at `sessionStart`: `knownEnd`
     /// itself when ``endsAtKnownEnd`` (exact), else `sessionStart + end` rounded to
     /// `sessionStart`'s timescale (half away from zero).
     /// - Throws: ``MediaTimeError`` on overflow.
-    public func sessionEnd(start sessionStart: MediaTime, knownEnd: MediaTime?) throws -> MediaTime {
+    package func sessionEnd(start sessionStart: MediaTime, knownEnd: MediaTime?) throws -> MediaTime {
         if endsAtKnownEnd, let knownEnd { return try sessionStart.adding(knownEnd) }
         return try sessionStart.adding(end.converted(toTimescale: sessionStart.timescale))
     }
     /// Size of the finished file in bytes.
-    public let byteCount: Int64
+    package let byteCount: Int64
     /// The audio track kept (a prefix of the partial file's complete audio packets, ending
     /// at the kept video's end or before), or nil when none was (no audio in the partial).
-    public var audio: RecoveredAudio? = nil
+    package var audio: RecoveredAudio? = nil
     /// Whether it was written into a file already at `url` + `.tmp` (the segment's
     /// `SpaceReservation`), which ``SegmentRecovery/discard(_:)`` then leaves in place.
-    public let reusedReservation: Bool
+    package let reusedReservation: Bool
 }
 
 /// Why ``SegmentRecovery/recover(partial:to:knownEnd:)`` could not produce a file.
-public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The partial file holds no complete frame that can be kept (e.g. killed before the
     /// first fragment was written): `reason` says what was found.
     case noFrames(path: String, reason: String)
@@ -50,7 +50,7 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
     case unsupportedTimeBase(path: String, numerator: Int32, denominator: Int32)
 
     /// One line naming the partial file.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noFrames(let path, let reason): "no frame can be recovered from \(path): \(reason)"
         case .unsupportedTimeBase(let path, let numerator, let denominator): "cannot recover \(path): time base \(numerator)/\(denominator) is not 1/n"
@@ -70,7 +70,7 @@ public enum SegmentRecoveryError: Error, Equatable, Sendable, CustomStringConver
 /// dts of the last packet read (packets never read have pts ≥ their dts > that dts). A
 /// partial file that was finished but not renamed may therefore lose the last few frames
 /// presented after its last decode time (at most the encoder's reordering depth).
-public enum SegmentRecovery {
+package enum SegmentRecovery {
     /// Recovers `partial` into a new file at `url` (written to `url` + `.tmp`: into the
     /// blocks of a regular file already there, the segment's `SpaceReservation`, else
     /// created exclusively; `fsync`ed, then given the name `url` with `link(2)`), a `faststart` MP4 made by
@@ -93,7 +93,7 @@ public enum SegmentRecovery {
     ///   ``SegmentWriterError/io(path:operation:errno:)`` when writing fails, or
     ///   ``FFmpegError`` (``FFmpegError/isNotFound`` when `partial` is missing; ELOOP when it
     ///   is a symbolic link).
-    public static func recover(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
+    package static func recover(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         let prepared = try prepare(partial: partial, to: url, knownEnd: knownEnd)
         try commit(prepared)
@@ -105,7 +105,7 @@ public enum SegmentRecovery {
     /// then gives it the name `url`, or ``discard(_:)`` removes it. `url` may exist meanwhile
     /// (the caller moves it aside before committing).
     /// - Throws: what ``recover(partial:to:knownEnd:)`` throws, except `fileExists`.
-    public static func prepare(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
+    package static func prepare(partial: URL, to url: URL, knownEnd: (frameCount: Int, end: MediaTime)? = nil) throws -> RecoveredSegment {
         FFmpegLog.silence()
         let scan: FaststartRemuxer.Scan
         switch Result(catching: { () throws(FFmpegError) in try FaststartRemuxer.scan(path: partial.path) }) {
@@ -153,7 +153,7 @@ public enum SegmentRecovery {
     /// (`SafeFile.moveNoReplace`, `link(2)`: never replacing, the folder `fsync`ed).
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` or
     ///   ``SegmentWriterError/renameFailed(from:to:reason:)``; the temporary file is removed.
-    public static func commit(_ segment: RecoveredSegment) throws(SegmentWriterError) {
+    package static func commit(_ segment: RecoveredSegment) throws(SegmentWriterError) {
         let temporary = SegmentFiles(segment.url).temporary.path
         do { try SafeFile.moveNoReplace(from: temporary, to: segment.url.path) } catch {
             SafeFile.remove(path: temporary)
@@ -163,7 +163,7 @@ public enum SegmentRecovery {
 
     /// Removes the file ``prepare(partial:to:knownEnd:)`` wrote, leaving everything else.
     /// A reused reservation stays (its room, for the next attempt).
-    public static func discard(_ segment: RecoveredSegment) {
+    package static func discard(_ segment: RecoveredSegment) {
         if !segment.reusedReservation { SafeFile.remove(path: SegmentFiles(segment.url).temporary.path) }
     }
 

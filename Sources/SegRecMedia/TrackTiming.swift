@@ -18,25 +18,25 @@ import SegRecTime
 ///   every timescale chosen here). FFmpeg's mov demuxer drops a track's whole `ctts` when an
 ///   offset exceeds 2²⁸ ticks ("CTTS invalid") and a reordered frame's offset can reach a
 ///   frame's duration, so samples stay below that (the `stts` field itself holds 2³¹).
-public enum TrackTiming {
+package enum TrackTiming {
     /// Timescales chosen from a rate never go below this (FFmpeg's mov muxer multiplies a
     /// smaller one by 2 until it reaches 10 000).
-    public static let minimumTimescale: Int64 = 10_000
+    package static let minimumTimescale: Int64 = 10_000
     /// The largest rate timescale kept: one hour is then 2.68 × 10⁸ ticks, under 2²⁸.
-    public static let largestRateTimescale: Int64 = 74_565
+    package static let largestRateTimescale: Int64 = 74_565
     /// Used when the rate's numerator is larger than ``largestRateTimescale``: 60 000
     /// (exact for 24, 25, 30, 48, 50, 60, 120, 30000/1001 and 60000/1001 fps).
-    public static let fallbackTimescale: Int32 = 60_000
+    package static let fallbackTimescale: Int32 = 60_000
     /// The most ticks one sample (frame) may last: 2²⁸ − 2 (one tick below FFmpeg's
     /// composition-offset limit, a margin for rounding both ends).
-    public static let longestSampleTicks: Int64 = (1 << 28) - 2
+    package static let longestSampleTicks: Int64 = (1 << 28) - 2
 
     /// The movie timescale (`mvhd`, and the edit lists' durations) of a file whose video
     /// track ticks at `videoTimescale` and whose audio track (if any) at `audioSampleRate`:
     /// their least common multiple, so both edit lists are exact (15 360 and 48 000 →
     /// 384 000); without audio the video timescale. When the multiple exceeds `Int32.max`,
     /// the sample rate (the audio edit list stays exact to the sample).
-    public static func movieTimescale(videoTimescale: Int32, audioSampleRate: Int?) -> Int64 {
+    package static func movieTimescale(videoTimescale: Int32, audioSampleRate: Int?) -> Int64 {
         guard let rate = audioSampleRate, rate > 0 else { return Int64(videoTimescale) }
         var (a, b) = (Int64(videoTimescale), Int64(rate))
         while b != 0 { (a, b) = (b, a % b) }
@@ -46,7 +46,7 @@ public enum TrackTiming {
 
     /// The track timescale for a stream whose nominal rate is `rate` (see the type's
     /// documentation). Always in `10_000 ... 74_565` or 60 000.
-    public static func timescale(for rate: FrameRate) -> Int32 {
+    package static func timescale(for rate: FrameRate) -> Int32 {
         let numerator = rate.numerator
         guard numerator > 0, numerator <= largestRateTimescale else { return fallbackTimescale }
         var timescale = numerator
@@ -63,7 +63,7 @@ public enum TrackTiming {
     /// first file's time base, so files of one recording must share it to play in time.
     /// When `n` exceeds ``largestRateTimescale`` (30000/1001 with 24000/1001): nil, each
     /// file then keeps its own rate's timescale.
-    public static func timescale(forEvery rates: [FrameRate]) -> Int32? {
+    package static func timescale(forEvery rates: [FrameRate]) -> Int32? {
         guard let first = rates.first else { return nil }
         var numerator = Int64(1)
         for rate in rates {
@@ -75,12 +75,12 @@ public enum TrackTiming {
     }
 
     /// Whether a frame at `rate` lasts a whole number of ticks of `timescale`.
-    public static func isExact(_ rate: FrameRate, atTimescale timescale: Int32) -> Bool { rate.numerator > 0 && Int64(timescale) % rate.numerator == 0 }
+    package static func isExact(_ rate: FrameRate, atTimescale timescale: Int32) -> Bool { rate.numerator > 0 && Int64(timescale) % rate.numerator == 0 }
 
     private static func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
 
     /// The longest one frame can last in a track of `timescale`: ``longestSampleTicks`` ticks.
-    public static func longestSample(atTimescale timescale: Int32) -> MediaTime { MediaTime(value: longestSampleTicks, timescale: timescale) }
+    package static func longestSample(atTimescale timescale: Int32) -> MediaTime { MediaTime(value: longestSampleTicks, timescale: timescale) }
 
     /// `time` in ticks of `timescale`, rounded half away from zero; nil when it does not fit
     /// in Int64.

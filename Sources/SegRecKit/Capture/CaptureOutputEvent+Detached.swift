@@ -1,6 +1,6 @@
 extension VideoFrame {
     /// The same frame as a value that shares nothing with this one (hence `sending`): its
-    /// pixels ``FramePixels/detached()`` (a new reference to a decoder's planes, no pixel
+    /// pixels `FramePixels/detached()` (a new reference to a decoder's planes, no pixel
     /// copied), everything else copied. What a source hands on of a frame it kept in
     /// storage (a queue, the frame held until the next one gives its duration).
     public func detached() -> sending VideoFrame {

@@ -3,7 +3,7 @@
 /// Each decoded picture is turned upright first when asked (``appliedRotation``: the
 /// clip's own display rotation, e.g. a phone's portrait recording stored as 1920x1080 with
 /// a 90° display matrix becomes a 1080x1920 picture), then centre-cropped to a square,
-/// scaled to the active format's side (bicubic, with the media layer's ``PictureScaler``), and then cropped to the dimensions
+/// scaled to the active format's side (bicubic, with the media layer's `PictureScaler`), and then cropped to the dimensions
 /// of the aspect ratio in effect (the centre of the square), exactly as the synthetic
 /// sensor's pictures are. The input's timestamps are ignored: the camera's device clock
 /// stamps the frames. Frame `i` of the session shows the next picture of the clip; a clip
@@ -18,7 +18,7 @@ public final class DecodedClipSensor: SensorImageSource {
     public var stampsFrameIndex: Bool { false }
     /// The clockwise turn applied to every decoded picture before cropping: the clip's
     /// display rotation (``VideoRotationAngle/init(displayMatrixRotation:)`` of
-    /// ``VideoFileDecoder/rotationDegrees``) when the sensor was made with
+    /// `VideoFileDecoder/rotationDegrees`) when the sensor was made with
     /// `appliesDisplayRotation`, else `.degrees0`. A rotation that is not a quarter turn is
     /// not applied (``clipRotationDegrees`` tells it).
     public let appliedRotation: VideoRotationAngle

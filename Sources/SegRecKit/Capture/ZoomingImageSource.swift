@@ -1,6 +1,6 @@
 /// Draws `videoZoomFactor` into the picture: a ``SensorImageSource`` decorator that crops
 /// the centre `1/zoom` of its base source's picture and scales it back to the requested
-/// size (bicubic, the media layer's ``PictureScaler``), so a zoom change is visible in the
+/// size (bicubic, the media layer's `PictureScaler`), so a zoom change is visible in the
 /// recording while the frame dimensions stay those of the aspect ratio (zoom never starts
 /// a segment). Meant for `videoZoomFactor` events, smart framing's zoom and active Center
 /// Stage's framing.
@@ -16,7 +16,7 @@
 ///   unchanged: the stamp (rows 0–15, and any further stamp rows a base writes, e.g. rows
 ///   16–31) reads exactly as without zoom.
 ///
-/// Concurrency: a non-`Sendable` class (it owns a ``PictureScaler``); used by one session
+/// Concurrency: a non-`Sendable` class (it owns a `PictureScaler`); used by one session
 /// from one task, like its base.
 public final class ZoomingImageSource: SensorImageSource {
     /// The source whose pictures are zoomed.

@@ -6,11 +6,11 @@ import SegRecMedia
 ///
 /// Per picture (all through SegRecMedia's Swift faces of FFmpeg): decoded with libavcodec
 /// (``VideoFileDecoder``, NV12), turned upright by its file's display matrix
-/// (``PixelBuffer/rotated(_:pixelBufferPool:)``, what a player shows), scaled with
-/// libswscale to fit the canvas with its displayed shape kept (``CanvasPlacement``, pixel
+/// (`PixelBuffer/rotated(_:pixelBufferPool:)`, what a player shows), scaled with
+/// libswscale to fit the canvas with its displayed shape kept (`CanvasPlacement`, pixel
 /// aspect ratio included, never stretched), padded with black bars
-/// (``PixelBuffer/placed(onCanvas:x:y:pixelBufferPool:)``), and encoded into one H.264
-/// stream by ``SegmentWriter`` (libx264, the recording's preset and CRF).
+/// (`PixelBuffer/placed(onCanvas:x:y:pixelBufferPool:)`), and encoded into one H.264
+/// stream by `SegmentWriter` (libx264, the recording's preset and CRF).
 ///
 /// Time: a frame of segment *k* at pts *p* of its file (the file's timeline starts at its
 /// first frame) plays at `sessionStart(k) − sessionStart(0) + p`, rounded once to the
@@ -18,7 +18,7 @@ import SegRecMedia
 /// its session time); each frame lasts until the next, so across a camera-switch gap the
 /// last frame before it stays on screen; the file ends at the last segment's `sessionEnd`.
 ///
-/// Sound: when every segment has an `audio` record, one AAC-LC track (``SegmentWriter``'s,
+/// Sound: when every segment has an `audio` record, one AAC-LC track (`SegmentWriter`'s,
 /// 128 kb/s) re-encoded from the segments' tracks decoded and cut to their `sampleCount`s
 /// (`ExportAudio`), one after the other: the recording's continuous sound, sample `m` at
 /// file time `m / rate` = session time `first sessionStart + m / rate` (a camera-switch gap

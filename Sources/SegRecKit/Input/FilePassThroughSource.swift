@@ -14,7 +14,7 @@
 /// ``CaptureOutputEvent/note(_:)`` and ``CaptureOutputEvent/warning(_:)`` events, before
 /// the frames it concerns.
 ///
-/// When the decoder decodes the input's first audio stream (``VideoFileDecoder/audio``),
+/// When the decoder decodes the input's first audio stream (`VideoFileDecoder/audio`),
 /// its sound rides the same stream as ``CaptureOutputEvent/audioSampleBuffer(_:)`` events,
 /// placed on the session clock by its own timestamps (``FootageAudioTiming``), each
 /// delivered before the frames decoded after it; its damaged packets count in
@@ -99,7 +99,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     /// Stops reading the file: the pictures the decoder already holds are still delivered,
-    /// then nil (see ``VideoFileDecoder/stopReading()``).
+    /// then nil (see `VideoFileDecoder/stopReading()`).
     public func stopRunning() { decoder.stopReading() }
 
     public func next() throws -> sending CaptureOutputEvent? { try nextEvent()?.detached() }

@@ -15,7 +15,7 @@ import Foundation
 /// (`AVFMT_TS_DISCONT`: MPEG-TS, HLS), a jump back by more than 0.1 s or ahead by more than
 /// 10 s from where the sound would continue is a discontinuity, as for the frames: the
 /// sound continues where it was, with one warning per jump. So is, in any container, a new
-/// sequence header in band (``DecodedAudio/startsNewSequence``: an FLV/RTMP push whose
+/// sequence header in band (`DecodedAudio/startsNewSequence`: an FLV/RTMP push whose
 /// encoder started again) whose time lies before where the sound continues (by more than
 /// the tolerance) or more than 10 s after it.
 ///

@@ -9,7 +9,7 @@ import Foundation
 /// close) and the open segments' fragmented `.partial` files.
 ///
 /// Each `segment-NNN.mp4.partial` the journal lists becomes an ordinary `segment-NNN.mp4`
-/// holding every frame of its complete fragments (``SegmentRecovery``, in Media); its
+/// holding every frame of its complete fragments (`SegmentRecovery`, in Media); its
 /// record gets the frames kept, its end and its size. The manifest is completed with
 /// `stopReason: interrupted` (a recording that had stopped with `error`, e.g. on a full
 /// disk, keeps that), `stopTime` and `recovery` (what was rebuilt, frames kept and

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Checks a recording folder against its manifest by reading every file back with
-/// libavformat/libavcodec (``MediaFileReader``): what `segrec verify` runs.
+/// libavformat/libavcodec (`MediaFileReader`): what `segrec verify` runs.
 ///
 /// Per file: it opens; one width and height equal to the manifest's for every decoded
 /// frame; the frame count; the first frame a keyframe; the pictures, in the codec's own

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `segrec report DIR`: writes `DIR/report.html`, a poster per segment in
-/// `DIR/report-posters/` (JPEG, upright, from ``PosterFrameExtractor``) and the whole
+/// `DIR/report-posters/` (JPEG, upright, from `PosterFrameExtractor`) and the whole
 /// recording's HLS export in `DIR/report-hls/` (its one player). The page is self-contained
 /// (inline CSS, SVG and script, no network) and refers to the files beside it; no video
 /// loads before it is played (`preload="none"`).

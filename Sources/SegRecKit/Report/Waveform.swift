@@ -1,6 +1,6 @@
 /// A segment's sound reduced for drawing: the lowest and highest sample value in each of
 /// `buckets` equal slices of its samples (one per user unit of its bar on the report's
-/// timeline), in full scale (`-1…1`). Pure: the samples come from ``AudioTrackReader``.
+/// timeline), in full scale (`-1…1`). Pure: the samples come from `AudioTrackReader`.
 public struct Waveform: Sendable, Equatable {
     /// Lowest value per bucket (≤ 0 for a bucket of sound around zero; 0 for silence).
     public let minimum: [Float]

@@ -54,11 +54,11 @@ public struct AudioTrackSettings: Sendable, Hashable {
 }
 
 /// The audio track ``SegmentRecovery`` kept in a rebuilt segment.
-public struct RecoveredAudio: Sendable, Hashable {
+package struct RecoveredAudio: Sendable, Hashable {
     /// Sample frames per second (the track's timescale).
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Channels.
-    public let channelCount: Int
+    package let channelCount: Int
     /// Sample frames the track declares (its edit list's length).
-    public let sampleCount: Int64
+    package let sampleCount: Int64
 }

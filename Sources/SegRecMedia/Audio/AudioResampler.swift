@@ -11,16 +11,16 @@ import CFFmpeg
 /// ``flush()``.
 ///
 /// Not thread-safe: one owner.
-public final class AudioResampler {
+package final class AudioResampler {
     /// Sample frames per second, in and out.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Channels, in and out.
-    public let channelCount: Int
+    package let channelCount: Int
     private var context: OpaquePointer?
 
     /// A resampler for `channelCount` channels at `sampleRate` Hz (`swr_alloc_set_opts2`, `swr_init`).
     /// - Throws: ``FFmpegError`` from libswresample (e.g. EINVAL for a bad rate).
-    public init(sampleRate: Int, channelCount: Int) throws(FFmpegError) {
+    package init(sampleRate: Int, channelCount: Int) throws(FFmpegError) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         var layout = AVChannelLayout()
@@ -40,22 +40,22 @@ public final class AudioResampler {
 
     /// Output samples the input given so far has not produced yet (`swr_get_delay` at the
     /// output rate): the next input sample comes out after this many more output samples.
-    public var delay: Int64 { swr_get_delay(context, Int64(sampleRate)) }
+    package var delay: Int64 { swr_get_delay(context, Int64(sampleRate)) }
 
     /// Over the next `distance` output samples, produce `sampleDelta` more (negative: fewer)
     /// than the nominal rate gives (`swr_set_compensation`); `distance` > 0.
     /// - Throws: ``FFmpegError`` (EINVAL for a delta the resampler cannot make).
-    public func setCompensation(sampleDelta: Int, distance: Int) throws(FFmpegError) {
+    package func setCompensation(sampleDelta: Int, distance: Int) throws(FFmpegError) {
         try check(swr_set_compensation(context, Int32(sampleDelta), Int32(max(1, distance))), "swr_set_compensation", context: "\(sampleDelta)/\(distance)")
     }
 
     /// Resamples `input` (`swr_convert`) and returns what comes out now.
     /// - Throws: ``FFmpegError``.
-    public func convert(_ input: AudioPCMBuffer) throws(FFmpegError) -> AudioPCMBuffer { try run(input) }
+    package func convert(_ input: AudioPCMBuffer) throws(FFmpegError) -> AudioPCMBuffer { try run(input) }
 
     /// Drains what the filter still holds (`swr_convert` with no input).
     /// - Throws: ``FFmpegError``.
-    public func flush() throws(FFmpegError) -> AudioPCMBuffer { try run(nil) }
+    package func flush() throws(FFmpegError) -> AudioPCMBuffer { try run(nil) }
 
     private func run(_ input: AudioPCMBuffer?) throws(FFmpegError) -> AudioPCMBuffer {
         let inFrames = input?.frameCount ?? 0

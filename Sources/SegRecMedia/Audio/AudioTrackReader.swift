@@ -3,30 +3,30 @@ import Foundation
 
 /// A file's first audio stream read back in-process with libavformat and libavcodec: what
 /// its track declares and its sound, for `segrec verify`.
-public struct DecodedAudioTrack: Sendable {
+package struct DecodedAudioTrack: Sendable {
     /// Sample frames per second (`sample_rate`).
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Channels.
-    public let channelCount: Int
+    package let channelCount: Int
     /// The codec's name (`aac`).
-    public let codecName: String
+    package let codecName: String
     /// The stream's duration in its time base when that is `1/sampleRate` (ffprobe's
     /// `duration_ts`: for MP4 the edit list's, the priming and padding left out), else
     /// converted to samples; nil when the file states none.
-    public let declaredSampleCount: Int64?
+    package let declaredSampleCount: Int64?
     /// The decoded sound mixed to mono (the channels' mean), cut to ``declaredSampleCount``
     /// when the decoder gives more (FFmpeg 5.1 does not trim the last packet's padding; it
     /// does skip the priming the demuxer marks).
-    public let samples: [Float]
+    package let samples: [Float]
 }
 
 /// Reads a file's first audio stream (`av_read_frame`, `avcodec_send_packet` /
 /// `avcodec_receive_frame`); the decoder applies the demuxer's skip-samples side data, so
 /// the encoder's priming is left out as any player leaves it out.
-public enum AudioTrackReader {
+package enum AudioTrackReader {
     /// The first audio stream of `url` decoded, or nil when the file has none.
     /// - Throws: ``FFmpegError`` from opening, demuxing or decoding.
-    public static func read(_ url: URL) throws -> DecodedAudioTrack? {
+    package static func read(_ url: URL) throws -> DecodedAudioTrack? {
         guard let decoded = try decode(url) else { return nil }
         let channels = decoded.pcm.channelCount
         let frames = decoded.pcm.frameCount
@@ -52,7 +52,8 @@ public enum AudioTrackReader {
     /// - Returns: the stream's rate, channels (as ``AudioPCMBuffer/channelCount``, at least
     ///   1), codec name and declared length in samples (nil when the file states none).
     /// - Throws: ``FFmpegError`` from opening, demuxing or decoding.
-    public static func decode(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?, pcm: AudioPCMBuffer)? {
+    package static func decode(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?, pcm: AudioPCMBuffer)?
+    {
         let input = try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
         guard let stream = FaststartRemuxer.audioStream(of: input) else { return nil }
         let (rate, channels, codecName, declared) = facts(of: stream)
@@ -93,7 +94,7 @@ public enum AudioTrackReader {
     /// decoding a sample: its rate, channels (at least 1), codec name and length in samples
     /// (nil when the file states none); nil when the file has no audio stream.
     /// - Throws: ``FFmpegError`` from opening the file.
-    public static func describe(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?)? {
+    package static func describe(_ url: URL) throws -> (sampleRate: Int, channelCount: Int, codecName: String, declaredSampleCount: Int64?)? {
         let input = try InputFormatContext(reading: FileAVIOContext(reading: url.path), ignoresIndex: false)
         return FaststartRemuxer.audioStream(of: input).map(facts(of:))
     }

@@ -2,22 +2,22 @@ import CFFmpeg
 import Foundation
 
 /// Decoded sound of a footage file: interleaved float samples at the decoder's output format
-/// (``FootageAudioDecoder/sampleRate``, ``FootageAudioDecoder/channelCount``) and where they
+/// (`FootageAudioDecoder/sampleRate`, `FootageAudioDecoder/channelCount`) and where they
 /// start in the stream's time base.
 public struct DecodedAudio: Sendable, Hashable {
     /// The presentation time of the frame the samples came from, in ticks of the audio
     /// stream's time base (``FootageAudioDecoder/timeBase``); nil when the stream gave none
     /// (the samples then follow the ones before).
-    public let pts: Int64?
+    package let pts: Int64?
     /// How many output samples before ``pts`` the first sample lies (the rate conversion's
     /// delay; 0 without one).
-    public let samplesBeforePTS: Int64
+    package let samplesBeforePTS: Int64
     /// The samples.
-    public let pcm: AudioPCMBuffer
+    package let pcm: AudioPCMBuffer
     /// Whether these are the first samples after a new sequence header in band
     /// (`AV_PKT_DATA_NEW_EXTRADATA` on a packet after the first: an FLV/RTMP stream whose
     /// encoder started again, its timestamps usually back at 0).
-    public var startsNewSequence = false
+    package var startsNewSequence = false
 }
 
 /// The first audio stream of a footage file decoded with libavcodec (AAC, Opus, MP3, PCM, …)
@@ -36,27 +36,27 @@ public struct DecodedAudio: Sendable, Hashable {
 ///   damaged packets goes to ``warningHandler``. Damage never stops the recording.
 ///
 /// Not thread-safe: used by its ``VideoFileDecoder``'s consumer.
-public final class FootageAudioDecoder {
+package final class FootageAudioDecoder {
     /// The stream's index in the file.
-    public let streamIndex: Int32
+    package let streamIndex: Int32
     /// The codec's short name (`aac`, `opus`, `mp3`, `pcm_s16le`, …).
-    public let codecName: String
+    package let codecName: String
     /// The stream's time base: seconds per tick = num / den.
-    public let timeBase: (num: Int32, den: Int32)
+    package let timeBase: (num: Int32, den: Int32)
     /// The stream's own sample rate and channel count, as the container states them.
-    public let sourceSampleRate: Int
+    package let sourceSampleRate: Int
     /// The stream's own channel count.
-    public let sourceChannelCount: Int
+    package let sourceChannelCount: Int
     /// Output sample frames per second (one of ``AudioTrackSettings/supportedSampleRates``).
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Output channels, 1 or 2.
-    public let channelCount: Int
+    package let channelCount: Int
     /// Audio packets demuxed so far.
-    public private(set) var packetsDemuxed: Int64 = 0
+    package private(set) var packetsDemuxed: Int64 = 0
     /// Audio packets flagged corrupt, rejected or decoded with concealed errors so far.
-    public private(set) var corruptPackets = 0
+    package private(set) var corruptPackets = 0
     /// Called with one warning per run of damaged audio packets.
-    public var warningHandler: ((String) -> Void)?
+    package var warningHandler: ((String) -> Void)?
 
     private let decoder: CodecContext
     private let frame: Frame
@@ -70,7 +70,7 @@ public final class FootageAudioDecoder {
     private var newSequencePending = false
 
     /// The output rate for a stream at `rate` Hz: `rate` when AAC takes it, else 48 000.
-    public static func outputSampleRate(for rate: Int) -> Int { AudioTrackSettings.supportedSampleRates.contains(rate) ? rate : 48000 }
+    package static func outputSampleRate(for rate: Int) -> Int { AudioTrackSettings.supportedSampleRates.contains(rate) ? rate : 48000 }
 
     /// Opens the decoder of `stream` (an audio stream of an open input).
     /// - Throws: ``FFmpegError`` (`AVERROR_DECODER_NOT_FOUND` when FFmpeg has no decoder
@@ -95,7 +95,7 @@ public final class FootageAudioDecoder {
     }
 
     /// What the recording makes of the stream, for the manifest's notes.
-    public var description: String {
+    package var description: String {
         "\(codecName) \(sourceSampleRate) Hz, \(sourceChannelCount) channel\(sourceChannelCount == 1 ? "" : "s")"
             + " → AAC-LC \(sampleRate) Hz, \(channelCount) channel\(channelCount == 1 ? "" : "s")"
             + (sampleRate != sourceSampleRate ? " (resampled: AAC takes no \(sourceSampleRate) Hz)" : "")
@@ -103,7 +103,7 @@ public final class FootageAudioDecoder {
     }
 
     /// The samples decoded since the last call, in order.
-    public func takeDecoded() -> [DecodedAudio] {
+    package func takeDecoded() -> [DecodedAudio] {
         defer { decoded = [] }
         return decoded
     }

@@ -4,20 +4,20 @@
 /// pillarbox bars left and right). The rule of FFmpeg's
 /// `scale=W:H:force_original_aspect_ratio=decrease,pad=W:H:(ow-iw)/2:(oh-ih)/2`, in even
 /// pixels for 4:2:0 pictures.
-public struct CanvasPlacement: Sendable, Hashable, CustomStringConvertible {
+package struct CanvasPlacement: Sendable, Hashable, CustomStringConvertible {
     /// The canvas, in pixels (even, positive).
-    public let canvas: VideoDimensions
+    package let canvas: VideoDimensions
     /// The size the picture is scaled to, in pixels (even, at least 2x2, inside the canvas).
-    public let size: VideoDimensions
+    package let size: VideoDimensions
     /// The picture's top-left corner on the canvas, in pixels (even).
-    public let x: Int, y: Int
+    package let x: Int, y: Int
 
     /// The placement of a picture displayed `displayWidth` : `displayHeight` (any positive
     /// integers in proportion, e.g. coded width × pixel aspect width : coded height × pixel
     /// aspect height) on `canvas`. The fitted side is rounded to the nearest even number
     /// (half up); the offsets are half the padding, rounded down to even.
     /// Precondition: positive display sides; an even, positive canvas.
-    public init(displayWidth: Int64, displayHeight: Int64, canvas: VideoDimensions) {
+    package init(displayWidth: Int64, displayHeight: Int64, canvas: VideoDimensions) {
         precondition(displayWidth > 0 && displayHeight > 0, "display size \(displayWidth):\(displayHeight)")
         precondition(canvas.width >= 2 && canvas.height >= 2 && canvas.width % 2 == 0 && canvas.height % 2 == 0, "canvas \(canvas)")
         let cw = Int128(canvas.width)
@@ -46,8 +46,8 @@ public struct CanvasPlacement: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the picture fills the canvas (no padding).
-    public var fillsCanvas: Bool { size == canvas }
+    package var fillsCanvas: Bool { size == canvas }
 
     /// `1080x1920 at (0, 656) on 1080x3232`.
-    public var description: String { "\(size) at (\(x), \(y)) on \(canvas)" }
+    package var description: String { "\(size) at (\(x), \(y)) on \(canvas)" }
 }

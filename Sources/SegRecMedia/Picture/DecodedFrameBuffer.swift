@@ -17,7 +17,7 @@ public final class DecodedFrameBuffer {
     /// The frame: `format`, `width`, `height`, `data`, `linesize` and `buf` set, nothing else.
     let frame: Frame
     /// The layout of the planes.
-    public let pixelFormat: PixelBuffer.PixelFormat
+    package let pixelFormat: PixelBuffer.PixelFormat
 
     private init(adopting frame: consuming sending UnsafeMutablePointer<AVFrame>, pixelFormat: PixelBuffer.PixelFormat) {
         self.frame = Frame(adopting: frame)
@@ -42,15 +42,15 @@ public final class DecodedFrameBuffer {
 
     /// Another reference to the same planes (no pixel is copied), owned by nobody else: what
     /// is handed on when this one stays where it is stored. Nil when memory runs out.
-    public func referenced() -> sending DecodedFrameBuffer? { Self.referencing(frame.pointer, dimensions: dimensions) }
+    package func referenced() -> sending DecodedFrameBuffer? { Self.referencing(frame.pointer, dimensions: dimensions) }
 
     /// The picture's (even) dimensions.
-    public var dimensions: VideoDimensions { VideoDimensions(width: Int(frame.pointer.pointee.width), height: Int(frame.pointer.pointee.height)) }
+    package var dimensions: VideoDimensions { VideoDimensions(width: Int(frame.pointer.pointee.width), height: Int(frame.pointer.pointee.height)) }
 
     /// The picture copied into padded planes from `pool` (packed rows; for yuv420p the Cb
     /// rows, then the Cr rows, in one plane): one `av_image_copy_plane` per plane. For
     /// whoever must change or keep the pixels (a frame-index stamp, a looping clip).
-    public func copyToPixelBuffer(from pool: PixelBufferPool) -> PixelBuffer {
+    package func copyToPixelBuffer(from pool: PixelBufferPool) -> PixelBuffer {
         PixelBuffer(copying: frame.pointer.pointee, dimensions: dimensions, layout: pixelFormat, pool: pool)
     }
 }
@@ -86,7 +86,7 @@ public enum FramePixels {
     /// buffer itself (a `Sendable` value), or a new reference to the decoder's planes
     /// (``DecodedFrameBuffer/referenced()``; no pixel is copied). For a picture kept in
     /// storage (a queue, the frame held for its duration) that is handed on.
-    public func detached() -> sending FramePixels {
+    package func detached() -> sending FramePixels {
         switch self {
         case .pixelBuffer(let buffer): return .pixelBuffer(buffer)
         case .decoded(let frame):
@@ -96,7 +96,7 @@ public enum FramePixels {
     }
 
     /// The pixels as a ``PixelBuffer``: the buffer itself, or the decoder's planes copied
-    /// (``DecodedFrameBuffer/copyToPixelBuffer(from:)``, planes from `pool`).
+    /// (`DecodedFrameBuffer/copyToPixelBuffer(from:)`, planes from `pool`).
     public func pixelBuffer(from pool: PixelBufferPool = PixelBufferPool()) -> PixelBuffer {
         switch self {
         case .pixelBuffer(let buffer): buffer

@@ -1,9 +1,9 @@
 extension PixelBuffer {
     /// Video-range black: luma 16, Cb and Cr 128 (what every ``PixelBuffer`` from
     /// `VideoFileDecoder` holds: its conversion makes full range video range).
-    public static let blackLuma: UInt8 = 16
+    package static let blackLuma: UInt8 = 16
     /// The chroma of black (and of any grey).
-    public static let neutralChroma: UInt8 = 128
+    package static let neutralChroma: UInt8 = 128
 
     /// This NV12 picture copied onto a black canvas of `canvas` pixels with its top-left
     /// corner at (`x`, `y`), as a new packed NV12 buffer whose planes carry
@@ -12,7 +12,7 @@ extension PixelBuffer {
     /// itself when it already is the canvas.
     /// Precondition: NV12; `x`, `y` even; the picture lies inside the canvas.
     /// - Parameter pixelBufferPool: where the new planes come from.
-    public func placed(onCanvas canvas: VideoDimensions, x: Int, y: Int, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    package func placed(onCanvas canvas: VideoDimensions, x: Int, y: Int, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         precondition(pixelFormat == .nv12, "placed(onCanvas:) takes NV12")
         precondition(
             x >= 0 && y >= 0 && x % 2 == 0 && y % 2 == 0 && x + width <= canvas.width && y + height <= canvas.height,

@@ -7,7 +7,7 @@ extension PixelBuffer {
     ///   - pixelBufferPool: where the new buffer's planes come from:
     ///     the recording's pool. Not used when the picture is returned as it is
     ///     (already `dimensions` and packed).
-    public func centreCropped(to dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    package func centreCropped(to dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         if dimensions == self.dimensions && lumaBytesPerRow == width
             && chromaBytesPerRow == Self.minimumChromaBytesPerRow(width: width, pixelFormat: pixelFormat)
         {
@@ -29,7 +29,7 @@ extension PixelBuffer {
     ///   - dimensions: the size of the region, in pixels (even; inside the picture).
     ///   - pixelBufferPool: where the new buffer's planes come from:
     ///     the recording's pool.
-    public func cropped(x: Int, y: Int, dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    package func cropped(x: Int, y: Int, dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         let w = dimensions.width
         let h = dimensions.height
         precondition(x % 2 == 0 && y % 2 == 0 && x + w <= width && y + h <= height)

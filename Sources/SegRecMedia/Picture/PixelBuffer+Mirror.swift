@@ -1,7 +1,7 @@
 extension PixelBuffer {
     /// Flips the picture left-right in place (luma pixels and NV12 Cb/Cr pairs), as a
     /// mirrored `AVCaptureConnection` delivers it. Padding bytes past `width` are untouched.
-    public mutating func mirrorHorizontally() {
+    package mutating func mirrorHorizontally() {
         let width = self.width
         let height = self.height
         let lumaStride = lumaBytesPerRow

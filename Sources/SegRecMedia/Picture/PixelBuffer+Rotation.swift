@@ -9,7 +9,7 @@ extension PixelBuffer {
     ///   - angle: the clockwise turn; `.degrees0` returns the picture itself.
     ///   - pixelBufferPool: where the new planes come from (the recording's pool); they
     ///     carry ``PixelBuffer/planePadding`` so libswscale may scale the result.
-    public func rotated(_ angle: VideoRotationAngle, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    package func rotated(_ angle: VideoRotationAngle, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         guard angle != .degrees0 else { return self }
         let out = angle.rotated(dimensions)
         var luma = pixelBufferPool.makePlane(byteCount: PixelBuffer.paddedLumaByteCount(bytesPerRow: out.width, height: out.height))
@@ -41,7 +41,7 @@ extension PixelBuffer {
     /// (``sourceRegion(ofRotatedRegionAt:dimensions:angle:)``) is cropped, then turned.
     /// Equal, pixel for pixel, to `rotated(angle).cropped(x:y:dimensions:)`.
     /// Precondition: `x`, `y` and `dimensions` even, inside the turned picture.
-    public func rotatedRegion(_ angle: VideoRotationAngle, x: Int, y: Int, dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
+    package func rotatedRegion(_ angle: VideoRotationAngle, x: Int, y: Int, dimensions: VideoDimensions, pixelBufferPool: PixelBufferPool) -> PixelBuffer {
         let source = sourceRegion(ofRotatedRegionAt: (x, y), dimensions: dimensions, angle: angle)
         return cropped(x: source.x, y: source.y, dimensions: source.dimensions, pixelBufferPool: pixelBufferPool).rotated(
             angle, pixelBufferPool: pixelBufferPool)
@@ -50,7 +50,7 @@ extension PixelBuffer {
     /// Where the region at `origin` of size `dimensions` of this picture turned clockwise
     /// by `angle` lies in this picture (`x`, `y`, size before the turn). Even inputs give
     /// even outputs (the picture's sides are even).
-    public func sourceRegion(ofRotatedRegionAt origin: (x: Int, y: Int), dimensions: VideoDimensions, angle: VideoRotationAngle) -> (
+    package func sourceRegion(ofRotatedRegionAt origin: (x: Int, y: Int), dimensions: VideoDimensions, angle: VideoRotationAngle) -> (
         x: Int, y: Int, dimensions: VideoDimensions
     ) {
         let turned = angle.rotated(self.dimensions)

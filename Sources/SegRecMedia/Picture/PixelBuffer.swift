@@ -15,7 +15,7 @@
 /// Width and height are even (4:2:0 subsampling). Rows are tightly packed
 /// (`bytesPerRow == width`, or `width / 2` for planar chroma) unless a producer says
 /// otherwise. A plane may be longer than its rows: producers whose planes go to FFmpeg add
-/// ``planePadding`` bytes after the last row (``hasPlanePadding``), as FFmpeg's own buffers
+/// ``planePadding`` bytes after the last row (`hasPlanePadding`), as FFmpeg's own buffers
 /// have.
 public struct PixelBuffer: Sendable {
     /// The layout of the chroma samples.
@@ -98,7 +98,7 @@ public struct PixelBuffer: Sendable {
 
     /// Zeroes every byte after the last row of each plane (the padding), so that two
     /// pictures with the same pixels compare equal whatever FFmpeg left there.
-    public mutating func clearPadding() {
+    package mutating func clearPadding() {
         let lumaEnd = lumaBytesPerRow * height
         let chromaEnd = chromaBytesPerRow * chromaRows
         if lumaPlane.count > lumaEnd { lumaPlane.withUnsafeMutableBufferPointer { $0[lumaEnd...].update(repeating: 0) } }
@@ -107,7 +107,7 @@ public struct PixelBuffer: Sendable {
 
     /// Whether both planes hold at least ``planePadding`` bytes after their last row, so
     /// they may be handed to libswscale as they are.
-    public var hasPlanePadding: Bool {
+    package var hasPlanePadding: Bool {
         lumaPlane.count >= Self.paddedLumaByteCount(bytesPerRow: lumaBytesPerRow, height: height)
             && chromaPlane.count >= Self.paddedChromaByteCount(bytesPerRow: chromaBytesPerRow, height: height, pixelFormat: pixelFormat)
     }

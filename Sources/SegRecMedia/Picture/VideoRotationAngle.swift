@@ -5,7 +5,7 @@
 ///
 /// Media side: an MP4 stores the turn as the track's display matrix. FFmpeg 5.1 reports
 /// that matrix as *counter-clockwise* degrees (`av_display_rotation_get`, ffprobe's
-/// `rotation`, ``StreamInfo/rotationDegrees``), so a file carrying angle `a` reads back as
+/// `rotation`, `StreamInfo/rotationDegrees`), so a file carrying angle `a` reads back as
 /// `−a`, normalized by FFmpeg into `[-180, 180)`: 0 → 0, 90 → −90, 180 → −180, 270 → 90
 /// (``displayMatrixRotationDegrees``).
 public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
@@ -29,12 +29,12 @@ public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, 
     }
 
     /// The angle a player turns a picture whose display matrix FFmpeg reports as
-    /// `counterClockwiseDegrees` (``VideoFileDecoder/rotationDegrees``, ffprobe's
+    /// `counterClockwiseDegrees` (`VideoFileDecoder/rotationDegrees`, ffprobe's
     /// `rotation`): `−rotation` modulo 360. The phone sample's −90 is 90 clockwise.
     /// nil for a rotation that is not a multiple of 90.
     public init?(displayMatrixRotation counterClockwiseDegrees: Int) { self.init(clockwiseDegrees: -counterClockwiseDegrees) }
 
-    /// The counter-clockwise degrees to hand ``SegmentWriter`` as `displayRotationDegrees`
+    /// The counter-clockwise degrees to hand `SegmentWriter` as `displayRotationDegrees`
     /// (and the manifest as `rotationDegrees`): exactly what ffprobe prints as `rotation`
     /// for a file written with them: 0, −90, −180, 90 for 0, 90, 180, 270.
     public var displayMatrixRotationDegrees: Int {

@@ -27,23 +27,23 @@ public struct VideoSourceOptions: Sendable, Hashable {
     }
 
     /// The path that means standard input.
-    public static let standardInput = "-"
+    package static let standardInput = "-"
 
     /// Common pixel format names, for messages (any name `ffmpeg -pix_fmts` lists is accepted).
-    public static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422", "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
+    package static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422", "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
 
     /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
-    public static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
+    package static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
 
     /// Whether `path` is read as raw video (by extension or because a size was given).
-    public func isRawVideo(_ path: String) -> Bool {
+    package func isRawVideo(_ path: String) -> Bool {
         videoSize != nil || (path != Self.standardInput && URL(fileURLWithPath: path).pathExtension.lowercased() == "yuv")
     }
 
     /// The file behind `path`: `path` itself when it exists, else `path` without a
     /// leading `file:` (the prefix FFmpeg suggests for names with a colon) when that
     /// exists; nil when neither does. Standard input (`-`) has none.
-    public static func fileSystemPath(of path: String) -> String? {
+    package static func fileSystemPath(of path: String) -> String? {
         guard path != standardInput else { return nil }
         if FileManager.default.fileExists(atPath: path) { return path }
         if path.hasPrefix("file:") {

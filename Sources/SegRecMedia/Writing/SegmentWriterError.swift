@@ -4,7 +4,7 @@
     import SegRecTime
 #endif
 
-/// Misuse of a ``SegmentWriter`` or a problem with its files that is not an FFmpeg call
+/// Misuse of a `SegmentWriter` or a problem with its files that is not an FFmpeg call
 /// failing (those are ``FFmpegError``).
 public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The output file already exists; segrec never overwrites (the CLI removes it under `--force`).
@@ -72,13 +72,13 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
 }
 
 /// What ``SegmentWriter/finish(endTime:)`` produced.
-public struct SegmentWriterSummary: Sendable, Hashable {
+package struct SegmentWriterSummary: Sendable, Hashable {
     /// Frames (= packets) written.
-    public let frameCount: Int
+    package let frameCount: Int
     /// Size of the final file in bytes (0 when no file was written).
-    public let byteCount: Int64
+    package let byteCount: Int64
     /// The final file, or nil when `frameCount` is 0 (no file is created for an empty segment).
-    public let url: URL?
+    package let url: URL?
     /// The segment's duration: `endTime` at the writer's timescale.
-    public let duration: MediaTime
+    package let duration: MediaTime
 }

@@ -3,25 +3,25 @@
 /// Its pixels are the decoder's own buffers when they are already NV12 (or kept yuv420p),
 /// else a ``PixelBuffer``'s arrays (``FramePixels``). Not `Sendable`: it crosses tasks as
 /// a `sending` value.
-public struct DecodedPicture {
+package struct DecodedPicture {
     /// The picture in NV12 (or yuv420p) with even dimensions (an odd width or height loses its last
     /// column or row: x264 cannot encode odd sizes in 4:2:0).
-    public var pixels: FramePixels
+    package var pixels: FramePixels
     /// Presentation time in the stream's time base (`AVFrame.pts`); nil when the input
     /// carries none (raw Annex B H.264, for instance).
-    public let pts: Int64?
+    package let pts: Int64?
     /// The size libavcodec decoded, before any crop to even.
-    public let decodedDimensions: VideoDimensions
+    package let decodedDimensions: VideoDimensions
     /// Index of the picture in output (presentation) order, from 0.
-    public let index: Int64
+    package let index: Int64
     /// What its samples mean (colour, pixel aspect ratio), after the conversion.
-    public var pictureDescription: PictureDescription = .bt709VideoRange
+    package var pictureDescription: PictureDescription = .bt709VideoRange
     /// Whether it is the first picture decoded from a packet that carries a new sequence
     /// header (`AV_PKT_DATA_NEW_EXTRADATA`: an FLV or RTMP stream whose encoder restarted),
     /// where the input's timestamps may start again.
-    public var startsNewSequence = false
+    package var startsNewSequence = false
 
     /// The pixels as a ``PixelBuffer`` (``FramePixels/pixelBuffer(from:)``: the decoder's
     /// planes are copied, into fresh planes, on every call).
-    public var pixelBuffer: PixelBuffer { pixels.pixelBuffer() }
+    package var pixelBuffer: PixelBuffer { pixels.pixelBuffer() }
 }
