@@ -424,29 +424,20 @@ public final class CaptureSession {
         } catch { throw CaptureError.time(error) }
         nextFrameSessionTime = (streaming, grid + 1, nextSessionTime)
         let index = deliveredFrameCount
+        let stamp = CaptureSessionChange.Frame(index: index, sessionTime: sessionTime, deviceTime: deviceTime)
         if let last = lastDelivered {
             if last.device != streaming {
-                outbox.append(
-                    .sessionEvent(
-                        SessionEventRecord(
-                            kind: .cameraSwitched, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
-                            from: devices[last.device].uniqueID, to: device.uniqueID, frameIndex: index)))
+                outbox.append(.sessionEvent(.cameraSwitched(from: devices[last.device].uniqueID, to: device.uniqueID, frame: stamp)))
             } else if last.producer != producer {
                 outbox.append(
                     .sessionEvent(
-                        SessionEventRecord(
-                            kind: .constituentSwapped, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
-                            from: devices[last.producer].uniqueID, to: devices[producer].uniqueID, frameIndex: index)))
+                        .constituentSwapped(camera: device.uniqueID, from: devices[last.producer].uniqueID, to: devices[producer].uniqueID, frame: stamp)))
             }
         }
         let facing = DirectionCoordinator.facing(of: device.deviceType, in: coordinator?.posture ?? .closed)
         let mirrored = mirrorMode.mirrors(facing)
         if let lastMirrored, lastMirrored != mirrored {
-            outbox.append(
-                .sessionEvent(
-                    SessionEventRecord(
-                        kind: .mirroringChanged, sessionTime: sessionTime, camera: device.uniqueID, from: lastMirrored ? "on" : "off",
-                        to: mirrored ? "on" : "off", frameIndex: index)))
+            outbox.append(.sessionEvent(.videoMirroredChanged(camera: device.uniqueID, from: lastMirrored, to: mirrored, frame: stamp)))
         }
         // One camera: the format names none and the stamp carries no camera code.
         let camera =
@@ -462,9 +453,7 @@ public final class CaptureSession {
             index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
             producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
         let angle = controls.rotationAngle(deviceType: device.deviceType, facing: facing)
-        for record in controls.frameRecords(
-            angle: angle, zoom: device.videoZoomFactor, device: device, frameIndex: index, sessionTime: sessionTime, deviceTime: deviceTime)
-        { outbox.append(.sessionEvent(record)) }
+        for change in controls.frameChanges(angle: angle, zoom: device.videoZoomFactor, device: device, frame: stamp) { outbox.append(.sessionEvent(change)) }
         let format = VideoStreamFormat(
             dimensions: dimensions, frameRate: device.frameRate, camera: camera, rotationAngle: angle, activeFormat: device.activeFormat.name,
             formatGeneration: formatGenerations[streaming])
@@ -575,23 +564,23 @@ public final class CaptureSession {
             }
             try changePosture(to: posture, at: event.hostTime)
         case .deviceOrientation(let orientation):
-            if let record = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(record)) }
+            if let change = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(change)) }
         case .centerStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
-            for record in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
+            for change in try controls.setCenterStageEnabled(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(change)) }
         case .depthDataDeliveryEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
-            for record in try controls.setCaptureFeature(.depthDataDelivery, enabled: enabled, at: event.hostTime, device: device) {
-                outbox.append(.sessionEvent(record))
+            for change in try controls.setCaptureFeature(.depthDataDelivery, enabled: enabled, at: event.hostTime, device: device) {
+                outbox.append(.sessionEvent(change))
             }
         case .geometricDistortionCorrectionEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
-            for record in try controls.setCaptureFeature(.geometricDistortionCorrection, enabled: enabled, at: event.hostTime, device: device) {
-                outbox.append(.sessionEvent(record))
+            for change in try controls.setCaptureFeature(.geometricDistortionCorrection, enabled: enabled, at: event.hostTime, device: device) {
+                outbox.append(.sessionEvent(change))
             }
         case .userCenterStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
-            for record in try controls.setCenterStageEnabledByUser(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(record)) }
+            for change in try controls.setCenterStageEnabledByUser(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(change)) }
         case .smartFraming(let action):
             if device.smartFramingMonitor == nil, action == .start { try makeSmartFramingFormatActive(at: event.hostTime) }
             // Stopping a monitor the format does not have stops nothing.
@@ -599,8 +588,7 @@ public final class CaptureSession {
             guard let monitor = device.smartFramingMonitor else { return }
             if action == .start { monitor.enableSupportedFramingsUnlessChosen() }
             if monitor.perform(action) {
-                outbox.append(
-                    .sessionEvent(SessionEventRecord(kind: .smartFramingChanged, sessionTime: event.hostTime, camera: device.uniqueID, to: action.rawValue)))
+                outbox.append(.sessionEvent(.smartFramingMonitoringChanged(camera: device.uniqueID, action: action, at: event.hostTime)))
                 // Started with people already in frame: the monitor recommends for them at once.
                 if action == .start, let count = controls.peopleInFrame {
                     device.didCapture(upTo: grid, hostTime: event.hostTime)
@@ -643,8 +631,7 @@ public final class CaptureSession {
     private func requestFailed(_ ratio: DynamicAspectRatio, at s: MediaTime, _ why: String) {
         let message = "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) " + why
         outbox.append(.warning(message))
-        outbox.append(
-            .sessionEvent(SessionEventRecord(kind: .aspectRatioRequestFailed, sessionTime: s, camera: device.uniqueID, to: ratio.rawValue, message: message)))
+        outbox.append(.sessionEvent(.dynamicAspectRatioRequestFailed(ratio, camera: device.uniqueID, at: s, message: message)))
     }
 
     /// Lets a running smart framing monitor see `count` people at host time `s`; each
@@ -656,17 +643,11 @@ public final class CaptureSession {
         let previous = monitor.recommendedFraming
         guard let framing = try monitor.observe(peopleInFrame: count) else { return }
         let shown = device.dynamicAspectRatio == framing.aspectRatio && device.latestVideoZoomFactor == framing.zoomFactor
-        let applies = controls.smartFramingPolicy.applies(framing) && !shown
-        let outcome =
-            !controls.smartFramingPolicy.applies(framing)
-            ? "ignored (smartFramingPolicy \(controls.smartFramingPolicy.name))" : shown ? "already in effect" : "applied"
+        let outcome: CaptureSessionChange.SmartFramingOutcome =
+            !controls.smartFramingPolicy.applies(framing) ? .ignored(controls.smartFramingPolicy) : shown ? .alreadyInEffect : .applied
         outbox.append(
-            .sessionEvent(
-                SessionEventRecord(
-                    kind: .smartFramingRecommended, sessionTime: s, camera: device.uniqueID, from: previous?.name, to: framing.name,
-                    message: "\(count) \(count == 1 ? "person" : "people") in frame: ratio \(framing.aspectRatio.rawValue), zoom \(framing.zoomFactor)"
-                        + "\(previous == framing ? " (again)" : ""); \(outcome)")))
-        guard applies else { return }
+            .sessionEvent(.smartFramingRecommended(camera: device.uniqueID, from: previous, to: framing, peopleInFrame: count, outcome: outcome, at: s)))
+        guard outcome == .applied else { return }
         let request = try device.submitDynamicAspectRatio(framing.aspectRatio, atSessionTime: s)
         controls.noteZoomCause("smart framing \(framing.name), on the first frame of \(framing.aspectRatio.rawValue)")
         // The seeds' code awaits `setDynamicAspectRatio` before it sets `videoZoomFactor`:
@@ -781,10 +762,9 @@ public final class CaptureSession {
                 : "format \(new.activeFormat.name) does not support the preferred \(preferred.rawValue): the connection stabilizes with off"
             outbox.append(
                 .sessionEvent(
-                    SessionEventRecord(
-                        kind: .videoStabilizationModeChanged, sessionTime: start, camera: new.uniqueID, from: old.activeVideoStabilizationMode.rawValue,
-                        to: new.activeVideoStabilizationMode.rawValue,
-                        message: why + (new.changeLatencyFollowsStabilization ? "; change latency \(new.changeLatencyFrames) frames" : ""))))
+                    .activeVideoStabilizationModeChanged(
+                        camera: new.uniqueID, from: old.activeVideoStabilizationMode, to: new.activeVideoStabilizationMode, at: start,
+                        reason: why + (new.changeLatencyFollowsStabilization ? "; change latency \(new.changeLatencyFrames) frames" : ""))))
         }
         devices[streaming] = new
         activationRatio = nil
@@ -793,17 +773,18 @@ public final class CaptureSession {
         formatGenerations[streaming] += 1
         nextFrameSessionTime = nil
         guard let timing = new.frameTiming else { throw .notCapturing }
-        do {
-            outbox.append(
-                .sessionEvent(
-                    SessionEventRecord(
-                        kind: .activeFormatChanged, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0),
-                        deviceClock: new.uniqueID, camera: new.uniqueID, from: "\(old.activeFormat.name)@\(old.frameRate)",
-                        to: "\(new.activeFormat.name)@\(new.frameRate)", frameIndex: deliveredFrameCount,
-                        message:
-                            "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
-                            + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
-        } catch { throw .time(error) }
+        let first: CaptureSessionChange.Frame
+        do { first = .init(index: deliveredFrameCount, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0)) } catch {
+            throw .time(error)
+        }
+        outbox.append(
+            .sessionEvent(
+                .activeFormatChanged(
+                    camera: new.uniqueID, from: .init(name: old.activeFormat.name, frameRate: old.frameRate),
+                    to: .init(name: new.activeFormat.name, frameRate: new.frameRate), frame: first,
+                    reason:
+                        "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+                        + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
     }
 
     /// A posture event at host time `s`: `postureChanged` and `facingChanged` records, then
@@ -814,12 +795,9 @@ public final class CaptureSession {
         let before = Dictionary(uniqueKeysWithValues: cameras.map { ($0.uniqueID, coordinator.facing(of: $0)) })
         let old = coordinator.posture
         guard let change = coordinator.update(posture: posture) else { return }
-        outbox.append(.sessionEvent(SessionEventRecord(kind: .postureChanged, sessionTime: s, from: old.rawValue, to: posture.rawValue)))
+        outbox.append(.sessionEvent(.postureChanged(from: old, to: posture, at: s)))
         for (descriptor, facing) in change.facings where before[descriptor.uniqueID] != facing {
-            outbox.append(
-                .sessionEvent(
-                    SessionEventRecord(
-                        kind: .facingChanged, sessionTime: s, camera: descriptor.uniqueID, from: before[descriptor.uniqueID]?.rawValue, to: facing.rawValue)))
+            outbox.append(.sessionEvent(.facingChanged(camera: descriptor.uniqueID, from: before[descriptor.uniqueID], to: facing, at: s)))
         }
         if isVirtual {
             let virtual = device
