@@ -84,12 +84,12 @@ public struct CameraControlState: Sendable {
     /// …}` to `device` at host time `s`: the feature changes, and Center Stage, which the
     /// seeds say excludes both, stops (zoom back to 1.0) or resumes framing (the last people
     /// count) from the next frame, where `centerStageActiveChanged` is logged.
-    /// - Returns: the `depthDataDeliveryChanged` / `geometricDistortionCorrectionChanged`
-    ///   record (its message says what it did to Center Stage), none when nothing changes.
+    /// - Returns: the feature's change (saying what it did to Center Stage), none when
+    ///   nothing changes.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for depth on the
     ///   Virtual Front Camera.
     mutating func setCaptureFeature(_ feature: CaptureFeature, enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError)
-        -> [SessionEventRecord]
+        -> [CaptureSessionChange]
     {
         let was = feature == .depthDataDelivery ? device.isDepthDataDeliveryEnabled : device.isGeometricDistortionCorrectionEnabled
         guard was != enabled else { return [] }
@@ -103,11 +103,7 @@ public struct CameraControlState: Sendable {
         let effect =
             wasActive == isActive
             ? nil : isActive ? "Center Stage active again" : "Center Stage inactive while \(feature.rawValue) is on (they are mutually exclusive)"
-        return [
-            SessionEventRecord(
-                kind: feature == .depthDataDelivery ? .depthDataDeliveryChanged : .geometricDistortionCorrectionChanged, sessionTime: s,
-                camera: device.uniqueID, from: "\(was)", to: "\(enabled)", message: effect)
-        ]
+        return [.captureFeatureChanged(feature, camera: device.uniqueID, from: was, to: enabled, at: s, centerStageEffect: effect)]
     }
 
     /// A capture feature Center Stage excludes.
@@ -120,20 +116,20 @@ public struct CameraControlState: Sendable {
 
     // MARK: Events applied at their host time
 
-    /// Applies `{"deviceOrientation": …}` at host time `s`: the `deviceOrientationChanged`
-    /// record, or nil when the orientation does not change.
-    mutating func setDeviceOrientation(_ orientation: DeviceOrientation, at s: MediaTime) -> SessionEventRecord? {
+    /// Applies `{"deviceOrientation": …}` at host time `s`: the orientation's change, or
+    /// nil when it does not change.
+    mutating func setDeviceOrientation(_ orientation: DeviceOrientation, at s: MediaTime) -> CaptureSessionChange? {
         guard orientation != deviceOrientation else { return nil }
         defer { deviceOrientation = orientation }
-        return SessionEventRecord(kind: .deviceOrientationChanged, sessionTime: s, from: deviceOrientation.rawValue, to: orientation.rawValue)
+        return .deviceOrientationChanged(from: deviceOrientation, to: orientation, at: s)
     }
 
     /// Applies `{"centerStageEnabled": …}` by the app at host time `s`; Center Stage's zoom
     /// on `device` follows (people-count zoom while active, 1.0 when it turns off).
-    /// - Returns: the `centerStageEnabledChanged` record, none when the state does not change.
+    /// - Returns: the `isCenterStageEnabled` change, none when the state does not change.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when the control mode
     ///   does not let the app change it, naming the modes that do.
-    mutating func setCenterStageEnabled(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [SessionEventRecord] {
+    mutating func setCenterStageEnabled(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [CaptureSessionChange] {
         let wasActive = isCenterStageActive(device)
         let changed: Bool
         do { changed = try centerStage.setCenterStageEnabled(enabled, by: .app) } catch {
@@ -141,33 +137,29 @@ public struct CameraControlState: Sendable {
         }
         guard changed else { return [] }  // already in that state: nothing happens, nothing logged
         try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off")
-        return [SessionEventRecord(kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID, from: "\(!enabled)", to: "\(enabled)")]
+        return [.centerStageEnabledChanged(camera: device.uniqueID, from: !enabled, to: enabled, by: .app, at: s)]
     }
 
     /// Applies `{"userCenterStageEnabled": …}` (the person, in Control Center) at host time
     /// `s`: honoured as the app's toggle is where `centerStageControlMode` lets the user
     /// (`user`, `cooperative`), so the app reflects the real state; in `app` mode the toggle
-    /// is ignored and a `centerStageToggleIgnored` record says so.
-    /// - Returns: the records (none when the state is already the one asked for).
+    /// is ignored and a `centerStageToggleIgnored` change says so.
+    /// - Returns: the changes (none when the state is already the one asked for).
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)`` (never for the
     ///   model's factors).
-    mutating func setCenterStageEnabledByUser(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [SessionEventRecord] {
+    mutating func setCenterStageEnabledByUser(_ enabled: Bool, at s: MediaTime, device: CaptureDevice) throws(CaptureError) -> [CaptureSessionChange] {
         let wasActive = isCenterStageActive(device)
         let changed: Bool
         do { changed = try centerStage.setCenterStageEnabled(enabled, by: .user) } catch {
             return [
-                SessionEventRecord(
-                    kind: .centerStageToggleIgnored, sessionTime: s, camera: device.uniqueID, from: "\(centerStage.isCenterStageEnabled)", to: "\(enabled)",
-                    message: "the user's Control Center toggle is ignored: centerStageControlMode is \(centerStage.centerStageControlMode.rawValue)")
+                .centerStageToggleIgnored(
+                    camera: device.uniqueID, isEnabled: centerStage.isCenterStageEnabled, requested: enabled, controlMode: centerStage.centerStageControlMode,
+                    at: s)
             ]
         }
         guard changed else { return [] }
         try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage turned off by the user")
-        return [
-            SessionEventRecord(
-                kind: .centerStageEnabledChanged, sessionTime: s, camera: device.uniqueID, from: "\(!enabled)", to: "\(enabled)",
-                message: "by the user (Control Center)")
-        ]
+        return [.centerStageEnabledChanged(camera: device.uniqueID, from: !enabled, to: enabled, by: .user, at: s)]
     }
 
     /// Center Stage's zoom after a format switch from `old` to `new` (the same camera
@@ -227,40 +219,24 @@ public struct CameraControlState: Sendable {
 
     // MARK: Per frame
 
-    /// The records a frame delivered with `angle` and `zoom` by `device` starts: a
-    /// `rotationChanged` when the angle differs from the previous frame's, a `zoomChanged`
-    /// when the drawn zoom does, a `centerStageActiveChanged` when `device`'s active state
-    /// does (the first frame only sets the baseline).
-    mutating func frameRecords(angle: VideoRotationAngle, zoom: Double, device: CaptureDevice, frameIndex: Int64, sessionTime: MediaTime, deviceTime: MediaTime)
-        -> [SessionEventRecord]
-    {
-        var records: [SessionEventRecord] = []
-        if let lastAngle, lastAngle != angle {
-            records.append(
-                SessionEventRecord(
-                    kind: .rotationChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
-                    from: "\(lastAngle.degrees)", to: "\(angle.degrees)", frameIndex: frameIndex,
-                    message:
-                        "videoRotationAngleForHorizonLevelCapture \(lastAngle.degrees)° → \(angle.degrees)° (clockwise); ffprobe rotation \(angle.displayMatrixRotationDegrees)"
-                ))
-        }
+    /// The changes a frame delivered with `angle` and `zoom` by `device` starts: the
+    /// capture angle when it differs from the previous frame's, the drawn zoom when it
+    /// does, `device`'s `isCenterStageActive` when it does (the first frame only sets the
+    /// baseline).
+    mutating func frameChanges(angle: VideoRotationAngle, zoom: Double, device: CaptureDevice, frame: CaptureSessionChange.Frame) -> [CaptureSessionChange] {
+        var changes: [CaptureSessionChange] = []
+        if let lastAngle, lastAngle != angle { changes.append(.videoRotationAngleChanged(camera: device.uniqueID, from: lastAngle, to: angle, frame: frame)) }
         if let lastZoom, lastZoom != zoom {
-            records.append(
-                SessionEventRecord(
-                    kind: .zoomChanged, sessionTime: sessionTime, deviceTime: deviceTime, deviceClock: device.uniqueID, camera: device.uniqueID,
-                    from: "\(lastZoom)", to: "\(zoom)", frameIndex: frameIndex, message: zoomCause))
+            changes.append(.videoZoomFactorChanged(camera: device.uniqueID, from: lastZoom, to: zoom, frame: frame, cause: zoomCause))
         }
         let active = isCenterStageActive(device)
         if let last = lastCenterStageActive[device.uniqueID], last != active {
-            records.append(
-                SessionEventRecord(
-                    kind: .centerStageActiveChanged, sessionTime: sessionTime, camera: device.uniqueID, from: "\(last)", to: "\(active)", frameIndex: frameIndex
-                ))
+            changes.append(.centerStageActiveChanged(camera: device.uniqueID, from: last, to: active, frame: frame))
         }
         lastAngle = angle
         lastZoom = zoom
         lastCenterStageActive[device.uniqueID] = active
-        return records
+        return changes
     }
 }
 

@@ -27,7 +27,7 @@ extension CaptureOutputEvent {
         case .note(let note): .note(note)
         case .warning(let warning): .warning(warning)
         case .inputDamaged(let packets): .inputDamaged(packets: packets)
-        case .sessionEvent(let record): .sessionEvent(record)
+        case .sessionEvent(let change): .sessionEvent(change)
         }
     }
 }

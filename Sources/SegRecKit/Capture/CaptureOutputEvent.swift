@@ -35,9 +35,9 @@ public enum CaptureOutputEvent {
     /// rejected by the decoder), for the manifest's `frames.corruptPackets`. Pictures they
     /// cost come as ``frameDropped(_:)`` with reason `corrupt`.
     case inputDamaged(packets: Int)
-    /// Something the session did that the manifest's `events` list records (posture
-    /// change, camera switch, constituent swap, facing or mirroring change, …).
-    case sessionEvent(SessionEventRecord)
+    /// Something the session did or saw (posture change, camera switch, constituent swap,
+    /// facing or mirroring change, …): the recorder logs it in the manifest's `events`.
+    case sessionEvent(CaptureSessionChange)
 }
 
 /// A `setDynamicAspectRatio` request that completed with the error `superseded`.

@@ -116,20 +116,10 @@ public enum RecordingExporter {
         let plans = try segments.map {
             try FragmentedRemuxer.planMediaSegments(path: source.path(of: $0), target: mediaSegmentDuration, end: ExportSource.duration(of: $0))
         }
-        var planned = [playlistPath]
-        for (segment, plan) in zip(segments, plans) {
-            planned.append(layout.folder.appendingPathComponent(layout.initName(for: segment)).path)
-            for part in plan.starts.indices { planned.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment, part: part)).path) }
-        }
+        let planned = [playlistPath] + hlsFilePaths(layout, segments: segments, plans: plans)
         _ = try ExportOutput(folder: layout.folder, paths: planned, force: force, protecting: source)
-
         // Offsets on the playlist timeline: the exact durations before each file.
-        var starts: [MediaTime] = []
-        var cumulative = MediaTime.zero
-        for segment in segments {
-            starts.append(cumulative)
-            cumulative = cumulative + ExportSource.duration(of: segment)
-        }
+        let starts = playlistOffsets(segments)
 
         // One time base for every file: FFmpeg's hls demuxer reads all of them in the first
         // initialization section's time base.
@@ -175,11 +165,7 @@ public enum RecordingExporter {
                 frames += result.packets
                 bytes += result.initBytes + result.mediaBytes
                 let spans = try mediaSegmentSpans(plan, duration: duration)
-                for (part, span) in spans.enumerated() where span > mediaSegmentDuration {
-                    warnings.append(
-                        "\(segment.file): media segment \(part) lasts \(DecimalSeconds.text(span, digits: 3)) s, longer than \(DecimalSeconds.text(mediaSegmentDuration, digits: 3)) s: its keyframes are that far apart (record with a smaller --keyframe-interval)"
-                    )
-                }
+                warnings += longMediaSegmentWarnings(segment, spans: spans, target: mediaSegmentDuration)
                 let date = wallClock.map { programDateTime($0, after: segment.sessionStart - first) }
                 for (part, span) in spans.enumerated() {
                     entries.append(
@@ -197,6 +183,35 @@ public enum RecordingExporter {
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
+        }
+    }
+
+    /// The files an HLS export writes besides its playlist: each recording file's
+    /// initialization section, then its media segments, in playlist order.
+    private static func hlsFilePaths(_ layout: HLSLayout, segments: [SegmentRecord], plans: [FragmentedRemuxer.MediaSegmentPlan]) -> [String] {
+        var paths: [String] = []
+        for (segment, plan) in zip(segments, plans) {
+            paths.append(layout.folder.appendingPathComponent(layout.initName(for: segment)).path)
+            for part in plan.starts.indices { paths.append(layout.folder.appendingPathComponent(layout.mediaName(for: segment, part: part)).path) }
+        }
+        return paths
+    }
+
+    /// Each file's offset on the playlist timeline: the exact durations of the files before it.
+    private static func playlistOffsets(_ segments: [SegmentRecord]) -> [MediaTime] {
+        var starts: [MediaTime] = []
+        var cumulative = MediaTime.zero
+        for segment in segments {
+            starts.append(cumulative)
+            cumulative = cumulative + ExportSource.duration(of: segment)
+        }
+        return starts
+    }
+
+    /// A warning for each of `segment`'s media segments longer than `target`: its keyframes are that far apart.
+    private static func longMediaSegmentWarnings(_ segment: SegmentRecord, spans: [MediaTime], target: MediaTime) -> [String] {
+        spans.enumerated().filter { $0.element > target }.map { part, span in
+            "\(segment.file): media segment \(part) lasts \(DecimalSeconds.text(span, digits: 3)) s, longer than \(DecimalSeconds.text(target, digits: 3)) s: its keyframes are that far apart (record with a smaller --keyframe-interval)"
         }
     }
 

@@ -217,7 +217,7 @@ package final class SegmentMuxer {
             // on") no longer describe this recording: counted in a note instead.
             if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
         case .inputDamaged(let packets): announce(.inputDamaged(packets: packets))
-        case .sessionEvent(let record): if let record = eventSequencer.received(record) { announce(.sessionEvent(record)) }
+        case .sessionEvent(let change): if let record = eventSequencer.received(SessionEventRecord(change)) { announce(.sessionEvent(record)) }
         }
     }
 

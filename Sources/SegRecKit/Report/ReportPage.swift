@@ -30,35 +30,7 @@ enum ReportPage {
         let cameras = used.isEmpty ? camera : used.joined(separator: ", ")
         let timeline = ReportTimeline(manifest: m)
         let total = (timeline.end - timeline.start)
-        var html: [String] = []
-        html.append(
-            """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-            <title>\(HTMLText.escape(title))</title>
-            <link rel="icon" href="data:,">
-            <style>\(css)</style>
-            </head>
-            <body>
-            <header>
-            <h1>\(HTMLText.escape(title))</h1>
-            <p class="summary" id="summary">\(m.segments.count) segment\(m.segments.count == 1 ? "" : "s"), \(DecimalSeconds.text(total, digits: 3)) s,
-            \(m.frames.written) of \(m.frames.received) frames written, \(m.frames.dropped) dropped; mode <b>\(m.mode.rawValue)</b>,
-            stopped: <b>\(HTMLText.escape(m.stopReason?.rawValue ?? "still recording"))</b>\(m.encoder.map { "; \(HTMLText.escape($0.encoder)) \(HTMLText.escape($0.preset)) crf \($0.crf)" } ?? "");
-            camera\(used.count > 1 ? "s" : "") <b>\(HTMLText.escape(cameras))</b>.</p>
-            </header>
-            <main>
-            <h2>Timeline</h2>
-            <p class="legend"><span class="swatch landscape"></span>landscape <span class="swatch portrait"></span>portrait <span class="swatch square"></span>square
-            <span class="key announced">▼</span> announced change (device time → session) <span class="key firstNewBuffer">▲</span> first new buffer <span class="key stop">|</span> stop.
-            <span class="key gap">⇄</span> camera switch (hatched: no frame) <span class="key event">●</span> session event (rows: camera, posture, orientation, zoom, framing, format).
-            Hover for exact times; bar width = duration, bar height = displayed height / longer side (after rotation)\(media.contains { $0.waveform != nil } ? "; under each bar its sound (peaks per unit of width, full scale fills the lane)" : "").</p>
-            <figure class="timeline">
-            """)
+        var html = [head(manifest: m, title: title, cameras: cameras, cameraCount: used.count, total: total, hasSound: media.contains { $0.waveform != nil })]
         html.append(TimelineSVG.render(timeline, manifest: m, camera: camera, waveforms: media.map(\.waveform)))
         html.append("</figure>")
         html.append("<div class=\"filmstrip\">")
@@ -104,48 +76,9 @@ enum ReportPage {
 
         html.append("<h2>Segments</h2>")
         for (index, s) in m.segments.enumerated() {
-            let media = media[index]
-            let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
-            let duration = s.sessionEnd - s.sessionStart
-            let type = "video/mp4; codecs=&quot;\(HTMLText.escape(media.codecs))&quot;"
-            var rows: [(String, String)] = [
-                ("size", "\(s.width)x\(s.height) (\(ratio))"), ("frames", "\(s.frameCount), first index \(s.firstFrameIndex)"),
-                ("session", "\(DecimalSeconds.text(s.sessionStart)) s → \(DecimalSeconds.text(s.sessionEnd)) s"),
-                ("duration", "\(DecimalSeconds.text(duration)) s"), ("started", s.startReason.rawValue),
-                ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)), ("codec", media.codecs), ("bytes", "\(s.byteCount)")
-            ]
-            if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)° clockwise (display matrix; poster and bar shown upright)")) }
-            if let gap = timeline.gaps.firstIndex(where: { $0.segment == index }) { rows.append(("before it", gapNotes[gap])) }
-            if let change = s.change {
-                let what = change.camera.map { "camera \(change.previousCamera ?? "?") → \($0) (device time on \($0)'s clock)" } ?? (change.aspectRatio ?? "?")
-                rows.append(
-                    (
-                        "change",
-                        "\(what): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"
-                    ))
-            }
-            html.append(
-                """
-                <section class="segment-card" id="seg-\(index)" data-index="\(index)">
-                <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
-                <video controls muted playsinline preload="none" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
-                <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>
-                <dl>\(rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined())</dl>
-                </section>
-                """)
+            html.append(segmentCard(s, index: index, media: media[index], timeline: timeline, gapNotes: gapNotes, camera: camera))
         }
-        html.append("<h2>Warnings and drops</h2>")
-        html.append("<ul id=\"warnings\">")
-        if m.warnings.isEmpty { html.append("<li class=\"none\">No warnings.</li>") }
-        for warning in m.warnings { html.append("<li class=\"warning\">\(HTMLText.escape(warning))</li>") }
-        html.append("</ul>")
-        html.append("<ul id=\"drops\">")
-        if m.frames.droppedReasons.isEmpty { html.append("<li class=\"none\">No frame dropped.</li>") }
-        for (reason, count) in m.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
-            html.append(
-                "<li class=\"drop\" data-reason=\"\(HTMLText.escape(reason))\">\(count) frame\(count == 1 ? "" : "s") dropped: \(HTMLText.escape(reason))</li>")
-        }
-        html.append("</ul>")
+        html += warningsAndDrops(m)
         if let recovery = m.recovery {
             html.append(
                 "<p class=\"recovery\">Recovered after an interruption: \(recovery.framesRecovered) frames kept, \(recovery.framesLost) lost\(recovery.lostAfter.map { " after session \(DecimalSeconds.text($0)) s" } ?? "").</p>"
@@ -157,6 +90,87 @@ enum ReportPage {
         html.append("<script>\(script)</script>")
         html.append("</body>\n</html>\n")
         return html.joined(separator: "\n")
+    }
+
+    /// The page's head and its top: title, summary line, legend, and the timeline's opening `<figure>`.
+    private static func head(manifest m: RecordingManifest, title: String, cameras: String, cameraCount: Int, total: MediaTime, hasSound: Bool) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+        <title>\(HTMLText.escape(title))</title>
+        <link rel="icon" href="data:,">
+        <style>\(css)</style>
+        </head>
+        <body>
+        <header>
+        <h1>\(HTMLText.escape(title))</h1>
+        <p class="summary" id="summary">\(m.segments.count) segment\(m.segments.count == 1 ? "" : "s"), \(DecimalSeconds.text(total, digits: 3)) s,
+        \(m.frames.written) of \(m.frames.received) frames written, \(m.frames.dropped) dropped; mode <b>\(m.mode.rawValue)</b>,
+        stopped: <b>\(HTMLText.escape(m.stopReason?.rawValue ?? "still recording"))</b>\(m.encoder.map { "; \(HTMLText.escape($0.encoder)) \(HTMLText.escape($0.preset)) crf \($0.crf)" } ?? "");
+        camera\(cameraCount > 1 ? "s" : "") <b>\(HTMLText.escape(cameras))</b>.</p>
+        </header>
+        <main>
+        <h2>Timeline</h2>
+        <p class="legend"><span class="swatch landscape"></span>landscape <span class="swatch portrait"></span>portrait <span class="swatch square"></span>square
+        <span class="key announced">▼</span> announced change (device time → session) <span class="key firstNewBuffer">▲</span> first new buffer <span class="key stop">|</span> stop.
+        <span class="key gap">⇄</span> camera switch (hatched: no frame) <span class="key event">●</span> session event (rows: camera, posture, orientation, zoom, framing, format).
+        Hover for exact times; bar width = duration, bar height = displayed height / longer side (after rotation)\(hasSound ? "; under each bar its sound (peaks per unit of width, full scale fills the lane)" : "").</p>
+        <figure class="timeline">
+        """
+    }
+
+    /// The warnings list and the dropped frames by reason (`ul#warnings`, `ul#drops`).
+    private static func warningsAndDrops(_ m: RecordingManifest) -> [String] {
+        var lines: [String] = []
+        lines.append("<h2>Warnings and drops</h2>")
+        lines.append("<ul id=\"warnings\">")
+        if m.warnings.isEmpty { lines.append("<li class=\"none\">No warnings.</li>") }
+        for warning in m.warnings { lines.append("<li class=\"warning\">\(HTMLText.escape(warning))</li>") }
+        lines.append("</ul>")
+        lines.append("<ul id=\"drops\">")
+        if m.frames.droppedReasons.isEmpty { lines.append("<li class=\"none\">No frame dropped.</li>") }
+        for (reason, count) in m.frames.droppedReasons.sorted(by: { $0.key < $1.key }) {
+            lines.append(
+                "<li class=\"drop\" data-reason=\"\(HTMLText.escape(reason))\">\(count) frame\(count == 1 ? "" : "s") dropped: \(HTMLText.escape(reason))</li>")
+        }
+        lines.append("</ul>")
+        return lines
+    }
+
+    /// Segment `index`'s card: heading, player (poster first), and its facts.
+    private static func segmentCard(_ s: SegmentRecord, index: Int, media: SegmentMedia, timeline: ReportTimeline, gapNotes: [String], camera: String) -> String
+    {
+        let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
+        let duration = s.sessionEnd - s.sessionStart
+        let type = "video/mp4; codecs=&quot;\(HTMLText.escape(media.codecs))&quot;"
+        var rows: [(String, String)] = [
+            ("size", "\(s.width)x\(s.height) (\(ratio))"), ("frames", "\(s.frameCount), first index \(s.firstFrameIndex)"),
+            ("session", "\(DecimalSeconds.text(s.sessionStart)) s → \(DecimalSeconds.text(s.sessionEnd)) s"),
+            ("duration", "\(DecimalSeconds.text(duration)) s"), ("started", s.startReason.rawValue),
+            ("camera", TimelineSVG.cameraLabel(of: s, fallback: camera)), ("codec", media.codecs), ("bytes", "\(s.byteCount)")
+        ]
+        if let rotation = s.rotationDegrees { rows.append(("rotation", "\(rotation)° clockwise (display matrix; poster and bar shown upright)")) }
+        if let gap = timeline.gaps.firstIndex(where: { $0.segment == index }) { rows.append(("before it", gapNotes[gap])) }
+        if let change = s.change {
+            let what = change.camera.map { "camera \(change.previousCamera ?? "?") → \($0) (device time on \($0)'s clock)" } ?? (change.aspectRatio ?? "?")
+            rows.append(
+                (
+                    "change",
+                    "\(what): device \(change.deviceTime.value)/\(change.deviceTime.timescale) → session \(DecimalSeconds.text(change.sessionTime)) s\(change.announced ? "" : " (not announced)")"
+                ))
+        }
+        return """
+            <section class="segment-card" id="seg-\(index)" data-index="\(index)">
+            <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
+            <video controls muted playsinline preload="none" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
+            <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>
+            <dl>\(rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined())</dl>
+            </section>
+            """
     }
 
     static let css = """

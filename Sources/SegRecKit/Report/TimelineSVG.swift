@@ -28,34 +28,7 @@ enum TimelineSVG {
             "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(fmt(totalWidth)) \(fmt(height))\" role=\"img\" aria-label=\"Timeline of \(segments.count) segment(s), drawn to scale\">",
             "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f3e5f5\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#6a1b9a\" stroke-width=\"2\"/></pattern></defs>"
         ]
-        for bar in timeline.bars {
-            let s = segments[bar.index]
-            let duration = s.sessionEnd - s.sessionStart
-            let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
-            let camera = cameraLabel(of: s, fallback: camera)
-            let title =
-                "\(s.file): \(s.width)x\(s.height) (\(ratio)), \(s.frameCount) frames, camera \(camera)\n"
-                + "session \(DecimalSeconds.text(s.sessionStart)) s to \(DecimalSeconds.text(s.sessionEnd)) s (\(DecimalSeconds.text(duration)) s)\n"
-                + "started: \(s.startReason.rawValue)"
-            let y = barBase - bar.height
-            svg.append("<a href=\"#seg-\(bar.index)\">")
-            svg.append(
-                "<rect class=\"segment \(AspectText.cssClass(width: ReportTimeline.displayed(s).width, height: ReportTimeline.displayed(s).height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\" data-rotation=\"\(s.rotationDegrees ?? 0)\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>"
-            )
-            let turn = (s.rotationDegrees ?? 0) % 360 == 0 ? "" : " ↻\(s.rotationDegrees ?? 0)°"
-            let lines = ["\(s.width)x\(s.height)\(turn)", ratio, "\(s.frameCount) fr", camera]
-            if bar.width >= 64 {
-                for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
-                    svg.append("<text class=\"label\" x=\"\(fmt(bar.x + 4))\" y=\"\(fmt(y + 14 + Double(n) * 13))\">\(HTMLText.escape(line))</text>")
-                }
-            } else if bar.width >= 11, let text = [lines[0], ratio].first(where: { Double($0.count) * 6.5 + 6 <= bar.height }) {
-                // Turned 90°: the size if it fits the bar's height, else the ratio.
-                svg.append(
-                    "<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(text))</text>"
-                )
-            }
-            svg.append("</a>")
-        }
+        for bar in timeline.bars { svg += barSVG(bar, segment: segments[bar.index], camera: camera, barBase: barBase) }
         for (bar, waveform) in zip(timeline.bars, waveforms) {
             guard let waveform else { continue }
             svg.append(waveformSVG(waveform, bar: bar, segment: segments[bar.index], top: barBase + 3, height: waveformLane - 6))
@@ -100,6 +73,39 @@ enum TimelineSVG {
         svg.append("<text class=\"axis-title\" x=\"\(fmt(timeline.margin + timeline.width))\" y=\"\(fmt(below + 40))\">session clock (s)</text>")
         svg.append("</svg>")
         return svg.joined(separator: "\n")
+    }
+
+    /// One segment's bar (`rect.segment`, linked to its card) with its labels where the
+    /// bar is wide enough: the size, ratio, frames and camera across, or the size (else
+    /// the ratio) turned 90° in a narrow bar.
+    static func barSVG(_ bar: ReportTimeline.Bar, segment s: SegmentRecord, camera: String, barBase: Double) -> [String] {
+        var svg: [String] = []
+        let duration = s.sessionEnd - s.sessionStart
+        let ratio = s.aspectRatio ?? AspectText.ratio(width: s.width, height: s.height)
+        let camera = cameraLabel(of: s, fallback: camera)
+        let title =
+            "\(s.file): \(s.width)x\(s.height) (\(ratio)), \(s.frameCount) frames, camera \(camera)\n"
+            + "session \(DecimalSeconds.text(s.sessionStart)) s to \(DecimalSeconds.text(s.sessionEnd)) s (\(DecimalSeconds.text(duration)) s)\n"
+            + "started: \(s.startReason.rawValue)"
+        let y = barBase - bar.height
+        svg.append("<a href=\"#seg-\(bar.index)\">")
+        svg.append(
+            "<rect class=\"segment \(AspectText.cssClass(width: ReportTimeline.displayed(s).width, height: ReportTimeline.displayed(s).height))\" x=\"\(fmt(bar.x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar.width))\" height=\"\(fmt(bar.height))\" data-index=\"\(bar.index)\" data-file=\"\(HTMLText.escape(s.file))\" data-width=\"\(s.width)\" data-height=\"\(s.height)\" data-frames=\"\(s.frameCount)\" data-duration=\"\(DecimalSeconds.text(duration))\" data-camera=\"\(HTMLText.escape(s.camera ?? camera))\" data-rotation=\"\(s.rotationDegrees ?? 0)\"\(s.facing.map { " data-facing=\"\($0.rawValue)\"" } ?? "")><title>\(HTMLText.escape(title))</title></rect>"
+        )
+        let turn = (s.rotationDegrees ?? 0) % 360 == 0 ? "" : " ↻\(s.rotationDegrees ?? 0)°"
+        let lines = ["\(s.width)x\(s.height)\(turn)", ratio, "\(s.frameCount) fr", camera]
+        if bar.width >= 64 {
+            for (n, line) in lines.enumerated() where y + 14 + Double(n) * 13 < barBase {
+                svg.append("<text class=\"label\" x=\"\(fmt(bar.x + 4))\" y=\"\(fmt(y + 14 + Double(n) * 13))\">\(HTMLText.escape(line))</text>")
+            }
+        } else if bar.width >= 11, let text = [lines[0], ratio].first(where: { Double($0.count) * 6.5 + 6 <= bar.height }) {
+            // Turned 90°: the size if it fits the bar's height, else the ratio.
+            svg.append(
+                "<text class=\"label vertical\" transform=\"translate(\(fmt(bar.x + bar.width / 2 + 4)) \(fmt(barBase - 4))) rotate(-90)\">\(HTMLText.escape(text))</text>"
+            )
+        }
+        svg.append("</a>")
+        return svg
     }
 
     /// One segment's waveform under its bar: a lane (`rect.wave-lane`, the bar's x and

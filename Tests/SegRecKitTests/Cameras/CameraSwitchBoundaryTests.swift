@@ -86,7 +86,7 @@ import Testing
         #expect(superseded.count == 1)
         #expect(superseded.first?.1.aspectRatio == .ratio1x1)
         #expect(superseded.first?.1.effectiveFrameIndex == 50)
-        let posture = try #require(events.firstIndex { if case .sessionEvent(let r) = $0 { r.kind == .postureChanged } else { false } })
+        let posture = try #require(events.firstIndex { if case .sessionEvent(.postureChanged) = $0 { true } else { false } })
         let switchFrame = try #require(F.position(ofFrame: 49, in: events))
         #expect(superseded.first.map { $0.0 > posture && $0.0 < switchFrame } == true)
         // 16x9 took effect on outer frame 40; its completion (delay 12) comes before delivery 52.

@@ -56,8 +56,9 @@ enum DuoFixtures {
         }
     }
 
+    /// The manifest records of the session's changes of `kind` (as the recorder maps them).
     static func records(_ events: [CaptureOutputEvent], _ kind: SessionEventRecord.Kind) -> [SessionEventRecord] {
-        events.compactMap { if case .sessionEvent(let r) = $0, r.kind == kind { r } else { nil } }
+        events.compactMap { if case .sessionEvent(let c) = $0, SessionEventRecord(c).kind == kind { SessionEventRecord(c) } else { nil } }
     }
 
     /// Position in `events` of the frame with delivery index `index`.

@@ -141,7 +141,7 @@ extension FormatSwitchTests {
         for file in files {
             let scenario = try Scenario.load(contentsOf: Self.folder.appendingPathComponent(file))
             let events = try OrientationFixtures.run(try CaptureSession(scenario: scenario))
-            kinds[scenario.name] = events.compactMap { if case .sessionEvent(let r) = $0 { r.kind } else { nil } }
+            kinds[scenario.name] = events.compactMap { if case .sessionEvent(let c) = $0 { SessionEventRecord(c).kind } else { nil } }
         }
         #expect(kinds["apply-format-switch"]?.filter { $0 == .activeFormatChanged }.count == 2)
         #expect(kinds["rotated-group-selfie"]?.filter { $0 == .rotationChanged }.count == 2)

@@ -1,0 +1,95 @@
+/// Something a ``CaptureSession`` did or saw, as an app observes it on AVFoundation: a
+/// key-value observation (`activeFormat`, `videoZoomFactor`, `isCenterStageActive`, the
+/// rotation coordinator's `videoRotationAngleForHorizonLevelCapture`, …), a completion
+/// handler that failed, a smart framing recommendation, or the posture a direction
+/// coordinator reports. It rides the stream as ``CaptureOutputEvent/sessionEvent(_:)``;
+/// the recording side turns it into the manifest's ``SessionEventRecord``.
+///
+/// Cameras are named by their `uniqueID`. Changes applied at a scheduled event carry its
+/// host time; changes seen in the pictures carry the ``Frame`` they start at.
+public enum CaptureSessionChange: Sendable, Hashable {
+    /// The direction coordinator's device posture changed at a host time.
+    case postureChanged(from: DevicePosture, to: DevicePosture, at: MediaTime)
+    /// `camera`'s facing relative to the app's display changed (`from` is nil when it had none).
+    case facingChanged(camera: String, from: CameraFacing?, to: CameraFacing, at: MediaTime)
+    /// `UIDevice.orientation` changed at a host time.
+    case deviceOrientationChanged(from: DeviceOrientation, to: DeviceOrientation, at: MediaTime)
+    /// The session streams from `to` instead of `from` (individual cameras) from `frame`.
+    case cameraSwitched(from: String, to: String, frame: Frame)
+    /// The Virtual Front Camera `camera` shows constituent `to` instead of `from` from `frame`.
+    case constituentSwapped(camera: String, from: String, to: String, frame: Frame)
+    /// The connection's `isVideoMirrored` changed from `frame` (which has no device time here).
+    case videoMirroredChanged(camera: String, from: Bool, to: Bool, frame: Frame)
+    /// `setDynamicAspectRatio` failed on `camera` at a host time; `message` is the warning
+    /// the app logs (what failed and why the recording goes on).
+    case dynamicAspectRatioRequestFailed(DynamicAspectRatio, camera: String, at: MediaTime, message: String)
+    /// `startMonitoring()` or `stopMonitoring()` on `camera`'s smart framing monitor took effect.
+    case smartFramingMonitoringChanged(camera: String, action: SmartFramingMonitor.Action, at: MediaTime)
+    /// The smart framing monitor's `recommendedFraming` changed to `to` (`from`: the
+    /// previous one) for `peopleInFrame` people, and what the app did with it.
+    case smartFramingRecommended(camera: String, from: CaptureFraming?, to: CaptureFraming, peopleInFrame: Int, outcome: SmartFramingOutcome, at: MediaTime)
+    /// The connection's `activeVideoStabilizationMode` changed at a format switch whose new
+    /// format starts capturing at `at`; `reason` says why.
+    case activeVideoStabilizationModeChanged(camera: String, from: VideoStabilizationMode, to: VideoStabilizationMode, at: MediaTime, reason: String)
+    /// `camera`'s `activeFormat` (and rate) changed; `frame` is the new format's first;
+    /// `reason` says what asked for it and what it does to the segments.
+    case activeFormatChanged(camera: String, from: ActiveFormat, to: ActiveFormat, frame: Frame, reason: String)
+    /// `isDepthDataDeliveryEnabled` or `isGeometricDistortionCorrectionEnabled` changed on
+    /// `camera`; `centerStageEffect` says when it made Center Stage inactive or active again.
+    case captureFeatureChanged(CameraControlState.CaptureFeature, camera: String, from: Bool, to: Bool, at: MediaTime, centerStageEffect: String?)
+    /// `isCenterStageEnabled` changed, by the app or by the user (Control Center).
+    case centerStageEnabledChanged(camera: String, from: Bool, to: Bool, by: CenterStageControl.Requester, at: MediaTime)
+    /// The user's Control Center toggle (`requested`) was ignored: `controlMode` does not let the user.
+    case centerStageToggleIgnored(camera: String, isEnabled: Bool, requested: Bool, controlMode: CenterStageControl.ControlMode, at: MediaTime)
+    /// The rotation coordinator's `videoRotationAngleForHorizonLevelCapture` changed from `frame`.
+    case videoRotationAngleChanged(camera: String, from: VideoRotationAngle, to: VideoRotationAngle, frame: Frame)
+    /// The zoom drawn into the pictures (`videoZoomFactor`) changed from `frame`; `cause`
+    /// says why (videoZoomFactor, smart framing, Center Stage).
+    case videoZoomFactorChanged(camera: String, from: Double, to: Double, frame: Frame, cause: String)
+    /// `camera`'s `isCenterStageActive` changed from `frame`.
+    case centerStageActiveChanged(camera: String, from: Bool, to: Bool, frame: Frame)
+
+    /// The delivered frame a change starts at.
+    public struct Frame: Sendable, Hashable {
+        /// Its delivery sequence number (``VideoFrame/index``).
+        public let index: Int64
+        /// Its session time (host clock).
+        public let sessionTime: MediaTime
+        /// Its capture time on the camera's own clock.
+        public let deviceTime: MediaTime
+
+        /// A frame: delivery number, session time, device time.
+        public init(index: Int64, sessionTime: MediaTime, deviceTime: MediaTime) {
+            self.index = index
+            self.sessionTime = sessionTime
+            self.deviceTime = deviceTime
+        }
+    }
+
+    /// A camera's `activeFormat` by name, with the rate it captures at.
+    public struct ActiveFormat: Sendable, Hashable, CustomStringConvertible {
+        /// The format's name (its square side, or the back camera's size).
+        public let name: String
+        /// The capture rate.
+        public let frameRate: FrameRate
+
+        /// A format name and rate.
+        public init(name: String, frameRate: FrameRate) {
+            self.name = name
+            self.frameRate = frameRate
+        }
+
+        /// `"3840@30"`: name and rate.
+        public var description: String { "\(name)@\(frameRate)" }
+    }
+
+    /// What the app did with a smart framing recommendation.
+    public enum SmartFramingOutcome: Sendable, Hashable {
+        /// It applied it: the aspect ratio, then the zoom.
+        case applied
+        /// The camera showed that framing already.
+        case alreadyInEffect
+        /// Its ``SmartFramingPolicy`` ignores that framing.
+        case ignored(SmartFramingPolicy)
+    }
+}
