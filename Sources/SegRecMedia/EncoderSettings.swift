@@ -86,12 +86,12 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// `ffmpeg -flags +ildct+ilme -top 1`); nil or progressive: progressive encoding.
     /// A segment whose height is not a multiple of 4 (x264 codes each field in whole
     /// 4:2:0 macroblock pairs) is encoded progressive (`encodesInterlaced(height:)`).
-    public var fieldOrder: VideoFieldOrder?
+    package var fieldOrder: VideoFieldOrder?
     /// What the pictures' samples mean, written into the stream (VUI colour description
     /// and aspect ratio) and the container (`colr`, `pasp`); default
     /// ``PictureDescription/bt709VideoRange``, what the synthetic sensor draws. Not encoded
     /// by `Codable` (a recording's files state it; ffprobe reads it back).
-    public var pictureDescription: PictureDescription = .bt709VideoRange
+    package var pictureDescription: PictureDescription = .bt709VideoRange
 
     private enum CodingKeys: String, CodingKey { case codec, preset, crf, keyframeInterval, threads, frameRate, fieldOrder }
 

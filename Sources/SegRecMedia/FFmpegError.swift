@@ -49,10 +49,10 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// `AVERROR(ENOSPC)`: the disk is full.
-    public var isNoSpace: Bool { code == segrec_averror_enospc() }
+    package var isNoSpace: Bool { code == segrec_averror_enospc() }
 
     /// `AVERROR(ENOENT)`: the file or directory does not exist.
-    public var isNotFound: Bool { code == segrec_averror_enoent() }
+    package var isNotFound: Bool { code == segrec_averror_enoent() }
 
     /// `AVERROR_EXIT`: the call was interrupted (an `AVIOInterruptCB` said stop).
     package var isExit: Bool { code == segrec_averror_exit() }

@@ -10,20 +10,20 @@ import CFFmpeg
 /// layers above `SegRecMedia` need no FFmpeg type. `SegmentWriter` puts them on the
 /// encoder (`AVCodecContext.color_range`, `color_primaries`, `color_trc`, `colorspace`,
 /// `sample_aspect_ratio`), and libx264 / libx265 and the mp4 muxer write them.
-public struct PictureDescription: Sendable, Hashable, CustomStringConvertible {
+package struct PictureDescription: Sendable, Hashable, CustomStringConvertible {
     /// `AVColorRange`: 1 video (limited, "tv"), 2 full ("pc").
-    public var range: Int32
+    package var range: Int32
     /// `AVColorPrimaries`: 1 BT.709, 6 SMPTE 170M (BT.601 525), 5 BT.470BG (BT.601 625), 9 BT.2020, …
-    public var primaries: Int32
+    package var primaries: Int32
     /// `AVColorTransferCharacteristic`: 1 BT.709, 6 SMPTE 170M, 13 sRGB (IEC 61966-2-1), 16 PQ, 18 HLG, …
-    public var transfer: Int32
+    package var transfer: Int32
     /// `AVColorSpace` (the YCbCr matrix): 1 BT.709, 6 SMPTE 170M (BT.601), 5 BT.470BG, 9 BT.2020 NCL, …
-    public var matrix: Int32
+    package var matrix: Int32
     /// Pixel (sample) aspect ratio, width : height of one pixel; 1:1 for square pixels.
-    public var sampleAspectRatio: (width: Int32, height: Int32)
+    package var sampleAspectRatio: (width: Int32, height: Int32)
 
     /// A description; see the properties.
-    public init(range: Int32, primaries: Int32, transfer: Int32, matrix: Int32, sampleAspectRatio: (width: Int32, height: Int32) = (1, 1)) {
+    package init(range: Int32, primaries: Int32, transfer: Int32, matrix: Int32, sampleAspectRatio: (width: Int32, height: Int32) = (1, 1)) {
         self.range = range
         self.primaries = primaries
         self.transfer = transfer
@@ -34,25 +34,25 @@ public struct PictureDescription: Sendable, Hashable, CustomStringConvertible {
     /// BT.709 primaries, transfer and matrix, video range, square pixels: what segrec's
     /// synthetic sensor declares (its pattern is drawn straight in video-range YCbCr, 16–235
     /// luma, so no other matrix is truer) and what players assume for HD pictures.
-    public static let bt709VideoRange = PictureDescription(
+    package static let bt709VideoRange = PictureDescription(
         range: Int32(AVCOL_RANGE_MPEG.rawValue), primaries: Int32(AVCOL_PRI_BT709.rawValue), transfer: Int32(AVCOL_TRC_BT709.rawValue),
         matrix: Int32(AVCOL_SPC_BT709.rawValue))
 
     /// BT.601 (SMPTE 170M primaries, transfer and matrix), video range, square pixels: what
     /// players assume for standard-definition pictures (576 lines or fewer) that state nothing.
-    public static let bt601VideoRange = PictureDescription(
+    package static let bt601VideoRange = PictureDescription(
         range: Int32(AVCOL_RANGE_MPEG.rawValue), primaries: Int32(AVCOL_PRI_SMPTE170M.rawValue), transfer: Int32(AVCOL_TRC_SMPTE170M.rawValue),
         matrix: Int32(AVCOL_SPC_SMPTE170M.rawValue))
 
     /// What players assume for a picture of `dimensions` that states no colour: BT.709 from
     /// 720 lines or 1280 columns up, else BT.601 (the rule of FFmpeg's and browsers' players).
-    public static func assumed(for dimensions: VideoDimensions) -> PictureDescription {
+    package static func assumed(for dimensions: VideoDimensions) -> PictureDescription {
         dimensions.height >= 720 || dimensions.width >= 1280 ? .bt709VideoRange : .bt601VideoRange
     }
 
     /// `range/primaries/transfer/matrix` in FFmpeg's (and ffprobe's) names, e.g.
     /// `tv/bt709/bt709/bt709`, then the pixel aspect ratio, e.g. `SAR 1:1`.
-    public var description: String {
+    package var description: String {
         func name(_ c: UnsafePointer<CChar>?) -> String { c.map { String(cString: $0) } ?? "unknown" }
         let range = name(av_color_range_name(AVColorRange(UInt32(bitPattern: self.range))))
         let primaries = name(av_color_primaries_name(AVColorPrimaries(UInt32(bitPattern: self.primaries))))
@@ -61,12 +61,12 @@ public struct PictureDescription: Sendable, Hashable, CustomStringConvertible {
         return "\(range)/\(primaries)/\(transfer)/\(matrix), SAR \(sampleAspectRatio.width):\(sampleAspectRatio.height)"
     }
 
-    public static func == (a: PictureDescription, b: PictureDescription) -> Bool {
+    package static func == (a: PictureDescription, b: PictureDescription) -> Bool {
         a.range == b.range && a.primaries == b.primaries && a.transfer == b.transfer && a.matrix == b.matrix
             && a.sampleAspectRatio.width == b.sampleAspectRatio.width && a.sampleAspectRatio.height == b.sampleAspectRatio.height
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for v in [range, primaries, transfer, matrix, sampleAspectRatio.width, sampleAspectRatio.height] { hasher.combine(v) }
     }
 

@@ -3,7 +3,7 @@ import CFFmpeg
 /// How the lines of a picture are ordered in time: progressive, or interlaced with the top
 /// or bottom field first. Mirrors FFmpeg's `AVFieldOrder` (and CoreVideo's
 /// `kCVImageBufferFieldDetailKey`).
-public enum VideoFieldOrder: String, Sendable, Codable {
+package enum VideoFieldOrder: String, Sendable, Codable {
     /// Unknown or not stated (`AV_FIELD_UNKNOWN`).
     case unknown
     /// Progressive (`AV_FIELD_PROGRESSIVE`).
@@ -29,13 +29,13 @@ public enum VideoFieldOrder: String, Sendable, Codable {
     }
 
     /// Whether the pictures are interlaced.
-    public var isInterlaced: Bool { self != .unknown && self != .progressive }
+    package var isInterlaced: Bool { self != .unknown && self != .progressive }
 
     /// Whether the top field is displayed first (TT, BT).
-    public var isTopFieldDisplayedFirst: Bool { self == .topFieldFirst || self == .bottomCodedTopDisplayedFirst }
+    package var isTopFieldDisplayedFirst: Bool { self == .topFieldFirst || self == .bottomCodedTopDisplayedFirst }
 
     /// `"top field first"`, `"bottom field first"`, ….
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknown: "field order unknown"
         case .progressive: "progressive"

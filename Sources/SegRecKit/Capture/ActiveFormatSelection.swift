@@ -1,7 +1,7 @@
 /// What the active-format rules need of a camera format: the ratios it crops to, its
 /// highest frame rate and the frame size of a ratio. ``CaptureDevice/Format`` conforms;
 /// another camera's format type conforms the same way.
-public protocol ActiveFormatCandidate: Equatable {
+package protocol ActiveFormatCandidate: Equatable {
     /// `AVCaptureDevice.Format.supportedDynamicAspectRatios` (empty for a fixed-size format).
     var supportedDynamicAspectRatios: [DynamicAspectRatio] { get }
     /// The highest frame rate the format delivers, frames per second.
@@ -14,12 +14,12 @@ public protocol ActiveFormatCandidate: Equatable {
 
 extension CaptureDevice.Format: ActiveFormatCandidate {
     /// ``dimensions(for:)`` without the error: nil when the format does not list `ratio`.
-    public func frameDimensions(for ratio: DynamicAspectRatio) -> VideoDimensions? {
+    package func frameDimensions(for ratio: DynamicAspectRatio) -> VideoDimensions? {
         supportedDynamicAspectRatios.contains(ratio) ? ratio.dimensions(squareSide: squareSide) : nil
     }
 
     /// The square side, as scenarios spell the format: `"1920"`.
-    public var formatName: String { "\(squareSide)" }
+    package var formatName: String { "\(squareSide)" }
 }
 
 /// The outcome of choosing the active format for a ratio (the seeds' `apply()`, Docs/cameras.md
@@ -37,29 +37,29 @@ extension CaptureDevice.Format: ActiveFormatCandidate {
 ///
 /// Frame rates: the camera keeps its preferred rate (the scenario's `fps`) where the format
 /// allows it, else the format's ``ActiveFormatCandidate/maxFrameRate`` (clamped).
-public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
+package struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// The format active afterwards.
-    public let format: Format
+    package let format: Format
     /// Its index in the camera's format list.
-    public let formatIndex: Int
+    package let formatIndex: Int
     /// The ratio in effect afterwards.
-    public let aspectRatio: DynamicAspectRatio
+    package let aspectRatio: DynamicAspectRatio
     /// Frame dimensions afterwards (``aspectRatio`` on ``format``).
-    public let dimensions: VideoDimensions
+    package let dimensions: VideoDimensions
     /// Frame rate afterwards: the preferred rate, clamped to ``format``'s maximum.
-    public let frameRate: FrameRate
+    package let frameRate: FrameRate
     /// Whether `activeFormat` changes (a reconfiguration gap).
-    public let formatChanged: Bool
+    package let formatChanged: Bool
     /// Whether the ratio differs from the one in effect before.
-    public let aspectRatioChanged: Bool
+    package let aspectRatioChanged: Bool
     /// Whether frame dimensions differ from before.
-    public let dimensionsChanged: Bool
+    package let dimensionsChanged: Bool
     /// Whether the frame rate differs from before.
-    public let frameRateChanged: Bool
+    package let frameRateChanged: Bool
 
     /// Whether the next frame starts a segment with `startReason: formatChanged`: the
     /// format changes and with it the dimensions or the frame rate.
-    public var startsSegment: Bool { formatChanged && (dimensionsChanged || frameRateChanged) }
+    package var startsSegment: Bool { formatChanged && (dimensionsChanged || frameRateChanged) }
 
     /// The seeds' `apply(ratio)`: keeps the active format if it supports `ratio`, else
     /// switches to the *first* format of `formats` that does, then sets `ratio`.
@@ -73,7 +73,7 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// - Throws: ``CameraControlError/noFormatSupports(_:formats:)`` naming the formats when
     ///   none supports `ratio`; ``CameraControlError/formatUnavailable(_:available:)`` when
     ///   `activeFormat` is not in `formats`.
-    public static func apply(
+    package static func apply(
         _ ratio: DynamicAspectRatio, formats: [Format], activeFormat: Format, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
         preferredFrameRate: FrameRate? = nil
     ) throws(CameraControlError) -> ActiveFormatSelection {
@@ -93,7 +93,7 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// - Throws: ``CameraControlError/formatUnavailable(_:available:)`` naming the camera's
     ///   formats; ``CameraControlError/formatLacksRatio(format:ratio:supported:)`` when the
     ///   new format does not support that ratio (never a silent fallback).
-    public static func switchFormat(
+    package static func switchFormat(
         to name: String, formats: [Format], activeFormat: Format, currentAspectRatio: DynamicAspectRatio, currentFrameRate: FrameRate,
         preferredFrameRate: FrameRate? = nil, startRatio: DynamicAspectRatio? = nil
     ) throws(CameraControlError) -> ActiveFormatSelection {
@@ -109,7 +109,7 @@ public struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     }
 
     /// `rate` clamped to `maximum` (exact rational comparison).
-    public static func clamped(_ rate: FrameRate, to maximum: FrameRate) -> FrameRate {
+    package static func clamped(_ rate: FrameRate, to maximum: FrameRate) -> FrameRate {
         Int128(rate.numerator) * Int128(maximum.denominator) <= Int128(maximum.numerator) * Int128(rate.denominator) ? rate : maximum
     }
 

@@ -1,7 +1,7 @@
 /// Errors of the camera controls of Docs/cameras.md (rotation, stabilization, Center
 /// Stage, smart framing, active format). Every message names the offending value and what
 /// is allowed, so a scenario error can name the file and key around it (exit 65 at the CLI).
-public enum CameraControlError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CameraControlError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A spelling that is none of the allowed ones (device type, orientation, stabilization
     /// mode, control mode, framing, smart framing action).
     case unknownValue(name: String, value: String, allowed: String)
@@ -22,7 +22,7 @@ public enum CameraControlError: Error, Equatable, Sendable, CustomStringConverti
     case formatLacksRatio(format: String, ratio: DynamicAspectRatio, supported: [DynamicAspectRatio])
 
     /// The message: the offending value and what is allowed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownValue(let name, let value, let allowed): return "\(name) \"\(value)\" is unknown; allowed: \(allowed)"
         case .unsupportedStabilizationMode(let mode, let type, let supported):

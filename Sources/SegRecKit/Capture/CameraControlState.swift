@@ -5,18 +5,18 @@
 /// `events` at the first frame it affects.
 ///
 /// A `Sendable` value owned by one ``CaptureSession`` and mutated from its single task.
-public struct CameraControlState: Sendable {
+package struct CameraControlState: Sendable {
     /// How the phone is held now (`initialDeviceOrientation`, then `deviceOrientation`
     /// events).
-    public private(set) var deviceOrientation: DeviceOrientation
+    package private(set) var deviceOrientation: DeviceOrientation
     /// Center Stage's enabled intent and control mode.
-    public private(set) var centerStage: CenterStageControl
+    package private(set) var centerStage: CenterStageControl
     /// The last people count seen (drives active Center Stage's zoom).
-    public private(set) var peopleInFrame: Int?
+    package private(set) var peopleInFrame: Int?
     /// The reconfiguration gap of an active-format switch (host nanoseconds).
-    public let switchGap: MediaTime
+    package let switchGap: MediaTime
     /// What the app does with smart framing recommendations (default: applies them).
-    public var smartFramingPolicy: SmartFramingPolicy = .apply
+    package var smartFramingPolicy: SmartFramingPolicy = .apply
 
     private var lastAngle: VideoRotationAngle?
     /// The zoom of the previous frame (1.0, the device's zoom at start, before the first).
@@ -31,7 +31,7 @@ public struct CameraControlState: Sendable {
     ///   - centerStage: `centerStageEnabled` / `centerStageControlMode` (default iOS's:
     ///     user control, disabled).
     ///   - switchGap: ≥ 0, host clock (default 0.25 s).
-    public init(
+    package init(
         deviceOrientation: DeviceOrientation = .portrait, centerStage: CenterStageControl = CenterStageControl(),
         switchGap: MediaTime = CameraControlState.defaultSwitchGap
     ) {
@@ -41,7 +41,7 @@ public struct CameraControlState: Sendable {
     }
 
     /// 0.25 s, the session's default reconfiguration gap.
-    public static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
+    package static let defaultSwitchGap = MediaTime(value: 250_000_000, timescale: 1_000_000_000)
 
     /// The capture angle for a camera of `deviceType` facing `facing` now
     /// (``RotationCoordinator``'s `videoRotationAngleForHorizonLevelCapture`), as
@@ -57,7 +57,7 @@ public struct CameraControlState: Sendable {
     /// display, so the angle follows the view when an iPhone Duo moves it between displays,
     /// as the rotation coordinator updates there: the back camera streaming to a view on the
     /// outer display (`openOuterDisplay`) faces the user and takes the user-facing angle.
-    public func rotationAngle(deviceType: CaptureDevice.DeviceType, facing: CameraFacing) -> VideoRotationAngle {
+    package func rotationAngle(deviceType: CaptureDevice.DeviceType, facing: CameraFacing) -> VideoRotationAngle {
         RotationCoordinator.videoRotationAngle(
             mounting: deviceType.sensorMounting, facing: facing == .user ? .user : .away, deviceOrientation: deviceOrientation)
     }
@@ -65,7 +65,7 @@ public struct CameraControlState: Sendable {
     /// `AVCaptureDevice.Format.isCenterStageSupported` for `device`'s active format
     /// (``CenterStageControl/isCenterStageSupported(deviceType:squareSide:)``: a square
     /// format of at most 1920 on a front camera; the Virtual Front Camera counts as one).
-    public static func isCenterStageSupported(_ device: CaptureDevice) -> Bool {
+    package static func isCenterStageSupported(_ device: CaptureDevice) -> Bool {
         guard device.deviceType != .builtInDualWideCamera, device.deviceType != .builtInWideAngleCamera, device.activeFormat.fixedDimensions == nil else {
             return false
         }
@@ -74,7 +74,7 @@ public struct CameraControlState: Sendable {
 
     /// `device.isCenterStageActive` now: enabled, on a supporting format, with neither depth
     /// data delivery nor geometric distortion correction on.
-    public func isCenterStageActive(_ device: CaptureDevice) -> Bool {
+    package func isCenterStageActive(_ device: CaptureDevice) -> Bool {
         centerStage.isCenterStageActive(
             formatSupportsCenterStage: Self.isCenterStageSupported(device), isDepthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
             isGeometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled)
@@ -107,7 +107,7 @@ public struct CameraControlState: Sendable {
     }
 
     /// A capture feature Center Stage excludes.
-    public enum CaptureFeature: String, Sendable, Hashable {
+    package enum CaptureFeature: String, Sendable, Hashable {
         /// Depth data delivery.
         case depthDataDelivery = "depth data delivery"
         /// Geometric distortion correction.

@@ -10,23 +10,23 @@
 /// | `builtInInnerUltraWideCamera` | yes | portrait (square) | yes |
 /// | `builtInDualWideCamera` (back) | no | landscape (16:9) | no |
 /// | `builtInWideAngleCamera` (earlier front camera) | no | landscape-left (4:3) | no |
-public struct CameraTypeTraits: Sendable, Hashable {
+package struct CameraTypeTraits: Sendable, Hashable {
     /// The device type spelling.
-    public let deviceType: String
+    package let deviceType: String
     /// Whether it is one of the square Center Stage front cameras.
-    public let isCenterStageFrontCamera: Bool
+    package let isCenterStageFrontCamera: Bool
     /// How its sensor is mounted in the phone.
-    public let sensorMounting: RotationCoordinator.SensorMounting
+    package let sensorMounting: RotationCoordinator.SensorMounting
 
     /// The device types the camera model has (Docs/cameras.md), in table order.
-    public static let knownDeviceTypes = [
+    package static let knownDeviceTypes = [
         "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera", "builtInWideAngleCamera"
     ]
 
     /// The traits of `deviceType`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming
     ///   ``knownDeviceTypes``.
-    public init(deviceType: String) throws(CameraControlError) {
+    package init(deviceType: String) throws(CameraControlError) {
         switch deviceType {
         case "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera":
             isCenterStageFrontCamera = true

@@ -18,10 +18,10 @@
 /// ``setDynamicAspectRatio(_:)`` is `nonisolated(nonsending)`: it runs on the caller's
 /// executor, so calling it never sends the device to another isolation domain. Everything
 /// is deterministic: the device's "now" is the host time the session has reached.
-public final class CaptureDevice {
+package final class CaptureDevice {
     /// `AVCaptureDevice.DeviceType`: the single Center Stage front camera and the iPhone Duo
     /// cameras of the table in Docs/cameras.md.
-    public enum DeviceType: String, Sendable, CaseIterable {
+    package enum DeviceType: String, Sendable, CaseIterable {
         /// The ultra-wide camera; on the front, the Center Stage square sensor.
         case builtInUltraWideCamera
         /// iPhone Duo's outer front camera (square sensor, up to 3840 at 120 fps).
@@ -39,7 +39,7 @@ public final class CaptureDevice {
         case builtInWideAngleCamera
 
         /// The formats a camera of this type offers (the table in Docs/cameras.md), smallest first.
-        public var formats: [Format] {
+        package var formats: [Format] {
             switch self {
             case .builtInUltraWideCamera: Format.frontCenterStageFormats
             case .builtInOuterUltraWideCamera: Format.outerUltraWideFormats
@@ -52,11 +52,11 @@ public final class CaptureDevice {
 
         /// The fixed `AVCaptureDevice.Position` of the type: `.back` for the dual wide
         /// camera, `.front` for every other (both Duo front cameras report `.front`).
-        public var position: Position { self == .builtInDualWideCamera ? .back : .front }
+        package var position: Position { self == .builtInDualWideCamera ? .back : .front }
 
         /// How the sensor is mounted: square sensors portrait, the back camera landscape, the
         /// earlier front camera landscape-left (a portrait selfie turns 270°, as the seeds say).
-        public var sensorMounting: RotationCoordinator.SensorMounting {
+        package var sensorMounting: RotationCoordinator.SensorMounting {
             switch self {
             case .builtInDualWideCamera: .landscape
             case .builtInWideAngleCamera: .landscapeLeft
@@ -66,7 +66,7 @@ public final class CaptureDevice {
     }
     /// `AVCaptureDevice.Position`: where the camera is mounted (not where it faces: see
     /// ``DirectionCoordinator``).
-    public enum Position: String, Sendable, CaseIterable {
+    package enum Position: String, Sendable, CaseIterable {
         /// On the display side.
         case front
         /// On the back.
@@ -74,39 +74,39 @@ public final class CaptureDevice {
     }
 
     /// The camera's type (`.builtInUltraWideCamera` for the single front camera).
-    public let deviceType: DeviceType
+    package let deviceType: DeviceType
     /// Where the camera is mounted.
-    public var position: Position { deviceType.position }
+    package var position: Position { deviceType.position }
     /// `AVCaptureDevice.uniqueID`: the scenario's camera `id` (`front` for the single camera).
-    public var uniqueID: String { clock.identifier }
+    package var uniqueID: String { clock.identifier }
     /// The formats the camera offers (``Format/frontCenterStageFormats``).
-    public let formats: [Format]
+    package let formats: [Format]
     /// The format frames are captured in.
-    public let activeFormat: Format
+    package let activeFormat: Format
     /// The device clock (`AVCaptureInputPort.clock`); its timescale is the timescale of `D(i)`.
-    public let clock: MediaClock
+    package let clock: MediaClock
     /// The capture frame rate (`1 / activeVideoMinFrameDuration`), frames per second.
-    public let frameRate: FrameRate
+    package let frameRate: FrameRate
     /// Frame periods between a request's converted host time and its first new-size frame
     /// (≥ 0; default 2).
-    public let changeLatencyFrames: Int64
+    package let changeLatencyFrames: Int64
     /// Frames between the first new-size frame `k` and the delivery of the request's
     /// completion: the completion is delivered just before frame `k + completionDelayFrames`.
     /// May be negative (completion before the first new-size frame) but a completion never
     /// precedes its request. Default 0.
-    public let completionDelayFrames: Int64
+    package let completionDelayFrames: Int64
 
     /// Smallest and largest `videoZoomFactor` (`minAvailableVideoZoomFactor` /
     /// `maxAvailableVideoZoomFactor`).
-    public static let videoZoomFactorRange: ClosedRange<Double> = 1.0...16.0
+    package static let videoZoomFactorRange: ClosedRange<Double> = 1.0...16.0
 
     /// The ratio of the latest request (the initial ratio before any): what frames have
     /// once every pending request has taken effect (`AVCaptureDevice.dynamicAspectRatio`,
     /// optional as there): `nil` on a camera whose active format has no dynamic aspect
     /// ratio (a fixed-size format such as the back camera's 1920x1080).
-    public var dynamicAspectRatio: DynamicAspectRatio? { activeFormat.fixedDimensions == nil ? schedule.latest : nil }
+    package var dynamicAspectRatio: DynamicAspectRatio? { activeFormat.fixedDimensions == nil ? schedule.latest : nil }
     /// The current zoom (`AVCaptureDevice.videoZoomFactor`). Never changes frame dimensions.
-    public private(set) var videoZoomFactor: Double = 1.0
+    package private(set) var videoZoomFactor: Double = 1.0
     /// A zoom waiting for the first frame of a ratio change (grid index, factor): a smart
     /// framing recommendation applied as the seeds' code does, `videoZoomFactor` set once
     /// `setDynamicAspectRatio` has returned. Dropped when a later request takes that frame.
@@ -116,16 +116,16 @@ public final class CaptureDevice {
     var appEnabledFramings: [CaptureFraming] = []
     /// The smart framing monitor: non-`nil` only when the active format supports smart
     /// framing (the 4032 format).
-    public let smartFramingMonitor: SmartFramingMonitor?
+    package let smartFramingMonitor: SmartFramingMonitor?
 
     /// Frame timing of the running session; `nil` until ``startCapture(sessionStart:)``.
-    public private(set) var frameTiming: FrameTiming?
+    package private(set) var frameTiming: FrameTiming?
     /// Host time (nanoseconds) the device has reached: requests cannot be made earlier.
-    public private(set) var currentHostTime: MediaTime = MediaTime(value: 0, timescale: 1_000_000_000)
+    package private(set) var currentHostTime: MediaTime = MediaTime(value: 0, timescale: 1_000_000_000)
     /// Index of the next frame the sensor will capture: frames before it can no longer change.
-    public private(set) var nextFrameIndex: Int64 = 0
+    package private(set) var nextFrameIndex: Int64 = 0
     /// Every request made, in order.
-    public private(set) var requests: [DynamicAspectRatioRequest] = []
+    package private(set) var requests: [DynamicAspectRatioRequest] = []
 
     private var schedule: AspectRatioSchedule
 
@@ -143,7 +143,7 @@ public final class CaptureDevice {
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``,
     ///   ``CaptureError/unsupportedFrameRate(_:formatSide:maximum:)`` or
     ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative latency.
-    public init(
+    package init(
         format: Format, frameRate: FrameRate, clock: MediaClock, initialAspectRatio: DynamicAspectRatio, changeLatencyFrames: Int64 = 2,
         completionDelayFrames: Int64 = 0, formats: [Format] = Format.frontCenterStageFormats, deviceType: DeviceType = .builtInUltraWideCamera
     ) throws(CaptureError) {
@@ -164,7 +164,7 @@ public final class CaptureDevice {
     /// Starts capturing: frame 0 is captured at the session start converted to the device
     /// clock (`D0`). Resets the frame counter and the device's current time.
     /// - Throws: ``CaptureError/time(_:)`` on overflow.
-    public func startCapture(sessionStart: MediaTime) throws(CaptureError) {
+    package func startCapture(sessionStart: MediaTime) throws(CaptureError) {
         do {
             frameTiming = try FrameTiming(deviceClock: clock, frameRate: frameRate, sessionStart: sessionStart)
             currentHostTime = try sessionStart.converted(toTimescale: MediaClock.host.timescale)
@@ -183,18 +183,18 @@ public final class CaptureDevice {
 
     /// Dimensions of frames in `ratio` on the active format.
     /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)``.
-    public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions { try activeFormat.dimensions(for: ratio) }
+    package func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions { try activeFormat.dimensions(for: ratio) }
 
     /// The ratio frame `index` is (or will be, given the requests so far) captured with.
-    public func aspectRatio(atFrame index: Int64) -> DynamicAspectRatio { schedule.ratio(atFrame: index) }
+    package func aspectRatio(atFrame index: Int64) -> DynamicAspectRatio { schedule.ratio(atFrame: index) }
 
     /// The ratio in effect before frame `index` is captured: frame `index − 1`'s ratio (the
     /// grid's initial ratio when `index` is 0), what the buffers had. Requests taking effect
     /// on frame `index` or later are still pending and do not count.
-    public func ratioInEffect(beforeFrame index: Int64) -> DynamicAspectRatio { index <= 0 ? schedule.initial : schedule.ratio(atFrame: index - 1) }
+    package func ratioInEffect(beforeFrame index: Int64) -> DynamicAspectRatio { index <= 0 ? schedule.initial : schedule.ratio(atFrame: index - 1) }
 
     /// Dimensions of frame `index` given the requests so far.
-    public func dimensions(atFrame index: Int64) -> VideoDimensions {
+    package func dimensions(atFrame index: Int64) -> VideoDimensions {
         if let fixed = activeFormat.fixedDimensions { return fixed }
         return schedule.ratio(atFrame: index).dimensions(squareSide: activeFormat.squareSide)
     }
@@ -213,7 +213,7 @@ public final class CaptureDevice {
     ///   ``CaptureError/notCapturing``, ``CaptureError/requestOutOfOrder(requested:current:)``,
     ///   ``CaptureError/time(_:)``; ``CaptureError/dynamicAspectRatioUnsupported(camera:deviceType:)``
     ///   on a camera without dynamic aspect ratio (the back camera).
-    @discardableResult public func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
+    @discardableResult package func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
         -> DynamicAspectRatioRequest
     {
         guard activeFormat.fixedDimensions == nil else { throw .dynamicAspectRatioUnsupported(camera: uniqueID, deviceType: deviceType.rawValue) }
@@ -246,7 +246,7 @@ public final class CaptureDevice {
     /// Asks for `ratio` at host time `sessionTime` and returns `D(k)`, the device-clock time
     /// of the first frame with the new dimensions. See
     /// ``submitDynamicAspectRatio(_:atSessionTime:)`` for the rule and the errors.
-    @discardableResult public func requestDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
+    @discardableResult package func requestDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
         -> MediaTime
     { try submitDynamicAspectRatio(ratio, atSessionTime: sessionTime).change.deviceTime }
 
@@ -268,7 +268,7 @@ public final class CaptureDevice {
     /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
     ///   device is not locked; ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``
     ///   outside ``videoZoomFactorRange`` or when not finite.
-    public func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
+    package func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: "videoZoomFactor") }
         try applyVideoZoomFactor(factor)
     }
@@ -283,14 +283,14 @@ public final class CaptureDevice {
 
     /// The video connection's `preferredVideoStabilizationMode` (nil: not set, which an
     /// `AVCaptureConnection` treats as `off`).
-    public internal(set) var preferredVideoStabilizationMode: VideoStabilizationMode?
+    package internal(set) var preferredVideoStabilizationMode: VideoStabilizationMode?
     /// Whether ``changeLatencyFrames`` follows the stabilization mode in effect (a preferred
     /// mode was set and no explicit latency given): a format switch then recomputes it.
-    public internal(set) var changeLatencyFollowsStabilization = false
+    package internal(set) var changeLatencyFollowsStabilization = false
 
     /// The connection's `activeVideoStabilizationMode`: the preferred mode where the active
     /// format supports it, else `off` (also when none is set).
-    public var activeVideoStabilizationMode: VideoStabilizationMode {
+    package var activeVideoStabilizationMode: VideoStabilizationMode {
         VideoStabilizationMode.activeMode(
             preferred: preferredVideoStabilizationMode, supported: Self.supportedVideoStabilizationModes(deviceType: deviceType, format: activeFormat))
     }
@@ -299,7 +299,7 @@ public final class CaptureDevice {
     /// (`isVideoStabilizationModeSupported`): every mode but `lowLatency`, which needs a
     /// Center Stage format (a square front format of at most 1920; the Virtual Front
     /// Camera's count).
-    public static func supportedVideoStabilizationModes(deviceType: DeviceType, format: Format) -> [VideoStabilizationMode] {
+    package static func supportedVideoStabilizationModes(deviceType: DeviceType, format: Format) -> [VideoStabilizationMode] {
         let centerStageFormat =
             deviceType != .builtInDualWideCamera && deviceType != .builtInWideAngleCamera && format.fixedDimensions == nil
             && format.squareSide <= CenterStageControl.largestCenterStageSquareSide
@@ -308,10 +308,10 @@ public final class CaptureDevice {
 
     /// Whether depth data is delivered (`isDepthDataDeliveryEnabled`); Center Stage is
     /// inactive while it is on. The Virtual Front Camera has no depth.
-    public internal(set) var isDepthDataDeliveryEnabled = false
+    package internal(set) var isDepthDataDeliveryEnabled = false
     /// `AVCaptureDevice.isGeometricDistortionCorrectionEnabled`; Center Stage is inactive
     /// while it is on.
-    public internal(set) var isGeometricDistortionCorrectionEnabled = false
+    package internal(set) var isGeometricDistortionCorrectionEnabled = false
 
     /// Turns depth data delivery on or off.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when turning it on
@@ -327,17 +327,17 @@ public final class CaptureDevice {
 
     /// Whether the app holds the configuration lock (`lockForConfiguration()` called,
     /// `unlockForConfiguration()` not yet).
-    public private(set) var isLockedForConfiguration = false
+    package private(set) var isLockedForConfiguration = false
 
     /// `AVCaptureDevice.lockForConfiguration()`: from now until
     /// ``unlockForConfiguration()``, ``setVideoZoomFactor(_:)`` and
     /// ``setDynamicAspectRatio(_:)`` may change the device. (The model has no other client
     /// that could hold the lock, so it never fails.)
-    public func lockForConfiguration() { isLockedForConfiguration = true }
+    package func lockForConfiguration() { isLockedForConfiguration = true }
 
     /// `AVCaptureDevice.unlockForConfiguration()`: ends the configuration; later changes throw
     /// ``CaptureError/notLockedForConfiguration(camera:operation:)``.
-    public func unlockForConfiguration() { isLockedForConfiguration = false }
+    package func unlockForConfiguration() { isLockedForConfiguration = false }
 
     /// Sets `videoZoomFactor` to `factor` from grid frame `index` on (the first frame of the
     /// request it follows), replacing a zoom still pending.
@@ -361,7 +361,7 @@ public final class CaptureDevice {
 
     /// Checks that `factor` is finite and in ``videoZoomFactorRange``.
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
-    public static func validateVideoZoomFactor(_ factor: Double) throws(CaptureError) {
+    package static func validateVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         let range = videoZoomFactorRange
         guard factor.isFinite, range.contains(factor) else { throw .zoomFactorOutOfRange(factor, minimum: range.lowerBound, maximum: range.upperBound) }
     }

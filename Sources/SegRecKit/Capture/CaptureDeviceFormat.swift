@@ -8,23 +8,23 @@ extension CaptureDevice {
     /// | 1920        | 60      | 3x4, 4x3, 9x16, 16x9, 1x1  | no            |
     /// | 3840        | 30      | 3x4, 4x3, 9x16, 16x9, 1x1  | no            |
     /// | 4032 photo  | 30      | 3x4, 4x3                   | yes           |
-    public struct Format: Sendable, Hashable, CustomStringConvertible {
+    package struct Format: Sendable, Hashable, CustomStringConvertible {
         /// Side of the square sensor crop in pixels (1280, 1920, 3840 or 4032).
-        public let squareSide: Int
+        package let squareSide: Int
         /// Highest frame rate the format delivers, frames per second.
-        public let maxFrameRate: FrameRate
+        package let maxFrameRate: FrameRate
         /// The ratios `setDynamicAspectRatio` accepts on this format
         /// (`AVCaptureDevice.Format.supportedDynamicAspectRatios`).
-        public let supportedDynamicAspectRatios: [DynamicAspectRatio]
+        package let supportedDynamicAspectRatios: [DynamicAspectRatio]
         /// Whether the ``SmartFramingMonitor`` gives recommendations on this format.
-        public let isSmartFramingSupported: Bool
+        package let isSmartFramingSupported: Bool
         /// The sensor's fixed frame size for a camera without dynamic aspect ratio (the back
         /// camera's 16:9 landscape formats), else `nil` (a square sensor of ``squareSide``).
         /// For a fixed format ``squareSide`` is its width.
-        public let fixedDimensions: VideoDimensions?
+        package let fixedDimensions: VideoDimensions?
 
         /// Creates a format. Use ``frontCenterStageFormats`` for the modelled camera.
-        public init(squareSide: Int, maxFrameRate: FrameRate, supportedDynamicAspectRatios: [DynamicAspectRatio], isSmartFramingSupported: Bool) {
+        package init(squareSide: Int, maxFrameRate: FrameRate, supportedDynamicAspectRatios: [DynamicAspectRatio], isSmartFramingSupported: Bool) {
             self.squareSide = squareSide
             self.maxFrameRate = maxFrameRate
             self.supportedDynamicAspectRatios = supportedDynamicAspectRatios
@@ -34,7 +34,7 @@ extension CaptureDevice {
 
         /// A fixed-size (non-square) format: `dimensions` at up to `maxFrameRate`, no dynamic
         /// aspect ratio, no smart framing (the back camera's).
-        public init(fixed dimensions: VideoDimensions, maxFrameRate: FrameRate) {
+        package init(fixed dimensions: VideoDimensions, maxFrameRate: FrameRate) {
             self.squareSide = dimensions.width
             self.maxFrameRate = maxFrameRate
             self.supportedDynamicAspectRatios = []
@@ -43,23 +43,23 @@ extension CaptureDevice {
         }
 
         /// The scenario spelling: `1920` for a square format, `1920x1080` for a fixed one.
-        public var name: String { fixedDimensions.map { "\($0.width)x\($0.height)" } ?? "\(squareSide)" }
+        package var name: String { fixedDimensions.map { "\($0.width)x\($0.height)" } ?? "\(squareSide)" }
 
         /// iPhone Duo's outer front camera: square 1280, 1920, 3840, each up to 120 fps, all five ratios.
-        public static let outerUltraWideFormats: [Format] = squareFormats([1280, 1920, 3840], maxFPS: 120)
+        package static let outerUltraWideFormats: [Format] = squareFormats([1280, 1920, 3840], maxFPS: 120)
         /// iPhone Duo's inner front camera: square 1280, 1920, up to 60 fps, all five ratios.
-        public static let innerUltraWideFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
+        package static let innerUltraWideFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
         /// The Virtual Front Camera: what inner and outer share, square 1280 and 1920 up to 60 fps.
-        public static let virtualFrontFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
+        package static let virtualFrontFormats: [Format] = squareFormats([1280, 1920], maxFPS: 60)
         /// The back camera: 16:9 landscape 1920x1080 and 3840x2160, up to 60 fps, fixed size.
-        public static let dualWideFormats: [Format] = [
+        package static let dualWideFormats: [Format] = [
             Format(fixed: VideoDimensions(width: 1920, height: 1080), maxFrameRate: rate(60)),
             Format(fixed: VideoDimensions(width: 3840, height: 2160), maxFrameRate: rate(60))
         ]
 
         /// The earlier front camera's fixed 4:3 formats (the model's assumption: 1280x960 up
         /// to 60 fps, 1920x1440 up to 30 fps).
-        public static let earlierFrontFormats: [Format] = [
+        package static let earlierFrontFormats: [Format] = [
             Format(fixed: VideoDimensions(width: 1280, height: 960), maxFrameRate: rate(60)),
             Format(fixed: VideoDimensions(width: 1920, height: 1440), maxFrameRate: rate(30))
         ]
@@ -72,7 +72,7 @@ extension CaptureDevice {
         }
 
         /// The front Center Stage camera's formats, smallest first (table above).
-        public static let frontCenterStageFormats: [Format] = {
+        package static let frontCenterStageFormats: [Format] = {
             let all: [DynamicAspectRatio] = [.ratio3x4, .ratio4x3, .ratio9x16, .ratio16x9, .ratio1x1]
             func rate(_ fps: Int64) -> FrameRate { do { return try FrameRate(fps) } catch { preconditionFailure("\(error)") } }
             return [
@@ -84,31 +84,31 @@ extension CaptureDevice {
         }()
 
         /// The front camera format with square side `side`, or `nil` if there is none.
-        public static func frontCenterStage(squareSide side: Int) -> Format? { frontCenterStageFormats.first { $0.squareSide == side } }
+        package static func frontCenterStage(squareSide side: Int) -> Format? { frontCenterStageFormats.first { $0.squareSide == side } }
 
         /// Frame dimensions in pixels for `ratio` on this format.
         /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` when the
         ///   format does not list `ratio`.
-        public func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {
+        package func dimensions(for ratio: DynamicAspectRatio) throws(CaptureError) -> VideoDimensions {
             try validate(ratio)
             return ratio.dimensions(squareSide: squareSide)
         }
 
         /// Throws ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` unless the format
         /// lists `ratio`.
-        public func validate(_ ratio: DynamicAspectRatio) throws(CaptureError) {
+        package func validate(_ ratio: DynamicAspectRatio) throws(CaptureError) {
             guard supportedDynamicAspectRatios.contains(ratio) else {
                 throw .unsupportedRatio(ratio, formatSide: squareSide, supported: supportedDynamicAspectRatios)
             }
         }
 
         /// Whether `rate` is at most ``maxFrameRate`` (exact rational comparison).
-        public func supports(frameRate rate: FrameRate) -> Bool {
+        package func supports(frameRate rate: FrameRate) -> Bool {
             Int128(rate.numerator) * Int128(maxFrameRate.denominator) <= Int128(maxFrameRate.numerator) * Int128(rate.denominator)
         }
 
         /// `"1920 (≤60 fps; 3x4, 4x3, 9x16, 16x9, 1x1)"`; `"1920x1080 (≤60 fps; fixed size)"`.
-        public var description: String {
+        package var description: String {
             if fixedDimensions != nil { return "\(name) (≤\(maxFrameRate) fps; fixed size)" }
             return "\(squareSide) (≤\(maxFrameRate) fps; \(supportedDynamicAspectRatios.map(\.rawValue).joined(separator: ", "))"
                 + (isSmartFramingSupported ? "; smart framing)" : ")")

@@ -1,6 +1,6 @@
 /// Errors from the capture model (``CaptureDevice``, ``SmartFramingMonitor``,
 /// ``CaptureSession``). Every message names the offending value and what is allowed.
-public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The active format does not list `ratio` in its `supportedDynamicAspectRatios`.
     /// Never silently replaced by another ratio.
     case unsupportedRatio(DynamicAspectRatio, formatSide: Int, supported: [DynamicAspectRatio])
@@ -29,7 +29,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case notLockedForConfiguration(camera: String, operation: String)
 
     /// The message: the offending value and what is allowed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupportedRatio(let ratio, let side, let supported):
             return "dynamic aspect ratio \(ratio.rawValue) is not supported by the \(side) format; "

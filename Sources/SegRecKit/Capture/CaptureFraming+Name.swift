@@ -2,10 +2,10 @@ extension CaptureFraming {
     /// The scenario spelling of the four framings the model knows: `wide3x4`, `narrow3x4`,
     /// `wide4x3`, `narrow4x3` (the names of the static members); other framings are
     /// spelled `"<ratio>@<zoom>"`, e.g. `"1x1@1.0"`.
-    public var name: String { Self.named.first { $0.framing == self }?.name ?? "\(aspectRatio.rawValue)@\(zoomFactor)" }
+    package var name: String { Self.named.first { $0.framing == self }?.name ?? "\(aspectRatio.rawValue)@\(zoomFactor)" }
 
     /// The framings with a name, in the order of ``SmartFramingMonitor/supportedFramings``.
-    public static let named: [(name: String, framing: CaptureFraming)] = [
+    package static let named: [(name: String, framing: CaptureFraming)] = [
         ("wide3x4", .wide3x4), ("narrow3x4", .narrow3x4), ("wide4x3", .wide4x3), ("narrow4x3", .narrow4x3)
     ]
 
@@ -14,7 +14,7 @@ extension CaptureFraming {
     ///   - name: `wide3x4`, `narrow3x4`, `wide4x3` or `narrow4x3`.
     ///   - allowed: the names to list when `name` is unknown (default all four).
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `allowed`.
-    public init(named name: String, allowed: [String] = CaptureFraming.named.map(\.name)) throws(CameraControlError) {
+    package init(named name: String, allowed: [String] = CaptureFraming.named.map(\.name)) throws(CameraControlError) {
         guard let framing = Self.named.first(where: { $0.name == name })?.framing else {
             throw .unknownValue(name: "framing", value: name, allowed: allowed.joined(separator: ", "))
         }
@@ -24,7 +24,7 @@ extension CaptureFraming {
 
 extension CaptureFraming {
     /// Every framing name: `wide3x4`, `narrow3x4`, `wide4x3`, `narrow4x3`.
-    public static var allNames: [String] { named.map(\.name) }
+    package static var allNames: [String] { named.map(\.name) }
     /// The names joined for messages.
-    public static var allowedNames: String { allNames.joined(separator: ", ") }
+    package static var allowedNames: String { allNames.joined(separator: ", ") }
 }

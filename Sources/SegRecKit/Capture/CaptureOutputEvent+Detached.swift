@@ -3,7 +3,7 @@ extension VideoFrame {
     /// pixels `FramePixels/detached()` (a new reference to a decoder's planes, no pixel
     /// copied), everything else copied. What a source hands on of a frame it kept in
     /// storage (a queue, the frame held until the next one gives its duration).
-    public func detached() -> sending VideoFrame {
+    package func detached() -> sending VideoFrame {
         var frame = VideoFrame(pixels: pixels.detached(), index: index, deviceTime: deviceTime, sessionTime: sessionTime, duration: duration)
         frame.deliveredAt = deliveredAt
         frame.pictureDescription = pictureDescription
@@ -16,7 +16,7 @@ extension CaptureOutputEvent {
     /// frame ``VideoFrame/detached()``, every other payload copied (they are `Sendable`).
     /// What a source returns from ``CaptureOutputEventSource/next()`` when the event comes
     /// out of its own storage.
-    public func detached() -> sending CaptureOutputEvent {
+    package func detached() -> sending CaptureOutputEvent {
         switch self {
         case .formatChanged(let format): .formatChanged(format)
         case .frame(let frame): .frame(frame.detached())

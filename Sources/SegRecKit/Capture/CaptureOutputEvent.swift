@@ -8,7 +8,7 @@
 ///
 /// Not `Sendable` (a ``VideoFrame``'s pixels may be the decoder's buffers): an event
 /// crosses into the recorder as a `sending` value.
-public enum CaptureOutputEvent {
+package enum CaptureOutputEvent {
     /// The format of the frames that follow (camera, capture rate, angle, dimensions), sent
     /// before the first frame and whenever it changes, like GStreamer's CAPS event.
     case formatChanged(VideoStreamFormat)
@@ -41,16 +41,16 @@ public enum CaptureOutputEvent {
 }
 
 /// A `setDynamicAspectRatio` request that completed with the error `superseded`.
-public struct DynamicAspectRatioSupersession: Sendable, Hashable {
+package struct DynamicAspectRatioSupersession: Sendable, Hashable {
     /// The ratio asked for.
-    public let aspectRatio: DynamicAspectRatio
+    package let aspectRatio: DynamicAspectRatio
     /// Host time (session clock) at which the request was made.
-    public let requestTime: MediaTime
+    package let requestTime: MediaTime
     /// The frame the request would have taken effect on; a later request took it.
-    public let effectiveFrameIndex: Int64
+    package let effectiveFrameIndex: Int64
 
     /// A superseded request: its ratio, request time (host clock) and would-be first frame.
-    public init(aspectRatio: DynamicAspectRatio, requestTime: MediaTime, effectiveFrameIndex: Int64) {
+    package init(aspectRatio: DynamicAspectRatio, requestTime: MediaTime, effectiveFrameIndex: Int64) {
         self.aspectRatio = aspectRatio
         self.requestTime = requestTime
         self.effectiveFrameIndex = effectiveFrameIndex
@@ -64,17 +64,17 @@ public struct DynamicAspectRatioSupersession: Sendable, Hashable {
 
 /// A frame dropped before it reached the recorder, or a run of `count` such frames (the
 /// pictures a stretch of damaged input swallowed: one event, whatever their number).
-public struct DroppedFrame: Sendable, Hashable {
+package struct DroppedFrame: Sendable, Hashable {
     /// Its index in capture order, when known (then `count` is 1).
-    public let index: Int64?
+    package let index: Int64?
     /// Why it was dropped.
-    public let reason: DropReason
+    package let reason: DropReason
     /// How many frames, at least 1.
-    public let count: Int
+    package let count: Int
 
     /// A dropped frame: its capture index (if known) and the reason; `count` frames
     /// (at least 1) when they are a run without indices.
-    public init(index: Int64?, reason: DropReason, count: Int = 1) {
+    package init(index: Int64?, reason: DropReason, count: Int = 1) {
         self.index = index
         self.reason = reason
         self.count = max(1, count)

@@ -6,7 +6,7 @@
 /// notes and warnings): a source never holds the recorder.
 ///
 /// A source is a non-`Sendable` object owned by the one task that pulls it.
-public protocol CaptureOutputEventSource: AnyObject {
+package protocol CaptureOutputEventSource: AnyObject {
     /// The next event; nil at the end of the stream. `sending`: the source keeps no part of
     /// it (an event taken from the source's own storage is handed on as
     /// ``CaptureOutputEvent/detached()``), so the recorder may hand its pixels on to another

@@ -11,30 +11,30 @@
 /// reopened, is replayed from memory).
 ///
 /// Not `Sendable`: owned by one ``CaptureSession``.
-public final class DecodedClipSensor: SensorImageSource {
+package final class DecodedClipSensor: SensorImageSource {
     /// Side of the square sensor image (the active format's side).
-    public let squareSide: Int
+    package let squareSide: Int
     /// Real footage carries no stamp; the output adds one when asked.
-    public var stampsFrameIndex: Bool { false }
+    package var stampsFrameIndex: Bool { false }
     /// The clockwise turn applied to every decoded picture before cropping: the clip's
     /// display rotation (``VideoRotationAngle/init(displayMatrixRotation:)`` of
     /// `VideoFileDecoder/rotationDegrees`) when the sensor was made with
     /// `appliesDisplayRotation`, else `.degrees0`. A rotation that is not a quarter turn is
     /// not applied (``clipRotationDegrees`` tells it).
-    public let appliedRotation: VideoRotationAngle
+    package let appliedRotation: VideoRotationAngle
     /// The clip's display rotation as FFmpeg reports it (counter-clockwise degrees, e.g.
     /// −90 for the phone sample), or nil without a display matrix; for notes.
-    public let clipRotationDegrees: Int?
+    package let clipRotationDegrees: Int?
     /// Times the clip started over.
-    public private(set) var loopCount = 0
+    package private(set) var loopCount = 0
     /// Pictures the clip holds, known after its first pass.
-    public private(set) var clipLength: Int64?
+    package private(set) var clipLength: Int64?
 
     /// Largest replay buffer for standard input (bytes of scaled squares).
-    public static let maximumReplayBytes = 1 << 30
+    package static let maximumReplayBytes = 1 << 30
     /// Where the planes of its crops and scaled squares come from (the decoder that `open`
     /// makes takes its own pool).
-    public let pixelBufferPool: PixelBufferPool
+    package let pixelBufferPool: PixelBufferPool
 
     private let open: () throws -> VideoFileDecoder
     private let canReopen: Bool
@@ -58,7 +58,7 @@ public final class DecodedClipSensor: SensorImageSource {
     ///     before cropping (``appliedRotation``); default false (the pictures as stored).
     ///   - open: opens the input (again, to loop).
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
-    public init(
+    package init(
         squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(), appliesDisplayRotation: Bool = false,
         open: @escaping () throws -> VideoFileDecoder
     ) throws {
@@ -76,7 +76,7 @@ public final class DecodedClipSensor: SensorImageSource {
     }
 
     /// The decoder of the current pass (for its notes and rotation).
-    public var currentDecoder: VideoFileDecoder { decoder }
+    package var currentDecoder: VideoFileDecoder { decoder }
 
     /// The sensor image of frame `index` (the next picture of the clip for a new index, the
     /// same one again for a repeated index), centre-cropped to `dimensions`.
@@ -84,7 +84,7 @@ public final class DecodedClipSensor: SensorImageSource {
     ///   good picture); ``MediaInputError/badInput(path:field:detail:)`` when the clip holds
     ///   no picture, or when standard input ends and is too large to replay; ``FFmpegError``
     ///   when libswscale cannot scale a picture.
-    public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
+    package func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
         if index != lastIndex || square == nil {
             square = try nextSquare()
             lastIndex = index

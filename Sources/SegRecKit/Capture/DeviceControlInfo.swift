@@ -1,30 +1,30 @@
 /// A camera's controls at session start, for its manifest `devices` entry (Docs/cameras.md,
 /// "Orientation, formats and stabilization", "Center Stage state").
-public struct DeviceControlInfo: Sendable, Equatable {
+package struct DeviceControlInfo: Sendable, Equatable {
     /// `AVCaptureDevice.DeviceType` spelling.
-    public var deviceType: String
+    package var deviceType: String
     /// The scenario's `preferredVideoStabilizationMode`, or nil.
-    public var preferredVideoStabilizationMode: VideoStabilizationMode?
+    package var preferredVideoStabilizationMode: VideoStabilizationMode?
     /// The change latency in effect, frames.
-    public var changeLatencyFrames: Int64
+    package var changeLatencyFrames: Int64
     /// Process-wide `isCenterStageEnabled` at start.
-    public var centerStageEnabled: Bool
+    package var centerStageEnabled: Bool
     /// `centerStageControlMode`.
-    public var centerStageControlMode: CenterStageControl.ControlMode
+    package var centerStageControlMode: CenterStageControl.ControlMode
     /// `isCenterStageSupported` of the active format.
-    public var isCenterStageSupported: Bool
+    package var isCenterStageSupported: Bool
     /// `isCenterStageActive` at start.
-    public var isCenterStageActive: Bool
+    package var isCenterStageActive: Bool
     /// The connection's `activeVideoStabilizationMode` at start: the preferred mode where
     /// the format supports it, else `off` (also when none is set).
-    public var activeVideoStabilizationMode: VideoStabilizationMode = .off
+    package var activeVideoStabilizationMode: VideoStabilizationMode = .off
     /// Depth data delivery at start.
-    public var isDepthDataDeliveryEnabled = false
+    package var isDepthDataDeliveryEnabled = false
     /// Geometric distortion correction at start.
-    public var isGeometricDistortionCorrectionEnabled = false
+    package var isGeometricDistortionCorrectionEnabled = false
 
     /// A record; see the properties.
-    public init(
+    package init(
         deviceType: String, preferredVideoStabilizationMode: VideoStabilizationMode?, changeLatencyFrames: Int64, centerStageEnabled: Bool,
         centerStageControlMode: CenterStageControl.ControlMode, isCenterStageSupported: Bool, isCenterStageActive: Bool
     ) {

@@ -5,7 +5,7 @@
 /// The order of the cases is a quarter turn of the phone each, counter-clockwise as seen by
 /// the user facing the screen: `portrait` (home edge down), `landscapeLeft` (turned so the
 /// home edge is on the right), `portraitUpsideDown`, `landscapeRight`.
-public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable {
+package enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable {
     /// Upright, home edge down.
     case portrait
     /// Turned a quarter counter-clockwise: home edge on the right.
@@ -16,7 +16,7 @@ public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable
     case landscapeRight
 
     /// Quarter turns from `portrait` in the order above: 0, 1, 2, 3.
-    public var quarterTurns: Int {
+    package var quarterTurns: Int {
         switch self {
         case .portrait: 0
         case .landscapeLeft: 1
@@ -26,10 +26,10 @@ public enum DeviceOrientation: String, Sendable, Hashable, Codable, CaseIterable
     }
 
     /// The allowed spellings, for error messages: `portrait, landscapeLeft, portraitUpsideDown, landscapeRight`.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The orientation spelled `name`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the four
     ///   allowed spellings.
-    public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "deviceOrientation") }
+    package init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "deviceOrientation") }
 }

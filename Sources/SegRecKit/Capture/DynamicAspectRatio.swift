@@ -3,7 +3,7 @@
 /// Mirrors `AVCaptureDevice.DynamicAspectRatio` (iOS 26): `.ratio3x4`, `.ratio4x3`,
 /// `.ratio9x16`, `.ratio16x9`, `.ratio1x1`. The raw value is the scenario/manifest spelling
 /// (`"16x9"`): width units `x` height units.
-public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterable {
+package enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterable {
     case ratio3x4 = "3x4"
     case ratio4x3 = "4x3"
     case ratio9x16 = "9x16"
@@ -11,7 +11,7 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
     case ratio1x1 = "1x1"
 
     /// Width units `a` of `a:b`.
-    public var widthUnits: Int {
+    package var widthUnits: Int {
         switch self {
         case .ratio3x4: 3
         case .ratio4x3: 4
@@ -22,7 +22,7 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
     }
 
     /// Height units `b` of `a:b`.
-    public var heightUnits: Int {
+    package var heightUnits: Int {
         switch self {
         case .ratio3x4: 4
         case .ratio4x3: 3
@@ -33,13 +33,13 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
     }
 
     /// The allowed spellings, for error messages: `3x4, 4x3, 9x16, 16x9, 1x1`.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// Dimensions in pixels of a square sensor of side `side` cropped to this ratio
     /// (Docs/cameras.md): `width = side, height = even(side·b/a)` when a ≥ b, else
     /// `height = side, width = even(side·a/b)`, `even(x)` being the nearest multiple of 2
     /// (exact halves away from zero). 1920 → 16x9: 1920x1080; 9x16: 1080x1920.
-    public func dimensions(squareSide side: Int) -> VideoDimensions {
+    package func dimensions(squareSide side: Int) -> VideoDimensions {
         let a = widthUnits
         let b = heightUnits
         if a >= b {
@@ -59,7 +59,7 @@ public enum DynamicAspectRatio: String, Sendable, Hashable, Codable, CaseIterabl
 extension DynamicAspectRatio {
     /// The ratio whose crop of a square sensor of side `max(width, height)` gives exactly
     /// `dimensions`, or nil (e.g. 352x288 pass-through input).
-    public init?(matching dimensions: VideoDimensions) {
+    package init?(matching dimensions: VideoDimensions) {
         let side = max(dimensions.width, dimensions.height)
         guard let ratio = Self.allCases.first(where: { $0.dimensions(squareSide: side) == dimensions }) else { return nil }
         self = ratio

@@ -1,22 +1,22 @@
 /// A `setDynamicAspectRatio` request as the ``CaptureDevice`` recorded it: when it was made,
 /// the frame it takes effect on, and the completion the output will report.
-public struct DynamicAspectRatioRequest: Sendable, Hashable {
+package struct DynamicAspectRatioRequest: Sendable, Hashable {
     /// Position of the request in the order requests were made, from 0 (completions are FIFO).
-    public let sequenceNumber: Int
+    package let sequenceNumber: Int
     /// The ratio asked for.
-    public let aspectRatio: DynamicAspectRatio
+    package let aspectRatio: DynamicAspectRatio
     /// Host time (session clock, nanoseconds) at which the request was made.
-    public let requestTime: MediaTime
+    package let requestTime: MediaTime
     /// Index of the first frame not yet captured when the request was made: its completion
     /// is never delivered before this frame.
-    public let requestFrameIndex: Int64
+    package let requestFrameIndex: Int64
     /// `k`: the first frame captured with the requested ratio.
-    public let effectiveFrameIndex: Int64
+    package let effectiveFrameIndex: Int64
     /// What the completion reports: the ratio, its dimensions, `D(k)` and its session time.
-    public let change: DynamicAspectRatioChange
+    package let change: DynamicAspectRatioChange
     /// `false` when the ratio was already in effect at frame `k` (counting earlier pending
     /// requests): the request completes but no frame changes size.
-    public let changesDimensions: Bool
+    package let changesDimensions: Bool
 }
 
 /// Which ratio is in effect at each frame index: the initial ratio, overridden by each

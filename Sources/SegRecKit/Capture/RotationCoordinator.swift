@@ -22,9 +22,9 @@
 /// first frame in its display matrix (``VideoRotationAngle/displayMatrixRotationDegrees``).
 ///
 /// A `Sendable` value: the session owns it and mutates it as orientation events arrive.
-public struct RotationCoordinator: Sendable, Hashable {
+package struct RotationCoordinator: Sendable, Hashable {
     /// How a camera's sensor is mounted in the phone.
-    public enum SensorMounting: String, Sendable, Hashable, CaseIterable {
+    package enum SensorMounting: String, Sendable, Hashable, CaseIterable {
         /// Long side vertical in a portrait phone (the square Center Stage front sensors
         /// count as portrait-mounted, as the seeds say): level in portrait (0°).
         case portrait
@@ -36,7 +36,7 @@ public struct RotationCoordinator: Sendable, Hashable {
         case landscapeLeft
 
         /// The capture angle with the phone in portrait.
-        public var portraitAngle: VideoRotationAngle {
+        package var portraitAngle: VideoRotationAngle {
             switch self {
             case .portrait: .degrees0
             case .landscape: .degrees90
@@ -46,7 +46,7 @@ public struct RotationCoordinator: Sendable, Hashable {
     }
 
     /// Which way the camera points (the direction coordinator's `user` / `away`).
-    public enum Facing: String, Sendable, Hashable, CaseIterable {
+    package enum Facing: String, Sendable, Hashable, CaseIterable {
         /// Towards the person holding the phone (front cameras; the outer camera of a
         /// closed iPhone Duo).
         case user
@@ -55,16 +55,16 @@ public struct RotationCoordinator: Sendable, Hashable {
     }
 
     /// How the sensor is mounted.
-    public let mounting: SensorMounting
+    package let mounting: SensorMounting
     /// Which way the camera points now.
-    public private(set) var facing: Facing
+    package private(set) var facing: Facing
     /// How the phone is held now (`initialDeviceOrientation`, then each
     /// `deviceOrientation` event).
-    public private(set) var deviceOrientation: DeviceOrientation
+    package private(set) var deviceOrientation: DeviceOrientation
 
     /// A coordinator for a camera mounted as `mounting`, pointing `facing`, with the phone
     /// held `deviceOrientation` (default portrait).
-    public init(mounting: SensorMounting, facing: Facing, deviceOrientation: DeviceOrientation = .portrait) {
+    package init(mounting: SensorMounting, facing: Facing, deviceOrientation: DeviceOrientation = .portrait) {
         self.mounting = mounting
         self.facing = facing
         self.deviceOrientation = deviceOrientation
@@ -77,7 +77,7 @@ public struct RotationCoordinator: Sendable, Hashable {
     /// and faces the user.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for an unknown
     ///   device type, naming the known ones.
-    public init(deviceType: String, facing: Facing? = nil, deviceOrientation: DeviceOrientation = .portrait) throws(CameraControlError) {
+    package init(deviceType: String, facing: Facing? = nil, deviceOrientation: DeviceOrientation = .portrait) throws(CameraControlError) {
         let traits = try CameraTypeTraits(deviceType: deviceType)
         self.init(
             mounting: traits.sensorMounting, facing: facing ?? (traits.sensorMounting == .landscape ? .away : .user), deviceOrientation: deviceOrientation)
@@ -85,19 +85,19 @@ public struct RotationCoordinator: Sendable, Hashable {
 
     /// `videoRotationAngleForHorizonLevelCapture`: the clockwise angle a player turns the
     /// pictures captured now (table above).
-    public var videoRotationAngleForHorizonLevelCapture: VideoRotationAngle {
+    package var videoRotationAngleForHorizonLevelCapture: VideoRotationAngle {
         Self.videoRotationAngle(mounting: mounting, facing: facing, deviceOrientation: deviceOrientation)
     }
 
     /// The capture angle for any mounting, facing and orientation (the rule above).
-    public static func videoRotationAngle(mounting: SensorMounting, facing: Facing, deviceOrientation: DeviceOrientation) -> VideoRotationAngle {
+    package static func videoRotationAngle(mounting: SensorMounting, facing: Facing, deviceOrientation: DeviceOrientation) -> VideoRotationAngle {
         let turns = facing == .user ? deviceOrientation.quarterTurns : -deviceOrientation.quarterTurns
         return VideoRotationAngle(clockwiseDegrees: mounting.portraitAngle.degrees + 90 * turns)!
     }
 
     /// Records that the phone is now held `orientation`.
     /// - Returns: whether ``videoRotationAngleForHorizonLevelCapture`` changed.
-    @discardableResult public mutating func setDeviceOrientation(_ orientation: DeviceOrientation) -> Bool {
+    @discardableResult package mutating func setDeviceOrientation(_ orientation: DeviceOrientation) -> Bool {
         let before = videoRotationAngleForHorizonLevelCapture
         deviceOrientation = orientation
         return videoRotationAngleForHorizonLevelCapture != before
@@ -105,7 +105,7 @@ public struct RotationCoordinator: Sendable, Hashable {
 
     /// Records that the camera now points `facing` (an iPhone Duo opened or closed).
     /// - Returns: whether ``videoRotationAngleForHorizonLevelCapture`` changed.
-    @discardableResult public mutating func setFacing(_ facing: Facing) -> Bool {
+    @discardableResult package mutating func setFacing(_ facing: Facing) -> Bool {
         let before = videoRotationAngleForHorizonLevelCapture
         self.facing = facing
         return videoRotationAngleForHorizonLevelCapture != before
@@ -121,7 +121,7 @@ public struct RotationCoordinator: Sendable, Hashable {
     ///   - timing: the streaming camera's ``FrameTiming``.
     ///   - minimumIndex: frames before it are already captured (default 0).
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public static func firstFrame(capturedAtOrAfter hostTime: MediaTime, timing: FrameTiming, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
+    package static func firstFrame(capturedAtOrAfter hostTime: MediaTime, timing: FrameTiming, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64 {
         try timing.firstFrame(capturedAtOrAfter: hostTime, minimumIndex: minimumIndex)
     }
 }

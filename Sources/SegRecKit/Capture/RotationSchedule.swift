@@ -4,32 +4,32 @@
 /// `--split-on-rotation`, at which frames a segment must start (``changeFrames``).
 ///
 /// A `Sendable` value, filled in frame order by whoever applies orientation events.
-public struct RotationSchedule: Sendable, Hashable {
+package struct RotationSchedule: Sendable, Hashable {
     /// The angle of frame 0.
-    public let initial: VideoRotationAngle
+    package let initial: VideoRotationAngle
     /// `(first frame, angle)` of each change, frames strictly increasing, each angle
     /// different from the one before it.
-    public private(set) var changes: [Change] = []
+    package private(set) var changes: [Change] = []
 
     /// One change of the capture angle.
-    public struct Change: Sendable, Hashable {
+    package struct Change: Sendable, Hashable {
         /// The first frame captured with `angle`.
-        public let frame: Int64
+        package let frame: Int64
         /// The new angle.
-        public let angle: VideoRotationAngle
+        package let angle: VideoRotationAngle
     }
 
     /// A schedule whose frames all have `initial` until a change is recorded.
-    public init(initial: VideoRotationAngle) { self.initial = initial }
+    package init(initial: VideoRotationAngle) { self.initial = initial }
 
     /// The angle frames will have from now on.
-    public var latest: VideoRotationAngle { changes.last?.angle ?? initial }
+    package var latest: VideoRotationAngle { changes.last?.angle ?? initial }
 
     /// Records that frames from `frame` on are captured with `angle`. Changes made later
     /// apply at or after earlier ones: a change at an earlier or equal frame replaces the
     /// later entries; a change to the angle already in effect records nothing.
     /// - Returns: whether the angle of any frame changed.
-    @discardableResult public mutating func record(_ angle: VideoRotationAngle, fromFrame frame: Int64) -> Bool {
+    @discardableResult package mutating func record(_ angle: VideoRotationAngle, fromFrame frame: Int64) -> Bool {
         let before = changes
         while let last = changes.last, last.frame >= frame { changes.removeLast() }
         if angle != latest { changes.append(Change(frame: frame, angle: angle)) }
@@ -37,7 +37,7 @@ public struct RotationSchedule: Sendable, Hashable {
     }
 
     /// The angle frame `index` is captured with (binary search).
-    public func angle(atFrame index: Int64) -> VideoRotationAngle {
+    package func angle(atFrame index: Int64) -> VideoRotationAngle {
         var low = 0
         var high = changes.count
         while low < high {
@@ -49,5 +49,5 @@ public struct RotationSchedule: Sendable, Hashable {
 
     /// The frames at which the angle changes (the `rotationChanged` segment starts with
     /// `--split-on-rotation`).
-    public var changeFrames: [Int64] { changes.map(\.frame) }
+    package var changeFrames: [Int64] { changes.map(\.frame) }
 }

@@ -2,7 +2,7 @@
 /// (``SyntheticSensor``) or, later, decoded real footage.
 ///
 /// A source is used by one session from one task; it need not be `Sendable`.
-public protocol SensorImageSource {
+package protocol SensorImageSource {
     /// `true` when the buffers already carry the frame-index stamp (``FrameIndexStamp``),
     /// so the output need not stamp them again.
     var stampsFrameIndex: Bool { get }

@@ -20,16 +20,16 @@
 ///
 /// Concurrency: a non-`Sendable` class owned by its ``CaptureDevice`` and used from the
 /// same single task.
-public final class SmartFramingMonitor {
+package final class SmartFramingMonitor {
     /// Every framing the monitor can recommend on its format (`supportedFramings`):
     /// 3x4 and 4x3, each wide (1.0) and narrow (1.3).
-    public let supportedFramings: [CaptureFraming]
+    package let supportedFramings: [CaptureFraming]
     /// The framings recommendations are limited to (`enabledFramings`); empty by default.
-    public private(set) var enabledFramings: [CaptureFraming] = []
+    package private(set) var enabledFramings: [CaptureFraming] = []
     /// The latest recommendation (`recommendedFraming`); `nil` before the first.
-    public private(set) var recommendedFraming: CaptureFraming?
+    package private(set) var recommendedFraming: CaptureFraming?
     /// Whether ``startMonitoring()`` was called (and not stopped since).
-    public private(set) var isMonitoring = false
+    package private(set) var isMonitoring = false
 
     /// A monitor for `format`. Only created for formats with smart framing.
     init(format: CaptureDevice.Format) {
@@ -39,7 +39,7 @@ public final class SmartFramingMonitor {
     /// Limits recommendations to `framings`.
     /// - Throws: ``CaptureError/unsupportedFraming(_:)`` for a framing not in
     ///   ``supportedFramings``.
-    public func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
+    package func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
         if let bad = framings.first(where: { !supportedFramings.contains($0) }) { throw .unsupportedFraming(bad) }
         enabledFramings = framings
     }
@@ -50,7 +50,7 @@ public final class SmartFramingMonitor {
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for a name that is
     ///   no framing, ``CameraControlError/unsupportedFraming(_:supported:)`` for one this
     ///   format does not support; both name the supported framings. Nothing changes then.
-    public func setEnabledFramings(named names: [String]) throws(CameraControlError) {
+    package func setEnabledFramings(named names: [String]) throws(CameraControlError) {
         let supportedNames = supportedFramings.map(\.name)
         var framings: [CaptureFraming] = []
         for name in names {
@@ -67,13 +67,13 @@ public final class SmartFramingMonitor {
     func enableSupportedFramingsUnlessChosen() { if enabledFramings.isEmpty { enabledFramings = supportedFramings } }
 
     /// Starts producing recommendations (may be called while the session runs).
-    public func startMonitoring() { isMonitoring = true }
+    package func startMonitoring() { isMonitoring = true }
 
     /// Stops producing recommendations; the last one stays in ``recommendedFraming``.
-    public func stopMonitoring() { isMonitoring = false }
+    package func stopMonitoring() { isMonitoring = false }
 
     /// A scenario's `{"smartFraming": "start" | "stop"}` event.
-    public enum Action: String, Sendable, Hashable, CaseIterable {
+    package enum Action: String, Sendable, Hashable, CaseIterable {
         /// ``startMonitoring()``.
         case start
         /// ``stopMonitoring()``.
@@ -81,19 +81,19 @@ public final class SmartFramingMonitor {
 
         /// The action spelled `name`.
         /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming `start, stop`.
-        public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "smartFraming") }
+        package init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "smartFraming") }
     }
 
     /// Starts or stops monitoring mid-session.
     /// - Returns: whether ``isMonitoring`` changed (starting a running monitor does nothing).
-    @discardableResult public func perform(_ action: Action) -> Bool {
+    @discardableResult package func perform(_ action: Action) -> Bool {
         let wanted = action == .start
         defer { isMonitoring = wanted }
         return wanted != isMonitoring
     }
 
     /// The model's framing for `count` people (table above); `nil` for 0.
-    public static func framing(forPeopleInFrame count: Int) -> CaptureFraming? {
+    package static func framing(forPeopleInFrame count: Int) -> CaptureFraming? {
         switch count {
         case ...0: return nil
         case 1: return .narrow3x4
@@ -106,7 +106,7 @@ public final class SmartFramingMonitor {
     /// - Returns: the recommendation published for it (it is then also
     ///   ``recommendedFraming``; the same framing again when nothing changed), else `nil`.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a negative count.
-    @discardableResult public func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
+    @discardableResult package func observe(peopleInFrame count: Int) throws(CaptureError) -> CaptureFraming? {
         guard count >= 0 else { throw .invalidParameter(name: "peopleInFrame", value: "\(count)", allowed: "≥ 0") }
         guard isMonitoring, let framing = Self.framing(forPeopleInFrame: count), enabledFramings.contains(framing) else { return nil }
         recommendedFraming = framing

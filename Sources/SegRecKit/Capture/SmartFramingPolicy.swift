@@ -4,7 +4,7 @@
 /// A recommendation the policy applies is applied as the seeds' code does (the aspect ratio
 /// first, then the zoom on its first frame) unless the camera already shows that framing;
 /// an ignored one is only logged (`smartFramingRecommended`, with the reason).
-public enum SmartFramingPolicy: Sendable, Hashable {
+package enum SmartFramingPolicy: Sendable, Hashable {
     /// Apply every recommendation (the default; the seeds' sample app).
     case apply
     /// Apply none: the app only shows them (or lets the person choose).
@@ -13,7 +13,7 @@ public enum SmartFramingPolicy: Sendable, Hashable {
     case applyOnly([CaptureFraming])
 
     /// Whether the app applies `framing`.
-    public func applies(_ framing: CaptureFraming) -> Bool {
+    package func applies(_ framing: CaptureFraming) -> Bool {
         switch self {
         case .apply: true
         case .ignore: false
@@ -23,7 +23,7 @@ public enum SmartFramingPolicy: Sendable, Hashable {
 
     /// The spelling in a scenario and in messages: `apply`, `ignore`, or the framings'
     /// names (`wide4x3, narrow3x4`).
-    public var name: String {
+    package var name: String {
         switch self {
         case .apply: "apply"
         case .ignore: "ignore"
@@ -32,5 +32,5 @@ public enum SmartFramingPolicy: Sendable, Hashable {
     }
 
     /// The allowed values, for error messages.
-    public static let allowedValues = "\"apply\", \"ignore\", or an array of framings among " + CaptureFraming.allowedNames
+    package static let allowedValues = "\"apply\", \"ignore\", or an array of framings among " + CaptureFraming.allowedNames
 }

@@ -11,18 +11,18 @@ import Foundation
 /// per-pixel work in the hot path.
 ///
 /// Concurrency: a non-`Sendable` class (it caches the texture); use it from one task.
-public final class SyntheticSensor: SensorImageSource {
+package final class SyntheticSensor: SensorImageSource {
     /// Texture period in luma pixels (both directions). Chroma has half of it.
-    public let period: Int
+    package let period: Int
     /// Always `true`: every buffer carries its frame index.
-    public var stampsFrameIndex: Bool { true }
+    package var stampsFrameIndex: Bool { true }
     /// Where the planes of its pictures come from.
-    public let pixelBufferPool: PixelBufferPool
+    package let pixelBufferPool: PixelBufferPool
     /// Which camera's look (0 for the single camera): each iPhone Duo camera gets its own
     /// (`pattern(forCameraPosition:)`), so pictures from different cameras differ visibly:
     /// pattern `p > 0` tints the chroma (``tint(of:)``) and moves the texture the other way
     /// along x when `p` is odd.
-    public let pattern: Int
+    package let pattern: Int
 
     private var textureRowLength = 0
     private var lumaTexture: [UInt8] = []  // period rows × textureRowLength bytes
@@ -35,7 +35,7 @@ public final class SyntheticSensor: SensorImageSource {
     ///     a pool of its own; pass the recording's pool, which the muxer's writers
     ///     recycle encoded pictures into (planes come back only to the pool they are recycled into).
     ///   - pattern: the camera look, ≥ 0 (default 0: the single camera's).
-    public init(period: Int = 256, pixelBufferPool: PixelBufferPool = PixelBufferPool(), pattern: Int = 0) {
+    package init(period: Int = 256, pixelBufferPool: PixelBufferPool = PixelBufferPool(), pattern: Int = 0) {
         precondition(period >= 16 && period % 4 == 0, "period must be a multiple of 4, ≥ 16")
         precondition(pattern >= 0, "pattern must be ≥ 0")
         self.period = period
@@ -45,7 +45,7 @@ public final class SyntheticSensor: SensorImageSource {
 
     /// The picture of frame `index` at `dimensions`: stamp in rows 0–15, moving texture below.
     /// Never throws; width must be ≥ 32 and height ≥ 16 (the stamp's size), both even.
-    public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) -> PixelBuffer {
+    package func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) -> PixelBuffer {
         let width = dimensions.width
         let height = dimensions.height
         precondition(
@@ -159,7 +159,7 @@ public final class SyntheticSensor: SensorImageSource {
 
     /// The chroma offsets (Cb, Cr) of camera look `pattern` (> 0): red, blue, green, then
     /// repeating.
-    public static func tint(of pattern: Int) -> (Int, Int) {
+    package static func tint(of pattern: Int) -> (Int, Int) {
         switch (pattern - 1) % 3 {
         case 0: (-30, 45)
         case 1: (45, -25)

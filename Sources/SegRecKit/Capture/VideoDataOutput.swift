@@ -4,35 +4,35 @@
 ///
 /// Concurrency: a non-`Sendable` class owned by one ``CaptureSession`` and used from the
 /// task that pulls its events.
-public final class VideoDataOutput {
+package final class VideoDataOutput {
     /// Where pictures come from, one source per physical camera of the session (in its
     /// `cameras` order; the Virtual Front Camera shows its constituent's): the
     /// ``SyntheticSensor`` by default. A later source may substitute decoded real footage.
-    public var frameSources: [any SensorImageSource]
+    package var frameSources: [any SensorImageSource]
     /// The first camera's source (the only one of a one-camera session).
-    public var frameSource: any SensorImageSource {
+    package var frameSource: any SensorImageSource {
         get { frameSources[0] }
         set { frameSources[0] = newValue }
     }
     /// Whether to write the frame-index stamp into sources that do not stamp themselves.
     /// Synthetic frames are always stamped.
-    public var stampFrameIndex: Bool
+    package var stampFrameIndex: Bool
 
     /// Creates an output with one source. - Parameters: `frameSource` (default
     /// ``SyntheticSensor``); `stampFrameIndex` to stamp sources that do not stamp (default `false`).
-    public convenience init(frameSource: any SensorImageSource = SyntheticSensor(), stampFrameIndex: Bool = false) {
+    package convenience init(frameSource: any SensorImageSource = SyntheticSensor(), stampFrameIndex: Bool = false) {
         self.init(frameSources: [frameSource], stampFrameIndex: stampFrameIndex)
     }
 
     /// Creates an output with one source per camera (at least one).
-    public init(frameSources: [any SensorImageSource], stampFrameIndex: Bool = false) {
+    package init(frameSources: [any SensorImageSource], stampFrameIndex: Bool = false) {
         precondition(!frameSources.isEmpty, "a video data output needs a frame source")
         self.frameSources = frameSources
         self.stampFrameIndex = stampFrameIndex
     }
 
     /// Whether delivered frames carry the frame-index stamp.
-    public var deliversStampedFrames: Bool { stampFrameIndex || frameSource.stampsFrameIndex }
+    package var deliversStampedFrames: Bool { stampFrameIndex || frameSource.stampsFrameIndex }
 
     /// Builds frame `index` from `frameSources[source]`: the picture is flipped left-right
     /// first when `mirrored` (`AVCaptureConnection.isVideoMirrored`), then stamped (rows

@@ -14,7 +14,7 @@
 /// | `cinematic` | 3 | every camera |
 /// | `cinematicExtended` | 4 | every camera |
 /// | `cinematicExtendedEnhanced` | 5 | every camera |
-public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIterable {
+package enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// No stabilization (Apple's default for a connection).
     case off
     /// Standard stabilization.
@@ -29,7 +29,7 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
     case lowLatency
 
     /// The mode's default frame periods between a request and its first new-size buffer.
-    public var defaultChangeLatencyFrames: Int64 {
+    package var defaultChangeLatencyFrames: Int64 {
         switch self {
         case .off, .lowLatency: 1
         case .standard: 2
@@ -41,20 +41,20 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
 
     /// The latency in effect: `explicit` when the scenario gives `changeLatencyFrames`,
     /// else ``defaultChangeLatencyFrames``.
-    public func changeLatencyFrames(explicit: Int64?) -> Int64 { explicit ?? defaultChangeLatencyFrames }
+    package func changeLatencyFrames(explicit: Int64?) -> Int64 { explicit ?? defaultChangeLatencyFrames }
 
     /// The allowed spellings, for error messages.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The mode spelled `name`.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` naming the six modes.
-    public init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "preferredVideoStabilizationMode") }
+    package init(named name: String) throws(CameraControlError) { self = try CameraControlError.spelled(name, name: "preferredVideoStabilizationMode") }
 
     /// The modes the camera of `deviceType` supports, in declaration order: all six on a
     /// Center Stage front camera, all but `lowLatency` elsewhere.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for an unknown
     ///   device type.
-    public static func supportedModes(deviceType: String) throws(CameraControlError) -> [VideoStabilizationMode] {
+    package static func supportedModes(deviceType: String) throws(CameraControlError) -> [VideoStabilizationMode] {
         let traits = try CameraTypeTraits(deviceType: deviceType)
         return allCases.filter { $0 != .lowLatency || traits.isCenterStageFrontCamera }
     }
@@ -67,7 +67,7 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
     ///   - deviceType: the camera's `AVCaptureDevice.DeviceType` spelling.
     ///   - squareSide: the format's square side, or nil for a fixed (non-square) format.
     /// - Throws: as ``supportedModes(deviceType:)``.
-    public static func supportedModes(deviceType: String, squareSide: Int?) throws(CameraControlError) -> [VideoStabilizationMode] {
+    package static func supportedModes(deviceType: String, squareSide: Int?) throws(CameraControlError) -> [VideoStabilizationMode] {
         let centerStageFormat = try CenterStageControl.isCenterStageSupported(deviceType: deviceType, squareSide: squareSide)
         return try supportedModes(deviceType: deviceType).filter { $0 != .lowLatency || centerStageFormat }
     }
@@ -75,20 +75,20 @@ public enum VideoStabilizationMode: String, Sendable, Hashable, Codable, CaseIte
     /// The mode an `AVCaptureConnection` uses (`activeVideoStabilizationMode`) for a
     /// preferred one: `preferred` where the format supports it; `off` when none is set (the
     /// connection's default) or the format does not support it.
-    public static func activeMode(preferred: VideoStabilizationMode?, supported: [VideoStabilizationMode]) -> VideoStabilizationMode {
+    package static func activeMode(preferred: VideoStabilizationMode?, supported: [VideoStabilizationMode]) -> VideoStabilizationMode {
         guard let preferred, supported.contains(preferred) else { return .off }
         return preferred
     }
 
     /// `AVCaptureDevice.Format.isVideoStabilizationModeSupported(_:)` for the camera of
     /// `deviceType`. - Throws: as ``supportedModes(deviceType:)``.
-    public func isSupported(deviceType: String) throws(CameraControlError) -> Bool { try Self.supportedModes(deviceType: deviceType).contains(self) }
+    package func isSupported(deviceType: String) throws(CameraControlError) -> Bool { try Self.supportedModes(deviceType: deviceType).contains(self) }
 
     /// Checks that the camera of `deviceType` supports this mode.
     /// - Throws: ``CameraControlError/unsupportedStabilizationMode(_:deviceType:supported:)``
     ///   naming the supported modes, or ``CameraControlError/unknownValue(name:value:allowed:)``
     ///   for an unknown device type.
-    public func validate(deviceType: String) throws(CameraControlError) {
+    package func validate(deviceType: String) throws(CameraControlError) {
         let supported = try Self.supportedModes(deviceType: deviceType)
         guard supported.contains(self) else { throw .unsupportedStabilizationMode(self, deviceType: deviceType, supported: supported) }
     }

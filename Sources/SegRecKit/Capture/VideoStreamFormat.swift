@@ -8,21 +8,21 @@
 /// The recorder takes the camera, the capture rate and the angle from here, never from a
 /// frame; each frame's buffer still decides its dimensions (buffers win). Footage passed
 /// through announces no format: its rate and rotation are the recording's configuration.
-public struct VideoStreamFormat: Sendable, Hashable {
+package struct VideoStreamFormat: Sendable, Hashable {
     /// The streaming camera of a several-camera session (Docs/cameras.md).
-    public struct Camera: Sendable, Hashable {
+    package struct Camera: Sendable, Hashable {
         /// The streaming device's id: a camera of `cameras`, or `virtualFront`.
-        public var id: String
+        package var id: String
         /// Where it faces.
-        public var facing: CameraFacing
+        package var facing: CameraFacing
         /// The Virtual Front Camera's constituent that makes the pictures (`outer`, `inner`),
         /// nil for a physical camera.
-        public var constituent: String?
+        package var constituent: String?
         /// Whether buffers are flipped left-right (`AVCaptureConnection.isVideoMirrored`).
-        public var isMirrored: Bool
+        package var isMirrored: Bool
 
         /// A streaming camera; see the properties.
-        public init(id: String, facing: CameraFacing, constituent: String? = nil, isMirrored: Bool = false) {
+        package init(id: String, facing: CameraFacing, constituent: String? = nil, isMirrored: Bool = false) {
             self.id = id
             self.facing = facing
             self.constituent = constituent
@@ -31,23 +31,23 @@ public struct VideoStreamFormat: Sendable, Hashable {
     }
 
     /// Width and height of the frames, pixels, as the camera produces them for the ratio in effect.
-    public var dimensions: VideoDimensions
+    package var dimensions: VideoDimensions
     /// Capture rate, frames per second (the reciprocal of `activeVideoMinFrameDuration`).
     /// Each segment is encoded at its first frame's rate.
-    public var frameRate: FrameRate
+    package var frameRate: FrameRate
     /// The streaming camera, or nil for a one-camera session.
-    public var camera: Camera?
+    package var camera: Camera?
     /// The capture angle (`videoRotationAngleForHorizonLevelCapture`, degrees clockwise):
     /// a segment file's display matrix carries its first frame's angle.
-    public var rotationAngle: VideoRotationAngle
+    package var rotationAngle: VideoRotationAngle
     /// The streaming camera's active format, as a scenario spells it (`"1920"`, `"1920x1080"`).
-    public var activeFormat: String
+    package var activeFormat: String
     /// Bumped on every `activeFormat` switch of the streaming camera (0 before any), so a
     /// switch back to the same format still reads as a switch.
-    public var formatGeneration: Int
+    package var formatGeneration: Int
 
     /// A format; see the properties (pixels, frames per second).
-    public init(
+    package init(
         dimensions: VideoDimensions, frameRate: FrameRate, camera: Camera? = nil, rotationAngle: VideoRotationAngle, activeFormat: String,
         formatGeneration: Int = 0
     ) {

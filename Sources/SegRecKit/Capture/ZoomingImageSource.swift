@@ -18,30 +18,30 @@
 ///
 /// Concurrency: a non-`Sendable` class (it owns a `PictureScaler`); used by one session
 /// from one task, like its base.
-public final class ZoomingImageSource: SensorImageSource {
+package final class ZoomingImageSource: SensorImageSource {
     /// The source whose pictures are zoomed.
-    public private(set) var base: any SensorImageSource
+    package private(set) var base: any SensorImageSource
     /// The zoom drawn into the next pictures (`AVCaptureDevice.videoZoomFactor`, ≥ 1;
     /// 1 returns the base picture untouched).
-    public var videoZoomFactor: Double {
+    package var videoZoomFactor: Double {
         didSet { precondition(videoZoomFactor.isFinite && videoZoomFactor >= 1, "zoom factor must be ≥ 1, got \(videoZoomFactor)") }
     }
     /// Rows at the top copied unzoomed from a stamping base (even; default 16, the stamp's
     /// rows; pass 32 for a base that also stamps rows 16–31).
-    public let preservedRows: Int
+    package let preservedRows: Int
     /// Where the planes of crops and zoomed pictures come from.
-    public let pixelBufferPool: PixelBufferPool
+    package let pixelBufferPool: PixelBufferPool
     private let scaler: PictureScaler
 
     /// Whatever the base says: the zoomed picture keeps a stamping base's stamp rows.
-    public var stampsFrameIndex: Bool { base.stampsFrameIndex }
+    package var stampsFrameIndex: Bool { base.stampsFrameIndex }
 
     /// - Parameters:
     ///   - base: the source to zoom.
     ///   - videoZoomFactor: the initial zoom (≥ 1; default 1).
     ///   - preservedRows: even, ≥ 0 (default ``FrameIndexStamp/rows``).
     ///   - pixelBufferPool: the recording's pool (default: one of its own).
-    public init(
+    package init(
         base: any SensorImageSource, videoZoomFactor: Double = 1, preservedRows: Int = FrameIndexStamp.rows,
         pixelBufferPool: PixelBufferPool = PixelBufferPool()
     ) {
@@ -56,14 +56,14 @@ public final class ZoomingImageSource: SensorImageSource {
 
     /// The size of the centre region a zoom of `factor` shows of a `dimensions` picture:
     /// each side divided by `factor`, rounded to the nearest even number (at least 2).
-    public static func zoomedRegion(of dimensions: VideoDimensions, factor: Double) -> VideoDimensions {
+    package static func zoomedRegion(of dimensions: VideoDimensions, factor: Double) -> VideoDimensions {
         func side(_ length: Int) -> Int { max(2, 2 * Int((Double(length) / factor / 2).rounded())) }
         return VideoDimensions(width: min(dimensions.width, side(dimensions.width)), height: min(dimensions.height, side(dimensions.height)))
     }
 
     /// The base's picture of frame `index`, zoomed by ``videoZoomFactor`` to `dimensions`.
     /// - Throws: the base's errors; ``FFmpegError`` when libswscale cannot scale.
-    public func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
+    package func pixelBuffer(forFrame index: Int64, dimensions: VideoDimensions) throws -> PixelBuffer {
         let picture = try base.pixelBuffer(forFrame: index, dimensions: dimensions)
         let region = Self.zoomedRegion(of: picture.dimensions, factor: videoZoomFactor)
         guard region != picture.dimensions else { return picture }

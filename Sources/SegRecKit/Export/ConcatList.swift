@@ -6,29 +6,29 @@ import Foundation
 /// Paths are quoted for FFmpeg's tokenizer (`av_get_token`): inside single quotes nothing is
 /// special, and a `'` is written `'\''`. Durations are exact with 9 decimals; FFmpeg parses
 /// them with `av_parse_time`, to the microsecond.
-public struct ConcatList: Sendable, Equatable {
+package struct ConcatList: Sendable, Equatable {
     /// One file of the list.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// Path of the file relative to the list's folder (or absolute).
-        public var path: String
+        package var path: String
         /// Exact duration (the manifest's `sessionEnd − sessionStart`).
-        public var duration: MediaTime
+        package var duration: MediaTime
 
         /// An entry.
-        public init(path: String, duration: MediaTime) {
+        package init(path: String, duration: MediaTime) {
             self.path = path
             self.duration = duration
         }
     }
 
     /// The files in play order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// A list of `entries`.
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
     /// The list text, lines ending in `\n`.
-    public func render() -> String {
+    package func render() -> String {
         var lines = ["ffconcat version 1.0"]
         for entry in entries {
             lines.append("file \(Self.quote(entry.path))")
@@ -38,5 +38,5 @@ public struct ConcatList: Sendable, Equatable {
     }
 
     /// `'name'`, with each `'` written as `'\''`.
-    public static func quote(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    package static func quote(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }

@@ -1,10 +1,10 @@
 /// Exact decimal text for rational times, for playlists and reports: no `Double` on the
 /// way, so `0.199998000` is what the manifest's `199998000/1000000000` says.
-public enum DecimalSeconds {
+package enum DecimalSeconds {
     /// `time` in seconds with exactly `digits` decimals (0...18), rounded once, half away
     /// from zero (exact whenever the timescale divides 10^digits, e.g. nanoseconds at 9).
     /// Example: `MediaTime(value: 199998000, timescale: 1000000000)` → `"0.199998000"`.
-    public static func text(_ time: MediaTime, digits: Int = 9) -> String {
+    package static func text(_ time: MediaTime, digits: Int = 9) -> String {
         let digits = max(0, min(18, digits))
         var scale: Int128 = 1
         for _ in 0..<digits { scale *= 10 }
@@ -22,7 +22,7 @@ public enum DecimalSeconds {
     }
 
     /// The smallest integer number of seconds ≥ `time` (for `EXT-X-TARGETDURATION`).
-    public static func ceilingSeconds(_ time: MediaTime) -> Int64 {
+    package static func ceilingSeconds(_ time: MediaTime) -> Int64 {
         let value = Int128(time.value)
         let scale = Int128(time.timescale)
         var quotient = value / scale

@@ -3,11 +3,11 @@ import SegRecMedia
 
 /// A finished recording read for export or a report: its manifest (decoded with
 /// ``RecordingManifest``'s own `Codable`) and the checks every exporter needs first.
-public struct ExportSource: Sendable {
+package struct ExportSource: Sendable {
     /// The recording folder.
-    public let directory: URL
+    package let directory: URL
     /// Its `manifest.json`.
-    public let manifest: RecordingManifest
+    package let manifest: RecordingManifest
 
     /// Reads `directory/manifest.json` (``ManifestReader``: ranges and file names checked)
     /// and checks that the recording can be exported: it has ended (`stopReason` not null),
@@ -15,7 +15,7 @@ public struct ExportSource: Sendable {
     /// symbolic link or a FIFO), and every segment lasts a positive time.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` (manifest or a segment file
     ///   missing) or ``RecordingError/badInput(path:field:detail:)`` naming the field.
-    public init(directory: URL) throws(RecordingError) {
+    package init(directory: URL) throws(RecordingError) {
         let manifest = try ManifestReader.read(from: directory)
         let manifestPath = directory.appendingPathComponent(ManifestWriter.fileName).path
         guard manifest.stopReason != nil else {
@@ -47,12 +47,12 @@ public struct ExportSource: Sendable {
     }
 
     /// Path of segment `index`'s file.
-    public func path(of segment: SegmentRecord) -> String { directory.appendingPathComponent(segment.file).path }
+    package func path(of segment: SegmentRecord) -> String { directory.appendingPathComponent(segment.file).path }
 
     /// Exact duration of `segment` (`sessionEnd − sessionStart`).
-    public static func duration(of segment: SegmentRecord) -> MediaTime { segment.sessionEnd - segment.sessionStart }
+    package static func duration(of segment: SegmentRecord) -> MediaTime { segment.sessionEnd - segment.sessionStart }
 
     /// The id of the camera (device clock) that made the frames: the manifest's first
     /// device, e.g. `front`, or `input` for pass-through footage.
-    public var cameraName: String { manifest.devices.first?.id ?? "camera" }
+    package var cameraName: String { manifest.devices.first?.id ?? "camera" }
 }

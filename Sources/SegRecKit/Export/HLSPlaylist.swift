@@ -7,24 +7,24 @@
 /// (entries with no `initURI`) follow with neither: same map, same sequence.
 /// `EXTINF` carries the exact duration with 9 decimals; `EXT-X-TARGETDURATION` is the
 /// ceiling of the longest.
-public struct HLSPlaylist: Sendable, Equatable {
+package struct HLSPlaylist: Sendable, Equatable {
     /// One media segment.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// URI of the initialization section, relative to the playlist, for an entry that
         /// starts a file (a map, and a discontinuity unless it is the first entry); nil for a
         /// later media segment of the same file.
-        public var initURI: String?
+        package var initURI: String?
         /// URI of the media segment, relative to the playlist.
-        public var mediaURI: String
+        package var mediaURI: String
         /// Exact duration (the manifest's `sessionEnd − sessionStart`).
-        public var duration: MediaTime
+        package var duration: MediaTime
         /// `EXT-X-PROGRAM-DATE-TIME` value (ISO 8601 with milliseconds), or nil.
-        public var programDateTime: String?
+        package var programDateTime: String?
         /// Free text after the comma of `EXTINF` (e.g. `720x1280 9x16`).
-        public var title: String
+        package var title: String
 
         /// An entry; `title` and `programDateTime` are optional.
-        public init(initURI: String?, mediaURI: String, duration: MediaTime, programDateTime: String? = nil, title: String = "") {
+        package init(initURI: String?, mediaURI: String, duration: MediaTime, programDateTime: String? = nil, title: String = "") {
             self.initURI = initURI
             self.mediaURI = mediaURI
             self.duration = duration
@@ -34,16 +34,16 @@ public struct HLSPlaylist: Sendable, Equatable {
     }
 
     /// The segments in play order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// A playlist of `entries`.
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
     /// `EXT-X-TARGETDURATION`: the ceiling of the longest `EXTINF`, at least 1.
-    public var targetDuration: Int64 { max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1) }
+    package var targetDuration: Int64 { max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1) }
 
     /// The playlist text, lines ending in `\n`.
-    public func render() -> String {
+    package func render() -> String {
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD",
             "#EXT-X-INDEPENDENT-SEGMENTS"

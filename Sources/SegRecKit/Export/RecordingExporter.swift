@@ -33,16 +33,16 @@ public enum RecordingExporter {
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
     /// the playlist (its files go beside it, prefixed with its name: `rec-segment-000.m4s`);
     /// any other path is a folder that gets `index.m3u8` and unprefixed files.
-    public struct HLSLayout: Sendable, Equatable {
+    package struct HLSLayout: Sendable, Equatable {
         /// The folder receiving every file.
-        public let folder: URL
+        package let folder: URL
         /// The playlist's file name.
-        public let playlistName: String
+        package let playlistName: String
         /// Prefix of the initialization sections' and media segments' names.
-        public let prefix: String
+        package let prefix: String
 
         /// The layout for `output`.
-        public init(output: URL) {
+        package init(output: URL) {
             if output.pathExtension.lowercased() == "m3u8" {
                 folder = output.deletingLastPathComponent()
                 playlistName = output.lastPathComponent
@@ -55,10 +55,10 @@ public enum RecordingExporter {
         }
 
         /// `segment-000-init.mp4` for `segment-000.mp4`.
-        public func initName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4" }
+        package func initName(for segment: SegmentRecord) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-init.mp4" }
 
         /// `segment-000-1.m4s` for media segment 1 of `segment-000.mp4` (parts from 0).
-        public func mediaName(for segment: SegmentRecord, part: Int) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-\(part).m4s" }
+        package func mediaName(for segment: SegmentRecord, part: Int) -> String { prefix + (segment.file as NSString).deletingPathExtension + "-\(part).m4s" }
     }
 
     /// The default longest media segment of the HLS export: 4 s (Apple's authoring spec
@@ -324,7 +324,7 @@ public enum RecordingExporter {
 
     /// The relative path from folder `base` to folder `target` (`""` when equal, `..` steps
     /// where needed), both made absolute and standardized first; symbolic links resolved.
-    public static func relativePath(from base: URL, to target: URL) -> String {
+    package static func relativePath(from base: URL, to target: URL) -> String {
         let from = base.standardizedFileURL.resolvingSymlinksInPath().pathComponents
         let to = target.standardizedFileURL.resolvingSymlinksInPath().pathComponents
         var common = 0
@@ -351,7 +351,7 @@ public enum RecordingExporter {
 
     /// Parses `--wall-clock`: ISO 8601 date-time with a time zone (`Z` or `±hh:mm`),
     /// with or without fractional seconds. Returns nil when it is not one.
-    public static func parseWallClock(_ text: String) -> Date? {
+    package static func parseWallClock(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }

@@ -19,17 +19,17 @@
 /// placed on the session clock by its own timestamps (``FootageAudioTiming``), each
 /// delivered before the frames decoded after it; its damaged packets count in
 /// ``CaptureOutputEvent/inputDamaged(packets:)`` like the video's.
-public final class FilePassThroughSource: CaptureOutputEventSource {
+package final class FilePassThroughSource: CaptureOutputEventSource {
     /// The decoder frames come from.
-    public let decoder: VideoFileDecoder
+    package let decoder: VideoFileDecoder
     /// The input's clock.
-    public let deviceClock: MediaClock
+    package let deviceClock: MediaClock
     /// Whether frames get the frame-index stamp (``FrameIndexStamp``).
-    public let stampFrameIndex: Bool
+    package let stampFrameIndex: Bool
     /// The frame rate used for derived timestamps and the last frame's duration.
-    public let frameRate: FrameRate
+    package let frameRate: FrameRate
     /// How the input's sound is placed on the session clock, when the decoder decodes it.
-    public private(set) var audioTiming: FootageAudioTiming?
+    package private(set) var audioTiming: FootageAudioTiming?
 
     /// Notes and warnings not yet delivered (they go before the next frame).
     private var remarks: [CaptureOutputEvent] = []
@@ -59,7 +59,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
     ///   - codec: the codec the frames are encoded with, for the note on interlaced input
     ///     (H.264 keeps the field order: ``EncoderSettings/fieldOrder``).
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    public init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
+    package init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
         self.decoder = decoder
         self.stampFrameIndex = stampFrameIndex
         deviceClock = try Self.deviceClock(for: decoder)
@@ -92,7 +92,7 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
     /// denominator, no offset, no drift. - Throws: ``CaptureError/time(_:)``.
-    public static func deviceClock(for decoder: VideoFileDecoder) throws(CaptureError) -> MediaClock {
+    package static func deviceClock(for decoder: VideoFileDecoder) throws(CaptureError) -> MediaClock {
         do { return try MediaClock(identifier: "input", timescale: decoder.timeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0) } catch {
             throw .time(error)
         }
@@ -100,9 +100,9 @@ public final class FilePassThroughSource: CaptureOutputEventSource {
 
     /// Stops reading the file: the pictures the decoder already holds are still delivered,
     /// then nil (see `VideoFileDecoder/stopReading()`).
-    public func stopRunning() { decoder.stopReading() }
+    package func stopRunning() { decoder.stopReading() }
 
-    public func next() throws -> sending CaptureOutputEvent? { try nextEvent()?.detached() }
+    package func next() throws -> sending CaptureOutputEvent? { try nextEvent()?.detached() }
 
     private func nextEvent() throws -> CaptureOutputEvent? {
         if let remark = takeRemark() { return remark }

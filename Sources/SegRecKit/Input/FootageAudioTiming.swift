@@ -20,18 +20,18 @@ import Foundation
 /// the tolerance) or more than 10 s after it.
 ///
 /// Not thread-safe: owned by its source.
-public struct FootageAudioTiming {
+package struct FootageAudioTiming {
     /// The audio stream's clock (the manifest's `devices` entry `inputAudio`).
-    public let clock: MediaClock
+    package let clock: MediaClock
     /// Output sample frames per second.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// How far a timestamp may lie from where the sound continues before it is a gap or an
     /// overlap: 1 ms plus one tick of the time base, rounded up to a nanosecond.
-    public let tolerance: MediaTime
+    package let tolerance: MediaTime
     /// Whether the container allows timestamp discontinuities.
-    public let allowsDiscontinuities: Bool
+    package let allowsDiscontinuities: Bool
     /// Sample frames handed out so far.
-    public private(set) var samplesDelivered: Int64 = 0
+    package private(set) var samplesDelivered: Int64 = 0
     /// Nanoseconds added to the stream's timestamps since its last discontinuity.
     private var offsetNanoseconds: Int128 = 0
     /// Session time (ns) where the next sample continues the sound so far.
@@ -39,11 +39,11 @@ public struct FootageAudioTiming {
     private let timeBase: (num: Int32, den: Int32)
 
     /// The clock id of a footage file's audio stream in the manifest's `devices`.
-    public static let clockID = "inputAudio"
+    package static let clockID = "inputAudio"
 
     /// Timing for a stream of time base `timeBase` decoded at `sampleRate` Hz.
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    public init(timeBase: (num: Int32, den: Int32), sampleRate: Int, allowsDiscontinuities: Bool) throws(CaptureError) {
+    package init(timeBase: (num: Int32, den: Int32), sampleRate: Int, allowsDiscontinuities: Bool) throws(CaptureError) {
         do { clock = try MediaClock(identifier: Self.clockID, timescale: timeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0) } catch {
             throw .time(error)
         }
@@ -56,7 +56,7 @@ public struct FootageAudioTiming {
 
     /// `audio` as an ``AudioSampleBuffer`` on the session clock, with the warning of a
     /// discontinuity it starts (nil when none).
-    public mutating func buffer(for audio: DecodedAudio) -> (AudioSampleBuffer, warning: String?) {
+    package mutating func buffer(for audio: DecodedAudio) -> (AudioSampleBuffer, warning: String?) {
         let billion = Int128(1_000_000_000)
         let rate = Int128(sampleRate)
         var warning: String?

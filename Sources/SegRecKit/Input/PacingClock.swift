@@ -6,7 +6,7 @@ import Dispatch
 /// ``HostPacingClock`` (the default) is `ContinuousClock` with Dispatch timers; a test can
 /// pass a clock it advances itself, so that pacing is a fact of the test rather than of
 /// how busy the machine is.
-public protocol PacingClock: Sendable {
+package protocol PacingClock: Sendable {
     /// The current instant.
     var now: ContinuousClock.Instant { get }
 
@@ -17,15 +17,15 @@ public protocol PacingClock: Sendable {
 /// `ContinuousClock`, woken by a strict Dispatch timer (no leeway) rather than the
 /// concurrency runtime's global timer, whose jobs first need a cooperative thread and may be
 /// coalesced.
-public struct HostPacingClock: PacingClock {
+package struct HostPacingClock: PacingClock {
     /// The queue pacing timers fire on.
     private static let timerQueue = DispatchQueue(label: "segrec.realtime-pacer", qos: .userInteractive)
 
-    public init() {}
+    package init() {}
 
-    public var now: ContinuousClock.Instant { ContinuousClock.now }
+    package var now: ContinuousClock.Instant { ContinuousClock.now }
 
-    public func sleep(until deadline: ContinuousClock.Instant) async {
+    package func sleep(until deadline: ContinuousClock.Instant) async {
         let nanoseconds = ContinuousClock.now.duration(to: deadline).nanoseconds
         guard nanoseconds > 0 else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

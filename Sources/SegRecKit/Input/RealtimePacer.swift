@@ -29,7 +29,7 @@
 /// recorder's timings; the pictures of frames that end up dropped are still rendered, which
 /// makes it slightly pessimistic when the recorder is already behind. Time is read from a
 /// ``PacingClock``: the host's by default, or one a test advances itself.
-public final class RealtimePacer: CaptureOutputEventSource {
+package final class RealtimePacer: CaptureOutputEventSource {
     private let source: any CaptureOutputEventSource
     private let clock: any PacingClock
     private var origin: (instant: ContinuousClock.Instant, session: MediaTime)?
@@ -37,7 +37,7 @@ public final class RealtimePacer: CaptureOutputEventSource {
     private var lastTake: ContinuousClock.Instant?
 
     /// Frames dropped as late so far.
-    public private(set) var droppedFrameCount = 0
+    package private(set) var droppedFrameCount = 0
 
     /// True after ``stopRunning()``.
     private var isStopped = false
@@ -46,19 +46,19 @@ public final class RealtimePacer: CaptureOutputEventSource {
     ///   - source: the events to pace (frames carry session times).
     ///   - clock: the time capture and delivery are measured on (default: the host's
     ///     `ContinuousClock`).
-    public init(wrapping source: any CaptureOutputEventSource, clock: any PacingClock = HostPacingClock()) {
+    package init(wrapping source: any CaptureOutputEventSource, clock: any PacingClock = HostPacingClock()) {
         self.source = source
         self.clock = clock
     }
 
     /// Stops the wrapped source; what it still delivers is passed on at once, unpaced
     /// (those frames were captured already).
-    public func stopRunning() {
+    package func stopRunning() {
         source.stopRunning()
         isStopped = true
     }
 
-    public nonisolated(nonsending) func next() async throws -> sending CaptureOutputEvent? {
+    package nonisolated(nonsending) func next() async throws -> sending CaptureOutputEvent? {
         let now = clock.now
         guard let event = try await source.next() else { return nil }
         guard case .frame(var frame) = event else { return event }

@@ -5,15 +5,15 @@ import Foundation
 /// (`received == written + dropped`, by construction: every frame is announced once as
 /// written or dropped, and a failed segment's frames move from written to
 /// dropped `writeFailed`). `segrec recover` completes a journaled manifest through it too.
-public struct ManifestBuilder: Sendable {
+package struct ManifestBuilder: Sendable {
     /// The manifest as it stands.
-    public private(set) var manifest: RecordingManifest
+    package private(set) var manifest: RecordingManifest
     /// Session events that arrived after the recording stopped taking frames
     /// (stop-on-change): left out of `events`, counted in a note when the recording finishes.
-    public private(set) var ignoredSessionEvents = 0
+    package private(set) var ignoredSessionEvents = 0
     /// Session events left out when the recording finished because their session time is
     /// after its end (`stopTime`), e.g. during a format switch's gap that ran past the end.
-    public private(set) var sessionEventsAfterEnd = 0
+    package private(set) var sessionEventsAfterEnd = 0
     /// Frames the journal counted as written that `segrec recover` found in no file.
     private var framesLostInRecovery = 0
 
@@ -28,7 +28,7 @@ public struct ManifestBuilder: Sendable {
     ///   - deviceControls: camera controls by clock id, for the `devices` entries (default none).
     ///   - recordedAt: the wall clock at session start (the manifest's `recordedAt`), or nil.
     ///   - segmentLimits: the limits the recording splits at, or nil for none.
-    public init(
+    package init(
         mode: RecordingMode, devices: [MediaClock], encoder: EncoderSettings, frameIndexStamp: Bool, recordsSessionEvents: Bool = false,
         deviceControls: [String: DeviceControlInfo] = [:], recordedAt: Date? = nil, segmentLimits: SegmentLimits? = nil
     ) {
@@ -41,7 +41,7 @@ public struct ManifestBuilder: Sendable {
     }
 
     /// Applies one event.
-    public mutating func apply(_ event: SegmentMuxerEvent) {
+    package mutating func apply(_ event: SegmentMuxerEvent) {
         switch event {
         case .segmentOpened(let record): manifest.segments.append(record)
         case .frameWritten:
@@ -136,7 +136,7 @@ public struct ManifestBuilder: Sendable {
     }
 
     /// Frames accounted so far (written + dropped).
-    public var accountedFrames: Int { manifest.frames.written + manifest.frames.dropped }
+    package var accountedFrames: Int { manifest.frames.written + manifest.frames.dropped }
 
     private func position(of file: String) -> Int? { manifest.segments.lastIndex { $0.file == file } }
 

@@ -5,19 +5,19 @@ import Foundation
 #endif
 
 /// Writes `manifest.json` (``ManifestReader`` reads it).
-public enum ManifestWriter {
+package enum ManifestWriter {
     /// The manifest's file name inside an output folder.
-    public static let fileName = "manifest.json"
+    package static let fileName = "manifest.json"
 
     /// Pretty-printed JSON with sorted keys.
-    public static func encode(_ manifest: RecordingManifest) throws -> Data {
+    package static func encode(_ manifest: RecordingManifest) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(manifest)
     }
 
     /// The temporary file a new manifest is written to before it replaces ``fileName``.
-    public static let temporaryFileName = "manifest.json.tmp"
+    package static let temporaryFileName = "manifest.json.tmp"
 
     /// Writes `directory/manifest.json` atomically and durably, in segrec's own names: the
     /// JSON goes to `manifest.json.tmp` (created `O_CREAT|O_EXCL|O_NOFOLLOW`; a regular file
@@ -33,7 +33,7 @@ public enum ManifestWriter {
     /// journal becomes the final manifest "if any space remains" (not atomic against a kill).
     /// - Throws: ``RecordingError/io(path:underlying:)`` naming the file that could not be
     ///   written (the temporary file is removed).
-    public static func write(_ manifest: RecordingManifest, to directory: URL, inPlaceWhenFull: Bool = true) throws(RecordingError) {
+    package static func write(_ manifest: RecordingManifest, to directory: URL, inPlaceWhenFull: Bool = true) throws(RecordingError) {
         let url = directory.appendingPathComponent(fileName)
         let data: Data
         do { data = try encode(manifest) } catch { throw .io(path: url.path, underlying: "\(error)") }

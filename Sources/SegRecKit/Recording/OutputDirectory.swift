@@ -11,11 +11,11 @@ import Foundation
 /// recording and `segrec recover`) ever share a folder. segrec only ever writes names of
 /// its own pattern (`segment-` + at least three digits + `.mp4`, its `.partial`, the
 /// manifest); every other name in the folder is left alone.
-public struct OutputDirectory: Sendable {
+package struct OutputDirectory: Sendable {
     /// The folder.
-    public let url: URL
+    package let url: URL
     /// The folder's lock, held until the recording ends.
-    public let lock: RecordingLock
+    package let lock: RecordingLock
 
     /// Prepares `url` for a new recording: creates it if absent and takes its lock.
     ///
@@ -28,7 +28,7 @@ public struct OutputDirectory: Sendable {
     ///   ``RecordingError/locked(path:pid:)`` while another process records there;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder can't be made,
     ///   or a file in the way is not the previous recording's.
-    public init(preparing url: URL, force: Bool) throws(RecordingError) {
+    package init(preparing url: URL, force: Bool) throws(RecordingError) {
         self.url = url
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -118,7 +118,7 @@ public struct OutputDirectory: Sendable {
     }
 
     /// `segment-000.mp4`, `segment-001.mp4`, …
-    public static func segmentFileName(_ index: Int) -> String { SegmentFiles.name(index) }
+    package static func segmentFileName(_ index: Int) -> String { SegmentFiles.name(index) }
 
     /// Names a recording writes: `manifest.json` (and its `manifest.json.tmp` while it is
     /// rewritten), `segment-NNN.mp4` (three or more digits),
@@ -130,7 +130,7 @@ public struct OutputDirectory: Sendable {
 
     /// A new dated folder name under `parent`, e.g. `segrec-20261129-120501`, never an
     /// existing one (a `-2`, `-3`, … suffix is added when needed).
-    public static func newDatedFolder(in parent: URL, now: Date = Date()) -> URL {
+    package static func newDatedFolder(in parent: URL, now: Date = Date()) -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"

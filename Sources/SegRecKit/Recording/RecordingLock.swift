@@ -15,12 +15,12 @@ import Synchronization
 /// The file is opened without following symlinks (`O_NOFOLLOW`) or waiting on a FIFO
 /// (`O_NONBLOCK`), and used only when it is a regular file with one link: a hard link
 /// planted under the name would otherwise have its other name's content replaced by the pid.
-public final class RecordingLock: Sendable {
+package final class RecordingLock: Sendable {
     /// The lock file's name inside an output folder.
-    public static let fileName = "recording.lock"
+    package static let fileName = "recording.lock"
 
     /// The lock file.
-    public let url: URL
+    package let url: URL
     private let descriptor: Mutex<Int32>
 
     /// Takes the lock of `folder`, creating the lock file if needed, and writes this
@@ -28,7 +28,7 @@ public final class RecordingLock: Sendable {
     /// - Throws: ``RecordingError/locked(path:pid:)`` when another open file holds it;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the file cannot be opened
     ///   (e.g. a symlink or folder in its place) or is not a regular file with one link.
-    public init(folder: URL) throws(RecordingError) {
+    package init(folder: URL) throws(RecordingError) {
         url = folder.appendingPathComponent(Self.fileName)
         let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -52,7 +52,7 @@ public final class RecordingLock: Sendable {
 
     /// Whether another process holds the lock of `folder` now, and its pid when known.
     /// Never creates the file. - Returns: nil when nobody holds it.
-    public static func holder(of folder: URL) -> Int32?? {
+    package static func holder(of folder: URL) -> Int32?? {
         let path = folder.appendingPathComponent(fileName).path
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -66,7 +66,7 @@ public final class RecordingLock: Sendable {
     }
 
     /// Releases the lock and removes the file (at the end of a recording).
-    public func release() {
+    package func release() {
         descriptor.withLock { fd in
             guard fd >= 0 else { return }
             unlink(url.path)

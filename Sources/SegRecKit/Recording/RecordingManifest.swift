@@ -218,7 +218,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var isGeometricDistortionCorrectionEnabled: Bool? = nil
 
     /// Describes `clock`, with the camera controls of `controls` when given.
-    public init(clock: MediaClock, controls: DeviceControlInfo? = nil) {
+    package init(clock: MediaClock, controls: DeviceControlInfo? = nil) {
         id = clock.identifier
         timescale = clock.timescale
         offsetNanoseconds = clock.offsetNanoseconds
@@ -286,7 +286,7 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     }
 
     /// The answer of a completed `setDynamicAspectRatio`.
-    public init(_ change: DynamicAspectRatioChange) {
+    package init(_ change: DynamicAspectRatioChange) {
         self.init(deviceTime: change.deviceTime, sessionTime: change.sessionTime, aspectRatio: change.aspectRatio?.rawValue)
     }
 

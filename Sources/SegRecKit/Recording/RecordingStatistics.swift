@@ -19,44 +19,44 @@ import Synchronization
 ///
 /// Sendable: records are appended from the muxer and the writers under one `Mutex`;
 /// ``write(to:)`` formats everything at the end as JSON lines, sorted.
-public final class RecordingStatistics: Sendable {
+package final class RecordingStatistics: Sendable {
     /// One written frame.
-    public struct Frame: Sendable, Equatable {
+    package struct Frame: Sendable, Equatable {
         /// The frame's capture index.
-        public var index: Int64
+        package var index: Int64
         /// Index of the segment it was written to.
-        public var segment: Int
+        package var segment: Int
         /// When it was delivered (nanoseconds since the statistics were created).
-        public var deliveredNs: UInt64
+        package var deliveredNs: UInt64
         /// When the muxer had queued the frame to the segment's writer (and the capture path
         /// was free for the next frame).
-        public var queuedNs: UInt64
+        package var queuedNs: UInt64
         /// When `SegmentWriter.append` returned for it.
-        public var acceptedNs: UInt64
+        package var acceptedNs: UInt64
         /// `acceptedNs − deliveredNs`: delivery to encoded.
-        public var latencyNs: UInt64 { acceptedNs &- deliveredNs }
+        package var latencyNs: UInt64 { acceptedNs &- deliveredNs }
         /// `queuedNs − deliveredNs`: how long the capture path was busy with the frame.
-        public var capturePathNs: UInt64 { queuedNs &- deliveredNs }
+        package var capturePathNs: UInt64 { queuedNs &- deliveredNs }
     }
 
     /// One segment switch on the capture path.
-    public struct Switch: Sendable, Equatable {
+    package struct Switch: Sendable, Equatable {
         /// Index of the segment opened.
-        public var segment: Int
+        package var segment: Int
         /// Index of its first frame.
-        public var frameIndex: Int64
+        package var frameIndex: Int64
         /// Closing (handing off) the previous segment, nanoseconds.
-        public var closeNs: UInt64
+        package var closeNs: UInt64
         /// Opening the new writer (on the writer's executor, off the capture path), nanoseconds.
-        public var openNs: UInt64
+        package var openNs: UInt64
     }
 
     /// One segment finished off the capture path.
-    public struct Finalization: Sendable, Equatable {
+    package struct Finalization: Sendable, Equatable {
         /// Index of the segment finished.
-        public var segment: Int
+        package var segment: Int
         /// From the hand-off to the file in place (flush, trailer, rename), nanoseconds.
-        public var durationNs: UInt64
+        package var durationNs: UInt64
     }
 
     private struct Records {
@@ -66,11 +66,11 @@ public final class RecordingStatistics: Sendable {
     }
 
     /// The instant all times are measured from.
-    public let origin: ContinuousClock.Instant
+    package let origin: ContinuousClock.Instant
     private let records: Mutex<Records>
 
     /// - Parameter expectedFrames: capacity reserved so appending never reallocates.
-    public init(expectedFrames: Int = 0) {
+    package init(expectedFrames: Int = 0) {
         var records = Records()
         records.frames.reserveCapacity(max(0, expectedFrames))
         records.switches.reserveCapacity(64)
@@ -79,14 +79,14 @@ public final class RecordingStatistics: Sendable {
     }
 
     /// Frames written, by index.
-    public var frames: [Frame] { records.withLock { $0.frames }.sorted { $0.index < $1.index } }
+    package var frames: [Frame] { records.withLock { $0.frames }.sorted { $0.index < $1.index } }
     /// Segment switches, by segment.
-    public var switches: [Switch] { records.withLock { $0.switches }.sorted { $0.segment < $1.segment } }
+    package var switches: [Switch] { records.withLock { $0.switches }.sorted { $0.segment < $1.segment } }
     /// Segments finished, by segment.
-    public var finalizations: [Finalization] { records.withLock { $0.finalizations }.sorted { $0.segment < $1.segment } }
+    package var finalizations: [Finalization] { records.withLock { $0.finalizations }.sorted { $0.segment < $1.segment } }
 
     /// Nanoseconds from ``origin`` to `instant` (0 for instants before it).
-    public func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 { UInt64(clamping: (instant - origin).nanoseconds) }
+    package func nanoseconds(at instant: ContinuousClock.Instant) -> UInt64 { UInt64(clamping: (instant - origin).nanoseconds) }
 
     func frameAccepted(index: Int64, segment: Int, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant, accepted: ContinuousClock.Instant) {
         let frame = Frame(
@@ -110,7 +110,7 @@ public final class RecordingStatistics: Sendable {
     /// `{"frame":…,"segment":…,"deliveredNs":…,"queuedNs":…,"acceptedNs":…}`
     /// per written frame, then `{"switch":…,"frame":…,"closeNs":…,"openNs":…}` per switch and
     /// `{"finalize":…,"durationNs":…}` per finished segment.
-    public func jsonLines() -> String {
+    package func jsonLines() -> String {
         var out = ""
         let frames = self.frames
         out.reserveCapacity(frames.count * 110 + 200)
@@ -124,5 +124,5 @@ public final class RecordingStatistics: Sendable {
     }
 
     /// Writes ``jsonLines()`` to `url` (atomically). - Throws: Foundation's file errors.
-    public func write(to url: URL) throws { try Data(jsonLines().utf8).write(to: url, options: .atomic) }
+    package func write(to url: URL) throws { try Data(jsonLines().utf8).write(to: url, options: .atomic) }
 }

@@ -1,7 +1,7 @@
 /// What a ``SegmentMuxer`` announces as it records: the complete history of a recording,
 /// from which ``ManifestBuilder`` folds the manifest. Observers get the segment-level events
 /// (everything but ``frameWritten(segment:)``) from ``SegmentMuxer/announcements``.
-public enum SegmentMuxerEvent: Sendable, Equatable {
+package enum SegmentMuxerEvent: Sendable, Equatable {
     /// A segment file was opened for its first frame.
     case segmentOpened(SegmentRecord)
     /// A frame went into segment `segment` (its index).

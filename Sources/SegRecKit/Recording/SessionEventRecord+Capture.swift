@@ -2,7 +2,7 @@ extension SessionEventRecord {
     /// The manifest's record of what the capture session reported: the one place a
     /// ``CaptureSessionChange`` becomes a ``Kind`` with its fields spelled as the manifest
     /// spells them (Docs/manifest.md, `events`).
-    public init(_ change: CaptureSessionChange) {
+    package init(_ change: CaptureSessionChange) {
         switch change {
         case .postureChanged(let from, let to, let s): self.init(kind: .postureChanged, sessionTime: s, from: from.rawValue, to: to.rawValue)
         case .facingChanged(let camera, let from, let to, let s):

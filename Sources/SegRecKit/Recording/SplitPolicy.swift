@@ -1,7 +1,7 @@
 /// What the muxer does when a frame's dimensions differ from the open segment's: the two
 /// recording paths of the seeds, as one value instead of two recorder classes (compare
 /// GStreamer splitmuxsink's split decision).
-public enum SplitPolicy: Sendable, Hashable {
+package enum SplitPolicy: Sendable, Hashable {
     /// AVAssetWriter fed by AVCaptureVideoDataOutput: close the segment exactly at the first
     /// new-size frame's session time and open the next one there (`--mode segment`).
     case split
@@ -11,7 +11,7 @@ public enum SplitPolicy: Sendable, Hashable {
     case stopOnFirstChange
 
     /// The policy of a ``RecordingMode``.
-    public init(_ mode: RecordingMode) {
+    package init(_ mode: RecordingMode) {
         switch mode {
         case .segment: self = .split
         case .stopOnChange: self = .stopOnFirstChange
@@ -19,7 +19,7 @@ public enum SplitPolicy: Sendable, Hashable {
     }
 
     /// The ``RecordingMode`` the manifest names.
-    public var mode: RecordingMode {
+    package var mode: RecordingMode {
         switch self {
         case .split: .segment
         case .stopOnFirstChange: .stopOnChange

@@ -1,19 +1,19 @@
 /// The report's timeline laid out to scale: one bar per segment whose width is its
 /// duration, and markers at the change times, in SVG user units. Pure layout: exact times
 /// stay ``MediaTime``; only the pixel positions are `Double`.
-public struct ReportTimeline: Sendable {
+package struct ReportTimeline: Sendable {
     /// One segment's bar.
-    public struct Bar: Sendable, Equatable {
+    package struct Bar: Sendable, Equatable {
         /// Index in the manifest's `segments`.
-        public let index: Int
+        package let index: Int
         /// Left edge and width in user units.
-        public let x: Double, width: Double
+        package let x: Double, width: Double
         /// Bar height in user units: taller for portrait frames (height / longer side).
-        public let height: Double
+        package let height: Double
     }
 
     /// What a marker marks.
-    public enum MarkerKind: String, Sendable {
+    package enum MarkerKind: String, Sendable {
         /// The session time of the device time `setDynamicAspectRatio` announced.
         case announced
         /// The first buffer with the new dimensions (the segment's `sessionStart`).
@@ -23,54 +23,54 @@ public struct ReportTimeline: Sendable {
     }
 
     /// A vertical line at an exact session time.
-    public struct Marker: Sendable, Equatable {
+    package struct Marker: Sendable, Equatable {
         /// The segment it belongs to (the one the change opened), or nil for `stop`.
-        public let segment: Int?
-        public let kind: MarkerKind
+        package let segment: Int?
+        package let kind: MarkerKind
         /// Session time it stands for.
-        public let time: MediaTime
+        package let time: MediaTime
         /// Position in user units.
-        public let x: Double
+        package let x: Double
     }
 
     /// A session event (the manifest's `events`) at its exact time.
-    public struct EventMark: Sendable, Equatable {
+    package struct EventMark: Sendable, Equatable {
         /// Index in the manifest's `events`.
-        public let index: Int
-        public let kind: SessionEventRecord.Kind
-        public let time: MediaTime
+        package let index: Int
+        package let kind: SessionEventRecord.Kind
+        package let time: MediaTime
         /// Position in user units (clamped to the drawing area).
-        public let x: Double
+        package let x: Double
     }
 
     /// A camera switch: from the previous segment's end to the next segment's first frame
     /// (no frame is recorded in between; zero long when the cameras hand over at once).
-    public struct Gap: Sendable, Equatable {
+    package struct Gap: Sendable, Equatable {
         /// The segment the switch opened.
-        public let segment: Int
+        package let segment: Int
         /// The previous segment's `sessionEnd` and this segment's `sessionStart`.
-        public let from: MediaTime, to: MediaTime
+        package let from: MediaTime, to: MediaTime
         /// Left edge and width in user units (at least 1, so a zero gap still shows).
-        public let x: Double, width: Double
+        package let x: Double, width: Double
     }
 
     /// Total width of the drawing area and its left margin, in user units.
-    public let width: Double, margin: Double
+    package let width: Double, margin: Double
     /// First segment's `sessionStart` and the timeline's end (last `sessionEnd`, or a later
     /// `stopTime`).
-    public let start: MediaTime, end: MediaTime
-    public let bars: [Bar]
-    public let markers: [Marker]
+    package let start: MediaTime, end: MediaTime
+    package let bars: [Bar]
+    package let markers: [Marker]
     /// Every entry of the manifest's `events`, in order.
-    public let events: [EventMark]
+    package let events: [EventMark]
     /// Every camera switch between consecutive segments.
-    public let gaps: [Gap]
+    package let gaps: [Gap]
 
     /// The tallest bar, in user units (a square or portrait frame).
-    public static let barHeight = 80.0
+    package static let barHeight = 80.0
 
     /// Lays out `manifest` over `width` user units (plus `margin` on both sides).
-    public init(manifest: RecordingManifest, width: Double = 1000, margin: Double = 12) {
+    package init(manifest: RecordingManifest, width: Double = 1000, margin: Double = 12) {
         self.width = width
         self.margin = margin
         let segments = manifest.segments
@@ -111,18 +111,18 @@ public struct ReportTimeline: Sendable {
 
     /// A segment's size as a player shows it: width and height swapped for a quarter turn
     /// (`rotationDegrees` 90 or 270, clockwise).
-    public static func displayed(_ segment: SegmentRecord) -> (width: Int, height: Int) {
+    package static func displayed(_ segment: SegmentRecord) -> (width: Int, height: Int) {
         abs(segment.rotationDegrees ?? 0) % 180 == 90 ? (segment.height, segment.width) : (segment.width, segment.height)
     }
 
     /// Whether `next` comes from another camera than `previous` (its `change` names a camera,
     /// or the segments' `camera` differ).
-    public static func isCameraSwitch(from previous: SegmentRecord, to next: SegmentRecord) -> Bool {
+    package static func isCameraSwitch(from previous: SegmentRecord, to next: SegmentRecord) -> Bool {
         next.change?.camera != nil || (previous.camera != nil && next.camera != nil && previous.camera != next.camera)
     }
 
     /// Axis ticks: a 1-2-5 step giving at most about 10 ticks, as (session seconds, x).
-    public var ticks: [(seconds: Double, x: Double)] {
+    package var ticks: [(seconds: Double, x: Double)] {
         let total = (end - start).seconds
         guard total > 0 else { return [(start.seconds, margin)] }
         var step = 1e-3

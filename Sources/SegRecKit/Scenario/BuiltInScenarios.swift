@@ -21,8 +21,8 @@ extension Scenario {
         ])
 
     /// Built-in scenarios by name.
-    public static let builtIns: [String: Scenario] = [tapToRotate.name: tapToRotate]
+    package static let builtIns: [String: Scenario] = [tapToRotate.name: tapToRotate]
 
     /// The built-in scenario called `name` (e.g. `"tap-to-rotate"`), or `nil`.
-    public static func builtIn(named name: String) -> Scenario? { builtIns[name] }
+    package static func builtIn(named name: String) -> Scenario? { builtIns[name] }
 }

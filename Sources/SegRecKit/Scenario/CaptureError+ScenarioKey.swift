@@ -2,7 +2,7 @@ extension CaptureError {
     /// The scenario key a capture error most likely comes from, for messages about a
     /// scenario the camera model rejects after ``Scenario/validate(file:)`` let it pass
     /// (e.g. an overflow in the clock arithmetic): `device.fps`, `device.clock`, ….
-    public var scenarioKey: String {
+    package var scenarioKey: String {
         switch self {
         case .unsupportedRatio: "device.initialAspectRatio"
         case .unsupportedFrameRate: "device.fps"

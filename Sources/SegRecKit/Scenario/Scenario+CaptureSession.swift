@@ -1,27 +1,27 @@
 extension Scenario {
     /// One camera of `cameras` (Docs/cameras.md).
-    public struct Camera: Sendable, Hashable {
+    package struct Camera: Sendable, Hashable {
         /// Unique id (the manifest's `camera` and the clock's name).
-        public var id: String
+        package var id: String
         /// The camera type: `builtInOuterUltraWideCamera`, `builtInInnerUltraWideCamera` or
         /// `builtInDualWideCamera`.
-        public var type: CaptureDevice.DeviceType
+        package var type: CaptureDevice.DeviceType
         /// The active format's spelling: a square side (`"1920"`) or `"WxH"` for the back camera.
-        public var format: String
+        package var format: String
         /// Capture rate, at most the format's maximum.
-        public var fps: FrameRate
+        package var fps: FrameRate
         /// The camera's device clock.
-        public var clock: Clock
+        package var clock: Clock
         /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.
-        public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
+        package var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
         /// `depthDataDeliveryEnabled` at start (default false); Center Stage is inactive while on.
-        public var depthDataDeliveryEnabled = false
+        package var depthDataDeliveryEnabled = false
         /// `geometricDistortionCorrectionEnabled` at start (default false); Center Stage is
         /// inactive while on.
-        public var geometricDistortionCorrectionEnabled = false
+        package var geometricDistortionCorrectionEnabled = false
 
         /// A camera; see the properties.
-        public init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
+        package init(id: String, type: CaptureDevice.DeviceType, format: String, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
             self.id = id
             self.type = type
             self.format = format
@@ -30,20 +30,20 @@ extension Scenario {
         }
 
         /// The active format, or `nil` when the type does not offer `format`.
-        public var activeFormat: CaptureDevice.Format? { type.formats.first { $0.name == format } }
+        package var activeFormat: CaptureDevice.Format? { type.formats.first { $0.name == format } }
     }
 
     /// The Virtual Front Camera's configuration (`virtual`).
-    public struct VirtualCamera: Sendable, Hashable {
+    package struct VirtualCamera: Sendable, Hashable {
         /// Square side: 1280 or 1920 (what inner and outer share).
-        public var format: Int
+        package var format: Int
         /// At most 60 fps.
-        public var fps: FrameRate
+        package var fps: FrameRate
         /// Its own device clock.
-        public var clock: Clock
+        package var clock: Clock
 
         /// A configuration; see the properties.
-        public init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
+        package init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
             self.format = format
             self.fps = fps
             self.clock = clock
@@ -51,10 +51,10 @@ extension Scenario {
     }
 
     /// The id of the Virtual Front Camera's device and clock.
-    public static let virtualFrontID = "virtualFront"
+    package static let virtualFrontID = "virtualFront"
 
     /// The camera types a `cameras` entry may name.
-    public static let cameraTypes: [CaptureDevice.DeviceType] = [.builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera, .builtInDualWideCamera]
+    package static let cameraTypes: [CaptureDevice.DeviceType] = [.builtInOuterUltraWideCamera, .builtInInnerUltraWideCamera, .builtInDualWideCamera]
 }
 
 extension Scenario {
@@ -62,7 +62,7 @@ extension Scenario {
     /// or for a `device` scenario its one camera, the Center Stage front camera (`id`
     /// `front`, type `builtInUltraWideCamera`, `device`'s format, fps, clock and
     /// stabilization mode).
-    public var sessionCameras: [Camera] {
+    package var sessionCameras: [Camera] {
         if let cameras { return cameras }
         var front = Camera(id: "front", type: device.type, format: device.fixedFormat ?? "\(device.format)", fps: device.fps, clock: device.clock)
         front.preferredVideoStabilizationMode = device.preferredVideoStabilizationMode
@@ -74,7 +74,7 @@ extension Scenario {
     /// How the session picks its streaming camera: ``CaptureSession/Routing/fixed`` for a
     /// `device` scenario, else individual cameras or the Virtual Front Camera (`frontCamera`
     /// with its `virtual` description) from `initialPosture`.
-    public var routing: CaptureSession.Routing {
+    package var routing: CaptureSession.Routing {
         guard cameras != nil else { return .fixed }
         return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture) : .individual(initialPosture: initialPosture)
     }
@@ -91,7 +91,7 @@ extension Scenario {
     /// front camera's smart framing as `device.smartFraming` and `device.enabledFramings` say.
     /// - Throws: ``CaptureError`` for a format the type lacks or clock parameters the model
     ///   rejects (run ``validate(file:)`` first for messages naming keys).
-    public func makeCameraDescriptors() throws(CaptureError) -> [CaptureDeviceDescriptor] {
+    package func makeCameraDescriptors() throws(CaptureError) -> [CaptureDeviceDescriptor] {
         var descriptors: [CaptureDeviceDescriptor] = []
         for (position, camera) in sessionCameras.enumerated() {
             guard let format = camera.activeFormat else {
@@ -113,7 +113,7 @@ extension Scenario {
 
     /// The Virtual Front Camera's descriptor (`nil` unless `"frontCamera": "virtual"`).
     /// - Throws: ``CaptureError`` as ``makeCameraDescriptors()``.
-    public func makeVirtualDescriptor() throws(CaptureError) -> CaptureDeviceDescriptor? {
+    package func makeVirtualDescriptor() throws(CaptureError) -> CaptureDeviceDescriptor? {
         guard cameras != nil, frontCamera == .virtual, let virtual else { return nil }
         guard let format = CaptureDevice.Format.virtualFrontFormats.first(where: { $0.squareSide == virtual.format }) else {
             throw .invalidParameter(name: "virtual.format", value: "\(virtual.format)", allowed: "1280, 1920")
@@ -126,14 +126,14 @@ extension Scenario {
 
     /// Every device clock, the manifest's `devices`: the cameras' in order, then the virtual one.
     /// - Throws: ``CaptureError`` as ``makeCameraDescriptors()``.
-    public func makeCameraClocks() throws(CaptureError) -> [MediaClock] {
+    package func makeCameraClocks() throws(CaptureError) -> [MediaClock] {
         try makeCameraDescriptors().map(\.clock) + (try makeVirtualDescriptor().map { [$0.clock] } ?? [])
     }
 
     /// The front camera's clock of a `device` scenario: `MediaClock(identifier: "front", …)`
     /// from ``Device/clock``, each decimal parameter rounded once.
     /// - Throws: ``CaptureError/time(_:)`` for parameters the clock model rejects.
-    public func makeDeviceClock() throws(CaptureError) -> MediaClock { try Self.makeClock("front", device.clock) }
+    package func makeDeviceClock() throws(CaptureError) -> MediaClock { try Self.makeClock("front", device.clock) }
 
     private static func makeClock(_ id: String, _ clock: Clock) throws(CaptureError) -> MediaClock {
         do { return try MediaClock(identifier: id, timescale: clock.timescale, offsetSeconds: clock.offsetSeconds, driftPPM: clock.driftPPM) } catch {
@@ -146,7 +146,7 @@ extension Scenario {
     var sessionEventOrder: [Int] { events.indices.sorted { (events[$0].atSeconds, $0) < (events[$1].atSeconds, $1) } }
 
     /// The scenario's events as session events at exact host times.
-    public var sessionEvents: [CaptureSession.Event] {
+    package var sessionEvents: [CaptureSession.Event] {
         // In time order; events at the same instant keep their order in the file (a
         // stable sort), so "a later request takes effect over an earlier one" holds.
         // The start is rounded once, not once per event.
@@ -158,7 +158,7 @@ extension Scenario {
     }
 
     /// The session's orientation, Center Stage state and switch gap at start.
-    public var cameraControlState: CameraControlState {
+    package var cameraControlState: CameraControlState {
         var state = CameraControlState(
             deviceOrientation: initialDeviceOrientation,
             centerStage: CenterStageControl(centerStageControlMode: centerStageControlMode, isCenterStageEnabled: centerStageEnabled),
@@ -169,7 +169,7 @@ extension Scenario {
 
     /// Each device's controls at start, by clock id, for the manifest's `devices` entries
     /// (stabilization mode, change latency in effect, Center Stage state).
-    public var deviceControls: [String: DeviceControlInfo] {
+    package var deviceControls: [String: DeviceControlInfo] {
         func info(
             _ type: CaptureDevice.DeviceType, _ format: CaptureDevice.Format?, _ mode: VideoStabilizationMode?, _ latency: Int64, depth: Bool = false,
             distortionCorrection: Bool = false
@@ -222,7 +222,7 @@ extension CaptureSession {
     ///     recycle encoded pictures into. A given source keeps its own pool.
     /// - Throws: ``CaptureError`` (a scenario that passed ``Scenario/validate(file:)`` only
     ///   fails on arithmetic overflow).
-    public convenience init(
+    package convenience init(
         scenario: Scenario, sources: [any SensorImageSource]? = nil, stampFrameIndex: Bool = false, mirrorMode: MirrorMode = .off,
         pixelBufferPool: PixelBufferPool = PixelBufferPool()
     ) throws(CaptureError) {
@@ -246,7 +246,7 @@ extension CaptureSession {
 
     /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`
     /// for a new ``SyntheticSensor``); see ``init(scenario:sources:stampFrameIndex:mirrorMode:pixelBufferPool:)``.
-    public convenience init(
+    package convenience init(
         scenario: Scenario, frameSource: (any SensorImageSource)?, stampFrameIndex: Bool = false, pixelBufferPool: PixelBufferPool = PixelBufferPool()
     ) throws(CaptureError) {
         try self.init(scenario: scenario, sources: frameSource.map { [$0] }, stampFrameIndex: stampFrameIndex, pixelBufferPool: pixelBufferPool)

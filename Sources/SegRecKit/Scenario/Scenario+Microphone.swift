@@ -2,18 +2,18 @@ extension Scenario {
     /// The session's microphone (scenario key `microphone`, Docs/DESIGN.md "Audio"), shared
     /// by every camera:
     /// `{"sampleRate": 48000, "channels": 1, "bufferFrames": 1024, "clock": {"timescale": 48000, "offsetSeconds": -3.5, "driftPPM": 120}}`.
-    public struct Microphone: Sendable, Hashable {
+    package struct Microphone: Sendable, Hashable {
         /// Nominal sample frames per second, one of ``AudioTrackSettings/supportedSampleRates`` (default 48 000).
-        public var sampleRate: Int
+        package var sampleRate: Int
         /// Channels, 1 or 2 (default 1).
-        public var channels: Int
+        package var channels: Int
         /// Sample frames per delivered buffer, 1...65536 (default 1024).
-        public var bufferFrames: Int
+        package var bufferFrames: Int
         /// The microphone's device clock (default: timescale = `sampleRate`, no offset, no drift).
-        public var clock: Clock
+        package var clock: Clock
 
         /// A microphone; see the properties.
-        public init(sampleRate: Int = 48_000, channels: Int = 1, bufferFrames: Int = 1024, clock: Clock? = nil) {
+        package init(sampleRate: Int = 48_000, channels: Int = 1, bufferFrames: Int = 1024, clock: Clock? = nil) {
             self.sampleRate = sampleRate
             self.channels = channels
             self.bufferFrames = bufferFrames
@@ -22,11 +22,11 @@ extension Scenario {
     }
 
     /// Keys allowed in `microphone`.
-    public static let microphoneKeys = ["sampleRate", "channels", "bufferFrames", "clock"]
+    package static let microphoneKeys = ["sampleRate", "channels", "bufferFrames", "clock"]
 
     /// The microphone device the session captures from, or nil without `microphone`.
     /// - Throws: ``CaptureError`` for parameters the model rejects (run ``validate(file:)`` first).
-    public func makeMicrophone() throws(CaptureError) -> AudioCaptureDevice? {
+    package func makeMicrophone() throws(CaptureError) -> AudioCaptureDevice? {
         guard let microphone else { return nil }
         let clock: MediaClock
         do {

@@ -8,16 +8,16 @@
 /// also validate; a scenario built in code can be checked with ``validate(file:)``.
 public struct Scenario: Sendable, Hashable {
     /// The front camera's clock parameters (`device.clock`).
-    public struct Clock: Sendable, Hashable {
+    package struct Clock: Sendable, Hashable {
         /// Device ticks per second, `1...Int32.max` (default 24_000_000).
-        public var timescale: Int32
+        package var timescale: Int32
         /// Offset added to host seconds, in seconds (default 0).
-        public var offsetSeconds: Double
+        package var offsetSeconds: Double
         /// Drift in parts per million, `-1000...1000` (default 0).
-        public var driftPPM: Double
+        package var driftPPM: Double
 
         /// Creates clock parameters.
-        public init(timescale: Int32 = 24_000_000, offsetSeconds: Double = 0, driftPPM: Double = 0) {
+        package init(timescale: Int32 = 24_000_000, offsetSeconds: Double = 0, driftPPM: Double = 0) {
             self.timescale = timescale
             self.offsetSeconds = offsetSeconds
             self.driftPPM = driftPPM
@@ -25,50 +25,50 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// The front camera's configuration (`device`).
-    public struct Device: Sendable, Hashable {
+    package struct Device: Sendable, Hashable {
         /// The camera: the Center Stage front camera (`builtInUltraWideCamera`, the default)
         /// or an earlier front camera (`builtInWideAngleCamera`: fixed 4:3 formats, no dynamic
         /// aspect ratio, no Center Stage), the fallback the seeds ask apps to test.
-        public var type: CaptureDevice.DeviceType = .builtInUltraWideCamera
+        package var type: CaptureDevice.DeviceType = .builtInUltraWideCamera
         /// Square side of the active format: 1280, 1920, 3840 or 4032 (default 1920); for
         /// the earlier front camera the width of ``fixedFormat``.
-        public var format: Int
+        package var format: Int
         /// The earlier front camera's format, `"WxH"` (`1280x960` or `1920x1440`); nil for
         /// the Center Stage camera.
-        public var fixedFormat: String? = nil
+        package var fixedFormat: String? = nil
         /// Capture frame rate (default 30), at most the format's maximum.
-        public var fps: FrameRate
+        package var fps: FrameRate
         /// Ratio of frame 0 (default 9x16); must be supported by the format.
-        public var initialAspectRatio: DynamicAspectRatio
+        package var initialAspectRatio: DynamicAspectRatio
         /// The device clock.
-        public var clock: Clock
+        package var clock: Clock
         /// Frame periods from a request to its first new-size frame, `0...1000` (default 2).
-        public var changeLatencyFrames: Int64
+        package var changeLatencyFrames: Int64
         /// Frames from the first new-size frame to the completion, `-1000...1000` (default 0).
-        public var completionDelayFrames: Int64
+        package var completionDelayFrames: Int64
         /// Whether the smart framing monitor runs (4032 format only; default false).
-        public var smartFraming: Bool
+        package var smartFraming: Bool
         /// `preferredVideoStabilizationMode`, or nil (not set: latency as given, default 2).
-        public var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
+        package var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
         /// Whether ``changeLatencyFrames`` was given (a decoded file that leaves it out takes
         /// the stabilization mode's default). True for scenarios built in code.
-        public var isChangeLatencyExplicit = true
+        package var isChangeLatencyExplicit = true
         /// The smart framing monitor's `enabledFramings` by name (`wide3x4`, `narrow3x4`,
         /// `wide4x3`, `narrow4x3`); default none, as on iOS: no recommendations.
-        public var enabledFramings: [String] = []
+        package var enabledFramings: [String] = []
         /// What the app does with smart framing recommendations (`smartFramingPolicy`:
         /// `"apply"`, the default, `"ignore"`, or an array of framings to apply).
-        public var smartFramingPolicy: SmartFramingPolicy = .apply
+        package var smartFramingPolicy: SmartFramingPolicy = .apply
         /// `depthDataDeliveryEnabled` at start (default false); Center Stage is inactive while on.
-        public var depthDataDeliveryEnabled = false
+        package var depthDataDeliveryEnabled = false
         /// `geometricDistortionCorrectionEnabled` at start (default false); Center Stage is
         /// inactive while on.
-        public var geometricDistortionCorrectionEnabled = false
+        package var geometricDistortionCorrectionEnabled = false
 
         /// The change latency in effect: an explicit ``changeLatencyFrames`` wins, else the
         /// stabilization mode's default (off 1, lowLatency 1, standard 2, cinematic 3,
         /// cinematicExtended 4, cinematicExtendedEnhanced 5), else ``changeLatencyFrames``.
-        public var effectiveChangeLatencyFrames: Int64 {
+        package var effectiveChangeLatencyFrames: Int64 {
             Self.changeLatency(
                 explicit: isChangeLatencyExplicit ? changeLatencyFrames : nil, mode: preferredVideoStabilizationMode, fallback: changeLatencyFrames)
         }
@@ -79,7 +79,7 @@ public struct Scenario: Sendable, Hashable {
         }
 
         /// Creates a configuration; defaults as documented on each property.
-        public init(
+        package init(
             format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, initialAspectRatio: DynamicAspectRatio = .ratio9x16, clock: Clock = Clock(),
             changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, smartFraming: Bool = false
         ) {
@@ -96,60 +96,60 @@ public struct Scenario: Sendable, Hashable {
     /// What an event does: the capture session's own actions (one type, so a scenario
     /// event becomes a session event by placing it on the host clock). JSON:
     /// `{"setDynamicAspectRatio": "16x9"}`, `{"videoZoomFactor": 1.5}`, `{"peopleInFrame": 3}`.
-    public typealias Action = CaptureSession.Action
+    package typealias Action = CaptureSession.Action
 
     /// One timed event (`events[i]`).
-    public struct Event: Sendable, Hashable {
+    package struct Event: Sendable, Hashable {
         /// Session-clock seconds from session start, `0 ≤ atSeconds < durationSeconds`.
-        public var atSeconds: Double
+        package var atSeconds: Double
         /// What happens.
-        public var action: Action
+        package var action: Action
 
         /// Creates an event.
-        public init(atSeconds: Double, action: Action) {
+        package init(atSeconds: Double, action: Action) {
             self.atSeconds = atSeconds
             self.action = action
         }
     }
 
     /// The default frame rate, 30 fps.
-    public static let defaultFrameRate: FrameRate = { do { return try FrameRate(30) } catch { preconditionFailure("\(error)") } }()
+    package static let defaultFrameRate: FrameRate = { do { return try FrameRate(30) } catch { preconditionFailure("\(error)") } }()
 
     /// A name for messages: the file name without extension, or the built-in's name.
     public var name: String
     /// Optional free text (`description` in the file).
-    public var summary: String?
+    package var summary: String?
     /// The front camera.
-    public var device: Device
+    package var device: Device
     /// Host-clock time at which the session starts, seconds (default 1.0).
-    public var sessionStartSeconds: Double
+    package var sessionStartSeconds: Double
     /// How long the source runs, seconds (> 0).
-    public var durationSeconds: Double
+    package var durationSeconds: Double
     /// Events in time order.
-    public var events: [Event]
+    package var events: [Event]
     /// Several cameras (iPhone Duo, Docs/cameras.md), or `nil` for the one camera of
     /// ``device``. With cameras, ``device`` holds only the top-level `initialAspectRatio`,
     /// `changeLatencyFrames` and `completionDelayFrames`.
-    public var cameras: [Camera]? = nil
+    package var cameras: [Camera]? = nil
     /// With cameras: individual cameras (default) or the Virtual Front Camera.
-    public var frontCamera: FrontCameraStrategy = .individual
+    package var frontCamera: FrontCameraStrategy = .individual
     /// With cameras: the posture at session start (default `closed`).
-    public var initialPosture: DevicePosture = .closed
+    package var initialPosture: DevicePosture = .closed
     /// With cameras: the reconfiguration gap of a camera switch, seconds (default 0.25).
-    public var switchGapSeconds: Double = 0.25
+    package var switchGapSeconds: Double = 0.25
     /// With `"frontCamera": "virtual"`: the Virtual Front Camera's format, rate and clock.
-    public var virtual: VirtualCamera? = nil
+    package var virtual: VirtualCamera? = nil
     /// How the phone is held at session start (`initialDeviceOrientation`, default portrait).
-    public var initialDeviceOrientation: DeviceOrientation = .portrait
+    package var initialDeviceOrientation: DeviceOrientation = .portrait
     /// Center Stage's process-wide intent at session start (`centerStageEnabled`, default false).
-    public var centerStageEnabled = false
+    package var centerStageEnabled = false
     /// Who may turn Center Stage on or off (`centerStageControlMode`, default `user`).
-    public var centerStageControlMode: CenterStageControl.ControlMode = .user
+    package var centerStageControlMode: CenterStageControl.ControlMode = .user
     /// The microphone (`microphone`, Docs/DESIGN.md "Audio"), or nil for a silent session.
-    public var microphone: Microphone? = nil
+    package var microphone: Microphone? = nil
 
     /// Creates a scenario (not validated: call ``validate(file:)``).
-    public init(
+    package init(
         name: String, summary: String? = nil, device: Device = Device(), sessionStartSeconds: Double = 1.0, durationSeconds: Double, events: [Event] = []
     ) {
         self.name = name
@@ -162,13 +162,13 @@ public struct Scenario: Sendable, Hashable {
 
     /// Session start on the host clock: `round(sessionStartSeconds · 1e9)` ns, rounded once
     /// from the decimal (half away from zero).
-    public var sessionStart: MediaTime { Self.nanoseconds(sessionStartSeconds) }
+    package var sessionStart: MediaTime { Self.nanoseconds(sessionStartSeconds) }
 
     /// The duration: `round(durationSeconds · 1e9)` ns.
-    public var duration: MediaTime { Self.nanoseconds(durationSeconds) }
+    package var duration: MediaTime { Self.nanoseconds(durationSeconds) }
 
     /// The host time of `event`: session start + `round(atSeconds · 1e9)` ns (exact).
-    public func hostTime(of event: Event) -> MediaTime {
+    package func hostTime(of event: Event) -> MediaTime {
         let start = MediaClock.roundDecimal(sessionStartSeconds, scale: 9)
         let offset = MediaClock.roundDecimal(event.atSeconds, scale: 9)
         return MediaTime(value: start &+ offset, timescale: 1_000_000_000)

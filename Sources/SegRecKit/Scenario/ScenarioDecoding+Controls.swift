@@ -1,12 +1,12 @@
 extension Scenario {
     /// Top-level keys of both schemas for the phone and Center Stage (Docs/cameras.md,
     /// "Orientation, formats and stabilization").
-    public static let controlTopLevelKeys = ["initialDeviceOrientation", "centerStageEnabled", "centerStageControlMode"]
+    package static let controlTopLevelKeys = ["initialDeviceOrientation", "centerStageEnabled", "centerStageControlMode"]
     /// Event actions of both schemas for orientation, active format, smart framing and
     /// Center Stage: `{"deviceOrientation": "landscapeLeft"}`, `{"apply": "16x9"}`,
     /// `{"activeFormat": 1920}`, `{"smartFraming": "start"}`, `{"centerStageEnabled": false}`
     /// (the app), `{"userCenterStageEnabled": true}` (the person, in Control Center).
-    public static let controlActionKeys = [
+    package static let controlActionKeys = [
         "deviceOrientation", "apply", "activeFormat", "smartFraming", "centerStageEnabled", "userCenterStageEnabled", "depthDataDeliveryEnabled",
         "geometricDistortionCorrectionEnabled"
     ]

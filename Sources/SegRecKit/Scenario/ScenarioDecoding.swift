@@ -2,31 +2,31 @@ import Foundation
 
 extension Scenario {
     /// Keys allowed at the top level of a scenario file.
-    public static let topLevelKeys =
+    package static let topLevelKeys =
         ["description", "device", "sessionStartSeconds", "durationSeconds", "events"] + controlTopLevelKeys + ["switchGapSeconds", "microphone"]
     /// Keys allowed in `device`.
-    public static let deviceKeys = [
+    package static let deviceKeys = [
         "type", "format", "fps", "initialAspectRatio", "clock", "changeLatencyFrames", "completionDelayFrames", "smartFraming",
         "preferredVideoStabilizationMode", "enabledFramings", "smartFramingPolicy", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `device.clock`.
-    public static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
+    package static let clockKeys = ["timescale", "offsetSeconds", "driftPPM"]
     /// The action keys of an event; each event has exactly one.
-    public static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"] + controlActionKeys
+    package static let actionKeys = ["setDynamicAspectRatio", "videoZoomFactor", "peopleInFrame"] + controlActionKeys
     /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
-    public static let camerasTopLevelKeys =
+    package static let camerasTopLevelKeys =
         [
             "description", "cameras", "frontCamera", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
             "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
-    public static let cameraKeys = [
+    package static let cameraKeys = [
         "id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `virtual`.
-    public static let virtualKeys = ["format", "fps", "clock"]
+    package static let virtualKeys = ["format", "fps", "clock"]
     /// The action keys of an event in a cameras scenario.
-    public static let cameraActionKeys = actionKeys + ["posture"]
+    package static let cameraActionKeys = actionKeys + ["posture"]
 
     /// Decodes and validates a scenario file's JSON (strict: unknown keys and wrong types are
     /// errors; missing optional keys take the documented defaults).

@@ -1,23 +1,23 @@
 /// Ranges a scenario's values must lie in, and their wording in error messages.
-public enum ScenarioLimits {
+package enum ScenarioLimits {
     /// Formats a scenario may name (square sides).
-    public static let formats = CaptureDevice.Format.frontCenterStageFormats.map(\.squareSide)
+    package static let formats = CaptureDevice.Format.frontCenterStageFormats.map(\.squareSide)
     /// Largest `sessionStartSeconds` (about 31.7 years of host uptime).
-    public static let maximumSessionStartSeconds = 1_000_000_000.0
+    package static let maximumSessionStartSeconds = 1_000_000_000.0
     /// Largest `durationSeconds` (7 days).
-    public static let maximumDurationSeconds = 604_800.0
+    package static let maximumDurationSeconds = 604_800.0
     /// `changeLatencyFrames` range.
-    public static let latencyRange: ClosedRange<Int64> = 0...1000
+    package static let latencyRange: ClosedRange<Int64> = 0...1000
     /// `completionDelayFrames` range.
-    public static let completionDelayRange: ClosedRange<Int64> = -1000...1000
+    package static let completionDelayRange: ClosedRange<Int64> = -1000...1000
     /// `peopleInFrame` range.
-    public static let peopleRange: ClosedRange<Int> = 0...100
+    package static let peopleRange: ClosedRange<Int> = 0...100
     /// Largest |offsetSeconds| (100 years, as ``MediaClock`` accepts).
-    public static let maximumOffsetSeconds = Double(MediaClock.maximumOffsetNanoseconds) / 1e9
+    package static let maximumOffsetSeconds = Double(MediaClock.maximumOffsetNanoseconds) / 1e9
     /// Largest |driftPPM| (1000 ppm).
-    public static let maximumDriftPPM = Double(MediaClock.maximumDriftPartsPerBillion) / 1000
+    package static let maximumDriftPPM = Double(MediaClock.maximumDriftPartsPerBillion) / 1000
     /// Largest `switchGapSeconds`.
-    public static let maximumSwitchGapSeconds = 10.0
+    package static let maximumSwitchGapSeconds = 10.0
 
     static let formatAllowed = formats.map(String.init).joined(separator: ", ")
     static let sessionStartAllowed = "a number of seconds, 0 ≤ sessionStartSeconds ≤ 1000000000"
@@ -51,7 +51,7 @@ extension Scenario {
     ///   of range, posture events with one camera; then the rehearsal's: a ratio the format
     ///   in effect at its time does not list, an `activeFormat` the streaming camera lacks
     ///   or that lacks the ratio in effect.
-    public func validate(file: String) throws(ScenarioError) {
+    package func validate(file: String) throws(ScenarioError) {
         func fail(_ key: String, _ problem: String, _ allowed: String) -> ScenarioError {
             ScenarioError(file: file, key: key, problem: problem, allowed: allowed)
         }

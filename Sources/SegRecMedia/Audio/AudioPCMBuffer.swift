@@ -25,28 +25,28 @@ public struct AudioPCMBuffer: Sendable, Hashable {
     public var frameCount: Int { samples.count / channelCount }
 
     /// Sample frames `range` of this buffer.
-    public func frames(_ range: Range<Int>) -> AudioPCMBuffer {
+    package func frames(_ range: Range<Int>) -> AudioPCMBuffer {
         AudioPCMBuffer(channelCount: channelCount, samples: Array(samples[(range.lowerBound * channelCount)..<(range.upperBound * channelCount)]))
     }
 }
 
 /// What one segment file's audio track is (the microphone's nominal format) and how it is
 /// encoded: AAC-LC by libavcodec's `aac` encoder, track timescale = ``sampleRate``.
-public struct AudioTrackSettings: Sendable, Hashable {
+package struct AudioTrackSettings: Sendable, Hashable {
     /// Sample frames per second of the track, one of ``supportedSampleRates``.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// Channels, 1 or 2.
-    public var channelCount: Int
+    package var channelCount: Int
     /// AAC bit rate in bits per second (`--audio-bitrate`, default 128 000).
-    public var bitRate: Int
+    package var bitRate: Int
 
     /// The AAC sampling frequencies libavcodec's `aac` encoder takes.
-    public static let supportedSampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+    package static let supportedSampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
     /// The default bit rate, 128 kb/s.
-    public static let defaultBitRate = 128_000
+    package static let defaultBitRate = 128_000
 
     /// Settings for a track of `sampleRate` Hz and `channelCount` channels at `bitRate` b/s.
-    public init(sampleRate: Int, channelCount: Int, bitRate: Int = AudioTrackSettings.defaultBitRate) {
+    package init(sampleRate: Int, channelCount: Int, bitRate: Int = AudioTrackSettings.defaultBitRate) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.bitRate = bitRate

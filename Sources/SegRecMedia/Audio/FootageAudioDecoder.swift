@@ -4,7 +4,7 @@ import Foundation
 /// Decoded sound of a footage file: interleaved float samples at the decoder's output format
 /// (`FootageAudioDecoder/sampleRate`, `FootageAudioDecoder/channelCount`) and where they
 /// start in the stream's time base.
-public struct DecodedAudio: Sendable, Hashable {
+package struct DecodedAudio: Sendable, Hashable {
     /// The presentation time of the frame the samples came from, in ticks of the audio
     /// stream's time base (``FootageAudioDecoder/timeBase``); nil when the stream gave none
     /// (the samples then follow the ones before).

@@ -29,7 +29,7 @@ import SegRecTime
 ///   nil, and `wasInterrupted` is true.
 ///
 /// Not thread-safe: one consumer pulls pictures with `nextPicture()`.
-public final class VideoFileDecoder {
+package final class VideoFileDecoder {
     /// The path as given (`-` for standard input).
     package let path: String
     /// The options it was opened with (to reopen it, e.g. to loop a clip).
@@ -160,7 +160,7 @@ public final class VideoFileDecoder {
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
     ///   when a stop came before the header could be read.
-    public init(
+    package init(
         path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
         stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false, decodesAudio: Bool = false
     ) throws(MediaInputError) {

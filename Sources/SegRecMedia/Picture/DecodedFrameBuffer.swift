@@ -13,7 +13,7 @@ import CFFmpeg
 /// Not `Sendable`: it owns an FFmpeg pointer. It crosses from the source to the segment's
 /// writer as a `sending` value (region-based isolation, SE-0414/SE-0430): whoever sends
 /// it gives it up, so no two isolation domains ever hold it at once.
-public final class DecodedFrameBuffer {
+package final class DecodedFrameBuffer {
     /// The frame: `format`, `width`, `height`, `data`, `linesize` and `buf` set, nothing else.
     let frame: Frame
     /// The layout of the planes.
@@ -60,14 +60,14 @@ public final class DecodedFrameBuffer {
 /// (``DecodedFrameBuffer``: footage already in an encoder's pixel format, passed without a
 /// copy). Not `Sendable` (see ``DecodedFrameBuffer``): it moves between isolation domains
 /// as a `sending` value.
-public enum FramePixels {
+package enum FramePixels {
     /// Planes segrec owns.
     case pixelBuffer(PixelBuffer)
     /// The decoder's buffers, referenced.
     case decoded(DecodedFrameBuffer)
 
     /// The picture's dimensions (even).
-    public var dimensions: VideoDimensions {
+    package var dimensions: VideoDimensions {
         switch self {
         case .pixelBuffer(let buffer): buffer.dimensions
         case .decoded(let frame): frame.dimensions
@@ -75,7 +75,7 @@ public enum FramePixels {
     }
 
     /// The planes' layout.
-    public var pixelFormat: PixelBuffer.PixelFormat {
+    package var pixelFormat: PixelBuffer.PixelFormat {
         switch self {
         case .pixelBuffer(let buffer): buffer.pixelFormat
         case .decoded(let frame): frame.pixelFormat
@@ -97,7 +97,7 @@ public enum FramePixels {
 
     /// The pixels as a ``PixelBuffer``: the buffer itself, or the decoder's planes copied
     /// (`DecodedFrameBuffer/copyToPixelBuffer(from:)`, planes from `pool`).
-    public func pixelBuffer(from pool: PixelBufferPool = PixelBufferPool()) -> PixelBuffer {
+    package func pixelBuffer(from pool: PixelBufferPool = PixelBufferPool()) -> PixelBuffer {
         switch self {
         case .pixelBuffer(let buffer): buffer
         case .decoded(let frame): frame.copyToPixelBuffer(from: pool)

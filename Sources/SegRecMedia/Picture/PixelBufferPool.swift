@@ -19,24 +19,24 @@ import Synchronization
 /// Not a global: whoever sets up a recording creates one pool and hands it to the producers
 /// (``SyntheticSensor``, ``DecodedClipSensor``, ``VideoFileDecoder``) and to the
 /// ``SegmentMuxer`` (whose writers recycle into it).
-public final class PixelBufferPool: Sendable {
+package final class PixelBufferPool: Sendable {
     private struct Storage {
         var planes: [[UInt8]] = []
         var pooledBytes = 0
     }
 
     /// Upper bound on the bytes kept for reuse (32 MiB: the ~6 pictures in flight at 1920x1920).
-    public let maximumPooledBytes: Int
+    package let maximumPooledBytes: Int
     private let storage = Mutex(Storage())
 
     /// - Parameter maximumPooledBytes: bytes kept at most (default 32 MiB).
-    public init(maximumPooledBytes: Int = 32 << 20) { self.maximumPooledBytes = maximumPooledBytes }
+    package init(maximumPooledBytes: Int = 32 << 20) { self.maximumPooledBytes = maximumPooledBytes }
 
     /// A plane of exactly `byteCount` bytes whose contents are unspecified: the caller
     /// overwrites all of them. Reuses a recycled plane of that size, or one up to
     /// ``PixelBuffer/planePadding`` bytes longer or shorter (the same picture size with or
     /// without FFmpeg's padding), trimmed or extended to `byteCount`.
-    public func makePlane(byteCount: Int) -> [UInt8] {
+    package func makePlane(byteCount: Int) -> [UInt8] {
         let slack = PixelBuffer.planePadding
         let reused: [UInt8]? = storage.withLock { storage in
             let index = storage.planes.lastIndex(where: { $0.count == byteCount }) ?? storage.planes.lastIndex(where: { abs($0.count - byteCount) <= slack })
@@ -58,7 +58,7 @@ public final class PixelBufferPool: Sendable {
     }
 
     /// Takes back `buffer`'s planes for reuse (after their pixels have been consumed).
-    public func recycle(_ buffer: consuming PixelBuffer) {
+    package func recycle(_ buffer: consuming PixelBuffer) {
         let luma = buffer.lumaPlane
         let chroma = buffer.chromaPlane
         let limit = maximumPooledBytes
@@ -72,5 +72,5 @@ public final class PixelBufferPool: Sendable {
     }
 
     /// Bytes currently kept for reuse.
-    public var pooledByteCount: Int { storage.withLock { $0.pooledBytes } }
+    package var pooledByteCount: Int { storage.withLock { $0.pooledBytes } }
 }

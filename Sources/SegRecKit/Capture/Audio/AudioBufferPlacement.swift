@@ -1,5 +1,5 @@
 /// How a recorder puts an ``AudioSampleBuffer`` on the session clock (Docs/DESIGN.md "Audio").
-public enum AudioBufferPlacement: Sendable, Hashable {
+package enum AudioBufferPlacement: Sendable, Hashable {
     /// A microphone on its own device clock: the buffers' timestamps are followed with
     /// libswresample's compensation (the rate trimmed a little at a time), never by dropping
     /// or repeating samples; a drifting clock stays in sync.

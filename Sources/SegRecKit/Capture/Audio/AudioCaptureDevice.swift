@@ -17,22 +17,22 @@
 /// ``FrameTiming/firstFrame(capturedAtOrAfter:sessionClock:minimumIndex:)``).
 ///
 /// Concurrency: a non-`Sendable` class owned by its ``CaptureSession``.
-public final class AudioCaptureDevice {
+package final class AudioCaptureDevice {
     /// The clock id and the manifest's `devices` entry id.
-    public static let defaultID = "microphone"
+    package static let defaultID = "microphone"
 
     /// Its id (`"microphone"`).
-    public let uniqueID: String
+    package let uniqueID: String
     /// Its device clock (`microphone.clock`).
-    public let clock: MediaClock
+    package let clock: MediaClock
     /// Nominal sample frames per second of its own clock.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Channels per sample frame.
-    public let channelCount: Int
+    package let channelCount: Int
     /// Sample frames per delivered buffer.
-    public let bufferFrames: Int
+    package let bufferFrames: Int
     /// The signal it records.
-    public let signal: SyntheticAudioSignal
+    package let signal: SyntheticAudioSignal
 
     private var timing: FrameTiming?
     private var sessionStart = MediaTime.zero
@@ -52,7 +52,7 @@ public final class AudioCaptureDevice {
     ///   - channelCount: ≥ 1.
     ///   - bufferFrames: ≥ 1.
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a value out of range.
-    public init(uniqueID: String = AudioCaptureDevice.defaultID, clock: MediaClock, sampleRate: Int, channelCount: Int, bufferFrames: Int) throws(CaptureError)
+    package init(uniqueID: String = AudioCaptureDevice.defaultID, clock: MediaClock, sampleRate: Int, channelCount: Int, bufferFrames: Int) throws(CaptureError)
     {
         guard sampleRate > 0, sampleRate <= Int(Int32.max) else { throw .invalidParameter(name: "sampleRate", value: "\(sampleRate)", allowed: "> 0") }
         guard channelCount >= 1 else { throw .invalidParameter(name: "channels", value: "\(channelCount)", allowed: "≥ 1") }

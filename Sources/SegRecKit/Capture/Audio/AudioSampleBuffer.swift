@@ -7,28 +7,28 @@
 /// `convertTime(A(n), mic → host)` (the buffer's presentation timestamp) and
 /// ``nextSessionTime`` the same for the sample after the last, so a recorder places every
 /// sample on the session clock without Double arithmetic.
-public struct AudioSampleBuffer: Sendable, Hashable {
+package struct AudioSampleBuffer: Sendable, Hashable {
     /// The microphone's sample index `n` of the first sample (0 at session start).
-    public let firstSampleIndex: Int64
+    package let firstSampleIndex: Int64
     /// `A(n)` of the first sample, on the microphone's clock (its timescale).
-    public let deviceTime: MediaTime
+    package let deviceTime: MediaTime
     /// The first sample's session time (host clock, nanoseconds): the buffer's timestamp.
-    public let sessionTime: MediaTime
+    package let sessionTime: MediaTime
     /// The session time of the sample after the last (the next buffer's timestamp).
-    public let nextSessionTime: MediaTime
+    package let nextSessionTime: MediaTime
     /// The microphone's nominal rate, sample frames per second of its own clock.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// The samples, interleaved float.
-    public let pcm: AudioPCMBuffer
+    package let pcm: AudioPCMBuffer
     /// Whether the samples are the synthetic signal (1 kHz sine with a click at every whole
     /// session second, Docs/DESIGN.md "Audio"), which `verify` can measure.
-    public let isSynthetic: Bool
+    package let isSynthetic: Bool
     /// How the recorder places the samples: ``AudioBufferPlacement/compensated`` (a
     /// microphone, the default) or ``AudioBufferPlacement/timestamped(tolerance:)`` (footage).
-    public let placement: AudioBufferPlacement
+    package let placement: AudioBufferPlacement
 
     /// A buffer; see the properties.
-    public init(
+    package init(
         firstSampleIndex: Int64, deviceTime: MediaTime, sessionTime: MediaTime, nextSessionTime: MediaTime, sampleRate: Int, pcm: AudioPCMBuffer,
         isSynthetic: Bool = false, placement: AudioBufferPlacement = .compensated
     ) {
@@ -43,5 +43,5 @@ public struct AudioSampleBuffer: Sendable, Hashable {
     }
 
     /// Sample frames in the buffer.
-    public var frameCount: Int { pcm.frameCount }
+    package var frameCount: Int { pcm.frameCount }
 }

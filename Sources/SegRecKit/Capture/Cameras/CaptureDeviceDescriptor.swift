@@ -5,40 +5,40 @@
 /// It holds everything needed to make the device (type, active format, frame rate, device
 /// clock, latencies, smart framing) plus the camera's position in the scenario's `cameras`
 /// list, which the frame stamp's rows 16–31 carry.
-public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertible {
+package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// `AVCaptureDevice.uniqueID`: the scenario's camera `id` (also the clock's identifier).
-    public let uniqueID: String
+    package let uniqueID: String
     /// The camera type.
-    public let deviceType: CaptureDevice.DeviceType
+    package let deviceType: CaptureDevice.DeviceType
     /// The active format (one of the type's ``CaptureDevice/DeviceType/formats``).
-    public let format: CaptureDevice.Format
+    package let format: CaptureDevice.Format
     /// Capture rate, frames per second, at most the format's maximum.
-    public let frameRate: FrameRate
+    package let frameRate: FrameRate
     /// The camera's own device clock.
-    public let clock: MediaClock
+    package let clock: MediaClock
     /// 0-based position in the scenario's `cameras` (what the stamp's rows 16–31 carry);
     /// for the Virtual Front Camera, the number of physical cameras (one past the last).
-    public let stampPosition: Int
+    package let stampPosition: Int
     /// Frame periods from a request to its first new-size frame (≥ 0).
-    public let changeLatencyFrames: Int64
+    package let changeLatencyFrames: Int64
     /// Frames from the first new-size frame to the completion.
-    public let completionDelayFrames: Int64
+    package let completionDelayFrames: Int64
     /// The smart framing monitor's `enabledFramings` by name (formats with smart framing only).
-    public let enabledFramings: [String]
+    package let enabledFramings: [String]
     /// Whether the smart framing monitor runs from the start (formats with smart framing only).
-    public let startsSmartFraming: Bool
+    package let startsSmartFraming: Bool
     /// The video connection's `preferredVideoStabilizationMode` (nil: not set, `off`).
-    public let preferredVideoStabilizationMode: VideoStabilizationMode?
+    package let preferredVideoStabilizationMode: VideoStabilizationMode?
     /// Whether ``changeLatencyFrames`` is the stabilization mode's default (no explicit
     /// latency), so that a format switch recomputes it.
-    public let changeLatencyFollowsStabilization: Bool
+    package let changeLatencyFollowsStabilization: Bool
     /// Depth data delivery at start (never on the Virtual Front Camera).
-    public let depthDataDeliveryEnabled: Bool
+    package let depthDataDeliveryEnabled: Bool
     /// Geometric distortion correction at start.
-    public let geometricDistortionCorrectionEnabled: Bool
+    package let geometricDistortionCorrectionEnabled: Bool
 
     /// A descriptor; see the properties.
-    public init(
+    package init(
         uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format, frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
         changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false,
         depthDataDeliveryEnabled: Bool = false, geometricDistortionCorrectionEnabled: Bool = false,
@@ -62,7 +62,7 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
 
     /// The descriptor of `device` as it is now, at `stampPosition` (smart framing as its
     /// monitor is set up).
-    public init(_ device: CaptureDevice, stampPosition: Int) {
+    package init(_ device: CaptureDevice, stampPosition: Int) {
         self.init(
             uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat, frameRate: device.frameRate, clock: device.clock,
             stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
@@ -74,7 +74,7 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     }
 
     /// `AVCaptureDevice.Position` of the camera (mounting side, not facing).
-    public var position: CaptureDevice.Position { deviceType.position }
+    package var position: CaptureDevice.Position { deviceType.position }
 
     /// Builds the device with `initialAspectRatio` (ignored by a fixed-size format; a square
     /// format that lacks it starts at its first listed ratio), its smart framing monitor
@@ -82,7 +82,7 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     /// - Throws: ``CaptureError`` as ``CaptureDevice/init(format:frameRate:clock:initialAspectRatio:changeLatencyFrames:completionDelayFrames:formats:deviceType:)``;
     ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for framings the format lacks,
     ///   ``CaptureError/smartFramingUnsupported(formatSide:)`` for smart framing without a monitor.
-    public func makeDevice(initialAspectRatio: DynamicAspectRatio) throws(CaptureError) -> CaptureDevice {
+    package func makeDevice(initialAspectRatio: DynamicAspectRatio) throws(CaptureError) -> CaptureDevice {
         let ratios = format.supportedDynamicAspectRatios
         let ratio = ratios.isEmpty || ratios.contains(initialAspectRatio) ? initialAspectRatio : ratios[0]
         let device = try CaptureDevice(
@@ -109,5 +109,5 @@ public struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConvertib
     }
 
     /// `outer (builtInOuterUltraWideCamera, 3840 at 120 fps)`.
-    public var description: String { "\(uniqueID) (\(deviceType.rawValue), \(format.name) at \(frameRate) fps)" }
+    package var description: String { "\(uniqueID) (\(deviceType.rawValue), \(format.name) at \(frameRate) fps)" }
 }

@@ -2,9 +2,9 @@
 /// `AVCaptureDevice.DiscoverySession(deviceTypes:mediaType:position:)` over the cameras a
 /// scenario lists. It hands out ``CaptureDeviceDescriptor``s in the order of the request's
 /// `deviceTypes` (then list order), as Apple's `devices` are ordered by the types asked for.
-public struct CaptureDeviceDiscoverySession: Sendable {
+package struct CaptureDeviceDiscoverySession: Sendable {
     /// The cameras that match, in request order.
-    public let devices: [CaptureDeviceDescriptor]
+    package let devices: [CaptureDeviceDescriptor]
 
     /// Discovers, among `available`, the cameras of `deviceTypes` mounted at `position`
     /// (`nil`: any position).
@@ -14,7 +14,7 @@ public struct CaptureDeviceDiscoverySession: Sendable {
     /// as the seeds say an app that streams "from the front camera" gets it; the individual
     /// cameras are found by their own types (`builtInOuterUltraWideCamera`,
     /// `builtInInnerUltraWideCamera`). Each camera is listed once.
-    public init(deviceTypes: [CaptureDevice.DeviceType], position: CaptureDevice.Position?, available: [CaptureDeviceDescriptor]) {
+    package init(deviceTypes: [CaptureDevice.DeviceType], position: CaptureDevice.Position?, available: [CaptureDeviceDescriptor]) {
         var found: [CaptureDeviceDescriptor] = []
         for type in deviceTypes {
             var matches = available.filter { $0.deviceType == type && (position == nil || $0.position == position) }

@@ -1,5 +1,5 @@
 /// How an iPhone Duo is held (scenario `initialPosture`, events `{"posture": …}`).
-public enum DevicePosture: String, Sendable, Hashable, CaseIterable, Codable {
+package enum DevicePosture: String, Sendable, Hashable, CaseIterable, Codable {
     /// Closed: the app's view is on the outer display; the outer front camera faces the user.
     case closed
     /// Open: the view is on the inner display; the inner camera faces the user, outer and back face away.
@@ -8,7 +8,7 @@ public enum DevicePosture: String, Sendable, Hashable, CaseIterable, Codable {
     case openOuterDisplay
 
     /// The allowed spellings, for messages.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// Where a camera faces relative to the view the app shows (what the direction coordinator
@@ -21,7 +21,7 @@ public enum CameraFacing: String, Sendable, Hashable, Codable {
 }
 
 /// How the session uses the front cameras (scenario `frontCamera`).
-public enum FrontCameraStrategy: String, Sendable, Hashable, CaseIterable {
+package enum FrontCameraStrategy: String, Sendable, Hashable, CaseIterable {
     /// The app streams from the individual cameras and switches itself on posture changes
     /// (full formats, a reconfiguration gap, a new segment per switch).
     case individual
@@ -30,5 +30,5 @@ public enum FrontCameraStrategy: String, Sendable, Hashable, CaseIterable {
     case virtual
 
     /// The allowed spellings, for messages.
-    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }

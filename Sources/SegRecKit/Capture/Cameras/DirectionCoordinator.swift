@@ -12,33 +12,33 @@
 /// ``CaptureDeviceDescriptor``s, and the session builds or picks the device.
 ///
 /// Concurrency: a non-`Sendable` class owned by one session and updated from its task.
-public final class DirectionCoordinator {
+package final class DirectionCoordinator {
     /// One report to the change handler.
-    public struct FacingChange: Sendable {
+    package struct FacingChange: Sendable {
         /// The posture now.
-        public let posture: DevicePosture
+        package let posture: DevicePosture
         /// Every monitored camera with its facing, in monitored order.
-        public let facings: [(descriptor: CaptureDeviceDescriptor, facing: CameraFacing)]
+        package let facings: [(descriptor: CaptureDeviceDescriptor, facing: CameraFacing)]
         /// The camera an app using individual cameras should stream from now.
-        public let preferredCamera: CaptureDeviceDescriptor?
+        package let preferredCamera: CaptureDeviceDescriptor?
     }
 
     /// The cameras it monitors.
-    public let monitored: [CaptureDeviceDescriptor]
+    package let monitored: [CaptureDeviceDescriptor]
     /// The current posture.
-    public private(set) var posture: DevicePosture
+    package private(set) var posture: DevicePosture
     /// Called after every posture change (not for the initial posture).
-    public var onFacingChange: ((FacingChange) -> Void)?
+    package var onFacingChange: ((FacingChange) -> Void)?
 
     /// A coordinator monitoring `cameras`, starting in `posture`.
-    public init(monitoring cameras: [CaptureDeviceDescriptor], posture: DevicePosture, onFacingChange: ((FacingChange) -> Void)? = nil) {
+    package init(monitoring cameras: [CaptureDeviceDescriptor], posture: DevicePosture, onFacingChange: ((FacingChange) -> Void)? = nil) {
         self.monitored = cameras
         self.posture = posture
         self.onFacingChange = onFacingChange
     }
 
     /// The facing of a camera of `type` in `posture` (table above).
-    public static func facing(of type: CaptureDevice.DeviceType, in posture: DevicePosture) -> CameraFacing {
+    package static func facing(of type: CaptureDevice.DeviceType, in posture: DevicePosture) -> CameraFacing {
         switch (type, posture) {
         case (.builtInUltraWideCamera, _), (.builtInVirtualFrontCamera, _), (.builtInWideAngleCamera, _): .user
         case (.builtInOuterUltraWideCamera, .open): .away
@@ -51,12 +51,12 @@ public final class DirectionCoordinator {
     }
 
     /// `camera`'s facing in the current posture.
-    public func facing(of camera: CaptureDeviceDescriptor) -> CameraFacing { Self.facing(of: camera.deviceType, in: posture) }
+    package func facing(of camera: CaptureDeviceDescriptor) -> CameraFacing { Self.facing(of: camera.deviceType, in: posture) }
 
     /// The camera an app with individual cameras streams from in `posture`: `closed` →
     /// outer, `open` → inner, `openOuterDisplay` → back if monitored, else outer (found
     /// with a ``CaptureDeviceDiscoverySession``); `nil` when none is monitored.
-    public func preferredCamera(in posture: DevicePosture) -> CaptureDeviceDescriptor? {
+    package func preferredCamera(in posture: DevicePosture) -> CaptureDeviceDescriptor? {
         let types: [CaptureDevice.DeviceType] =
             switch posture {
             case .closed: [.builtInOuterUltraWideCamera]
@@ -68,14 +68,14 @@ public final class DirectionCoordinator {
 
     /// The constituent the Virtual Front Camera uses in `posture`: `closed` and
     /// `openOuterDisplay` → outer, `open` → inner.
-    public func virtualConstituent(in posture: DevicePosture) -> CaptureDeviceDescriptor? {
+    package func virtualConstituent(in posture: DevicePosture) -> CaptureDeviceDescriptor? {
         let type: CaptureDevice.DeviceType = posture == .open ? .builtInInnerUltraWideCamera : .builtInOuterUltraWideCamera
         return CaptureDeviceDiscoverySession(deviceTypes: [type], position: .front, available: monitored).devices.first
     }
 
     /// Moves to `newPosture` and, when it differs, calls the change handler.
     /// - Returns: the report (also when no handler is set), or `nil` for the same posture.
-    @discardableResult public func update(posture newPosture: DevicePosture) -> FacingChange? {
+    @discardableResult package func update(posture newPosture: DevicePosture) -> FacingChange? {
         guard newPosture != posture else { return nil }
         posture = newPosture
         let change = FacingChange(posture: newPosture, facings: monitored.map { ($0, facing(of: $0)) }, preferredCamera: preferredCamera(in: newPosture))

@@ -116,7 +116,7 @@ extension CaptureSession {
     }
 
     /// What a `peopleInFrame` count may be, and what it drives.
-    public static let peopleInFrameAllowed =
+    package static let peopleInFrameAllowed =
         "a number of people ≥ 0 (any format, any time: it drives Center Stage's zoom "
         + "where Center Stage is active and smart framing's recommendations where smart framing runs)"
 }

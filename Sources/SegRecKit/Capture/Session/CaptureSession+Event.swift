@@ -1,6 +1,6 @@
 extension CaptureSession {
     /// What a scheduled event does to the device.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// `device.setDynamicAspectRatio(ratio)`.
         case setDynamicAspectRatio(DynamicAspectRatio)
         /// `device.videoZoomFactor = factor` (never changes dimensions).
@@ -36,7 +36,7 @@ extension CaptureSession {
         case geometricDistortionCorrectionEnabled(Bool)
 
         /// The action's key in a scenario file.
-        public var key: String {
+        package var key: String {
             switch self {
             case .setDynamicAspectRatio: "setDynamicAspectRatio"
             case .videoZoomFactor: "videoZoomFactor"
@@ -55,14 +55,14 @@ extension CaptureSession {
     }
 
     /// An action at a host (session clock) time.
-    public struct Event: Sendable, Hashable {
+    package struct Event: Sendable, Hashable {
         /// When the action happens, on the host clock (any timescale; compared exactly).
-        public let hostTime: MediaTime
+        package let hostTime: MediaTime
         /// What happens.
-        public let action: Action
+        package let action: Action
 
         /// Creates an event.
-        public init(hostTime: MediaTime, action: Action) {
+        package init(hostTime: MediaTime, action: Action) {
             self.hostTime = hostTime
             self.action = action
         }

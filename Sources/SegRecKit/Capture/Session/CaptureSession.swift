@@ -66,9 +66,9 @@
 ///
 /// Concurrency: a non-`Sendable` class driven by one task (the consumer pulling events);
 /// the devices, coordinator, monitor, output and sources are owned by it and never shared.
-public final class CaptureSession {
+package final class CaptureSession {
     /// Which camera the session streams from (Docs/cameras.md).
-    public enum Routing: Sendable, Hashable {
+    package enum Routing: Sendable, Hashable {
         /// One camera streams throughout: the single Center Stage front camera, facing the
         /// user. Its stream format names no camera and its frames carry no camera code.
         case fixed
@@ -85,40 +85,40 @@ public final class CaptureSession {
     /// the host clock (nanoseconds) once the session runs, `nil` before
     /// ``startRunning()`` (the seeds' `missingSynchronizationClock`: there is nothing to
     /// convert a device time to yet).
-    public var synchronizationClock: MediaClock? { isRunning ? .host : nil }
+    package var synchronizationClock: MediaClock? { isRunning ? .host : nil }
     /// How the streaming camera is chosen.
-    public let routing: Routing
+    package let routing: Routing
     /// The physical cameras as descriptors, in order (their position is the stamp's camera code).
-    public let cameras: [CaptureDeviceDescriptor]
+    package let cameras: [CaptureDeviceDescriptor]
     /// The devices: the physical cameras in ``cameras`` order, then the Virtual Front Camera
     /// with ``Routing/virtualFrontCamera(initialPosture:)`` (a camera reconfigured to another
     /// format is replaced).
-    public internal(set) var devices: [CaptureDevice]
+    package internal(set) var devices: [CaptureDevice]
     /// Orientation, Center Stage and the last frame's angle and zoom.
-    public internal(set) var controls: CameraControlState
+    package internal(set) var controls: CameraControlState
     /// The video data output (one picture source per physical camera).
-    public let output: VideoDataOutput
+    package let output: VideoDataOutput
     /// Posture → facing and preferred camera; `nil` with ``Routing/fixed``.
-    public let coordinator: DirectionCoordinator?
+    package let coordinator: DirectionCoordinator?
     /// Host time the session starts at (frame 0's capture instant), nanoseconds.
-    public let sessionStart: MediaTime
+    package let sessionStart: MediaTime
     /// How long the source runs, nanoseconds.
-    public let duration: MediaTime
+    package let duration: MediaTime
     /// `sessionStart + duration`: frames at or after it are not delivered.
-    public let sessionEnd: MediaTime
+    package let sessionEnd: MediaTime
     /// Scheduled events, in time order.
-    public let events: [Event]
+    package let events: [Event]
     /// Whether buffers are mirrored (`isVideoMirrored`): `auto` while the streaming camera faces the user.
-    public let mirrorMode: MirrorMode
+    package let mirrorMode: MirrorMode
     /// The microphone (an audio data output beside the video one), or nil for a silent
     /// session. Its buffers ride the same stream, before each frame those captured before
     /// it (by session time), and after the last frame the rest up to ``sessionEnd``.
-    public let microphone: AudioCaptureDevice?
+    package let microphone: AudioCaptureDevice?
 
     /// Every rate a frame of this session can be captured at: each camera's rate as asked,
     /// clamped to each of its formats' `maxFrameRate` (what an `activeFormat` switch or a
     /// camera switch can bring), without repeats.
-    public var captureFrameRates: [FrameRate] {
+    package var captureFrameRates: [FrameRate] {
         var rates: [FrameRate] = []
         for (device, preferred) in zip(devices, preferredFrameRates) {
             for format in device.formats {
@@ -131,9 +131,9 @@ public final class CaptureSession {
     }
 
     /// Whether the session has started (the first ``next()`` starts it).
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
     /// Frames delivered so far.
-    public internal(set) var deliveredFrameCount: Int64 = 0
+    package internal(set) var deliveredFrameCount: Int64 = 0
 
     // The routing state the extensions (producing, actions, format and camera switching) share.
 
@@ -192,7 +192,7 @@ public final class CaptureSession {
     /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` for a bad duration,
     ///   gap or event time, a negative people count, devices or sources that do not fit the
     ///   routing; ``CaptureError/time(_:)``.
-    public init(
+    package init(
         devices: [CaptureDevice], routing: Routing = .fixed, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime,
         events: [Event] = [], controls: CameraControlState = CameraControlState(), mirrorMode: MirrorMode = .off, microphone: AudioCaptureDevice? = nil
     ) throws(CaptureError) {
@@ -269,7 +269,7 @@ public final class CaptureSession {
 
     /// A one-camera session (``Routing/fixed``): see
     /// ``init(devices:routing:output:sessionStart:duration:events:controls:mirrorMode:microphone:)``.
-    public convenience init(
+    package convenience init(
         device: CaptureDevice, output: VideoDataOutput = VideoDataOutput(), sessionStart: MediaTime, duration: MediaTime, events: [Event] = [],
         controls: CameraControlState = CameraControlState()
     ) throws(CaptureError) {
@@ -278,7 +278,7 @@ public final class CaptureSession {
 
     /// The device frames come from: the one camera, the streaming individual camera, or the
     /// Virtual Front Camera (a camera reconfigured to another format is replaced).
-    public var device: CaptureDevice { devices[streaming] }
+    package var device: CaptureDevice { devices[streaming] }
 
     /// Whether the Virtual Front Camera streams.
     var isVirtual: Bool {
@@ -288,7 +288,7 @@ public final class CaptureSession {
 
     /// Starts the devices (frame 0 at ``sessionStart``). Called by the first ``next()``.
     /// - Throws: ``CaptureError/time(_:)``.
-    public func startRunning() throws(CaptureError) {
+    package func startRunning() throws(CaptureError) {
         guard !isRunning else { return }
         for device in devices { try device.startCapture(sessionStart: sessionStart) }
         try microphone?.startCapture(sessionStart: sessionStart, sessionEnd: sessionEnd)
@@ -298,7 +298,7 @@ public final class CaptureSession {
     /// The number of frames the streaming camera's grid has before ``sessionEnd``: the
     /// frames a session that never switches cameras or formats delivers.
     /// - Throws: ``CaptureError/time(_:)``.
-    public func frameCount() throws(CaptureError) -> Int64 {
+    package func frameCount() throws(CaptureError) -> Int64 {
         do {
             let timing = try FrameTiming(deviceClock: device.clock, frameRate: device.frameRate, sessionStart: sessionStart)
             return try timing.firstFrame(capturedAtOrAfter: sessionEnd)
@@ -307,11 +307,11 @@ public final class CaptureSession {
 
     /// Stops the session: events already produced are still delivered by ``next()``, then
     /// nil (mirrors `AVCaptureSession.stopRunning()`).
-    public func stopRunning() { finished = true }
+    package func stopRunning() { finished = true }
 
     /// The next output event, or `nil` at the end of the stream.
     /// - Throws: ``CaptureError`` or the frame sources' errors.
-    public func next() throws -> sending CaptureOutputEvent? {
+    package func next() throws -> sending CaptureOutputEvent? {
         while !outbox.hasDeliverable {
             if finished {
                 // The stream ended before their frames: they stand as answered.
@@ -325,14 +325,14 @@ public final class CaptureSession {
     }
 
     /// A pull-style iterator over this session's events (`while let e = try it.next()`).
-    public func makeIterator() -> EventIterator { EventIterator(session: self) }
+    package func makeIterator() -> EventIterator { EventIterator(session: self) }
 
     /// Iterates a ``CaptureSession``'s output events; `next()` throws like the session's.
-    public struct EventIterator {
+    package struct EventIterator {
         /// The session being iterated.
-        public let session: CaptureSession
+        package let session: CaptureSession
         /// The next event, or `nil` at the end. - Throws: as ``CaptureSession/next()``.
-        public mutating func next() throws -> sending CaptureOutputEvent? { try session.next() }
+        package mutating func next() throws -> sending CaptureOutputEvent? { try session.next() }
     }
 
 }

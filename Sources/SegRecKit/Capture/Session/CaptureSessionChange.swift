@@ -7,7 +7,7 @@
 ///
 /// Cameras are named by their `uniqueID`. Changes applied at a scheduled event carry its
 /// host time; changes seen in the pictures carry the ``Frame`` they start at.
-public enum CaptureSessionChange: Sendable, Hashable {
+package enum CaptureSessionChange: Sendable, Hashable {
     /// The direction coordinator's device posture changed at a host time.
     case postureChanged(from: DevicePosture, to: DevicePosture, at: MediaTime)
     /// `camera`'s facing relative to the app's display changed (`from` is nil when it had none).
@@ -50,16 +50,16 @@ public enum CaptureSessionChange: Sendable, Hashable {
     case centerStageActiveChanged(camera: String, from: Bool, to: Bool, frame: Frame)
 
     /// The delivered frame a change starts at.
-    public struct Frame: Sendable, Hashable {
+    package struct Frame: Sendable, Hashable {
         /// Its delivery sequence number (``VideoFrame/index``).
-        public let index: Int64
+        package let index: Int64
         /// Its session time (host clock).
-        public let sessionTime: MediaTime
+        package let sessionTime: MediaTime
         /// Its capture time on the camera's own clock.
-        public let deviceTime: MediaTime
+        package let deviceTime: MediaTime
 
         /// A frame: delivery number, session time, device time.
-        public init(index: Int64, sessionTime: MediaTime, deviceTime: MediaTime) {
+        package init(index: Int64, sessionTime: MediaTime, deviceTime: MediaTime) {
             self.index = index
             self.sessionTime = sessionTime
             self.deviceTime = deviceTime
@@ -67,24 +67,24 @@ public enum CaptureSessionChange: Sendable, Hashable {
     }
 
     /// A camera's `activeFormat` by name, with the rate it captures at.
-    public struct ActiveFormat: Sendable, Hashable, CustomStringConvertible {
+    package struct ActiveFormat: Sendable, Hashable, CustomStringConvertible {
         /// The format's name (its square side, or the back camera's size).
-        public let name: String
+        package let name: String
         /// The capture rate.
-        public let frameRate: FrameRate
+        package let frameRate: FrameRate
 
         /// A format name and rate.
-        public init(name: String, frameRate: FrameRate) {
+        package init(name: String, frameRate: FrameRate) {
             self.name = name
             self.frameRate = frameRate
         }
 
         /// `"3840@30"`: name and rate.
-        public var description: String { "\(name)@\(frameRate)" }
+        package var description: String { "\(name)@\(frameRate)" }
     }
 
     /// What the app did with a smart framing recommendation.
-    public enum SmartFramingOutcome: Sendable, Hashable {
+    package enum SmartFramingOutcome: Sendable, Hashable {
         /// It applied it: the aspect ratio, then the zoom.
         case applied
         /// The camera showed that framing already.

@@ -6,9 +6,9 @@ import Foundation
 /// multiples of 1000). An onset is where the magnitude first rises through half the click's
 /// plateau, less the detector's own delay (measured once on a clean click), so it names the
 /// first sample of the burst within a sample or two after AAC coding.
-public struct ClickDetector: Sendable {
+package struct ClickDetector: Sendable {
     /// Sample frames per second.
-    public let sampleRate: Int
+    package let sampleRate: Int
     private let window: Int
     private let period: Int
     private let phases: [(re: Double, im: Double)]
@@ -16,7 +16,7 @@ public struct ClickDetector: Sendable {
     private var delay = 0
 
     /// A detector for sound at `sampleRate` Hz (> 0).
-    public init(sampleRate: Int) {
+    package init(sampleRate: Int) {
         self.sampleRate = sampleRate
         window = max(1, (sampleRate + 500) / 1000)
         var (a, b) = (sampleRate, SyntheticAudioSignal.clickFrequency)
@@ -35,7 +35,7 @@ public struct ClickDetector: Sendable {
     }
 
     /// The first sample index of every click in `samples` (mono), in order.
-    public func onsets(in samples: [Float]) -> [Int] { rawCrossings(samples).map { $0 - delay } }
+    package func onsets(in samples: [Float]) -> [Int] { rawCrossings(samples).map { $0 - delay } }
 
     /// Where the magnitude first rises through the threshold, once per click (rises less
     /// than half a second after the previous one belong to it).
