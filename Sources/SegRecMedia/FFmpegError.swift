@@ -5,7 +5,7 @@ import Foundation
 /// FFmpeg's own text for that code (`av_strerror`), plus optional context such as a path.
 ///
 /// Every negative return from libavformat / libavcodec / libswscale / libavutil inside
-/// segrec's media layer surfaces as this error. Use ``isNoSpace`` and ``isNotFound`` to map
+/// segrec's media layer surfaces as this error. Use `isNoSpace` and `isNotFound` to map
 /// it to process exit codes (e.g. `EX_IOERR` 74, `EX_NOINPUT` 66).
 public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The FFmpeg function that failed, e.g. `"avcodec_send_frame"`.

@@ -5,7 +5,7 @@ import SegRecMedia
 /// person can share or edit, every segment re-encoded onto one canvas.
 ///
 /// Per picture (all through SegRecMedia's Swift faces of FFmpeg): decoded with libavcodec
-/// (``VideoFileDecoder``, NV12), turned upright by its file's display matrix
+/// (`VideoFileDecoder`, NV12), turned upright by its file's display matrix
 /// (`PixelBuffer/rotated(_:pixelBufferPool:)`, what a player shows), scaled with
 /// libswscale to fit the canvas with its displayed shape kept (`CanvasPlacement`, pixel
 /// aspect ratio included, never stretched), padded with black bars
@@ -74,7 +74,7 @@ public enum OneFileExport {
     ///     nil: the largest displayed width and the largest displayed height over the
     ///     segments after their rotation, rounded up to even.
     ///   - force: replace an existing `file` (never a file of the recording).
-    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)``;
     ///   ``RecordingError/badInput(path:field:detail:)`` for a bad canvas (field `--canvas`),
     ///   a display matrix that is not a quarter turn (field `rotation`), a frame without a

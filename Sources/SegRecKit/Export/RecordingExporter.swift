@@ -96,13 +96,13 @@ public enum RecordingExporter {
     ///
     /// - Parameters:
     ///   - directory: the recording folder (its `manifest.json` and segment files).
-    ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see ``HLSLayout``).
+    ///   - output: a folder (playlist `index.m3u8`) or a `.m3u8` path (see `HLSLayout`).
     ///   - wallClock: the wall-clock time of the first segment's first frame; each file's
     ///     first media segment then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock +
     ///     (sessionStart − first sessionStart)`, in UTC with milliseconds.
     ///   - mediaSegmentDuration: the longest media segment wanted (positive).
     ///   - force: replace files of the same names; without it an existing one is an error.
-    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
     ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
     ///   recording is never touched).
@@ -272,7 +272,7 @@ public enum RecordingExporter {
     /// codec (HEVC) the demuxer hands the decoder only the first file's parameter sets, so
     /// each file is remuxed (not re-encoded) by `FragmentedRemuxer` into a copy with
     /// in-band parameter sets (`hev1`) in the folder `LIST-files/`, and the list names those.
-    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
     ///   copy cannot be made (copies made so far are removed).

@@ -138,7 +138,7 @@ public enum SegmentStartReason: String, Codable, Sendable {
     /// frame captured at or after the change.
     case rotationChanged
     /// The source delivered no frame for longer than a file can hold one frame
-    /// (``SegmentMuxer/maximumFrameDuration``): the previous segment ended after its
+    /// (`SegmentMuxer/maximumFrameDuration`): the previous segment ended after its
     /// last frame and this one starts at the next frame, leaving a gap in the timeline.
     case timestampGap
 }

@@ -33,7 +33,7 @@ public enum RecordingReport {
     ///   - force: replace an existing page and posters (only those files); without it an
     ///     existing one is an error.
     ///   - posterSide: the posters' longer side at most, in pixels.
-    /// - Throws: what ``ExportSource/init(directory:)`` throws;
+    /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when `report-posters` is a
     ///   symbolic link or not a folder (even with `force`); ``FFmpegError`` when a

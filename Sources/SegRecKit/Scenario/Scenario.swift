@@ -3,9 +3,9 @@
 /// zoom changes, people counts for smart framing).
 ///
 /// Seconds are decimal as written in the file; every exact time is derived by rounding the
-/// decimal once to nanoseconds (``sessionStart``, ``duration``, ``hostTime(of:)``), never by
+/// decimal once to nanoseconds (`sessionStart`, `duration`, `hostTime(of:)`), never by
 /// Double arithmetic. Decode files with ``decode(_:file:)`` / ``load(contentsOf:)``, which
-/// also validate; a scenario built in code can be checked with ``validate(file:)``.
+/// also validate; a scenario built in code can be checked with `validate(file:)`.
 public struct Scenario: Sendable, Hashable {
     /// The front camera's clock parameters (`device.clock`).
     package struct Clock: Sendable, Hashable {

@@ -9,6 +9,7 @@ extension Recorder: SegmentingRecorder {
     /// away from zero). Its index is the number of pictures pushed before it.
     /// Mirrors `AVAssetWriterInputPixelBufferAdaptor.append(_:withPresentationTime:)`.
     /// - Parameters:
+    ///   - sessionTime: when the picture was captured, on the session clock.
     ///   - picture: NV12 or I420 (``PixelBuffer``, handed on without a copy) or packed
     ///     BGRA / RGBA (``PackedPicture``, converted by libswscale); any stride.
     ///   - captureAngle: the capture angle (`RotationCoordinator.videoRotationAngleForHorizonLevelCapture`)
@@ -25,7 +26,7 @@ extension Recorder: SegmentingRecorder {
         try await channel.send(.picture(picture, sessionTime: try sessionTime.converted(toTimescale: Self.sessionClock.timescale), captureAngle: captureAngle))
     }
 
-    /// ``append(_:withPresentationTime:captureAngle:)`` of an NV12 or I420 picture.
+    /// `append(_:withPresentationTime:captureAngle:)` of an NV12 or I420 picture.
     public nonisolated func append(_ pixelBuffer: PixelBuffer, withPresentationTime sessionTime: MediaTime, captureAngle: VideoRotationAngle? = nil)
         async throws
     { try await append(.pixelBuffer(pixelBuffer), withPresentationTime: sessionTime, captureAngle: captureAngle) }
@@ -37,7 +38,7 @@ extension Recorder: SegmentingRecorder {
     /// segments to the sample.
     /// - Throws: ``RecordingInputError/unsupportedAudio(_:)`` without ``PushInput/audio``
     ///   or for a count that is not a whole number of frames; as
-    ///   ``append(_:withPresentationTime:captureAngle:)`` otherwise. Ignored (nothing
+    ///   `append(_:withPresentationTime:captureAngle:)` otherwise. Ignored (nothing
     ///   recorded) when ``RecordingConfiguration/recordsAudio`` is false.
     public nonisolated func appendAudio(_ samples: [Float], presentationTime time: MediaTime) async throws {
         let channel = try await pushChannelStarted("appendAudio")
@@ -57,7 +58,7 @@ extension Recorder: SegmentingRecorder {
     /// Announces that the pictures from `time` (session clock) on have new dimensions; the
     /// open segment ends there. An announcement no picture of new dimensions follows is
     /// warned about when the recording finishes.
-    /// - Throws: as ``append(_:withPresentationTime:captureAngle:)``.
+    /// - Throws: as `append(_:withPresentationTime:captureAngle:)`.
     public nonisolated func finishCurrentSegment(atSessionTime time: MediaTime) async throws {
         let channel = try await pushChannelStarted("finishCurrentSegment")
         try await channel.send(.finishCurrentSegment(try time.converted(toTimescale: Self.sessionClock.timescale)))
@@ -65,7 +66,7 @@ extension Recorder: SegmentingRecorder {
 
     /// The next segment starts at `time` with the first picture of new dimensions: the same
     /// instant as ``finishCurrentSegment(atSessionTime:)`` (a later time replaces it).
-    /// - Throws: as ``append(_:withPresentationTime:captureAngle:)``.
+    /// - Throws: as `append(_:withPresentationTime:captureAngle:)`.
     public nonisolated func startNextSegment(afterSessionTime time: MediaTime) async throws {
         let channel = try await pushChannelStarted("startNextSegment")
         try await channel.send(.startNextSegment(try time.converted(toTimescale: Self.sessionClock.timescale)))

@@ -8,7 +8,7 @@ import Foundation
 /// one file overlaps opening the next.
 ///
 /// Every input goes through one door: the recorder pulls one ordered stream of
-/// ``CaptureOutputEvent``s (frames, completions, sound, drops, notes) and hands each to the
+/// `CaptureOutputEvent`s (frames, completions, sound, drops, notes) and hands each to the
 /// muxer. An app's pushed pictures join that stream as `CaptureOutputEvent`s too.
 ///
 /// ```swift
@@ -59,7 +59,7 @@ public actor Recorder {
     private var recording: Task<Result<RecordingManifest, RecordingFailure>, Never>?
 
     /// Checks the configuration and input, builds the source and the muxer, and claims the
-    /// output folder (its ``RecordingLock`` is held until the recording ends).
+    /// output folder (its `RecordingLock` is held until the recording ends).
     /// - Parameters:
     ///   - configuration: how to write.
     ///   - input: what to record: pulled, or pushed by the app.
@@ -247,6 +247,6 @@ public actor Recorder {
 public enum RecordingInput: Sendable {
     /// The fake camera through a scenario, footage, or raw video on standard input.
     case pull(PullInput)
-    /// What an app captures itself (``Recorder/append(_:withPresentationTime:captureAngle:)``).
+    /// What an app captures itself (`Recorder.append(_:withPresentationTime:captureAngle:)`).
     case push(PushInput)
 }
