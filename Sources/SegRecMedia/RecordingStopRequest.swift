@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A request, from any thread (a signal handler, a UI), that a running
-/// `RecordingPipeline` stop: it stops pulling frames, closes the open segment at the end
+/// recording stop (`Recorder`): it stops pulling frames, closes the open segment at the end
 /// of its last frame and writes the manifest with `stopReason: requested` — the analog of
 /// calling `AVCaptureMovieFileOutput.stopRecording()`.
 ///

@@ -21,7 +21,7 @@ package struct VideoFrame {
     package let duration: MediaTime
     /// When the frame reached the recorder's side on the monotonic clock (`ContinuousClock`),
     /// or nil until someone stamps it: real-time pacing stamps its capture instant, the
-    /// ``RecordingPipeline`` stamps the others as it takes them from the source. Used only
+    /// the `Recorder`'s loop stamps the others as it takes them from the source. Used only
     /// for `--stats` timings.
     package var deliveredAt: ContinuousClock.Instant? = nil
     /// What the picture's samples mean (colour, pixel aspect ratio) when its source knows
@@ -57,7 +57,7 @@ package struct VideoFrame {
 /// A completed `setDynamicAspectRatio` request as the output reports it to the recorder.
 package struct DynamicAspectRatioChange: Sendable, Hashable, Codable {
     /// The ratio requested; `nil` for a change an app announced without a ratio
-    /// (``PushRecorder/finishCurrentSegment(atSessionTime:)`` on dimensions no ratio crops).
+    /// (`Recorder.finishCurrentSegment(atSessionTime:)` on dimensions no ratio crops).
     package let aspectRatio: DynamicAspectRatio?
     /// Dimensions of frames cropped to that ratio on the active format.
     package let dimensions: VideoDimensions

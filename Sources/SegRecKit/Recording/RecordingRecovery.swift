@@ -127,38 +127,7 @@ public enum RecordingRecovery {
             // A leftover `.tmp` (the segment's reservation, or a copy interrupted at close: the
             // partial still holds everything) is where a rebuilt file is written, in the room
             // it already holds; beside a finished file it is not needed.
-            if OutputDirectory.isRegularFile(files.url) {
-                // A finished file is believed over the journal (a kill between its rename and
-                // the journal's next rewrite, or a power cut that kept only its name): its
-                // frames and span are read from the file itself.
-                // Beside a partial it must hold at least the frames the journal counted: a
-                // file cut short, or somebody else's, never costs the partial's frames.
-                if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next), !hasPartial || found.frames >= segment.frameCount {
-                    if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
-                    if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
-                    let audio = RecordingRecovery.finishedAudio(files.url)
-                    if audio != segment.audio { builder.apply(.segmentAudioWritten(file: segment.file, audio)) }
-                    if found.frames == segment.frameCount, found.end == segment.sessionEnd {
-                        builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: found.end, frames: found.frames, bytes: found.bytes))
-                    } else {
-                        builder.recovered(segment.file, frames: found.frames, end: found.end, bytes: found.bytes)
-                        builder.apply(
-                            .warning(
-                                "\(segment.file): the journal counted \(segment.frameCount) frames, the finished file holds \(found.frames) (ending at \(DecimalSeconds.text(found.end)) s); the file is believed"
-                            ))
-                    }
-                    return
-                }
-                steps.append(.setAside(files.url, .unrecoverable))
-                if !hasPartial {
-                    builder.lost(segment.file)
-                    builder.apply(
-                        .warning(
-                            "\(segment.file): the file on disk holds no readable frame (e.g. its data never reached the disk); kept as \(segment.file).unrecoverable, its \(segment.frameCount) journaled frames are lost"
-                        ))
-                    return
-                }
-            }
+            if OutputDirectory.isRegularFile(files.url), decideFinished(segment, next: next, files: files, hasPartial: hasPartial, builder: &builder) { return }
             guard hasPartial else {
                 lose(segment, in: directory, builder: &builder)
                 if segment.frameCount > 0 {
@@ -204,6 +173,46 @@ public enum RecordingRecovery {
                 if case .io = error { throw error }
                 setAsideUnreadable(partial, segment, error, builder: &builder)
             } catch { setAsideUnreadable(partial, segment, error, builder: &builder) }
+        }
+
+        /// `segment`'s finished file is on disk: believed over the journal when it holds at
+        /// least the frames the journal counted beside a partial, else set aside.
+        /// - Returns: true when that decides the segment (nothing more to do).
+        private mutating func decideFinished(
+            _ segment: SegmentRecord, next: SegmentRecord?, files: SegmentFiles, hasPartial: Bool, builder: inout ManifestBuilder
+        ) -> Bool {
+            let partial = files.partial
+            // A finished file is believed over the journal (a kill between its rename and
+            // the journal's next rewrite, or a power cut that kept only its name): its
+            // frames and span are read from the file itself.
+            // Beside a partial it must hold at least the frames the journal counted: a
+            // file cut short, or somebody else's, never costs the partial's frames.
+            if let found = RecordingRecovery.finishedFile(files.url, of: segment, next: next), !hasPartial || found.frames >= segment.frameCount {
+                if OutputDirectory.isRegularFile(files.temporary) { steps.append(.remove(files.temporary)) }
+                if hasPartial { steps.append(.remove(partial)) }  // a duplicate of the finished file
+                let audio = RecordingRecovery.finishedAudio(files.url)
+                if audio != segment.audio { builder.apply(.segmentAudioWritten(file: segment.file, audio)) }
+                if found.frames == segment.frameCount, found.end == segment.sessionEnd {
+                    builder.apply(.segmentClosed(file: segment.file, start: segment.sessionStart, end: found.end, frames: found.frames, bytes: found.bytes))
+                } else {
+                    builder.recovered(segment.file, frames: found.frames, end: found.end, bytes: found.bytes)
+                    builder.apply(
+                        .warning(
+                            "\(segment.file): the journal counted \(segment.frameCount) frames, the finished file holds \(found.frames) (ending at \(DecimalSeconds.text(found.end)) s); the file is believed"
+                        ))
+                }
+                return true
+            }
+            steps.append(.setAside(files.url, .unrecoverable))
+            if !hasPartial {
+                builder.lost(segment.file)
+                builder.apply(
+                    .warning(
+                        "\(segment.file): the file on disk holds no readable frame (e.g. its data never reached the disk); kept as \(segment.file).unrecoverable, its \(segment.frameCount) journaled frames are lost"
+                    ))
+                return true
+            }
+            return false
         }
 
         /// Keeps an unreadable partial under a name segrec never writes, for whoever wants to

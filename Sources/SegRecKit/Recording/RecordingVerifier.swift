@@ -129,27 +129,7 @@ public enum RecordingVerifier {
             if let limit = maximumDuration, let latest = info.packets.map(\.pts).max(), let problem = limitProblem(latest, info.timeBase, limit) {
                 report.problems.append(problem)
             }
-            if let last = info.packets.last {
-                // Numbers read from the file: checked, never trapping. The file's track ticks
-                // at its own timescale: it must hold the manifest's exact span rounded once to
-                // that tick (half away from zero), or one tick after its last frame when the
-                // span rounds to less (SegmentWriter's rule).
-                let (end, o1) = last.pts.addingReportingOverflow(last.duration)
-                let (ticks, o2) = end.multipliedReportingOverflow(by: Int64(info.timeBase.num))
-                let (afterLast, o3) = last.pts.addingReportingOverflow(1)
-                let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
-                if o1 || o2 || o3 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
-                    report.problems.append(
-                        "file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))")
-                } else if let span {
-                    let fileDuration = MediaTime(value: ticks, timescale: info.timeBase.den)
-                    var expected = (try? span.converted(toTimescale: info.timeBase.den)) ?? span
-                    if info.timeBase.num == 1, expected.timescale == info.timeBase.den, expected.value <= last.pts {
-                        expected = MediaTime(value: afterLast, timescale: info.timeBase.den)
-                    }
-                    if fileDuration != expected { report.problems.append("file lasts \(fileDuration), manifest span is \(expected)") }
-                }
-            }
+            if let problem = spanProblem(info, segment) { report.problems.append(problem) }
             var decoded = 0
             var firstKey = false
             var indices: [Int64] = []
@@ -202,6 +182,31 @@ public enum RecordingVerifier {
             }
         } catch { report.problems.append("\(error)") }
         return (report, lastIndex)
+    }
+
+    /// The file's track against the manifest's span: it must hold the exact span rounded
+    /// once to its own tick, or end one tick after its last frame; the problem, or nil.
+    private static func spanProblem(_ info: StreamInfo, _ segment: SegmentRecord) -> String? {
+        guard let last = info.packets.last else { return nil }
+        // Numbers read from the file: checked, never trapping. The file's track ticks
+        // at its own timescale: it must hold the manifest's exact span rounded once to
+        // that tick (half away from zero), or one tick after its last frame when the
+        // span rounds to less (SegmentWriter's rule).
+        let (end, o1) = last.pts.addingReportingOverflow(last.duration)
+        let (ticks, o2) = end.multipliedReportingOverflow(by: Int64(info.timeBase.num))
+        let (afterLast, o3) = last.pts.addingReportingOverflow(1)
+        let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
+        if o1 || o2 || o3 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
+            return "file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))"
+        } else if let span {
+            let fileDuration = MediaTime(value: ticks, timescale: info.timeBase.den)
+            var expected = (try? span.converted(toTimescale: info.timeBase.den)) ?? span
+            if info.timeBase.num == 1, expected.timescale == info.timeBase.den, expected.value <= last.pts {
+                expected = MediaTime(value: afterLast, timescale: info.timeBase.den)
+            }
+            if fileDuration != expected { return "file lasts \(fileDuration), manifest span is \(expected)" }
+        }
+        return nil
     }
 
     /// With `--max-segment-duration`: the segment's latest frame, at `pts` ticks of
