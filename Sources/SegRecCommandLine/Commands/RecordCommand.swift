@@ -65,6 +65,7 @@ enum RecordCommand {
             ?? OutputDirectory.newDatedFolder(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("recordings"))
         let sourceName = parsed.value("source") ?? "synthetic"
         var request = RecordingConfiguration(output: outputURL)
+        request.settingNames = settingNames
         var input = PullInput(sourceName == "synthetic" ? .synthetic : sourceName == "-" ? .standardInput : .file(sourceName))
         request.mode = parsed.value("mode").flatMap(RecordingMode.init(rawValue:)) ?? .segment
         request.fragmentInterval = try fragmentInterval(parsed)
@@ -86,6 +87,16 @@ enum RecordCommand {
         request.statisticsURL = parsed.value("stats").map { URL(fileURLWithPath: $0) }
         return (request, input)
     }
+
+    /// How the library names `record`'s settings in messages and manifest notes: by their options.
+    static let settingNames: SettingNames = {
+        var names = SettingNames()
+        names.force = "--force"
+        names.noFragments = "--fragment-interval 0"
+        names.noAudio = "--no-audio"
+        names.mirror = "--mirror"
+        return names
+    }()
 
     /// A request the session refused, in `record`'s option words.
     static func commandLineError(_ error: RecordingInputError, _ parsed: ParsedArguments) -> CommandLineError {

@@ -12,6 +12,9 @@ enum ErrorMapping {
         switch error {
         case let error as CommandLineError: return error
         case let failure as RecordingFailure: return recordingFailure(failure, folder: nil)
+        // The library names its setting (force); every command that can meet it has --force.
+        case RecordingError.outputExists(let path):
+            return CommandLineError("\(path): output already exists; pass --force to overwrite it", exitCode: .cannotCreate)
         default: return CommandLineError("\(error)", exitCode: exitCode(for: error))
         }
     }

@@ -24,17 +24,18 @@ package struct OutputDirectory: Sendable {
     /// segment files, their `.partial` and `.tmp` files and the manifest itself, each only if it is a
     /// regular file (never a folder or a symlink, never through a symlink). A name of
     /// segrec's pattern that the manifest does not list stays, and preparing fails naming it.
+    /// `forceName` is how messages name the force setting (``SettingNames/force``).
     /// - Throws: ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/locked(path:pid:)`` while another process records there;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder can't be made,
     ///   or a file in the way is not the previous recording's.
-    package init(preparing url: URL, force: Bool) throws(RecordingError) {
+    package init(preparing url: URL, force: Bool, forceName: String = SettingNames().force) throws(RecordingError) {
         self.url = url
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: url.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
-                throw .cannotCreateOutput(path: url.path, detail: "it is a file, not a folder (--force does not replace files)")
+                throw .cannotCreateOutput(path: url.path, detail: "it is a file, not a folder (\(forceName) does not replace files)")
             }
         } else {
             do { try fm.createDirectory(at: url, withIntermediateDirectories: true) } catch {
@@ -47,10 +48,10 @@ package struct OutputDirectory: Sendable {
         let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile).sorted()
         guard !existing.isEmpty else { return }
         do throws(RecordingError) {
-            // Either the whole previous recording goes, or nothing does; and "use --force"
-            // is only said when --force would work.
-            let kept = try Self.namesForceKeeps(in: url, names: existing)
-            guard kept.isEmpty else { throw Self.inTheWay(kept, in: url) }
+            // Either the whole previous recording goes, or nothing does; and "use force" is
+            // only said when force would work.
+            let kept = try Self.namesForceKeeps(in: url, names: existing, forceName: forceName)
+            guard kept.isEmpty else { throw Self.inTheWay(kept, in: url, forceName: forceName) }
             guard force else { throw RecordingError.outputExists(path: url.path) }
             try Self.removePreviousRecording(in: url, names: existing)
         } catch {
@@ -59,11 +60,11 @@ package struct OutputDirectory: Sendable {
         }
     }
 
-    /// The names among `names` that `--force` would not remove: not listed by the previous
+    /// The names among `names` that force would not remove: not listed by the previous
     /// manifest, or not regular files.
     /// - Throws: ``RecordingError/cannotCreateOutput(path:detail:)`` when `manifest.json` is
     ///   there but is not a segrec manifest.
-    private static func namesForceKeeps(in url: URL, names: [String]) throws(RecordingError) -> [String] {
+    private static func namesForceKeeps(in url: URL, names: [String], forceName: String) throws(RecordingError) -> [String] {
         let manifestURL = url.appendingPathComponent(ManifestWriter.fileName)
         // A leftover manifest temporary file is segrec's own (a run killed while writing it).
         var listed: Set<String> = [ManifestWriter.temporaryFileName]
@@ -72,7 +73,7 @@ package struct OutputDirectory: Sendable {
                 throw .cannotCreateOutput(
                     path: manifestURL.path,
                     detail:
-                        "it is not a segrec manifest (or not a regular file), so --force does not know what the previous recording wrote; move the folder's contents away"
+                        "it is not a segrec manifest (or not a regular file), so \(forceName) does not know what the previous recording wrote; move the folder's contents away"
                 )
             }
             listed.insert(ManifestWriter.fileName)
@@ -81,12 +82,12 @@ package struct OutputDirectory: Sendable {
         return names.filter { !listed.contains($0) || !isRegularFile(url.appendingPathComponent($0)) }
     }
 
-    /// The error for names `--force` would keep, naming the first.
-    private static func inTheWay(_ names: [String], in url: URL) -> RecordingError {
+    /// The error for names force would keep, naming the first.
+    private static func inTheWay(_ names: [String], in url: URL, forceName: String) -> RecordingError {
         .cannotCreateOutput(
             path: url.appendingPathComponent(names[0]).path,
             detail:
-                "not listed in the previous recording's manifest (or not a regular file): --force removes only the files segrec's manifest lists; move \(names.joined(separator: ", ")) away"
+                "not listed in the previous recording's manifest (or not a regular file): \(forceName) removes only the files segrec's manifest lists; move \(names.joined(separator: ", ")) away"
         )
     }
 

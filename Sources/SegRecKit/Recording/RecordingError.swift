@@ -18,7 +18,7 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .outputExists(let path): return "\(path): output already exists; pass --force to overwrite it"
+        case .outputExists(let path): return "\(path): output already exists; set force to replace it"
         case .cannotCreateOutput(let path, let detail): return "\(path): cannot create output: \(detail)"
         case .io(let path, let underlying): return "\(path): I/O error: \(underlying)"
         case .inputNotFound(let path): return "\(path): no such file"

@@ -56,7 +56,7 @@ import Testing
         let file = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("taken")
         try Data("keep".utf8).write(to: file)
         for force in [false, true] {
-            #expect(throws: RecordingError.cannotCreateOutput(path: file.path, detail: "it is a file, not a folder (--force does not replace files)")) {
+            #expect(throws: RecordingError.cannotCreateOutput(path: file.path, detail: "it is a file, not a folder (force does not replace files)")) {
                 try OutputDirectory(preparing: file, force: force)
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SegRecCommandLine
 @testable import SegRecKit
 @testable import SegRecMedia
 @testable import SegRecTime
@@ -156,5 +157,19 @@ import Testing
         input.source = .file(clip.path)
         #expect(throws: RecordingInputError.stoppedBeforeStart) { _ = try Recorder(request, input: .pull(input), stopRequest: stop) }
         #expect(!FileManager.default.fileExists(atPath: dir.path))
+    }
+
+    @Test("the library names settings by the configuration's fields; segrec record by its options") func settingNames() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        var (configuration, input) = try Self.request(dir)
+        configuration.fragmentInterval = nil
+        let manifest = try await Recorder(configuration, input: .pull(input)).run()
+        #expect(manifest.notes.contains("fragmentInterval nil: segments are written whole when they close; a crash loses the open segment"))
+        #expect(throws: RecordingError.outputExists(path: dir.path)) { _ = try Recorder(configuration, input: .pull(input)) }
+        #expect(RecordingError.outputExists(path: "/x").description == "/x: output already exists; set force to replace it")
+        let parsed = try ArgumentParser.parse(["--fragment-interval", "0", "--output", dir.path], command: "record", options: RecordCommand.options)
+        let (cli, _) = try RecordCommand.recordingRequest(parsed)
+        #expect(cli.settingNames.noFragments == "--fragment-interval 0" && cli.settingNames.force == "--force")
+        #expect(ErrorMapping.commandLineError(RecordingError.outputExists(path: "/x")).message == "/x: output already exists; pass --force to overwrite it")
     }
 }

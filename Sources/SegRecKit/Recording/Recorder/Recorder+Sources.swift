@@ -73,8 +73,8 @@ extension Recorder {
         return BuiltSource(
             source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
             stampsFrameIndex: configuration.stampsFrameIndex,
-            notes: !configuration.recordsAudio && decoder.audioStreamCount > 0 ? ["--no-audio: the input's sound is not recorded"] : [],
-            rotationDegrees: decoder.rotationDegrees, audio: audio,
+            notes: !configuration.recordsAudio && decoder.audioStreamCount > 0
+                ? ["\(configuration.settingNames.noAudio): the input's sound is not recorded"] : [], rotationDegrees: decoder.rotationDegrees, audio: audio,
             // Read as fast as the encoder takes it: a deeper queue only holds more packets.
             framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight, dropsFramesWhenBehind: request.realtime)
     }
@@ -123,7 +123,7 @@ extension Recorder {
         let mirror = configuration.mirror
         if mirror != .off {
             notes.append(
-                "--mirror \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn"
+                "\(configuration.settingNames.mirror) \(mirror.rawValue): buffers are flipped left-right\(mirror == .auto ? " while the streaming camera faces the user" : "") before the frame stamp is drawn"
             )
         }
         let stamp = configuration.stampsFrameIndex || sources.contains { $0.stampsFrameIndex }

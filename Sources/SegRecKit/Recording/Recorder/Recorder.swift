@@ -81,7 +81,7 @@ public actor Recorder {
         let pool = PixelBufferPool()
         let built = try Self.buildSource(configuration, input: input, pool: pool, stopRequest: stopRequest)
         if stopRequest?.isRequested == true { throw RecordingInputError.stoppedBeforeStart }
-        let folder = try OutputDirectory(preparing: configuration.output, force: configuration.force)
+        let folder = try OutputDirectory(preparing: configuration.output, force: configuration.force, forceName: configuration.settingNames.force)
         self.folder = folder
         let muxerConfiguration = Self.muxerConfiguration(configuration, built, output: folder, pool: pool)
         self.muxerConfiguration = muxerConfiguration
@@ -110,7 +110,7 @@ public actor Recorder {
         muxer.recordedAt = Date()
         if let framesInFlight = configuration.framesInFlight ?? built.framesInFlight { muxer.framesInFlight = framesInFlight }
         if configuration.fragmentInterval == nil {
-            muxer.notes.append("--fragment-interval 0: segments are written whole when they close; a crash loses the open segment")
+            muxer.notes.append("\(configuration.settingNames.noFragments): segments are written whole when they close; a crash loses the open segment")
         }
         // Real time never waits for the encoder: a frame that finds the writer queue full is dropped late.
         muxer.dropsFramesWhenBehind = built.dropsFramesWhenBehind

@@ -47,6 +47,8 @@ public struct RecordingConfiguration: Sendable {
     /// Write per-frame and per-switch timings here as JSON lines when the recording ends;
     /// its folder must exist.
     public var statisticsURL: URL?
+    /// How messages and notes name these settings (the command line sets its options' spellings).
+    package var settingNames = SettingNames()
 
     /// A configuration writing into `output`, everything else at its default.
     public init(output: URL) { self.output = output }
