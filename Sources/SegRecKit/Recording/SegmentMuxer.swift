@@ -4,7 +4,9 @@ import Foundation
     import Glibc
 #endif
 
-/// The recording core: one actor that owns the open segment's writer and turns the
+/// The recording core, owned by the ``Recorder`` (a plain class inside its one owner, driven
+/// by the recorder's loop alone, so it needs no re-entry guard): it owns the open segment's
+/// writer and turns the
 /// source's in-band event stream (frames, `setDynamicAspectRatio` completions, drops,
 /// notes) into MP4 segments and a manifest. Modelled on GStreamer's splitmuxsink (one
 /// element owns the muxer and decides where to cut) and on the `AVAssetWriter` recording
@@ -42,8 +44,8 @@ import Foundation
 /// encoding and finishing run there, so finishing one file overlaps opening the next.
 /// Back-pressure is an `await` (`FrameSlots`: at most ``framesInFlight`` pictures queued
 /// and not yet encoded); at most one closed segment is still being finished when the next
-/// one closes. Nothing blocks a thread. Send events one at a time and await each call: a
-/// call made while another is suspended throws ``RecordingError/invalidState(_:)``.
+/// one closes. Nothing blocks a thread. Its async calls run on the caller's executor
+/// (`nonisolated(nonsending)`): the recorder's.
 ///
 /// ## Crash safety
 /// `manifest.json` is rewritten atomically (off the capture path, `ManifestJournal`)
@@ -51,12 +53,12 @@ import Foundation
 /// places every file on the session clock and lists the open segment's `.partial` file for
 /// `segrec recover`. A segment is journaled as finished only once its writer has made the
 /// finished file durable (`fdatasync`, named, folder `fsync`ed), so no journal counts a
-/// file the disk lacks. The folder's ``RecordingLock`` is released when the recording ends.
+/// file the disk lacks. The folder's ``RecordingLock`` is the recorder's to release.
 ///
 /// ## What it announces
 /// Every change of the recording is a ``SegmentMuxerEvent``, folded into the manifest by
 /// ``ManifestBuilder`` (the one place of the frame accounting) and offered to observers on
-/// ``announcements`` (segment-level events only).
+/// its ``observer`` (segment-level events only): the ``Recorder``'s events.
 package final class SegmentMuxer {
 
     /// Ticks per second of every segment file's track: ``TrackTiming/timescale(forEvery:)``
@@ -114,11 +116,6 @@ package final class SegmentMuxer {
 
     /// The configuration this muxer records with.
     package let configuration: Configuration
-    /// Segment-level events as they happen (not ``SegmentMuxerEvent/frameWritten(segment:)``);
-    /// the stream ends when the recording is finished or aborted. Keeps the newest 1024
-    /// events when nobody reads it.
-    package let announcements: AsyncStream<SegmentMuxerEvent>
-    private let announcementSink: AsyncStream<SegmentMuxerEvent>.Continuation
     /// Called with every event as it happens, on the owner's executor (the ``Recorder``
     /// turns them into its ``RecordingEvent``s).
     package var observer: ((SegmentMuxerEvent, SegmentRecord?) -> Void)?
@@ -171,7 +168,6 @@ package final class SegmentMuxer {
             segmentLimits: configuration.maximumSegmentDuration == nil && configuration.maximumSegmentBytes == nil
                 ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
-        (announcements, announcementSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
         sound = configuration.audio.map { SoundSegmenter(settings: $0) }
         sound?.announce = { [unowned self] event in self.announce(event) }
     }
@@ -241,7 +237,6 @@ package final class SegmentMuxer {
         if let failure = journal.failure.error { throw failure }
         try ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
-        announcementSink.finish()
         return builder.manifest
     }
 
@@ -262,7 +257,6 @@ package final class SegmentMuxer {
         await journal.close()
         try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
         state = .finished
-        announcementSink.finish()
         return builder.manifest
     }
 
@@ -446,7 +440,6 @@ package final class SegmentMuxer {
 
     func announce(_ event: SegmentMuxerEvent) {
         builder.apply(event)
-        announcementSink.yield(event)
         guard let observer else { return }
         switch event {
         case .segmentClosed(let file, _, _, _, _), .segmentSalvaged(let file, _, _, _, _): observer(event, builder.manifest.segments.last { $0.file == file })

@@ -1,6 +1,6 @@
 /// What a ``SegmentMuxer`` announces as it records: the complete history of a recording,
 /// from which ``ManifestBuilder`` folds the manifest. Observers get the segment-level events
-/// (everything but ``frameWritten(segment:)``) from ``SegmentMuxer/announcements``.
+/// (everything but ``frameWritten(segment:)``) through ``SegmentMuxer/observer``.
 package enum SegmentMuxerEvent: Sendable, Equatable {
     /// A segment file was opened for its first frame.
     case segmentOpened(SegmentRecord)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SegRecKit
@@ -10,24 +11,21 @@ import Testing
 @Suite("SegmentMuxer driven from tasks", .tags(.recording)) struct SegmentMuxerConcurrencyTests {
     let script = EventScript()
 
-    /// Events sent one by one from an unstructured `Task`; the announcements stream tells
+    /// Events sent one by one from an unstructured `Task`; the muxer's observer tells
     /// the same story as the manifest: each segment opened, ended and closed, in order.
     @Test func drivenFromATask() async throws {
         let script = script
         let (dir, muxer) = try RecorderTestSupport.makeMuxer(mode: .segment)
-        let announcements = muxer.announcements
-        let observer = Task {
-            var seen: [String] = []
-            for await event in announcements {
-                switch event {
-                case .segmentOpened(let record): seen.append("open \(record.file) \(record.width)x\(record.height)")
-                case .segmentEnded(let file, _): seen.append("end \(file)")
-                case .segmentClosed(let file, _, _, let frames, let bytes): seen.append("closed \(file) \(frames) \(bytes > 0)")
-                case .finished(let reason, _): seen.append("finished \(reason)")
-                default: break
-                }
+        // The observer runs on the muxer's owner (here the recording task) as events happen.
+        let seen = Mutex<[String]>([])
+        muxer.observer = { event, _ in
+            switch event {
+            case .segmentOpened(let record): seen.withLock { $0.append("open \(record.file) \(record.width)x\(record.height)") }
+            case .segmentEnded(let file, _): seen.withLock { $0.append("end \(file)") }
+            case .segmentClosed(let file, _, _, let frames, let bytes): seen.withLock { $0.append("closed \(file) \(frames) \(bytes > 0)") }
+            case .finished(let reason, _): seen.withLock { $0.append("finished \(reason)") }
+            default: break
             }
-            return seen
         }
         // The muxer (not Sendable) moves into the task that owns it from then on.
         let recording = Task {
@@ -42,12 +40,12 @@ import Testing
         let manifest = try await recording.value
         // A closed segment is finished in the background; its outcome is collected when the
         // next segment closes (at most one is in flight) or at the end.
-        let seen = await observer.value
+        let story = seen.withLock { $0 }
         #expect(
-            seen == [
+            story == [
                 "open segment-000.mp4 180x320", "end segment-000.mp4", "open segment-001.mp4 320x180", "end segment-001.mp4", "closed segment-000.mp4 7 true",
                 "open segment-002.mp4 320x320", "end segment-002.mp4", "closed segment-001.mp4 7 true", "closed segment-002.mp4 7 true", "finished endOfStream"
-            ], "\(seen)")
+            ], "\(story)")
         #expect(manifest.segments.map(\.frameCount) == [7, 7, 7])
         #expect(manifest.segments.map(\.sessionStart) == [script.sessionTime(0), script.sessionTime(7), script.sessionTime(14)])
         #expect(manifest.segments.last?.sessionEnd == script.sessionTime(21))
