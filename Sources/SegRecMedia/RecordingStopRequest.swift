@@ -10,6 +10,8 @@ import Synchronization
 /// blocks on a pipe. ``request()`` is one atomic store, safe inside a POSIX signal handler.
 public final class RecordingStopRequest: Sendable {
     private let requested = Atomic<Bool>(false)
+    /// A request this one follows: requested when it is.
+    private let parent: RecordingStopRequest?
 
     /// The request the `segrec` command's SIGINT/SIGTERM handler makes: the first signal
     /// sets it (and a recording ends cleanly); a blocking reader inside the process polls
@@ -17,11 +19,15 @@ public final class RecordingStopRequest: Sendable {
     public static let process = RecordingStopRequest()
 
     /// A request not yet made.
-    public init() {}
+    public init() { parent = nil }
+
+    /// A request of its own that is also requested whenever `parent` is (a recording's own
+    /// stop, which a process-wide signal handler's request stops too).
+    package init(following parent: RecordingStopRequest?) { self.parent = parent }
 
     /// Asks the pipeline to stop after the frame it is processing. Async-signal-safe.
     public func request() { requested.store(true, ordering: .releasing) }
 
     /// Whether a stop has been requested.
-    public var isRequested: Bool { requested.load(ordering: .acquiring) }
+    public var isRequested: Bool { requested.load(ordering: .acquiring) || parent?.isRequested == true }
 }

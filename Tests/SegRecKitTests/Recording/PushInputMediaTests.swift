@@ -6,6 +6,10 @@ import Testing
 @testable import SegRecMedia
 @testable import SegRecTime
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What an app has besides NV12 pictures, pushed through the one recorder: packed BGRA,
 /// capture angles, PCM sound on its own clock, the event stream, and a stop by task
 /// cancellation. Every file is read back with ffprobe / ffmpeg.
@@ -208,5 +212,33 @@ import Testing
         let manifest = try await recorder.finishWriting()
         #expect(manifest.stopReason == .requested)
         #expect(manifest.segments.map(\.frameCount) == [5])
+    }
+
+    @Test("stop() ends a recording whose footage read waits on an idle pipe: the frames the pipe gave are kept, nothing hangs", .timeLimit(.minutes(1)))
+    func stopInterruptsAWaitingRead() async throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory()
+        let clip = dir.appendingPathComponent("clip.y4m")
+        try MediaTestSupport.writeY4M(to: clip, width: 64, height: 48, frames: 4)
+        let fifo = dir.appendingPathComponent("pipe")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        // Read and write ends both held here (O_RDWR never waits for a peer): the pipe stays
+        // open with no more data after the four frames.
+        let writer = open(fifo.path, O_RDWR)
+        try #require(writer >= 0)
+        defer { close(writer) }
+        let bytes = try Data(contentsOf: clip)
+        _ = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+        var configuration = RecordingConfiguration(output: dir.appendingPathComponent("out"))
+        configuration.encoder = RecorderTestSupport.settings
+        let recorder = try Recorder(configuration, input: .pull(PullInput(.file(fifo.path))))
+        let running = Task { try await recorder.run() }
+        try await Task.sleep(for: .milliseconds(500))
+        let stopped = ContinuousClock.now
+        recorder.stop()
+        let manifest = try await running.value
+        #expect(ContinuousClock.now - stopped < .seconds(5))
+        #expect(manifest.stopReason == .requested)
+        #expect(manifest.segments.map(\.frameCount) == [4])
+        if let (w, h, n) = try RecorderTestSupport.probe(dir.appendingPathComponent("out/segment-000.mp4")) { #expect((w, h, n) == (64, 48, 4)) }
     }
 }

@@ -52,9 +52,10 @@ public actor Recorder {
     nonisolated let pushChannel: PushChannel?
     /// The pushed sound's format, nil without pushed sound.
     nonisolated let pushAudio: PushInput.Audio?
-    /// Set by ``stop()``, a task cancellation, or the caller's own request (a SIGINT handler).
-    private let stopRequests: [RecordingStopRequest]
-    private let ownStop = RecordingStopRequest()
+    /// Set by ``stop()`` or a task cancellation, and requested whenever the caller's own
+    /// request is (a SIGINT handler's); the footage decoders poll it too, so a read that
+    /// waits on a pipe gives up.
+    private let stopRequest: RecordingStopRequest
     /// The one run of the recording, started by the first of ``run()``, ``start()`` or a push.
     private var recording: Task<Result<RecordingManifest, RecordingFailure>, Never>?
 
@@ -73,14 +74,14 @@ public actor Recorder {
     ///   writable or holds a recording without ``RecordingConfiguration/force``).
     public init(_ configuration: RecordingConfiguration, input: RecordingInput, stopRequest: RecordingStopRequest? = nil) throws {
         self.configuration = configuration
-        let stops = [ownStop] + (stopRequest.map { [$0] } ?? [])
-        stopRequests = stops
-        if stopRequest?.isRequested == true { throw RecordingInputError.stoppedBeforeStart }
+        let stop = RecordingStopRequest(following: stopRequest)
+        self.stopRequest = stop
+        if stop.isRequested { throw RecordingInputError.stoppedBeforeStart }
         try Self.checkStatisticsFolder(configuration)
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
-        let built = try Self.buildSource(configuration, input: input, pool: pool, stopRequest: stopRequest)
-        if stopRequest?.isRequested == true { throw RecordingInputError.stoppedBeforeStart }
+        let built = try Self.buildSource(configuration, input: input, pool: pool, stopRequest: stop)
+        if stop.isRequested { throw RecordingInputError.stoppedBeforeStart }
         let folder = try OutputDirectory(preparing: configuration.output, force: configuration.force, forceName: configuration.settingNames.force)
         self.folder = folder
         let muxerConfiguration = Self.muxerConfiguration(configuration, built, output: folder, pool: pool)
@@ -131,12 +132,11 @@ public actor Recorder {
     /// - Throws: ``RecordingFailure``, carrying the manifest of what was kept.
     public func run() async throws(RecordingFailure) -> RecordingManifest {
         let recording = start()
-        let stops = stopRequests
-        let channel = pushChannel
+        let (stop, channel) = (stopRequest, pushChannel)
         let result = await withTaskCancellationHandler {
             await recording.value
         } onCancel: {
-            stops[0].request()
+            stop.request()
             channel?.close()
         }
         return try result.get()
@@ -155,7 +155,7 @@ public actor Recorder {
     /// pushed already is still recorded, the open segment ends at its last frame, and the
     /// manifest says `stopReason: requested`.
     public nonisolated func stop() {
-        stopRequests[0].request()
+        stopRequest.request()
         // A loop waiting for the app's next push stops waiting.
         pushChannel?.close()
     }
@@ -164,10 +164,9 @@ public actor Recorder {
     private func record() async -> Result<RecordingManifest, RecordingFailure> {
         let sink = eventSink
         muxer.observer = { event, record in if let shown = RecordingEvent.from(event, record: record) { sink.yield(shown) } }
-        let stops = stopRequests
+        let stop = stopRequest
         let result = await Self.record(
-            source, into: muxer, statisticsURL: configuration.statisticsURL, isStopRequested: { stops.contains { $0.isRequested } },
-            progress: { sink.yield(.progress($0)) })
+            source, into: muxer, statisticsURL: configuration.statisticsURL, isStopRequested: { stop.isRequested }, progress: { sink.yield(.progress($0)) })
         switch result {
         case .success(let manifest): sink.yield(.finished(manifest))
         case .failure(let failure):
