@@ -131,7 +131,7 @@ public actor Recorder {
     /// - Returns: the manifest.
     /// - Throws: ``RecordingFailure``, carrying the manifest of what was kept.
     public func run() async throws(RecordingFailure) -> RecordingManifest {
-        let recording = start()
+        let recording = startedRecording()
         let (stop, channel) = (stopRequest, pushChannel)
         let result = await withTaskCancellationHandler {
             await recording.value
@@ -144,7 +144,10 @@ public actor Recorder {
 
     /// Starts recording without waiting for it to end (``run()`` waits); a push input starts
     /// at its first call.
-    @discardableResult public func start() -> Task<Result<RecordingManifest, RecordingFailure>, Never> {
+    public func start() { _ = startedRecording() }
+
+    /// The one run of the recording, started now if it was not.
+    private func startedRecording() -> Task<Result<RecordingManifest, RecordingFailure>, Never> {
         if let recording { return recording }
         let task = Task(executorPreference: executor) { await self.record() }
         recording = task
