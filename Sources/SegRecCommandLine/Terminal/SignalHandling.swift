@@ -5,7 +5,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// SIGINT (Ctrl-C) and SIGTERM for the whole `segrec` process, installed with `sigaction`
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP for the whole `segrec` process, installed with `sigaction`
 /// as the first thing `main` does (before any allocation tuning or argument parsing), so
 /// no early signal finds the default action:
 ///
@@ -15,7 +15,11 @@ import Synchronization
 ///   reader blocked on a pipe polls the same flag from its `AVIOInterruptCB`.
 /// - A second signal, or any signal while nothing is recording (parsing, `verify`,
 ///   `formats`), exits at once with 128 + the signal number (130 for SIGINT, 143 for
-///   SIGTERM), the shells' convention.
+///   SIGTERM, 129 for SIGHUP), the shells' convention.
+/// - SIGHUP (the terminal closed) is SIGTERM's twin: a recording finishes cleanly.
+/// - SIGPIPE is ignored: a write to a stream whose reader is gone (stderr piped to a
+///   program that quit, stdout to `head`) fails with `EPIPE` and is dropped
+///   (``Terminal``), and the recording goes on and finishes.
 ///
 /// The handler only does async-signal-safe work: atomic loads and stores, `write(2)` of a
 /// constant line and `_exit(2)`. No `SA_RESTART`: a `read(2)` interrupted in the thread
@@ -26,14 +30,15 @@ public enum SignalHandling {
     private static let received = Atomic<Int32>(0)
     private static let firstSignal = Atomic<Int32>(0)
 
-    /// Installs the handler for SIGINT and SIGTERM. Call once, first thing.
+    /// Installs the handler for SIGINT, SIGTERM and SIGHUP, and ignores SIGPIPE. Call once, first thing.
     public static func install() {
         // Initialize every static the handler touches before a signal can arrive.
         _ = RecordingStopRequest.process
         _ = armed.load(ordering: .relaxed)
         _ = received.load(ordering: .relaxed)
         _ = firstSignal.load(ordering: .relaxed)
-        for number in [SIGINT, SIGTERM] {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = handle
             sigemptyset(&action.sa_mask)
@@ -45,7 +50,7 @@ public enum SignalHandling {
     /// From now on the first signal stops the recording instead of exiting.
     static func armForRecording() { armed.store(true, ordering: .releasing) }
 
-    /// The signal that asked the recording to stop (SIGINT or SIGTERM), or nil.
+    /// The signal that asked the recording to stop (SIGINT, SIGTERM or SIGHUP), or nil.
     static var stopSignal: Int32? {
         let number = firstSignal.load(ordering: .acquiring)
         return number == 0 ? nil : number
@@ -55,7 +60,14 @@ public enum SignalHandling {
     static func exitCode(for signal: Int32) -> Int32 { 128 + signal }
 
     /// The name shells print for `signal`.
-    static func name(of signal: Int32) -> String { signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)" }
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+    }
 
     private static let handle: @convention(c) (Int32) -> Void = { number in
         let count = received.add(1, ordering: .acquiringAndReleasing).newValue
