@@ -11,6 +11,8 @@ proportion), read back with ffprobe and ffmpeg:
   the turn back gives other numbers (checked, so the check can fail);
 - the padding bars black (luma 16, chroma 128) wherever the picture does not fill the canvas."""
 import json
+import subprocess
+import time
 from fractions import Fraction
 
 import pytest
@@ -232,3 +234,28 @@ def test_a_segment_file_is_never_the_output(rotated_recording, binary):
     before = target.read_bytes()
     e = h.run([binary, "export", rec, "--mp4", target, "--force"])
     assert e.returncode != 0 and target.read_bytes() == before, (e.returncode, e.stderr)
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["rerun", "rerun-force"])
+def test_an_export_killed_mid_way_blocks_no_rerun(rotated_recording, binary, force):
+    """Issue 44 item 7 / issue 46 item 6: an export killed while writing leaves its
+    `.partial` (and `.tmp`); the next export to that name removes them and writes the file,
+    with or without --force (the build before exited 73 every time)."""
+    work, rec, m = rotated_recording
+    out = work / f"killed-{force}.mp4"
+    p = subprocess.Popen([str(binary), "export", str(rec), "--mp4", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    partial = out.with_name(out.name + ".partial")
+    deadline = time.time() + 60
+    while time.time() < deadline and not partial.exists() and p.poll() is None:
+        time.sleep(0.005)
+    p.kill()
+    p.wait(timeout=60)
+    if not partial.exists():
+        # The export finished before the kill: model the leftovers it would have left.
+        partial.write_bytes(b"partial")
+        out.with_name(out.name + ".tmp").write_bytes(b"reservation")
+        out.unlink(missing_ok=True)
+    e = h.run([binary, "export", rec, "--mp4", out] + (["--force"] if force else []))
+    assert e.returncode == 0, (e.returncode, e.stderr)
+    assert len(probe_frames(out)) == m["frames"]["written"]
+    assert sorted(x.name for x in work.glob(out.name + "*")) == [out.name], list(work.glob(out.name + "*"))

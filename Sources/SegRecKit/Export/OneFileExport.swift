@@ -66,6 +66,15 @@ public enum OneFileExport {
     /// is 139 264 macroblocks, 8192x4320 fits.
     public static let maximumCanvasSide = 8192
 
+    /// What an interrupted export to `file` left (its `.partial` file and its `.tmp`
+    /// reservation, regular files only) is never a finished output: removed, so a rerun
+    /// starts clean, with or without `force`. A symbolic link or folder at those names is
+    /// left alone (the writer then refuses to write through it).
+    static func removeLeftovers(of file: URL) {
+        let files = SegmentFiles(file)
+        for leftover in [files.partial, files.temporary] where OutputDirectory.isRegularFile(leftover) { unlink(leftover.path) }
+    }
+
     /// Writes the one-file export of the recording in `directory` to `file`.
     /// - Parameters:
     ///   - directory: the recording folder (its `manifest.json` and segment files).
@@ -80,12 +89,14 @@ public enum OneFileExport {
     ///   a display matrix that is not a quarter turn (field `rotation`), a frame without a
     ///   timestamp (field `pts`) or a file whose frame count differs from the manifest
     ///   (field `frameCount`); ``MediaInputError``, ``SegmentWriterError``, ``FFmpegError``
-    ///   from decoding and encoding. On any throw no output file is left.
+    ///   from decoding and encoding. On any throw no output file is left; what an interrupted
+    ///   export to `file` left is removed first.
     public static func export(from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false) throws -> Result {
         let source = try ExportSource(directory: directory)
         let segments = source.manifest.segments
         if let requested { try check(canvas: requested) }
         _ = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source)
+        removeLeftovers(of: file)
         let layouts = try segments.map { try layout(of: source.path(of: $0)) }
         let canvas = requested ?? defaultCanvas(for: layouts)
         try check(canvas: canvas)
