@@ -12,12 +12,20 @@ enum ErrorMapping {
         switch error {
         case let error as CommandLineError: return error
         case let failure as RecordingFailure: return recordingFailure(failure, folder: nil)
-        // The library names its setting (force); every command that can meet it has --force.
+        // The library names its settings by their fields; the command line by its options.
+        // Every command that can meet outputExists has --force.
         case RecordingError.outputExists(let path):
             return CommandLineError("\(path): output already exists; pass --force to overwrite it", exitCode: .cannotCreate)
+        case MediaInputError.badInput(let path, let field, let detail) where optionNames[field] != nil:
+            return CommandLineError("\(path): \(optionNames[field] ?? field): \(detail)", exitCode: .dataError)
+        case RecordingError.badInput(let path, let field, let detail) where optionNames[path] != nil:
+            return CommandLineError("\(optionNames[path] ?? path): \(field): \(detail)", exitCode: .dataError)
         default: return CommandLineError("\(error)", exitCode: exitCode(for: error))
         }
     }
+
+    /// The options that set the library's fields its errors name.
+    static let optionNames = ["videoSize": "--video-size", "pixelFormat": "--pixel-format", "canvas": "--canvas"]
 
     /// The exit code of a library error's one-line message (``ExitCode/failure`` for any other error).
     private static func exitCode(for error: any Error) -> ExitCode {

@@ -85,7 +85,7 @@ public enum OneFileExport {
     ///   - force: replace an existing `file` (never a file of the recording).
     /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)``;
-    ///   ``RecordingError/badInput(path:field:detail:)`` for a bad canvas (field `--canvas`),
+    ///   ``RecordingError/badInput(path:field:detail:)`` for a bad canvas (path `canvas`),
     ///   a display matrix that is not a quarter turn (field `rotation`), a frame without a
     ///   timestamp (field `pts`) or a file whose frame count differs from the manifest
     ///   (field `frameCount`); ``MediaInputError``, ``SegmentWriterError``, ``FFmpegError``
@@ -243,14 +243,14 @@ public enum OneFileExport {
         return max(1, Int((2 * rate.numerator + rate.denominator / 2) / rate.denominator))
     }
 
-    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` (path `--canvas`) unless
+    /// - Throws: ``RecordingError/badInput(path:field:detail:)`` (path `canvas`) unless
     ///   both sides are even and within 2...``maximumCanvasSide``.
     static func check(canvas: VideoDimensions) throws(RecordingError) {
         guard (2...maximumCanvasSide).contains(canvas.width), (2...maximumCanvasSide).contains(canvas.height), canvas.width % 2 == 0, canvas.height % 2 == 0
         else {
             throw .badInput(
-                path: "--canvas", field: "\(canvas)",
-                detail: "allowed: even width and height from 2 to \(maximumCanvasSide) pixels (4:2:0 H.264), e.g. 1920x1080")
+                path: "canvas", field: "\(canvas)", detail: "allowed: even width and height from 2 to \(maximumCanvasSide) pixels (4:2:0 H.264), e.g. 1920x1080"
+            )
         }
     }
 }

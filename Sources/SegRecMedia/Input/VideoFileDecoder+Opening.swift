@@ -24,7 +24,7 @@ extension VideoFileDecoder {
             if error.isNotFound { throw .inputNotFound(path: path) }
             let hint =
                 path == "-" && options.videoSize == nil
-                ? " (standard input is read as YUV4MPEG2, or as raw video with --video-size; another container needs a file or a named pipe)" : ""
+                ? " (standard input is read as YUV4MPEG2, or as raw video when its size is given; another container needs a file or a named pipe)" : ""
             throw .badInput(path: path, field: "container", detail: "libavformat cannot open it: \(error.message)\(hint)")
         }
     }

@@ -71,12 +71,12 @@ public struct VideoSourceOptions: Sendable, Hashable {
         }
         guard isRawVideo(file ?? path) else { return (url, file, isPipe, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:]) }
         guard let size = videoSize else {
-            throw .badInput(path: path, field: "--video-size", detail: "raw video has no header: give its size as WxH, e.g. --video-size 352x288")
+            throw .badInput(path: path, field: "videoSize", detail: "raw video has no header: give its size as WxH, e.g. 352x288")
         }
         let format = pixelFormat ?? "yuv420p"
         guard Self.isKnownPixelFormat(format) else {
             throw .badInput(
-                path: path, field: "--pixel-format",
+                path: path, field: "pixelFormat",
                 detail: "'\(format)' is not a pixel format FFmpeg knows; e.g. \(Self.commonPixelFormats.joined(separator: ", "))")
         }
         var options = ["video_size": "\(size.width)x\(size.height)", "pixel_format": format]

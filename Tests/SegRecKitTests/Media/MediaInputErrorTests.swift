@@ -29,9 +29,17 @@ import Testing
         #expect(throws: MediaInputError.inputNotFound(path: missing)) { try VideoFileDecoder(path: missing) }
         let raw = directory.appendingPathComponent("raw.yuv")
         try Data(repeating: 128, count: 64 * 64 * 3 / 2).write(to: raw)
-        #expect(
-            throws: MediaInputError.badInput(
-                path: raw.path, field: "--video-size", detail: "raw video has no header: give its size as WxH, e.g. --video-size 352x288")
-        ) { try VideoFileDecoder(path: raw.path) }
+        #expect(throws: MediaInputError.badInput(path: raw.path, field: "videoSize", detail: "raw video has no header: give its size as WxH, e.g. 352x288")) {
+            try VideoFileDecoder(path: raw.path)
+        }
+    }
+
+    @Test("the library names the field, the command line its option") func fieldsBecomeOptions() {
+        let raw = MediaInputError.badInput(path: "/x.yuv", field: "videoSize", detail: "raw video has no header: give its size as WxH, e.g. 352x288")
+        #expect(raw.description == "/x.yuv: videoSize: raw video has no header: give its size as WxH, e.g. 352x288")
+        let mapped = ErrorMapping.commandLineError(raw)
+        #expect(mapped.message == "/x.yuv: --video-size: raw video has no header: give its size as WxH, e.g. 352x288" && mapped.exitCode == .dataError)
+        let canvas = ErrorMapping.commandLineError(RecordingError.badInput(path: "canvas", field: "641x360", detail: "allowed: even width and height"))
+        #expect(canvas.message == "--canvas: 641x360: allowed: even width and height" && canvas.exitCode == .dataError)
     }
 }
