@@ -241,4 +241,15 @@ import Testing
         #expect(manifest.segments.map(\.frameCount) == [4])
         if let (w, h, n) = try RecorderTestSupport.probe(dir.appendingPathComponent("out/segment-000.mp4")) { #expect((w, h, n) == (64, 48, 4)) }
     }
+
+    @Test("pushed sound the recorder cannot take is refused before anything is written, naming the field and what is allowed") func unsupportedSound() throws {
+        let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
+        for (rate, channels, expected) in [(50_000, 1, "sampleRate 50000; allowed: AAC's rates, 8000, 11025"), (48_000, 3, "channelCount 3; allowed: 1 or 2")] {
+            do {
+                _ = try Recorder(Self.configuration(dir), input: .push(PushInput(audio: PushInput.Audio(sampleRate: rate, channelCount: channels))))
+                Issue.record("\(rate) Hz, \(channels) channels accepted")
+            } catch let error as RecordingInputError { #expect(error.description.hasPrefix("PushInput.audio: " + expected), "\(error)") }
+            #expect(!FileManager.default.fileExists(atPath: dir.path))
+        }
+    }
 }

@@ -5,7 +5,9 @@ import Foundation
 public struct PushInput: Sendable {
     /// The sound an app pushes: its format and the clock its timestamps are read on.
     public struct Audio: Sendable {
-        /// Sample frames per second of the app's audio clock (8 000–96 000, AAC's rates).
+        /// Sample frames per second of the app's audio clock: one of AAC's rates (8 000,
+        /// 11 025, 12 000, 16 000, 22 050, 24 000, 32 000, 44 100, 48 000, 64 000, 88 200,
+        /// 96 000), the segments' track rate.
         public var sampleRate: Int
         /// 1 (mono) or 2 (stereo), interleaved.
         public var channelCount: Int
@@ -44,8 +46,10 @@ extension Recorder {
         try configuration.encoder.validate()
         var audio = configuration.recordsAudio ? push.audio : nil
         if let format = audio {
-            guard (8_000...96_000).contains(format.sampleRate) else {
-                throw RecordingInputError.unsupportedAudio("sampleRate \(format.sampleRate); allowed: 8000...96000")
+            guard AudioTrackSettings.supportedSampleRates.contains(format.sampleRate) else {
+                throw RecordingInputError.unsupportedAudio(
+                    "sampleRate \(format.sampleRate); allowed: AAC's rates, " + AudioTrackSettings.supportedSampleRates.map(String.init).joined(separator: ", ")
+                )
             }
             guard (1...2).contains(format.channelCount) else {
                 throw RecordingInputError.unsupportedAudio("channelCount \(format.channelCount); allowed: 1 or 2")
