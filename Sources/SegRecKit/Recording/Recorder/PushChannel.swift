@@ -42,58 +42,51 @@ final class PushChannel: Sendable {
         enum Outcome {
             case done
             case refused(any Error)
-            case wait
+            case waiting
         }
-        let outcome = state.withLock { state -> Outcome in
-            if state.closed { return .refused(state.refusal ?? RecordingError.invalidState("the recording has ended; it takes nothing more")) }
-            if let consumer = state.consumer {
-                state.consumer = nil
-                consumer.resume(returning: item)
-                return .done
-            }
-            if state.queued.count < capacity, state.waiting.isEmpty {
-                state.queued.append(item)
-                return .done
-            }
-            return .wait
-        }
-        switch outcome {
-        case .done: return
-        case .refused(let error): throw error
-        case .wait:
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let refusal = state.withLock { state -> (any Error)? in
-                    if state.closed { return state.refusal ?? RecordingError.invalidState("the recording has ended; it takes nothing more") }
-                    state.waiting.append((item, continuation))
-                    return nil
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // One critical section decides: handed over, queued, refused, or wait for room.
+            let outcome = state.withLock { state -> Outcome in
+                if state.closed { return .refused(state.refusal ?? RecordingError.invalidState("the recording has ended; it takes nothing more")) }
+                if let consumer = state.consumer {
+                    state.consumer = nil
+                    consumer.resume(returning: item)
+                    return .done
                 }
-                if let refusal { continuation.resume(throwing: refusal) }
+                if state.queued.count < capacity, state.waiting.isEmpty {
+                    state.queued.append(item)
+                    return .done
+                }
+                state.waiting.append((item, continuation))
+                return .waiting
+            }
+            switch outcome {
+            case .done: continuation.resume()
+            case .refused(let error): continuation.resume(throwing: error)
+            case .waiting: break
             }
         }
     }
 
     /// The next item, waiting for one; nil once the channel is closed and empty.
     func take() async -> Item? {
-        let taken = state.withLock { state -> Item?? in
-            if !state.queued.isEmpty {
-                let item = state.queued.removeFirst()
-                if !state.waiting.isEmpty {
-                    let (next, producer) = state.waiting.removeFirst()
-                    state.queued.append(next)
-                    producer.resume()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
+            // One critical section decides: an item now, the end now, or wait for a producer.
+            let now = state.withLock { state -> Item?? in
+                if !state.queued.isEmpty {
+                    let item = state.queued.removeFirst()
+                    if !state.waiting.isEmpty {
+                        let (next, producer) = state.waiting.removeFirst()
+                        state.queued.append(next)
+                        producer.resume()
+                    }
+                    return .some(item)
                 }
-                return .some(item)
-            }
-            return state.closed ? .some(nil) : nil
-        }
-        if let taken { return taken }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-            let immediate = state.withLock { state -> Bool in
-                if state.closed { return true }
+                if state.closed { return .some(nil) }
                 state.consumer = continuation
-                return false
+                return nil
             }
-            if immediate { continuation.resume(returning: nil) }
+            if let now { continuation.resume(returning: now) }
         }
     }
 
