@@ -31,7 +31,8 @@ public enum RecordingReport {
     /// - Parameters:
     ///   - directory: the recording folder; the page and posters are written into it.
     ///   - force: replace an existing page and posters (only those files); without it an
-    ///     existing one is an error.
+    ///     existing page is an error. Posters and an HLS export without a page (what a
+    ///     killed or failed report left: the page is written last) are replaced either way.
     ///   - posterSide: the posters' longer side at most, in pixels.
     /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
@@ -44,13 +45,16 @@ public enum RecordingReport {
         let pagePath = directory.appendingPathComponent(pageName).path
         let posterNames = source.manifest.segments.map { ($0.file as NSString).deletingPathExtension + ".jpg" }
         _ = try ExportOutput(folder: directory, paths: [pagePath], force: force)
+        // The page is written last: posters or an HLS export without it are what a killed or
+        // failed report left, and this report replaces them (its own names only).
+        let replacesLeftovers = force || !SafeFile.exists(path: pagePath)
         // Inside the recording, nothing is followed: a link (or file) named like the
         // posters' folder is somebody else's, even with --force.
         if let problem = SafeFile.notRegularFolder(path: posters.path) {
             throw RecordingError.cannotCreateOutput(
                 path: posters.path, detail: "\(problem); the report writes its posters only into a folder of its own there: move it away")
         }
-        _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: force)
+        _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: replacesLeftovers)
         let hlsFolder = directory.appendingPathComponent(hlsFolder)
         if let problem = SafeFile.notRegularFolder(path: hlsFolder.path) {
             throw RecordingError.cannotCreateOutput(
@@ -69,7 +73,7 @@ public enum RecordingReport {
                         poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs,
                         waveform: try waveform(of: segment, in: source, width: bar.width)))
             }
-            let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, force: force)
+            let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, force: replacesLeftovers)
             let whole = ReportPage.WholeRecording(
                 playlist: Self.hlsFolder + "/" + hls.playlist.lastPathComponent, mediaSegments: hls.segments,
                 isHEVC: source.manifest.encoder?.codec == "hevc" || media.contains { $0.codecs.hasPrefix("hev1") || $0.codecs.hasPrefix("hvc1") })
