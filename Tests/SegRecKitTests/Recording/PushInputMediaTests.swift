@@ -37,6 +37,16 @@ import Testing
         return process.terminationStatus == 0 ? data : nil
     }
 
+    /// ffprobe's `entries` of stream `stream` in `file`, one CSV row without its name (nil,
+    /// with a message, when ffprobe is missing).
+    static func ffprobe(_ stream: String, _ entries: String, _ file: URL) throws -> String? {
+        guard let out = try run(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", entries, "-of", "csv=p=0", file.path]) else {
+            print("skipped: ffprobe not found")
+            return nil
+        }
+        return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test("packed BGRA pictures (padded rows) are converted to NV12 by libswscale: white reads back as Y 235, black as Y 16") func bgraPictures() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("out")
         let recorder = try Recorder(Self.configuration(dir), input: .push(PushInput()))
@@ -86,16 +96,8 @@ import Testing
         #expect(manifest.segments.map(\.rotationDegrees) == [90, 0])
         #expect(manifest.segments.map(\.startReason) == [.recordingStarted, .rotationChanged])
         #expect(manifest.segments[1].sessionStart == (try Self.time(12).converted(toTimescale: 1_000_000_000)))
-        guard
-            let probe = try Self.run([
-                "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=rotation", "-of", "csv=p=0",
-                dir.appendingPathComponent("segment-000.mp4").path
-            ])
-        else {
-            print("skipped: ffprobe not found")
-            return
-        }
-        #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "-90")
+        guard let probe = try Self.ffprobe("v:0", "stream_side_data=rotation", dir.appendingPathComponent("segment-000.mp4")) else { return }
+        #expect(probe == "-90")
         #expect(try RecordingVerifier.verify(dir).passed)
     }
 
@@ -136,16 +138,8 @@ import Testing
         #expect(manifest.segments.map { $0.audio?.channels } == [2, 2])
         let report = try RecordingVerifier.verify(dir)
         #expect(report.passed, "\(report.problems) \(report.segments.map(\.problems))")
-        guard
-            let probe = try Self.run([
-                "ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels,sample_rate,duration_ts", "-of", "csv=p=0",
-                dir.appendingPathComponent("segment-001.mp4").path
-            ])
-        else {
-            print("skipped: ffprobe not found")
-            return
-        }
-        #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "48000,2,72000")
+        guard let probe = try Self.ffprobe("a:0", "stream=channels,sample_rate,duration_ts", dir.appendingPathComponent("segment-001.mp4")) else { return }
+        #expect(probe == "48000,2,72000")
     }
 
     @Test("the event stream tells the recording as it happens: opened, progress per frame, closed with its record, finished") func events() async throws {
