@@ -22,7 +22,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
     /// - `h264`: 2x2 (libx264 takes any size; 4:2:0 needs even dimensions).
     /// - `hevc`: 16x16: libx265 refuses a smaller width or height ("Image size is too small",
     ///   `avcodec_open2` then fails with EINVAL).
-    public var minimumDimensions: VideoDimensions {
+    package var minimumDimensions: VideoDimensions {
         switch self {
         case .h264: VideoDimensions(width: 2, height: 2)
         case .hevc: VideoDimensions(width: 16, height: 16)
@@ -31,10 +31,10 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Whether the encoder takes pictures of `dimensions` (both at least
     /// ``minimumDimensions``).
-    public func accepts(_ dimensions: VideoDimensions) -> Bool { dimensions.width >= minimumDimensions.width && dimensions.height >= minimumDimensions.height }
+    package func accepts(_ dimensions: VideoDimensions) -> Bool { dimensions.width >= minimumDimensions.width && dimensions.height >= minimumDimensions.height }
 
     /// A display name for messages: `H.264 (libx264)`, `HEVC (libx265)`.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .h264: "H.264 (\(encoderName))"
         case .hevc: "HEVC (\(encoderName))"
@@ -67,7 +67,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
 public struct EncoderSettings: Sendable, Hashable, Codable {
     /// The codec (default ``VideoCodec/h264``).
     public var codec: VideoCodec
-    /// x264/x265 speed preset (`preset` private option), one of ``allowedPresets``;
+    /// x264/x265 speed preset (`preset` private option), one of `allowedPresets`;
     /// default `"veryfast"`.
     public var preset: String
     /// Constant rate factor (`crf` private option), 0...51 (0 lossless-ish, 51 worst);
@@ -100,11 +100,11 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     package func encodesInterlaced(height: Int) -> Bool { codec == .h264 && fieldOrder?.isInterlaced == true && height % 4 == 0 }
 
     /// The presets both x264 and x265 know, fastest first.
-    public static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    package static let allowedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     /// The allowed CRF range.
-    public static let allowedCRF = 0...51
+    package static let allowedCRF = 0...51
     /// Upper bound accepted for ``threads`` (x264's own limit is 128).
-    public static let maximumThreads = 128
+    package static let maximumThreads = 128
 
     /// Settings with the documented defaults for anything not given.
     public init(

@@ -6,9 +6,9 @@ public enum SegRecVersion {
     public static let version = "0.1.0"
 
     /// `Lavf59.27.100`: the linked libavformat's version, as FFmpeg's `LIBAVFORMAT_IDENT`.
-    public static var libavformatIdent: String { "Lavf" + dotted(avformat_version()) }
+    package static var libavformatIdent: String { "Lavf" + dotted(avformat_version()) }
     /// `Lavc59.37.100`: the linked libavcodec's version, as FFmpeg's `LIBAVCODEC_IDENT`.
-    public static var libavcodecIdent: String { "Lavc" + dotted(avcodec_version()) }
+    package static var libavcodecIdent: String { "Lavc" + dotted(avcodec_version()) }
 
     private static func dotted(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
 }

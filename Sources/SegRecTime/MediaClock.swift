@@ -19,16 +19,16 @@ public struct MediaClock: Sendable, Hashable, Codable {
     public let driftPartsPerBillion: Int64
 
     /// Largest accepted |offset|: 100 years, in nanoseconds.
-    public static let maximumOffsetNanoseconds: Int64 = 100 * 366 * 86_400 * 1_000_000_000
+    package static let maximumOffsetNanoseconds: Int64 = 100 * 366 * 86_400 * 1_000_000_000
     /// Largest accepted |drift|: 10⁶ ppb (1000 ppm).
-    public static let maximumDriftPartsPerBillion: Int64 = 1_000_000
+    package static let maximumDriftPartsPerBillion: Int64 = 1_000_000
 
     /// The session's synchronization clock: host time in nanoseconds.
     public static let host = MediaClock(uncheckedIdentifier: "host", timescale: 1_000_000_000, offsetNanoseconds: 0, driftPartsPerBillion: 0)
 
     /// Creates a clock from exact integer parameters.
     /// - Throws: ``MediaTimeError/invalidClock(_:)`` when `timescale <= 0`, |offset| exceeds
-    ///   ``maximumOffsetNanoseconds`` or |drift| exceeds ``maximumDriftPartsPerBillion``.
+    ///   `maximumOffsetNanoseconds` or |drift| exceeds `maximumDriftPartsPerBillion`.
     public init(identifier: String, timescale: Int32, offsetNanoseconds: Int64, driftPartsPerBillion: Int64) throws(MediaTimeError) {
         guard timescale > 0 else { throw .invalidClock("timescale \(timescale) must be > 0") }
         guard offsetNanoseconds.magnitude <= Self.maximumOffsetNanoseconds.magnitude else {

@@ -64,7 +64,7 @@ public enum OneFileExport {
 
     /// The canvas side limit (both sides), in pixels: libx264's level 6.2 maximum picture
     /// is 139 264 macroblocks, 8192x4320 fits.
-    public static let maximumCanvasSide = 8192
+    package static let maximumCanvasSide = 8192
 
     /// What an interrupted export to `file` left (its `.partial` file and its `.tmp`
     /// reservation, regular files only) is never a finished output: removed, so a rerun
@@ -79,7 +79,7 @@ public enum OneFileExport {
     /// - Parameters:
     ///   - directory: the recording folder (its `manifest.json` and segment files).
     ///   - file: the MP4 file to write (its folder is created when missing).
-    ///   - requested: the frame size of the file, in pixels (even, 2...``maximumCanvasSide``);
+    ///   - requested: the frame size of the file, in pixels (even, 2...`maximumCanvasSide`);
     ///     nil: the largest displayed width and the largest displayed height over the
     ///     segments after their rotation, rounded up to even.
     ///   - force: replace an existing `file` (never a file of the recording).

@@ -6,7 +6,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// Always 1 for this layout.
     public var formatVersion: Int = RecordingManifest.currentFormatVersion
     /// The manifest format this segrec writes and reads (Docs/manifest.md).
-    public static let currentFormatVersion = 1
+    package static let currentFormatVersion = 1
     /// `segment` or `stop-on-change`.
     public var mode: RecordingMode
     /// The session's synchronization clock (host nanoseconds).
@@ -54,7 +54,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     public var segmentLimits: SegmentLimits?
 
     /// `date` as the manifest writes ``recordedAt``: ISO 8601 UTC with milliseconds.
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -34,7 +34,7 @@ public enum RecordingRecovery {
 
     /// Why `directory` (with `manifest`) is not a finished recording, in words that say
     /// what to do, or nil when it is finished.
-    public static func interruption(of directory: URL, manifest: RecordingManifest) -> String? {
+    package static func interruption(of directory: URL, manifest: RecordingManifest) -> String? {
         if case .some(let pid) = RecordingLock.holder(of: directory) {
             return "the recording is still running (process \(pid.map(String.init) ?? "unknown") holds \(RecordingLock.fileName)); verify it once it has ended"
         }

@@ -6,12 +6,12 @@
 /// columns) and thresholds at 128, which survives lossy encoding.
 public enum FrameIndexStamp {
     /// Rows the stamp occupies.
-    public static let rows = 16
+    package static let rows = 16
     /// First row of the second code: the producing camera's position in `cameras`
     /// (several-camera sessions only; Docs/cameras.md).
-    public static let cameraRow = 16
+    package static let cameraRow = 16
     /// Luma of a 1-bit and of a 0-bit.
-    public static let oneLuma: UInt8 = 235, zeroLuma: UInt8 = 16
+    package static let oneLuma: UInt8 = 235, zeroLuma: UInt8 = 16
 
     /// Writes `index` into rows 0–15 of a luma plane (`bytesPerRow` bytes per row,
     /// at least 16 rows, width ≥ 32). One row is built, then copied.
@@ -37,7 +37,7 @@ public enum FrameIndexStamp {
     /// - Parameters: `luma` points at row 0; `bytesPerRow` may exceed `width` (decoder padding).
     /// - Returns: the 32-bit index; `nil` when the picture is smaller than 32x16 pixels.
     ///   `firstRow` 16 reads the second code (rows 16–31).
-    public static func read(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int, firstRow: Int = 0) -> UInt32? {
+    package static func read(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int, firstRow: Int = 0) -> UInt32? {
         guard width >= 32, height >= firstRow + rows, luma.count >= bytesPerRow * (firstRow + rows - 1) + width else { return nil }
         let blockWidth = width / 32
         let firstColumn = blockWidth / 4
@@ -56,7 +56,7 @@ public enum FrameIndexStamp {
         return value
     }
 
-    /// Convenience over ``read(luma:width:height:bytesPerRow:firstRow:)`` for an NV12 ``PixelBuffer``.
+    /// Convenience over `read(luma:width:height:bytesPerRow:firstRow:)` for an NV12 ``PixelBuffer``.
     public static func read(_ buffer: PixelBuffer, firstRow: Int = 0) -> UInt32? {
         buffer.lumaPlane.withUnsafeBufferPointer {
             read(luma: $0, width: buffer.width, height: buffer.height, bytesPerRow: buffer.lumaBytesPerRow, firstRow: firstRow)

@@ -15,7 +15,7 @@
 /// Width and height are even (4:2:0 subsampling). Rows are tightly packed
 /// (`bytesPerRow == width`, or `width / 2` for planar chroma) unless a producer says
 /// otherwise. A plane may be longer than its rows: producers whose planes go to FFmpeg add
-/// ``planePadding`` bytes after the last row (`hasPlanePadding`), as FFmpeg's own buffers
+/// `planePadding` bytes after the last row (`hasPlanePadding`), as FFmpeg's own buffers
 /// have.
 public struct PixelBuffer: Sendable {
     /// The layout of the chroma samples.
@@ -38,7 +38,7 @@ public struct PixelBuffer: Sendable {
     public var chromaPlane: [UInt8]
     /// Bytes per luma row (≥ width).
     public let lumaBytesPerRow: Int
-    /// Bytes per chroma row (≥ ``minimumChromaBytesPerRow(width:pixelFormat:)``).
+    /// Bytes per chroma row (≥ `minimumChromaBytesPerRow(width:pixelFormat:)`).
     public let chromaBytesPerRow: Int
 
     /// Wraps existing planes. Preconditions: even, positive dimensions; planes large
@@ -63,13 +63,13 @@ public struct PixelBuffer: Sendable {
 
     /// Bytes of chroma per row of a packed picture `width` pixels wide: `width` for NV12
     /// (Cb Cr pairs), `width / 2` for planar.
-    public static func minimumChromaBytesPerRow(width: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? width : width / 2 }
+    package static func minimumChromaBytesPerRow(width: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? width : width / 2 }
 
     /// Rows of the chroma plane: `height / 2` for NV12, `height` for planar (Cb then Cr).
-    public static func chromaRows(height: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? height / 2 : height }
+    package static func chromaRows(height: Int, pixelFormat: PixelFormat) -> Int { pixelFormat == .nv12 ? height / 2 : height }
 
     /// Rows of this picture's chroma plane (see ``chromaRows(height:pixelFormat:)``).
-    public var chromaRows: Int { Self.chromaRows(height: height, pixelFormat: pixelFormat) }
+    package var chromaRows: Int { Self.chromaRows(height: height, pixelFormat: pixelFormat) }
 
     /// A tightly packed buffer filled with mid-grey (Y 128, Cb 128, Cr 128).
     public init(width: Int, height: Int) {
@@ -85,14 +85,14 @@ public struct PixelBuffer: Sendable {
     /// write (their SIMD loops run up to 16 pixels past a row's end: a 2-pixel-wide
     /// picture's last row overruns by 12 bytes): FFmpeg's `AV_INPUT_BUFFER_PADDING_SIZE`
     /// (64), the padding `av_frame_get_buffer` and `av_image_alloc` add.
-    public static let planePadding = 64
+    package static let planePadding = 64
 
     /// Luma plane length for `height` rows of `bytesPerRow` bytes plus ``planePadding``.
-    public static func paddedLumaByteCount(bytesPerRow: Int, height: Int) -> Int { bytesPerRow * height + planePadding }
+    package static func paddedLumaByteCount(bytesPerRow: Int, height: Int) -> Int { bytesPerRow * height + planePadding }
 
     /// Chroma plane length for the rows of a `height`-row picture (`height / 2` for NV12,
     /// `height` for planar) of `bytesPerRow` bytes plus ``planePadding``.
-    public static func paddedChromaByteCount(bytesPerRow: Int, height: Int, pixelFormat: PixelFormat = .nv12) -> Int {
+    package static func paddedChromaByteCount(bytesPerRow: Int, height: Int, pixelFormat: PixelFormat = .nv12) -> Int {
         bytesPerRow * chromaRows(height: height, pixelFormat: pixelFormat) + planePadding
     }
 

@@ -37,7 +37,7 @@ public enum SegmentWriterError: Error, Equatable, Sendable, CustomStringConverti
     case io(path: String, operation: String, errno: Int32)
     /// The fragment interval must be ≥ 0 and at most `Int32.max` microseconds (~35 min).
     case invalidFragmentInterval(MediaTime)
-    /// The codec's encoder does not take pictures this small (``VideoCodec/minimumDimensions``);
+    /// The codec's encoder does not take pictures this small (`VideoCodec/minimumDimensions`);
     /// nothing was written for `path`.
     case pictureTooSmall(path: String, dimensions: VideoDimensions, codec: VideoCodec)
 

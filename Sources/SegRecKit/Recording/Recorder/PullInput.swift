@@ -61,5 +61,5 @@ public struct PullInput: Sendable {
     var camerasScenario: Scenario? { scenario?.cameras == nil ? nil : scenario }
 
     /// True for footage recorded without a camera model (passed through with its own sizes and times).
-    public var passesFootageThrough: Bool { source != .synthetic && scenario == nil }
+    package var passesFootageThrough: Bool { source != .synthetic && scenario == nil }
 }
