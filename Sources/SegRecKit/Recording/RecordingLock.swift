@@ -5,10 +5,14 @@ import Synchronization
     import Glibc
 #endif
 
-/// `OUTPUT/recording.lock`: an exclusive `flock(2)` held by the recording process for as
-/// long as it records into a folder, with the process id written inside.
+/// An exclusive `flock(2)` on the output folder itself, held by the recording process for as
+/// long as it records into it, and `OUTPUT/recording.lock`, which names the holder's process
+/// id.
 ///
-/// A second `segrec record` (with or without `--force`) or `segrec recover` on the same
+/// The lock is on the folder's open descriptor, not on a name: deleting or replacing
+/// `recording.lock` (or renaming the folder) does not release it, so a second recording
+/// into the folder is refused for as long as the first runs. The lock file is locked too,
+/// as older segrec versions expect. A second `segrec record` (with or without `--force`) or `segrec recover` on the same
 /// folder finds the lock held and stops with the holder's pid. The kernel drops the lock
 /// when the holder dies (even by `kill -9`), so a folder left by a crash is never locked; the
 /// stale file is harmless and is removed by the next recording or by `recover`.
@@ -21,7 +25,8 @@ package final class RecordingLock: Sendable {
 
     /// The lock file.
     package let url: URL
-    private let descriptor: Mutex<Int32>
+    /// The lock file's and the folder's descriptors (the folder's holds the lock).
+    private let descriptors: Mutex<(file: Int32, folder: Int32)>
 
     /// Takes the lock of `folder`, creating the lock file if needed, and writes this
     /// process's id into it.
@@ -30,30 +35,52 @@ package final class RecordingLock: Sendable {
     ///   (e.g. a symlink or folder in its place) or is not a regular file with one link.
     package init(folder: URL) throws(RecordingError) {
         url = folder.appendingPathComponent(Self.fileName)
+        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { throw .cannotCreateOutput(path: folder.path, detail: String(cString: strerror(errno))) }
+        guard flock(folderFD, LOCK_EX | LOCK_NB) == 0 else {
+            close(folderFD)
+            throw .locked(path: url.path, pid: Self.readPID(at: url.path))
+        }
+        do throws(RecordingError) {
+            descriptors = Mutex((file: try Self.openLockFile(url), folder: folderFD))
+        } catch {
+            close(folderFD)
+            throw error
+        }
+    }
+
+    /// Opens, checks, locks and fills the lock file at `url`. - Returns: its descriptor.
+    private static func openLockFile(_ url: URL) throws(RecordingError) -> Int32 {
         let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let detail = errno == ELOOP ? "is a symbolic link; allowed: a lock file segrec made (remove it)" : String(cString: strerror(errno))
             throw .cannotCreateOutput(path: url.path, detail: detail)
         }
-        if let problem = Self.problem(fd) {
+        if let problem = problem(fd) {
             close(fd)
             throw .cannotCreateOutput(path: url.path, detail: "\(problem); allowed: a lock file segrec made (remove it)")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = Self.readPID(fd)
+            let holder = readPID(fd)
             close(fd)
             throw .locked(path: url.path, pid: holder)
         }
         let text = "\(getpid())\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
-        descriptor = Mutex(fd)
+        return fd
     }
 
     /// Whether another process holds the lock of `folder` now, and its pid when known.
     /// Never creates the file. - Returns: nil when nobody holds it.
     package static func holder(of folder: URL) -> Int32?? {
         let path = folder.appendingPathComponent(fileName).path
+        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            defer { close(folderFD) }
+            guard flock(folderFD, LOCK_SH | LOCK_NB) == 0 else { return .some(readPID(at: path)) }
+            flock(folderFD, LOCK_UN)
+        }
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -67,15 +94,23 @@ package final class RecordingLock: Sendable {
 
     /// Releases the lock and removes the file (at the end of a recording).
     package func release() {
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
+        descriptors.withLock { fds in
+            guard fds.folder >= 0 else { return }
             unlink(url.path)
-            close(fd)
-            fd = -1
+            close(fds.file)
+            close(fds.folder)
+            fds = (-1, -1)
         }
     }
 
-    deinit { descriptor.withLock { fd in if fd >= 0 { close(fd) } } }
+    deinit {
+        descriptors.withLock { fds in
+            if fds.folder >= 0 {
+                close(fds.file)
+                close(fds.folder)
+            }
+        }
+    }
 
     /// Why the open file `fd` is not a lock file segrec may use, or nil: it must be a
     /// regular file with exactly one name.
@@ -85,6 +120,15 @@ package final class RecordingLock: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { return "is not a regular file" }
         guard info.st_nlink == 1 else { return "has \(info.st_nlink) names (a hard link to a file elsewhere)" }
         return nil
+    }
+
+    /// The process id written in the lock file at `path`, if it is there and readable.
+    private static func readPID(at path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard problem(fd) == nil else { return nil }
+        return readPID(fd)
     }
 
     private static func readPID(_ fd: Int32) -> Int32? {
