@@ -63,7 +63,7 @@ public enum VideoCodec: String, Sendable, Hashable, Codable, CaseIterable {
 /// and the nominal frame rate.
 ///
 /// Mirrors the `ffmpeg` options `-c:v`, `-preset`, `-crf`, `-g`, `-threads`, `-r`.
-/// Call ``validate()`` before use (`SegmentWriter` does).
+/// Call `validate()` before use (`SegmentWriter` does).
 public struct EncoderSettings: Sendable, Hashable, Codable {
     /// The codec (default ``VideoCodec/h264``).
     public var codec: VideoCodec
@@ -126,7 +126,7 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// - Throws: ``EncoderSettingsError/invalid(field:value:allowed:)`` naming the first bad
     ///   field (`preset`, `crf`, `keyframeInterval`, `threads`, `frameRate`), its value and
     ///   what is allowed.
-    public func validate() throws(EncoderSettingsError) {
+    package func validate() throws(EncoderSettingsError) {
         guard Self.allowedPresets.contains(preset) else { throw .invalid(field: "preset", value: preset, allowed: Self.allowedPresets.joined(separator: ", ")) }
         guard Self.allowedCRF.contains(crf) else { throw .invalid(field: "crf", value: "\(crf)", allowed: "0...51") }
         guard keyframeInterval >= 1, keyframeInterval <= Int(Int32.max) else {

@@ -25,7 +25,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
     /// FFmpeg logged on the calling thread within the last second (see
     /// `FFmpegLog.takeRecentError()`), else — and always for the operating system's I/O
     /// errors (`systemErrnos`) — with `av_strerror`.
-    public init(call: String, code: Int32, context: String? = nil) {
+    package init(call: String, code: Int32, context: String? = nil) {
         self.call = call
         self.code = code
         self.codeText = FFmpegError.errorString(code)

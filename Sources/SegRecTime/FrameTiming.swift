@@ -3,23 +3,23 @@
 /// Frame `i` is captured at device tick `D(i) = D0 + round(i · timescale / fps)` (half away
 /// from zero), computed from `i` directly so timestamps never accumulate error. `D0` is the
 /// session start converted to the device clock.
-public struct FrameTiming: Sendable, Hashable {
+package struct FrameTiming: Sendable, Hashable {
     /// The device clock whose ticks `D(i)` counts.
-    public let deviceClock: MediaClock
+    package let deviceClock: MediaClock
     /// The capture frame rate.
-    public let frameRate: FrameRate
+    package let frameRate: FrameRate
     /// `D0`: device ticks of frame 0.
-    public let firstFrameDeviceTicks: Int64
+    package let firstFrameDeviceTicks: Int64
 
     /// Frame timing for a session starting at `sessionStart` on `sessionClock`.
     /// - Throws: ``MediaTimeError/overflow(operation:)`` from the conversion.
-    public init(deviceClock: MediaClock, frameRate: FrameRate, sessionStart: MediaTime, sessionClock: MediaClock = .host) throws(MediaTimeError) {
+    package init(deviceClock: MediaClock, frameRate: FrameRate, sessionStart: MediaTime, sessionClock: MediaClock = .host) throws(MediaTimeError) {
         let d0 = try convertTime(sessionStart, from: sessionClock, to: deviceClock)
         self.init(deviceClock: deviceClock, frameRate: frameRate, firstFrameDeviceTicks: d0.value)
     }
 
     /// Frame timing with an explicit `D0` in device ticks.
-    public init(deviceClock: MediaClock, frameRate: FrameRate, firstFrameDeviceTicks: Int64) {
+    package init(deviceClock: MediaClock, frameRate: FrameRate, firstFrameDeviceTicks: Int64) {
         self.deviceClock = deviceClock
         self.frameRate = frameRate
         self.firstFrameDeviceTicks = firstFrameDeviceTicks
@@ -37,14 +37,14 @@ public struct FrameTiming: Sendable, Hashable {
 
     /// `D(i)` in device ticks, at the device clock's timescale.
     /// - Throws: ``MediaTimeError/overflow(operation:)`` past Int64 ticks.
-    public func deviceTime(ofFrame index: Int64) throws(MediaTimeError) -> MediaTime {
+    package func deviceTime(ofFrame index: Int64) throws(MediaTimeError) -> MediaTime {
         let (sum, overflow) = firstFrameDeviceTicks.addingReportingOverflow(try ticksSinceFirstFrame(index))
         guard !overflow else { throw .overflow(operation: "device time of frame \(index)") }
         return MediaTime(value: sum, timescale: deviceClock.timescale)
     }
 
     /// Frame `i`'s timestamp on `sessionClock`: `convertTime(D(i), device → session)`.
-    public func sessionTime(ofFrame index: Int64, sessionClock: MediaClock = .host) throws(MediaTimeError) -> MediaTime {
+    package func sessionTime(ofFrame index: Int64, sessionClock: MediaClock = .host) throws(MediaTimeError) -> MediaTime {
         try convertTime(try deviceTime(ofFrame: index), from: deviceClock, to: sessionClock)
     }
 
@@ -53,7 +53,7 @@ public struct FrameTiming: Sendable, Hashable {
     /// that time. The device-clock estimate is settled on session timestamps exactly, since
     /// the two clocks round separately.
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public func firstFrame(capturedAtOrAfter sessionTime: MediaTime, sessionClock: MediaClock = .host, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
+    package func firstFrame(capturedAtOrAfter sessionTime: MediaTime, sessionClock: MediaClock = .host, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
     {
         let onDevice = try convertTime(sessionTime, from: sessionClock, to: deviceClock)
         var k = try firstFrame(atOrAfter: onDevice, minimumIndex: minimumIndex)
@@ -67,7 +67,7 @@ public struct FrameTiming: Sendable, Hashable {
     /// ticks (`deviceTime` in any timescale of the device clock). This is the frame on which
     /// a `setDynamicAspectRatio` request takes effect (Docs/clocks.md, "A change").
     /// - Throws: ``MediaTimeError/overflow(operation:)``.
-    public func firstFrame(atOrAfter deviceTime: MediaTime, plusFramePeriods latencyFrames: Int64 = 0, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
+    package func firstFrame(atOrAfter deviceTime: MediaTime, plusFramePeriods latencyFrames: Int64 = 0, minimumIndex: Int64 = 0) throws(MediaTimeError) -> Int64
     {
         // Compare D(k) ≥ deviceTime + L·ts·den/num exactly, as
         // D(k)·tsT·num ≥ t·ts·num + L·ts·den·tsT  (tsT = deviceTime.timescale, t = its value),

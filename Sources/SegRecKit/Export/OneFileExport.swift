@@ -24,31 +24,31 @@ import SegRecMedia
 /// file time `m / rate` = session time `first sessionStart + m / rate` (a camera-switch gap
 /// keeps its sound), the priming and padding hidden by the edit list; interleaved with the
 /// pictures (after each frame, the sound up to its time).
-public enum OneFileExport {
+package enum OneFileExport {
     /// What ``export(from:to:canvas:force:)`` wrote.
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// The MP4 file.
-        public let file: URL
+        package let file: URL
         /// The canvas every frame was placed on, in pixels.
-        public let canvas: VideoDimensions
+        package let canvas: VideoDimensions
         /// Frames encoded (the manifest's total).
-        public let frames: Int
+        package let frames: Int
         /// Segments read.
-        public let segments: Int
+        package let segments: Int
         /// Segments whose pictures were turned upright (a display matrix other than 0°).
-        public let rotatedSegments: Int
+        package let rotatedSegments: Int
         /// Segments scaled or padded (not exactly the canvas).
-        public let placedSegments: Int
+        package let placedSegments: Int
         /// The file's duration (last `sessionEnd` − first `sessionStart`, in ticks of
         /// ``timescale``).
-        public let duration: MediaTime
+        package let duration: MediaTime
         /// Ticks per second of the file's track.
-        public let timescale: Int32
+        package let timescale: Int32
         /// Bytes of the file.
-        public let bytes: Int64
+        package let bytes: Int64
         /// Sample frames in the audio track (the segments' `sampleCount`s added up), 0 for a
         /// recording without sound.
-        public let audioSamples: Int64
+        package let audioSamples: Int64
     }
 
     /// What one segment file says before its pictures are read.
@@ -91,7 +91,7 @@ public enum OneFileExport {
     ///   (field `frameCount`); ``MediaInputError``, ``SegmentWriterError``, ``FFmpegError``
     ///   from decoding and encoding. On any throw no output file is left; what an interrupted
     ///   export to `file` left is removed first.
-    public static func export(from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false) throws -> Result {
+    package static func export(from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false) throws -> Result {
         let source = try ExportSource(directory: directory)
         let segments = source.manifest.segments
         if let requested { try check(canvas: requested) }

@@ -6,28 +6,28 @@ import Foundation
 /// re-encodes a picture: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
 /// The HLS sound is the one thing encoded: the segments' AAC tracks joined into one AAC
 /// stream, so that no discontinuity repeats the encoder's priming.
-public enum RecordingExporter {
+package enum RecordingExporter {
     /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)`` wrote.
-    public struct HLSResult: Sendable, Equatable {
+    package struct HLSResult: Sendable, Equatable {
         /// The playlist file.
-        public let playlist: URL
+        package let playlist: URL
         /// The playlist as written.
-        public let text: String
+        package let text: String
         /// Media segments written (playlist entries).
-        public let segments: Int
+        package let segments: Int
         /// Recorded files exported (one initialization section each).
-        public let files: Int
+        package let files: Int
         /// Frames (packets) copied into media segments, over all segments.
-        public let frames: Int
+        package let frames: Int
         /// Bytes written (initialization sections and media segments).
-        public let bytes: Int64
+        package let bytes: Int64
         /// `EXT-X-DISCONTINUITY` tags written (files − 1).
-        public let discontinuities: Int
+        package let discontinuities: Int
         /// Sample frames of sound carried (one continuous AAC stream over every media
         /// segment), 0 for a recording without sound.
-        public let audioSamples: Int64
+        package let audioSamples: Int64
         /// What a user should know (a rotation change, a media segment longer than asked).
-        public let warnings: [String]
+        package let warnings: [String]
     }
 
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
@@ -63,7 +63,7 @@ public enum RecordingExporter {
 
     /// The default longest media segment of the HLS export: 4 s (Apple's authoring spec
     /// recommends 6 s targets; 4 s holds two of the recorder's default 2 s keyframe intervals at 30 fps).
-    public static let defaultMediaSegmentDuration = MediaTime(value: 4, timescale: 1)
+    package static let defaultMediaSegmentDuration = MediaTime(value: 4, timescale: 1)
 
     /// Writes an HLS VOD playlist (version 7) of fMP4 segments for the recording in
     /// `directory`: per segment file an initialization section and media segments of at most
@@ -106,7 +106,7 @@ public enum RecordingExporter {
     ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
     ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
     ///   recording is never touched).
-    public static func exportHLS(
+    package static func exportHLS(
         from directory: URL, to output: URL, wallClock: Date? = nil, mediaSegmentDuration: MediaTime = defaultMediaSegmentDuration, force: Bool = false
     ) throws -> HLSResult {
         let source = try ExportSource(directory: directory)
@@ -246,20 +246,20 @@ public enum RecordingExporter {
     }
 
     /// What ``exportConcat(from:to:force:)`` wrote.
-    public struct ConcatResult: Sendable, Equatable {
+    package struct ConcatResult: Sendable, Equatable {
         /// The list file.
-        public let list: URL
+        package let list: URL
         /// The list as written.
-        public let text: String
+        package let text: String
         /// Files listed.
-        public let segments: Int
+        package let segments: Int
         /// Frames the manifest counts in them.
-        public let frames: Int
+        package let frames: Int
         /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
-        public let copies: Int
+        package let copies: Int
         /// What a user should know: a rotation change between files (FFmpeg's concat
         /// demuxer keeps the first file's display matrix).
-        public let warnings: [String]
+        package let warnings: [String]
     }
 
     /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
@@ -276,7 +276,7 @@ public enum RecordingExporter {
     ///   ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
     ///   copy cannot be made (copies made so far are removed).
-    public static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
+    package static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
         let source = try ExportSource(directory: directory)
         let folder = list.deletingLastPathComponent()
         let segments = source.manifest.segments

@@ -10,11 +10,11 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// `segment` or `stop-on-change`.
     public var mode: RecordingMode
     /// The session's synchronization clock (host nanoseconds).
-    public var sessionClock: SessionClockInfo
+    package var sessionClock: SessionClockInfo
     /// The device clocks frames were captured on.
-    public var devices: [DeviceInfo]
+    package var devices: [DeviceInfo]
     /// The encoder and its settings.
-    public var encoder: EncoderInfo?
+    package var encoder: EncoderInfo?
     /// The files, in session-time order; they tile the session timeline.
     public var segments: [SegmentRecord] = []
     /// Why the recording ended; `null` while it is recording (the manifest is rewritten at
@@ -35,7 +35,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// Free-form notes (e.g. ignored audio tracks of a source file).
     public var notes: [String] = []
     /// What `segrec recover` did after an interrupted recording, or nil.
-    public var recovery: RecoveryInfo?
+    package var recovery: RecoveryInfo?
     /// True when every frame carries the frame-index stamp (Docs/clocks.md) in rows 0–15, so
     /// `segrec verify` can read each frame's index back from the decoded pictures.
     public var frameIndexStamp = false
@@ -44,14 +44,14 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     /// always present for several cameras; for one camera present once its session logs an
     /// event (possibly empty when every logged event was left out, see Docs/manifest.md,
     /// `events`); absent (`nil`) for footage passed through and in manifests written before it.
-    public var events: [SessionEventRecord]?
+    package var events: [SessionEventRecord]?
     /// The wall clock at session start, ISO 8601 UTC with milliseconds
     /// (`2026-12-02T01:25:15.123Z`); each file's `creation_time` is this plus its
     /// `sessionStart` less the first segment's. Absent in manifests written before it.
     public var recordedAt: String?
     /// The segment limits the recording was made with (`--max-segment-duration`,
     /// `--max-segment-bytes`); absent when none was given.
-    public var segmentLimits: SegmentLimits?
+    package var segmentLimits: SegmentLimits?
 
     /// `date` as the manifest writes ``recordedAt``: ISO 8601 UTC with milliseconds.
     package static func timestamp(_ date: Date) -> String {
@@ -62,7 +62,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     }
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).
-    public init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
+    package init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {
         self.mode = mode
         self.sessionClock = SessionClockInfo(timescale: MediaClock.host.timescale)
         self.devices = devices
@@ -95,16 +95,16 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
 
 /// The limits after which a segment ends though nothing changed (Docs/recording.md,
 /// "Segment limits").
-public struct SegmentLimits: Codable, Sendable, Equatable {
+package struct SegmentLimits: Codable, Sendable, Equatable {
     /// `--max-segment-duration`: a segment's frames all start before its `sessionStart`
     /// plus this; the first frame at or after it opens the next (`maxSegmentDuration`).
-    public var maxSegmentDuration: MediaTime?
+    package var maxSegmentDuration: MediaTime?
     /// `--max-segment-bytes`: the first frame given after a file's encoded packets reach
     /// this many bytes opens the next segment (`maxSegmentBytes`).
-    public var maxSegmentBytes: Int64?
+    package var maxSegmentBytes: Int64?
 
     /// Limits; nil fields are not set.
-    public init(maxSegmentDuration: MediaTime? = nil, maxSegmentBytes: Int64? = nil) {
+    package init(maxSegmentDuration: MediaTime? = nil, maxSegmentBytes: Int64? = nil) {
         self.maxSegmentDuration = maxSegmentDuration
         self.maxSegmentBytes = maxSegmentBytes
     }
@@ -158,64 +158,64 @@ public enum StopReason: String, Codable, Sendable {
 }
 
 /// What `segrec recover` kept of an interrupted recording.
-public struct RecoveryInfo: Codable, Sendable, Equatable {
+package struct RecoveryInfo: Codable, Sendable, Equatable {
     /// Session time after which frames were lost: the end of the last recovered frame.
-    public var lostAfter: MediaTime?
+    package var lostAfter: MediaTime?
     /// `lostAfter` in seconds, for display only.
-    public var lostAfterSeconds: Double?
+    package var lostAfterSeconds: Double?
     /// Segment files rebuilt from their fragmented `.partial` files.
-    public var recoveredFiles: [String]
+    package var recoveredFiles: [String]
     /// Frames kept in the rebuilt files.
-    public var framesRecovered: Int
+    package var framesRecovered: Int
     /// Frames the last journal counted as written that are in no file (at least; frames
     /// captured after the last journal write are not counted anywhere).
-    public var framesLost: Int
+    package var framesLost: Int
 }
 
 /// `{"timescale": 1000000000}`.
-public struct SessionClockInfo: Codable, Sendable, Equatable {
+package struct SessionClockInfo: Codable, Sendable, Equatable {
     /// Ticks per second of the session clock (1_000_000_000: host nanoseconds).
-    public var timescale: Int32
+    package var timescale: Int32
 }
 
 /// A device clock as recorded in the manifest: the scenario's decimal parameters plus the
 /// exact integers actually used.
-public struct DeviceInfo: Codable, Sendable, Equatable {
+package struct DeviceInfo: Codable, Sendable, Equatable {
     /// The clock's name (`front` for the fake camera, `input` for a file's time base).
-    public var id: String
+    package var id: String
     /// Device ticks per second.
-    public var timescale: Int32
+    package var timescale: Int32
     /// Offset in seconds (display; `offsetNanoseconds` is exact).
-    public var offsetSeconds: Double
+    package var offsetSeconds: Double
     /// Drift in ppm (display; `driftPartsPerBillion` is exact).
-    public var driftPPM: Double
+    package var driftPPM: Double
     /// Exact offset used, nanoseconds.
-    public var offsetNanoseconds: Int64
+    package var offsetNanoseconds: Int64
     /// Exact drift used, parts per billion.
-    public var driftPartsPerBillion: Int64
+    package var driftPartsPerBillion: Int64
     /// The camera model's controls for this device (camera-model recordings only; absent
     /// for footage passed through and in older manifests).
     /// `AVCaptureDevice.DeviceType` spelling.
-    public var deviceType: String? = nil
+    package var deviceType: String? = nil
     /// `preferredVideoStabilizationMode` (`off`, …, `lowLatency`), when the scenario set one.
-    public var preferredVideoStabilizationMode: String? = nil
+    package var preferredVideoStabilizationMode: String? = nil
     /// The change latency in effect, frames (the mode's default unless given explicitly).
-    public var changeLatencyFrames: Int64? = nil
+    package var changeLatencyFrames: Int64? = nil
     /// The process-wide `isCenterStageEnabled` at session start.
-    public var centerStageEnabled: Bool? = nil
+    package var centerStageEnabled: Bool? = nil
     /// `centerStageControlMode` (`user`, `app`, `cooperative`).
-    public var centerStageControlMode: String? = nil
+    package var centerStageControlMode: String? = nil
     /// Whether the active format supports Center Stage (`isCenterStageSupported`).
-    public var isCenterStageSupported: Bool? = nil
+    package var isCenterStageSupported: Bool? = nil
     /// `isCenterStageActive` at session start (changes are in `events`).
-    public var isCenterStageActive: Bool? = nil
+    package var isCenterStageActive: Bool? = nil
     /// The connection's `activeVideoStabilizationMode` at session start: `off` when no mode
     /// is set, as on `AVCaptureConnection` (changes at a format switch are in `events`).
-    public var activeVideoStabilizationMode: String? = nil
+    package var activeVideoStabilizationMode: String? = nil
     /// Depth data delivery at session start; written only when on.
-    public var isDepthDataDeliveryEnabled: Bool? = nil
+    package var isDepthDataDeliveryEnabled: Bool? = nil
     /// Geometric distortion correction at session start; written only when on.
-    public var isGeometricDistortionCorrectionEnabled: Bool? = nil
+    package var isGeometricDistortionCorrectionEnabled: Bool? = nil
 
     /// Describes `clock`, with the camera controls of `controls` when given.
     package init(clock: MediaClock, controls: DeviceControlInfo? = nil) {
@@ -240,17 +240,17 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
 }
 
 /// The encoder used for every segment.
-public struct EncoderInfo: Codable, Sendable, Equatable {
+package struct EncoderInfo: Codable, Sendable, Equatable {
     /// `h264` or `hevc`.
-    public var codec: String
+    package var codec: String
     /// The libavcodec encoder (`libx264`, `libx265`).
-    public var encoder: String
+    package var encoder: String
     /// The x264/x265 preset.
-    public var preset: String
+    package var preset: String
     /// Constant rate factor, 0...51.
-    public var crf: Int
+    package var crf: Int
     /// Frames between keyframes (GOP size).
-    public var keyframeInterval: Int
+    package var keyframeInterval: Int
 }
 
 /// The change that opened a segment: the `setDynamicAspectRatio` answer and its conversion,

@@ -23,13 +23,13 @@ import Foundation
 /// every rebuilt file (written into the segment's reserved `.tmp` when there is one) and the
 /// new manifest's temporary file are written first, and only then are files renamed and
 /// removed; a failure before that (no space) leaves the folder as it was.
-public enum RecordingRecovery {
+package enum RecordingRecovery {
     /// What one run did.
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// The manifest as written (unchanged when there was nothing to recover).
-        public var manifest: RecordingManifest
+        package var manifest: RecordingManifest
         /// Whether anything was changed.
-        public var changed: Bool
+        package var changed: Bool
     }
 
     /// Why `directory` (with `manifest`) is not a finished recording, in words that say
@@ -52,7 +52,7 @@ public enum RecordingRecovery {
     ///   for a missing or unreadable manifest, or one with a number out of range or a file
     ///   name that is not segrec's (``ManifestReader/read(from:)``, the field named); ``RecordingError/io(path:underlying:)`` when
     ///   the manifest cannot be written.
-    public static func recover(_ directory: URL) throws(RecordingError) -> Report {
+    package static func recover(_ directory: URL) throws(RecordingError) -> Report {
         let lock = try RecordingLock(folder: directory)
         defer { lock.release() }
         // Killed while the journal was being written: a complete `manifest.json.tmp` and no

@@ -7,7 +7,7 @@ extension SegmentMuxer {
     /// The end of the open segment's last frame by its own duration (at least one session
     /// tick after the last frame, whatever duration it claimed).
     var naturalEndOfOpenSegment: MediaTime? {
-        guard let segment = open?.boundary else { return nil }
+        guard let segment = current?.boundary else { return nil }
         let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
         return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
     }
@@ -18,12 +18,12 @@ extension SegmentMuxer {
     /// - Throws: an end not after the last frame (the segment is removed), or the error with
     ///   which an earlier segment failed to finish.
     nonisolated(nonsending) func closeOpenSegment(at requestedEnd: MediaTime) async throws {
-        guard let segment = open else { return }
+        guard let segment = current else { return }
         let closeStart = ContinuousClock.now
         let resumeState = state
         state = .endingFile
         defer { if state == .endingFile { state = resumeState } }
-        open = nil
+        current = nil
         var end = requestedEnd
         if let longest = try? segment.boundary.lastSessionTime.adding(maximumFrameDuration), requestedEnd > longest {
             end = longest
@@ -43,7 +43,7 @@ extension SegmentMuxer {
         announce(.segmentEnded(file: segment.file, end: end))
         if let sound {
             try sound.closeSegment(segment, at: end, fileEnd: fileEnd)
-            try sound.pump(into: &open, stopped: hasStopped)
+            try sound.pump(into: &current, stopped: hasStopped)
         } else {
             segment.writer.finish(endTime: fileEnd)
         }

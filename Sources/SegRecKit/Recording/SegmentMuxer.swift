@@ -125,7 +125,7 @@ package final class SegmentMuxer {
     var matcher = ChangeAnnouncementMatcher()
     /// Where segments begin and end.
     private let boundaryRule: SegmentBoundaryRule
-    var open: OpenSegment?
+    var current: OpenSegment?
     var finishing: [FinishingSegment] = []
     private let slots: FrameSlots
     let journal: ManifestJournal
@@ -194,11 +194,11 @@ package final class SegmentMuxer {
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
             try await receive(frame)
-            try sound?.pump(into: &open, stopped: hasStopped)
+            try sound?.pump(into: &current, stopped: hasStopped)
         case .audioSampleBuffer(let buffer):
             announce(.audioReceived(samples: buffer.frameCount))
             try sound?.receive(buffer, stopped: state == .stopped)
-            try sound?.pump(into: &open, stopped: hasStopped)
+            try sound?.pump(into: &current, stopped: hasStopped)
         case .dynamicAspectRatioChangeCompleted(let change): apply(matcher.completed(change))
         case .dynamicAspectRatioChangeSuperseded: break  // never took effect: nothing to record
         case .frameDropped(let dropped):
@@ -224,7 +224,7 @@ package final class SegmentMuxer {
     /// - Throws: writer or I/O errors (call ``abort(error:)`` then).
     package nonisolated(nonsending) func finish(reason: StopReason = .endOfStream) async throws -> RecordingManifest {
         try checkNotFinished()
-        try sound?.end(open: &open, stopped: hasStopped)
+        try sound?.end(current: &current, stopped: hasStopped)
         if let end = naturalEndOfOpenSegment { try await closeOpenSegment(at: end) }
         try sound?.completeClosedSegment()
         let pending = finishing
@@ -245,7 +245,7 @@ package final class SegmentMuxer {
     /// `writeFailed`), segments being finished are waited for, and the manifest is written
     /// with `stopReason: error` and `message`. Never throws.
     package nonisolated(nonsending) func abort(error message: String) async -> RecordingManifest {
-        try? sound?.end(open: &open, stopped: hasStopped)
+        try? sound?.end(current: &current, stopped: hasStopped)
         if let end = naturalEndOfOpenSegment { try? await closeOpenSegment(at: end) }
         try? sound?.completeClosedSegment()
         let pending = finishing
@@ -283,14 +283,14 @@ package final class SegmentMuxer {
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private nonisolated(nonsending) func route(_ frame: sending VideoFrame) async throws {
-        if let limit = configuration.maximumSegmentBytes, var segment = open, segment.frameCount > 0 {
+        if let limit = configuration.maximumSegmentBytes, var segment = current, segment.frameCount > 0 {
             // Wait until the writer has encoded every frame given before this one.
             segment.boundary.encodedBytes = await segment.writer.encodedBytes()
             segment.boundary.maximumBytes = limit
-            open = segment
+            current = segment
         }
         switch try boundaryRule.decision(
-            for: frame, in: streamFormat, open: open?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
+            for: frame, in: streamFormat, open: current?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
         {
         case .append: try await append(frame)
         case .drop(let reason, let warning):
@@ -300,7 +300,7 @@ package final class SegmentMuxer {
             if reason != .recordingStopped { try writeJournal() }
         case .cut(let reason, let end, let warning):
             if let warning { announce(.warning(warning)) }
-            let previousCamera = open?.boundary.camera
+            let previousCamera = current?.boundary.camera
             if let end { try await closeOpenSegment(at: end) }
             try await openSegment(with: frame, reason: reason, previousCamera: previousCamera)
         case .stop(let reason, let note):
@@ -314,7 +314,7 @@ package final class SegmentMuxer {
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
     private nonisolated(nonsending) func openSegment(with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
-        precondition(open == nil, "a segment is already open")
+        precondition(current == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
         let url = SegmentFiles(index: index, in: configuration.output.url).url
@@ -370,7 +370,7 @@ package final class SegmentMuxer {
                 journalGeneration: generation, creationTime: creationTime, audio: configuration.audio), slots: slots, pool: configuration.pixelBufferPool,
             statistics: configuration.statistics)
         lastCloseDuration = nil
-        open = OpenSegment(
+        current = OpenSegment(
             index: index, writer: writer, sessionStart: start, audioStart: try sound?.startSegment(at: start) ?? 0,
             boundary: SegmentBoundaryRule.OpenSegment(
                 file: file, dimensions: frame.dimensions, camera: format?.camera?.id, rotation: format?.rotationAngle, frameRate: settings.frameRate,
@@ -382,7 +382,7 @@ package final class SegmentMuxer {
     /// waiting for a free slot (back-pressure); with ``Configuration/dropsFramesWhenBehind``
     /// a frame that finds no free slot is dropped `late` instead (never its segment's first).
     private nonisolated(nonsending) func append(_ frame: sending VideoFrame) async throws {
-        guard var segment = open else { throw RecordingError.invalidState("no open segment") }
+        guard var segment = current else { throw RecordingError.invalidState("no open segment") }
         if let failure = segment.writer.failure { throw failure }
         let fileTime = try frame.sessionTime.subtracting(segment.sessionStart)
         let frameEnd = try frame.sessionTime.adding(frame.duration)
@@ -402,7 +402,7 @@ package final class SegmentMuxer {
         segment.boundary.lastFrameEnd = frameEnd
         segment.frameCount += 1
         segment.boundary.lastFormat = streamFormat
-        open = segment
+        current = segment
         lastSessionTime = sessionTime
         matcher.frameWritten(at: sessionTime)
         builder.apply(.frameWritten(segment: segment.index))

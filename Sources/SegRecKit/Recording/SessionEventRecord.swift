@@ -6,9 +6,9 @@
 /// `{"kind": "cameraSwitched", "sessionTime": {…}, "sessionTimeSeconds": 3.27,
 ///   "deviceTime": {…}, "deviceClock": "inner", "camera": "inner", "from": "outer", "to": "inner",
 ///   "frameIndex": 140}`; absent fields are left out.
-public struct SessionEventRecord: Codable, Sendable, Equatable {
+package struct SessionEventRecord: Codable, Sendable, Equatable {
     /// What happened.
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+    package enum Kind: String, Codable, Sendable, CaseIterable {
         /// The device posture changed (`from`/`to`: `closed`, `open`, `openOuterDisplay`);
         /// `sessionTime` is the event's host time.
         case postureChanged
@@ -66,29 +66,29 @@ public struct SessionEventRecord: Codable, Sendable, Equatable {
     }
 
     /// What happened.
-    public var kind: Kind
+    package var kind: Kind
     /// When, on the session clock (host nanoseconds).
-    public var sessionTime: MediaTime
+    package var sessionTime: MediaTime
     /// `sessionTime` in seconds, for display only.
-    public var sessionTimeSeconds: Double
+    package var sessionTimeSeconds: Double
     /// The device-clock time a camera reported for it (a switched-to camera's first frame),
     /// at that clock's timescale, when known.
-    public var deviceTime: MediaTime?
+    package var deviceTime: MediaTime?
     /// The id of the clock `deviceTime` is on.
-    public var deviceClock: String?
+    package var deviceClock: String?
     /// The camera the event concerns, when one does.
-    public var camera: String?
+    package var camera: String?
     /// The value before (a posture, camera id, facing, mirroring).
-    public var from: String?
+    package var from: String?
     /// The value after.
-    public var to: String?
+    package var to: String?
     /// Delivery sequence number of the first frame the event affects, when it affects frames.
-    public var frameIndex: Int64?
+    package var frameIndex: Int64?
     /// A sentence for people (e.g. the error of a failed request).
-    public var message: String?
+    package var message: String?
 
     /// An event at `sessionTime` (host clock); the other fields are optional.
-    public init(
+    package init(
         kind: Kind, sessionTime: MediaTime, deviceTime: MediaTime? = nil, deviceClock: String? = nil, camera: String? = nil, from: String? = nil,
         to: String? = nil, frameIndex: Int64? = nil, message: String? = nil
     ) {

@@ -5,26 +5,26 @@ import Foundation
 /// recording's HLS export in `DIR/report-hls/` (its one player). The page is self-contained
 /// (inline CSS, SVG and script, no network) and refers to the files beside it; no video
 /// loads before it is played (`preload="none"`).
-public enum RecordingReport {
+package enum RecordingReport {
     /// The page's file name inside the recording folder.
-    public static let pageName = "report.html"
+    package static let pageName = "report.html"
     /// The posters' folder name inside the recording folder.
-    public static let postersFolder = "report-posters"
+    package static let postersFolder = "report-posters"
     /// The folder of the whole recording's HLS export (the page's one player), inside the
     /// recording folder.
-    public static let hlsFolder = "report-hls"
+    package static let hlsFolder = "report-hls"
 
     /// What ``write(for:force:posterSide:)`` wrote.
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// The page.
-        public let page: URL
+        package let page: URL
         /// The posters, one per segment, in segment order.
-        public let posters: [URL]
+        package let posters: [URL]
         /// Bytes of the page.
-        public let pageBytes: Int
+        package let pageBytes: Int
         /// The whole recording's HLS export (``RecordingExporter/exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``
         /// into ``hlsFolder``), which the page's one player plays.
-        public let hls: RecordingExporter.HLSResult
+        package let hls: RecordingExporter.HLSResult
     }
 
     /// Writes the report for the recording in `directory`.
@@ -39,7 +39,7 @@ public enum RecordingReport {
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when `report-posters` is a
     ///   symbolic link or not a folder (even with `force`); ``FFmpegError`` when a
     ///   segment's first frame cannot be decoded (files written so far are removed).
-    public static func write(for directory: URL, force: Bool = false, posterSide: Int = 320) throws -> Result {
+    package static func write(for directory: URL, force: Bool = false, posterSide: Int = 320) throws -> Result {
         let source = try ExportSource(directory: directory)
         let posters = directory.appendingPathComponent(postersFolder)
         let pagePath = directory.appendingPathComponent(pageName).path

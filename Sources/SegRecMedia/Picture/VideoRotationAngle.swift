@@ -7,7 +7,7 @@
 /// that matrix as *counter-clockwise* degrees (`av_display_rotation_get`, ffprobe's
 /// `rotation`, `StreamInfo/rotationDegrees`), so a file carrying angle `a` reads back as
 /// `−a`, normalized by FFmpeg into `[-180, 180)`: 0 → 0, 90 → −90, 180 → −180, 270 → 90
-/// (``displayMatrixRotationDegrees``).
+/// (`displayMatrixRotationDegrees`).
 public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// No turn.
     case degrees0 = 0
@@ -32,12 +32,12 @@ public enum VideoRotationAngle: Int, Sendable, Hashable, Codable, CaseIterable, 
     /// `counterClockwiseDegrees` (`VideoFileDecoder/rotationDegrees`, ffprobe's
     /// `rotation`): `−rotation` modulo 360. The phone sample's −90 is 90 clockwise.
     /// nil for a rotation that is not a multiple of 90.
-    public init?(displayMatrixRotation counterClockwiseDegrees: Int) { self.init(clockwiseDegrees: -counterClockwiseDegrees) }
+    package init?(displayMatrixRotation counterClockwiseDegrees: Int) { self.init(clockwiseDegrees: -counterClockwiseDegrees) }
 
     /// The counter-clockwise degrees to hand `SegmentWriter` as `displayRotationDegrees`
     /// (and the manifest as `rotationDegrees`): exactly what ffprobe prints as `rotation`
     /// for a file written with them: 0, −90, −180, 90 for 0, 90, 180, 270.
-    public var displayMatrixRotationDegrees: Int {
+    package var displayMatrixRotationDegrees: Int {
         switch self {
         case .degrees0: 0
         case .degrees90: -90

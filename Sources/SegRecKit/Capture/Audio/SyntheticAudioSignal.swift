@@ -10,13 +10,13 @@ import Foundation
 /// starts at 0 on its onset sample.
 public struct SyntheticAudioSignal: Sendable, Hashable {
     /// The tone's frequency, Hz.
-    public static let toneFrequency = 1000
+    package static let toneFrequency = 1000
     /// The tone's amplitude: −20 dBFS.
-    public static let toneAmplitude: Float = 0.1
+    package static let toneAmplitude: Float = 0.1
     /// The click's frequency, Hz.
-    public static let clickFrequency = 4000
+    package static let clickFrequency = 4000
     /// The click's amplitude: −3 dBFS (10^(−3/20)).
-    public static let clickAmplitude: Float = 0.707_945_8
+    package static let clickAmplitude: Float = 0.707_945_8
 
     /// Sample frames per second.
     public let sampleRate: Int
@@ -30,7 +30,7 @@ public struct SyntheticAudioSignal: Sendable, Hashable {
     }
 
     /// A click's length in samples: 10 ms, `round(sampleRate / 100)`.
-    public var clickLength: Int64 { Int64((sampleRate + 50) / 100) }
+    package var clickLength: Int64 { Int64((sampleRate + 50) / 100) }
 
     /// Samples `first ..< first + count`, with clicks starting at `clickOnsets` (sample
     /// indices, ascending; only those that overlap the range matter).

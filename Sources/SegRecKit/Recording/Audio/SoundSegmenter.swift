@@ -66,7 +66,7 @@ final class SoundSegmenter {
     /// - Parameters:
     ///   - open: the open segment, whose audio count grows; nil between segments.
     ///   - stopped: the recording takes no more frames: sound with no segment is discarded.
-    func pump(into open: inout SegmentMuxer.OpenSegment?, stopped: Bool) throws {
+    func pump(into current: inout SegmentMuxer.OpenSegment?, stopped: Bool) throws {
         guard let timeline else { return }
         if var waiting = closed {
             let pcm = timeline.take(upTo: waiting.end, padding: flushed)
@@ -76,7 +76,7 @@ final class SoundSegmenter {
             guard timeline.taken >= waiting.end else { return }
             try completeClosedSegment()
         }
-        guard var segment = open else {
+        guard var segment = current else {
             if stopped { timeline.discard(upTo: timeline.produced) }
             return
         }
@@ -85,7 +85,7 @@ final class SoundSegmenter {
         let pcm = timeline.take(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false)
         segment.writer.appendAudio(pcm)
         segment.audioWritten += Int64(pcm.frameCount)
-        open = segment
+        current = segment
     }
 
     /// The open segment closed at session time `end` (`fileEnd` in its file): it waits for
@@ -115,11 +115,11 @@ final class SoundSegmenter {
 
     /// The input's sound ended (the recording finishes): the resampler is drained and its
     /// last samples handed out; a warning counts the gaps and overlaps footage's timestamps left.
-    func end(open: inout SegmentMuxer.OpenSegment?, stopped: Bool) throws {
+    func end(current: inout SegmentMuxer.OpenSegment?, stopped: Bool) throws {
         guard let timeline, !flushed else { return }
         try timeline.flush()
         flushed = true
-        try pump(into: &open, stopped: stopped)
+        try pump(into: &current, stopped: stopped)
         guard timeline.corrections > 0 else { return }
         let rate = Double(timeline.sampleRate)
         announce(
