@@ -11,10 +11,36 @@ extension RecordCommand {
         .option("framerate", "RATE", help: "Raw video frame rate, e.g. 30 or 30000/1001 (default 25).")
     ]
 
+    /// Options of a live source (a network URL).
+    static let liveOptions: [OptionSpec] = [
+        .flag("listen", help: "With a URL source: wait for the sender to connect (rtmp, srt, tcp, rtsp, http), e.g. OBS or ffmpeg pushing to it; ends on Ctrl-C."),
+        .option(
+            "io-timeout", "SECONDS",
+            help: "With a URL source: how long it may send no picture before the recording ends as the sender's end (0.1...3600, default 5).")
+    ]
+
+    /// `--listen` and `--io-timeout`, checked: they apply to a URL source only.
+    static func liveSourceOptions(_ parsed: ParsedArguments, source: String, into options: inout VideoSourceOptions) throws {
+        let isURL = VideoSourceOptions.networkScheme(of: source) != nil
+        for name in ["listen", "io-timeout"] where (parsed.flag(name) || parsed.value(name) != nil) && !isURL {
+            throw CommandLineError(
+                "record: --\(name) applies to a network source (--source \(VideoSourceOptions.networkSchemes.map { $0 + "://…" }.joined(separator: ", "))), not to \(Excerpt.of(source))",
+                exitCode: .usage)
+        }
+        options.listen = parsed.flag("listen")
+        if let text = parsed.value("io-timeout") {
+            guard let milliseconds = DecimalSecondsArgument.units(text, decimals: 3, wholeDigits: 4), (100...3_600_000).contains(milliseconds) else {
+                throw CommandLineError("record: --io-timeout: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0.1...3600, e.g. 5", exitCode: .usage)
+            }
+            options.ioTimeout = .milliseconds(milliseconds)
+        }
+    }
+
     /// The `--video-size`, `--pixel-format` and `--framerate` values, checked.
     /// - Throws: usage errors (64) naming what is allowed.
     static func sourceOptions(_ parsed: ParsedArguments, source: String) throws -> VideoSourceOptions {
         var options = VideoSourceOptions()
+        try liveSourceOptions(parsed, source: source, into: &options)
         if source == "synthetic" {
             for name in ["video-size", "pixel-format", "framerate"] where parsed.value(name) != nil {
                 throw CommandLineError("record: --\(name) applies to a footage source (--source PATH or -), not to synthetic", exitCode: .usage)

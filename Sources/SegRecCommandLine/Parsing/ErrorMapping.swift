@@ -42,6 +42,7 @@ enum ErrorMapping {
             switch error {
             case .inputNotFound: .noInput
             case .badInput: .dataError
+            case .unavailable: .unavailable
             // Stopped by a signal before any frame arrived: 128 + the signal, as a shell reports it.
             case .interrupted: SignalHandling.stopSignal.flatMap { ExitCode(rawValue: SignalHandling.exitCode(for: $0)) } ?? .failure
             }

@@ -9,6 +9,8 @@ public enum ExitCode: Int32, Sendable {
     case dataError = 65
     /// EX_NOINPUT: an input file does not exist.
     case noInput = 66
+    /// EX_UNAVAILABLE: a network source cannot be reached or sent nothing in time.
+    case unavailable = 69
     /// EX_CANTCREAT: output exists or cannot be created.
     case cannotCreate = 73
     /// EX_IOERR: I/O error such as a full disk.

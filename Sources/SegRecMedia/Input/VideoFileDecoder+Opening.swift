@@ -6,9 +6,13 @@ import SegRecTime
 extension VideoFileDecoder {
     /// Opens `path` with libavformat (through an `InputPipe` for standard input and named
     /// pipes), mapping FFmpeg's failures to ``MediaInputError``.
-    static func openInput(path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?) throws(MediaInputError) -> InputFormatContext {
+    /// A network URL gets an ``InputWatchdog`` (`watchdog`): its interrupt callback gives
+    /// up once the source sent nothing for ``VideoSourceOptions/ioTimeout``.
+    static func openInput(path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?, watchdog: InputWatchdog?) throws(MediaInputError)
+        -> InputFormatContext
+    {
         let (url, fileSystemPath, isPipe, format, demuxerOptions) = try options.demuxer(for: path)
-        let shouldStop: @Sendable () -> Bool = { [stopRequest] in stopRequest?.isRequested == true }
+        let shouldStop: @Sendable () -> Bool = { [stopRequest, watchdog] in stopRequest?.isRequested == true || watchdog?.isExpired == true }
         do throws(FFmpegError) {
             var pipe: InputPipe?
             if isPipe {
@@ -18,8 +22,13 @@ extension VideoFileDecoder {
                     pipe = try InputPipe(standardInputStoppingWhen: shouldStop)
                 }
             }
-            return try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe, shouldStop: stopRequest == nil ? nil : shouldStop)
+            let asks = stopRequest != nil || watchdog != nil
+            return try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe, shouldStop: asks ? shouldStop : nil)
         } catch {
+            if let watchdog, stopRequest?.isRequested != true {
+                if error.code == InputPipe.averrorExit { throw .unavailable(path: path, detail: "no data within \(watchdog.seconds) s (is the sender running?)") }
+                if error.code != segrec_averror_invaliddata() { throw .unavailable(path: path, detail: "libavformat cannot open it: \(error.message)") }
+            }
             if error.code == InputPipe.averrorExit { throw .interrupted(path: path) }
             if error.isNotFound { throw .inputNotFound(path: path) }
             let hint =
@@ -31,11 +40,16 @@ extension VideoFileDecoder {
 
     /// Reads the input's streams (`avformat_find_stream_info`): how the demuxer's log lines
     /// start, and what it logged as an error while probing.
-    static func probe(_ input: InputFormatContext, path: String) throws(MediaInputError) -> (demuxerLogPrefix: String, probeError: String?) {
+    static func probe(_ input: InputFormatContext, path: String, watchdog: InputWatchdog?) throws(MediaInputError) -> (
+        demuxerLogPrefix: String, probeError: String?
+    ) {
         let context = input.pointer
         let (found, probeLogged) = FFmpegLog.errorLines { avformat_find_stream_info(context, nil) }
         let demuxer = "[" + String(cString: context.pointee.iformat.pointee.name) + " @ "
         let probeError = probeLogged.last { $0.hasPrefix(demuxer) }.map(FFmpegError.sentence)
+        if found == InputPipe.averrorExit, let watchdog, watchdog.isExpired {
+            throw .unavailable(path: path, detail: "no picture within \(watchdog.seconds) s of connecting (is the sender sending?)")
+        }
         if found == InputPipe.averrorExit { throw .interrupted(path: path) }
         if found < 0 { throw .badInput(path: path, field: "container", detail: "libavformat cannot read its streams: \(FFmpegError.errorString(found))") }
         return (demuxer, probeError)

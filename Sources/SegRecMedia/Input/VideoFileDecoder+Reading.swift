@@ -42,6 +42,10 @@ extension VideoFileDecoder {
             // The demuxer's own lines, not a parser's or decoder's (those are decoder damage).
             if let line = logged.last(where: { $0.hasPrefix(demuxerLogPrefix) }) { skipped = FFmpegError.sentence(line) }
             if read == segrec_averror_eagain() { continue }
+            if let watchdog, read < 0, read != segrec_averror_invaliddata(), stopRequest?.isRequested != true {
+                liveSourceEnded(watchdog: watchdog, read: read)
+                return false
+            }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
                 wasInterrupted = true
                 flush()
@@ -76,9 +80,24 @@ extension VideoFileDecoder {
                 flush()
                 return false
             }
+            watchdog?.touch()
             takeVideoPacket(corrupt: corrupt, skipped: skipped, positionBefore: positionBefore)
             return true
         }
+    }
+
+    /// A live source stopped: it sent nothing for its I/O timeout (the watchdog gave up),
+    /// closed the connection, or failed. The recording ends there like at the end of a file,
+    /// with a warning saying why.
+    func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
+        let why =
+            read == InputPipe.averrorExit
+            ? "no picture for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
+            : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
+        if read != segrec_averror_eof() || packetsDemuxed == 0 {
+            warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); the recording ends there")
+        }
+        flush()
     }
 
     /// At the end of the input: a picture stream must end on a whole picture, a container

@@ -101,6 +101,8 @@ package final class VideoFileDecoder {
     let packet: Packet
     let frame: Frame
     let stopRequest: RecordingStopRequest?
+    /// A live source's I/O timeout (nil for files and pipes).
+    let watchdog: InputWatchdog?
     /// YUV4MPEG2 or raw video: a stream of whole pictures, where a short last one is truncation.
     let isPictureStream: Bool
     var converter: PictureConverter?
@@ -169,9 +171,11 @@ package final class VideoFileDecoder {
         self.options = options
         self.pixelBufferPool = pixelBufferPool
         self.stopRequest = stopRequest
-        input = try Self.openInput(path: path, options: options, stopRequest: stopRequest)
+        let isLive = VideoSourceOptions.networkScheme(of: path) != nil
+        watchdog = isLive ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
+        input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog)
         let context = input.pointer
-        let probed = try Self.probe(input, path: path)
+        let probed = try Self.probe(input, path: path, watchdog: watchdog)
         demuxerLogPrefix = probed.demuxerLogPrefix
         probeError = probed.probeError
         let streams = input.streams

@@ -10,6 +10,12 @@ import SegRecTime
 ///   ``frameRate`` default FFmpeg's 25).
 /// - `"-"` is standard input (`pipe:0`): YUV4MPEG2 (`yuv4mpegpipe`), or raw video when a
 ///   ``videoSize`` is given.
+/// - A URL of a network protocol (``networkSchemes``: `srt://`, `rtmp://`, `rtsp://`,
+///   `udp://`, `rtp://`, `tcp://`, `http(s)://` including HLS) goes to libavformat as it
+///   is: a live source, paced by its sender. With ``listen`` segrec waits for the sender to
+///   connect (FFmpeg's own listen options: `listen=1` for RTMP, TCP and HTTP,
+///   `mode=listener` for SRT, `rtsp_flags=listen` for RTSP). ``ioTimeout`` bounds every
+///   wait for its data.
 /// - Anything else is probed by libavformat; ``frameRate`` is then only the rate used to
 ///   derive missing timestamps when the stream states none.
 public struct VideoSourceOptions: Sendable, Hashable {
@@ -19,6 +25,14 @@ public struct VideoSourceOptions: Sendable, Hashable {
     public var pixelFormat: String?
     /// Raw video frame rate, or the fallback rate for streams without one.
     public var frameRate: FrameRate?
+
+    /// A network URL only: wait for the sender to connect instead of connecting to it
+    /// (RTMP, SRT, TCP, RTSP, HTTP). Default false.
+    public var listen = false
+    /// A network URL only: how long the source may send nothing (no picture once the
+    /// stream is read; nothing at all while connecting and probing, plus
+    /// ``probeAllowance``) before segrec takes it as gone. Default 5 s.
+    public var ioTimeout: Duration = .seconds(5)
 
     public init(videoSize: VideoDimensions? = nil, pixelFormat: String? = nil, frameRate: FrameRate? = nil) {
         self.videoSize = videoSize
@@ -31,6 +45,26 @@ public struct VideoSourceOptions: Sendable, Hashable {
 
     /// Common pixel format names, for messages (any name `ffmpeg -pix_fmts` lists is accepted).
     package static let commonPixelFormats = ["yuv420p", "nv12", "nv21", "yuv422p", "yuv444p", "yuyv422", "uyvy422", "gray", "rgb24", "bgr24", "yuv420p10le"]
+
+    /// The URL schemes segrec hands to libavformat as live network sources.
+    package static let networkSchemes = ["srt", "rtmp", "rtmps", "rtsp", "rtsps", "udp", "rtp", "tcp", "http", "https"]
+
+    /// The schemes whose protocol can wait for a sender (``listen``), with FFmpeg's option.
+    package static let listenOptions: [String: (key: String, value: String)] = [
+        "rtmp": ("listen", "1"), "tcp": ("listen", "1"), "http": ("listen", "1"), "srt": ("mode", "listener"), "rtsp": ("rtsp_flags", "listen")
+    ]
+
+    /// Time FFmpeg may take to read a live stream's first seconds (`avformat_find_stream_info`
+    /// reads up to its default `analyzeduration`, 5 s of stream), on top of ``ioTimeout``.
+    package static let probeAllowance: Duration = .seconds(5)
+
+    /// The scheme of `path` when it is a network URL segrec reads live (`scheme://…`, one
+    /// of ``networkSchemes``, case-insensitive); nil otherwise.
+    package static func networkScheme(of path: String) -> String? {
+        guard let range = path.range(of: "://") else { return nil }
+        let scheme = path[..<range.lowerBound].lowercased()
+        return networkSchemes.contains(scheme) ? scheme : nil
+    }
 
     /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
     package static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
@@ -57,12 +91,26 @@ public struct VideoSourceOptions: Sendable, Hashable {
     /// works, or `pipe:0`), whether it is read as a pipe (standard input, a named pipe, a
     /// device: see ``InputPipe``), the demuxer (nil: probe) and the demuxer options.
     /// - Throws: ``MediaInputError/inputNotFound(path:)`` for a missing file;
-    ///   ``MediaInputError/badInput(path:field:detail:)`` for raw input without a size, or
-    ///   an unknown pixel format.
+    ///   ``MediaInputError/badInput(path:field:detail:)`` for raw input without a size, an
+    ///   unknown pixel format, or ``listen`` with a scheme that cannot wait for a sender.
     func demuxer(for path: String) throws(MediaInputError) -> (url: String, fileSystemPath: String?, isPipe: Bool, format: String?, options: [String: String]) {
         let url: String
         let file: String?
         let isPipe: Bool
+        if let scheme = Self.networkScheme(of: path) {
+            guard !isRawVideo(path) else {
+                throw .badInput(path: path, field: "videoSize", detail: "a network source is read in its own container; raw video needs a file or standard input")
+            }
+            var options: [String: String] = [:]
+            if listen {
+                guard let option = Self.listenOptions[scheme] else {
+                    let allowed = Self.listenOptions.keys.sorted().joined(separator: ", ")
+                    throw .badInput(path: path, field: "listen", detail: "\(scheme):// cannot wait for a sender; allowed: \(allowed) (udp and rtp always receive)")
+                }
+                options[option.key] = option.value
+            }
+            return (path, nil, false, nil, options)
+        }
         if path == Self.standardInput {
             (url, file, isPipe) = ("pipe:0", nil, true)
         } else {
