@@ -307,15 +307,28 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         derivedCount += 1
         if firstDerivedIndex == nil { firstDerivedIndex = picture.index }
         guard let anchor = anchorTicks else {
-            anchorTicks = 0
+            let leading = try leadingTicks()
+            anchorTicks = leading
             framesSinceAnchor = 0
-            return 0
+            return leading
         }
         framesSinceAnchor += 1
         guard let offset = periodTicks(framesSinceAnchor), let value = Int64(exactly: Int128(anchor) + Int128(offset)) else {
             throw CaptureError.time(.overflow(operation: "derived timestamp of input frame \(picture.index)"))
         }
         return value
+    }
+
+    /// The time of a first picture without a timestamp: one frame period before the next
+    /// picture's, when that one has a timestamp (RTSP/RTP delivers an H.264 stream's first
+    /// picture before its timing is known), so it does not land far from the pictures after
+    /// it; else 0 (a stream without timestamps, such as raw Annex B H.264, counts from 0).
+    /// Reads the next picture early.
+    private func leadingTicks() throws -> Int64 {
+        if peeked == nil { do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) } }
+        guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS), let step = periodTicks(1) else { return 0 }
+        let (value, overflow) = nextTicks.subtractingReportingOverflow(step)
+        return overflow ? 0 : value
     }
 
     /// `ticks`, or — when the container allows timestamp discontinuities (MPEG-TS, HLS) and
