@@ -171,7 +171,7 @@ package final class VideoFileDecoder {
         self.options = options
         self.pixelBufferPool = pixelBufferPool
         self.stopRequest = stopRequest
-        let isLive = VideoSourceOptions.networkScheme(of: path) != nil
+        let isLive = VideoSourceOptions.isLive(path)
         watchdog = isLive ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
         input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog)
         let context = input.pointer

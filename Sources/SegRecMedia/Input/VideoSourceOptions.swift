@@ -16,6 +16,10 @@ import SegRecTime
 ///   connect (FFmpeg's own listen options: `listen=1` for RTMP, TCP and HTTP,
 ///   `mode=listener` for SRT, `rtsp_flags=listen` for RTSP). ``ioTimeout`` bounds every
 ///   wait for its data.
+/// - A V4L2 capture device (`/dev/videoN`, a character device of the video4linux major) is
+///   opened with libavdevice's `v4l2` demuxer: a live source too; ``videoSize``,
+///   ``frameRate`` and ``pixelFormat`` become its `video_size`, `framerate` and
+///   `pixel_format` options (the device's current mode when not given).
 /// - Anything else is probed by libavformat; ``frameRate`` is then only the rate used to
 ///   derive missing timestamps when the stream states none.
 public struct VideoSourceOptions: Sendable, Hashable {
@@ -66,6 +70,25 @@ public struct VideoSourceOptions: Sendable, Hashable {
         return networkSchemes.contains(scheme) ? scheme : nil
     }
 
+    /// Whether `path` names a V4L2 capture device: a character device of major 81
+    /// (video4linux).
+    package static func isVideoDevice(_ path: String) -> Bool {
+        var info = stat()
+        guard path.hasPrefix("/dev/"), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR else { return false }
+        let rdev = UInt64(info.st_rdev)
+        let major = ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~UInt64(0xfff))
+        return major == 81
+    }
+
+    /// Whether `path` is a live source: a network URL or a V4L2 device.
+    package static func isLive(_ path: String) -> Bool { networkScheme(of: path) != nil || isVideoDevice(path) }
+
+    /// libavdevice's demuxers registered (`avdevice_register_all`), once per process.
+    private static let devicesRegistered: Bool = {
+        avdevice_register_all()
+        return true
+    }()
+
     /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
     package static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
 
@@ -110,6 +133,14 @@ public struct VideoSourceOptions: Sendable, Hashable {
                 options[option.key] = option.value
             }
             return (path, nil, false, nil, options)
+        }
+        if Self.isVideoDevice(path) {
+            _ = Self.devicesRegistered
+            var options: [String: String] = [:]
+            if let size = videoSize { options["video_size"] = "\(size.width)x\(size.height)" }
+            if let frameRate { options["framerate"] = frameRate.description }
+            if let pixelFormat { options["pixel_format"] = pixelFormat }
+            return (path, nil, false, "v4l2", options)
         }
         if path == Self.standardInput {
             (url, file, isPipe) = ("pipe:0", nil, true)
