@@ -25,6 +25,10 @@
 /// while `AVAssetWriterInput.isReadyForMoreMediaData` is false; frames dropped here are
 /// those the capture path itself was too slow for. Delivered frames carry their capture instant in
 /// ``VideoFrame/deliveredAt`` (time spent waiting in the slot counts as latency).
+/// A frame the source itself delivers late (its `next()` waited: a live producer that
+/// paused, a pipe without data) moves the pace with it: the recorder was idle meanwhile, so
+/// that frame counts as captured when it arrived and the frames after it keep their spacing
+/// from it (`t0` moves by the wait); only the recorder's own time drops frames.
 /// Completions, notes and warnings pass through unpaced, in order. Deterministic given the
 /// recorder's timings; the pictures of frames that end up dropped are still rendered, which
 /// makes it slightly pessimistic when the recorder is already behind. Time is read from a
@@ -66,7 +70,17 @@ package final class RealtimePacer: CaptureOutputEventSource {
             frame.deliveredAt = now
             return .frame(frame)
         }
-        let captured = try captureInstant(of: frame.sessionTime, now: now)
+        var captured = try captureInstant(of: frame.sessionTime, now: now)
+        let arrived = clock.now
+        if captured < arrived, arrived > now, let start = origin?.instant {
+            // The source itself made the frame late (a live producer that paused, a pipe
+            // that waited for data): the recorder was idle meanwhile, so the pace follows
+            // the producer: the frame counts as captured when it arrived, and later frames
+            // keep their spacing from it.
+            let shift = arrived - max(captured, now)
+            origin?.instant = start + shift
+            captured = captured + shift
+        }
         if let lastTake, captured <= lastTake {
             droppedFrameCount += 1
             return .frameDropped(DroppedFrame(index: frame.index, reason: .late))

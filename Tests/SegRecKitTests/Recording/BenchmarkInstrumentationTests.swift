@@ -132,6 +132,35 @@ import Testing
         #expect(clock.now == start + .nanoseconds(try ns(5)))
     }
 
+    /// A producer that pauses: the source itself waits 3 s before frame 3 (a live pipe
+    /// without data) while the recorder is idle. The pace follows the producer: frame 3
+    /// counts as captured when it arrived and frames 4 and 5 keep their spacing from it;
+    /// nothing is dropped (the build before dropped frames 4 and 5 as late: it measured
+    /// every capture from a clock started once).
+    @Test func pacerFollowsAProducerThatPauses() async throws {
+        let events = script.events(count: 6, initial: .ratio16x9, changes: [], completionDelay: 0)
+        let clock = ManualPacingClock()
+        let start = clock.now
+        let paced = RealtimePacer(wrapping: PausingSource(events, clock: clock, pause: .seconds(3), beforeFrame: 3), clock: clock)
+        func ns(_ i: Int64) throws -> Int64 { try (script.sessionTime(i) - script.sessionTime(0)).converted(toTimescale: 1_000_000_000).value }
+        var outcome: [String] = []
+        var deliveredAt: [Int64: Int64] = [:]
+        while let event = try await paced.next() {
+            switch event {
+            case .frame(let frame):
+                outcome.append("frame \(frame.index)")
+                deliveredAt[frame.index] = (frame.deliveredAt.map { start.duration(to: $0) } ?? .zero).nanoseconds
+            case .frameDropped(let drop): outcome.append("dropped \(drop.index ?? -1) \(drop.reason)")
+            default: continue
+            }
+        }
+        #expect(outcome == ["frame 0", "frame 1", "frame 2", "frame 3", "frame 4", "frame 5"])
+        #expect(paced.droppedFrameCount == 0)
+        // Frame 3 arrived 3 s after frame 2 was taken; 4 and 5 follow it at the frame spacing.
+        let arrived3 = try ns(2) + 3_000_000_000
+        #expect(deliveredAt == [0: 0, 1: try ns(1), 2: try ns(2), 3: arrived3, 4: arrived3 + (try ns(4) - ns(3)), 5: arrived3 + (try ns(5) - ns(3))])
+    }
+
     /// Many quick switches: finishing in the background keeps every segment exact, and the
     /// byte counts in the manifest match the files.
     @Test func backgroundFinalizationKeepsSegmentsExact() async throws {
@@ -179,6 +208,25 @@ import Testing
 
 /// A ``PacingClock`` that stands still until the test advances it or the pacer sleeps
 /// (a sleep moves it to the deadline at once).
+/// A scripted source whose `next()` waits `pause` (on `clock`) before handing out frame
+/// `beforeFrame`, as a live producer that stops sending for a while.
+final class PausingSource: CaptureOutputEventSource {
+    private let source: ScriptedSource
+    private let clock: ManualPacingClock
+    private let pause: Duration
+    private let beforeFrame: Int64
+    init(_ events: [CaptureOutputEvent], clock: ManualPacingClock, pause: Duration, beforeFrame: Int64) {
+        source = ScriptedSource(events)
+        (self.clock, self.pause, self.beforeFrame) = (clock, pause, beforeFrame)
+    }
+    func next() throws -> sending CaptureOutputEvent? {
+        guard let event = try source.next() else { return nil }
+        if case .frame(let frame) = event, frame.index == beforeFrame { clock.advance(by: pause) }
+        return event
+    }
+    func stopRunning() { source.stopRunning() }
+}
+
 final class ManualPacingClock: PacingClock {
     private let instant = Mutex(ContinuousClock.now)
 
