@@ -140,6 +140,13 @@ package enum SafeFile {
         return 0
     }
 
+    /// Whether `path` and `other` (both followed) are the same folder (device and inode).
+    package static func isSameFolder(_ path: String, as other: String) -> Bool {
+        var a = stat()
+        var b = stat()
+        return stat(path, &a) == 0 && stat(other, &b) == 0 && (a.st_mode & S_IFMT) == S_IFDIR && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// The folder holding `path`.
     package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -85,6 +85,7 @@ enum ErrorMapping {
         } else {
             manifestNote = "stopReason \"error\""
         }
-        return CommandLineError("\(inner.message) (recording stopped; \(what); \(manifestNote))", exitCode: inner.exitCode)
+        let message = failure.output?.displayText(inner.message) ?? inner.message
+        return CommandLineError("\(message) (recording stopped; \(what); \(manifestNote))", exitCode: inner.exitCode)
     }
 }

@@ -16,6 +16,12 @@ package struct OutputDirectory: Sendable {
     package let url: URL
     /// The folder's lock, held until the recording ends.
     package let lock: RecordingLock
+    /// Where the recording's files are written: the folder's open descriptor as a path,
+    /// `/proc/self/fd/N` (Linux resolves it to the folder that was opened, as `openat(N, …)`
+    /// does, wherever that folder is now), or ``url`` where `/proc` is not mounted. So a
+    /// folder renamed, or replaced by a symbolic link to another recording, during the
+    /// recording never redirects a write.
+    package let workingURL: URL
 
     /// Prepares `url` for a new recording: creates it if absent and takes its lock.
     ///
@@ -45,6 +51,8 @@ package struct OutputDirectory: Sendable {
         guard fm.isWritableFile(atPath: url.path) else { throw .cannotCreateOutput(path: url.path, detail: "folder is not writable") }
         let lock = try RecordingLock(folder: url)
         self.lock = lock
+        let byDescriptor = URL(fileURLWithPath: "/proc/self/fd/\(lock.folderDescriptor)", isDirectory: true)
+        workingURL = SafeFile.isSameFolder(byDescriptor.path, as: url.path) ? byDescriptor : url
         let existing = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter(Self.isRecordingFile).sorted()
         guard !existing.isEmpty else { return }
         do throws(RecordingError) {
@@ -58,6 +66,20 @@ package struct OutputDirectory: Sendable {
             lock.release()  // leave the folder as it was
             throw error
         }
+    }
+
+    /// `text` with the descriptor path of ``workingURL`` written as the folder's own path,
+    /// for messages and the manifest.
+    package func displayText(_ text: String) -> String {
+        workingURL == url ? text : text.replacingOccurrences(of: workingURL.path, with: url.path)
+    }
+
+    /// Nil while ``url`` still names the folder being written; else a warning saying
+    /// where the files went (the folder was renamed, or something else put at its name).
+    package func movedWarning() -> String? {
+        guard workingURL != url, !SafeFile.isSameFolder(workingURL.path, as: url.path) else { return nil }
+        let now = (try? FileManager.default.destinationOfSymbolicLink(atPath: workingURL.path)) ?? "an unknown place"
+        return "the output folder \(url.path) was renamed or replaced during the recording; segrec kept writing into the folder it opened, now at \(now)"
     }
 
     /// The names among `names` that force would not remove: not listed by the previous

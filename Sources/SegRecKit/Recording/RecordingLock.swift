@@ -92,11 +92,15 @@ package final class RecordingLock: Sendable {
         return .some(readPID(fd))
     }
 
-    /// Releases the lock and removes the file (at the end of a recording).
+    /// The open folder's descriptor while the lock is held (-1 after ``release()``).
+    package var folderDescriptor: Int32 { descriptors.withLock { $0.folder } }
+
+    /// Releases the lock and removes the file (at the end of a recording), through the
+    /// folder's descriptor: a folder renamed or replaced meanwhile loses nothing of its own.
     package func release() {
         descriptors.withLock { fds in
             guard fds.folder >= 0 else { return }
-            unlink(url.path)
+            unlinkat(fds.folder, Self.fileName, 0)
             close(fds.file)
             close(fds.folder)
             fds = (-1, -1)

@@ -12,7 +12,7 @@ extension SegmentMuxer {
     /// (none, or one that was in the way when the writer tried to create it) the segment is
     /// gone and its frames count as `writeFailed`.
     func salvage(_ segment: FinishingSegment, after error: any Error) {
-        let files = SegmentFiles(segment.file, in: configuration.output.url)
+        let files = SegmentFiles(segment.file, in: configuration.output.workingURL)
         let (url, partial) = (files.url, files.partial)
         if case .partialFileExists(let path) = error as? SegmentWriterError, path == partial.path {
             // The writer never created it: whatever has that name is somebody else's.

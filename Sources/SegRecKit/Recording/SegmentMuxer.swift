@@ -161,7 +161,7 @@ package final class SegmentMuxer {
             policy: configuration.policy, splitOnRotation: configuration.splitOnRotation,
             maximumFrameDuration: (try? longest.converted(toTimescale: MediaClock.host.timescale, rounding: .roundTowardZero)) ?? longest,
             maximumSegmentDuration: configuration.maximumSegmentDuration)
-        journal = ManifestJournal(directory: configuration.output.url)
+        journal = ManifestJournal(directory: configuration.output.workingURL)
         builder = ManifestBuilder(
             mode: configuration.policy.mode, devices: configuration.devices, encoder: configuration.settings, frameIndexStamp: configuration.frameIndexStamp,
             recordsSessionEvents: configuration.recordsSessionEvents, deviceControls: configuration.deviceControls, recordedAt: configuration.recordedAt,
@@ -232,10 +232,11 @@ package final class SegmentMuxer {
         try await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
         finishSessionEventLog()
+        warnIfTheFolderMoved()
         announce(.finished(reason, error: nil))
         await journal.close()
         if let failure = journal.failure.error { throw failure }
-        try ManifestWriter.write(builder.manifest, to: configuration.output.url)
+        try ManifestWriter.write(builder.manifest, to: configuration.output.workingURL)
         state = .finished
         return builder.manifest
     }
@@ -253,9 +254,10 @@ package final class SegmentMuxer {
         try? await settle(pending)
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
         finishSessionEventLog()
+        warnIfTheFolderMoved()
         announce(.finished(.error, error: message))
         await journal.close()
-        try? ManifestWriter.write(builder.manifest, to: configuration.output.url)
+        try? ManifestWriter.write(builder.manifest, to: configuration.output.workingURL)
         state = .finished
         return builder.manifest
     }
@@ -317,7 +319,7 @@ package final class SegmentMuxer {
         precondition(current == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
-        let url = SegmentFiles(index: index, in: configuration.output.url).url
+        let url = SegmentFiles(index: index, in: configuration.output.workingURL).url
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
@@ -439,12 +441,32 @@ package final class SegmentMuxer {
     // MARK: Announcements
 
     func announce(_ event: SegmentMuxerEvent) {
+        let event = shownWithTheFolderPath(event)
         builder.apply(event)
         guard let observer else { return }
         switch event {
         case .segmentClosed(let file, _, _, _, _), .segmentSalvaged(let file, _, _, _, _): observer(event, builder.manifest.segments.last { $0.file == file })
         default: observer(event, nil)
         }
+    }
+
+    /// `event` with the folder's descriptor path (``OutputDirectory/workingURL``) in its
+    /// words written as the folder's own path, for the manifest and the app.
+    private func shownWithTheFolderPath(_ event: SegmentMuxerEvent) -> SegmentMuxerEvent {
+        let output = configuration.output
+        switch event {
+        case .warning(let text): return .warning(output.displayText(text))
+        case .segmentFailed(let file, let frames, let reason): return .segmentFailed(file: file, frames: frames, reason: output.displayText(reason))
+        case .segmentSalvaged(let file, let frames, let end, let bytes, let reason):
+            return .segmentSalvaged(file: file, frames: frames, end: end, bytes: bytes, reason: output.displayText(reason))
+        case .finished(let reason, let error): return .finished(reason, error: error.map(output.displayText))
+        default: return event
+        }
+    }
+
+    /// Says so when the output folder's name no longer leads to the folder being written.
+    func warnIfTheFolderMoved() {
+        if let moved = configuration.output.movedWarning() { announce(.warning(moved)) }
     }
 
     func apply(_ decisions: [ChangeAnnouncementMatcher.Decision]) {

@@ -198,11 +198,11 @@ public actor Recorder {
         } catch {
             let manifest = await muxer.abort(error: "\(error)")
             try? writeStatistics(muxer, to: statisticsURL)
-            return .failure(RecordingFailure(underlying: error, manifest: manifest))
+            return .failure(RecordingFailure(underlying: error, manifest: manifest, output: muxer.configuration.output))
         }
         // The recording is complete; a statistics file that cannot be written is reported as
         // such, without touching the manifest.
-        do { try writeStatistics(muxer, to: statisticsURL) } catch { return .failure(RecordingFailure(underlying: error, manifest: manifest)) }
+        do { try writeStatistics(muxer, to: statisticsURL) } catch { return .failure(RecordingFailure(underlying: error, manifest: manifest, output: muxer.configuration.output)) }
         return .success(manifest)
     }
 

@@ -21,6 +21,12 @@ public struct RecordingFailure: Error, CustomStringConvertible {
     public let underlying: any Error
     /// The manifest written after salvaging closed (and, where possible, the open) segments.
     public let manifest: RecordingManifest
+    /// The folder written (its descriptor path in messages is shown as its own path).
+    package var output: OutputDirectory?
 
-    public var description: String { "\(underlying)" }
+    package init(underlying: any Error, manifest: RecordingManifest, output: OutputDirectory? = nil) {
+        (self.underlying, self.manifest, self.output) = (underlying, manifest, output)
+    }
+
+    public var description: String { output?.displayText("\(underlying)") ?? "\(underlying)" }
 }
