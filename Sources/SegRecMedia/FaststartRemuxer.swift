@@ -376,7 +376,8 @@ enum FaststartRemuxer {
         return stream
     }
 
-    /// Copies what the file says about itself: the recording date (`creation_time`) and
+    /// Copies what the file says about itself: the recording date (`creation_time`), place
+    /// (`location`) and
     /// writing application (`encoder`) of the file, the stream's encoder (`encoder`, the
     /// sample entry's compressor name) and pixel aspect ratio (`pasp`). The colour
     /// description travels in the codec parameters (`colr`).
@@ -384,7 +385,7 @@ enum FaststartRemuxer {
         from input: InputFormatContext, stream inStream: UnsafeMutablePointer<AVStream>, to format: OutputFormatContext,
         stream outStream: UnsafeMutablePointer<AVStream>, context: String
     ) throws(FFmpegError) {
-        for key in ["creation_time", "encoder"] {
+        for key in ["creation_time", "encoder", "location"] {
             if let entry = av_dict_get(input.pointer.pointee.metadata, key, nil, 0) {
                 try check(av_dict_set(&format.pointer.pointee.metadata, key, entry.pointee.value, 0), "av_dict_set", context: "\(context): \(key)")
             }

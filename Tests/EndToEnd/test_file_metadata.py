@@ -332,3 +332,32 @@ def test_flv_restart_keeps_90_of_90_frames_in_2_files(made):
                      "stream=nb_read_frames,width,height", "-of", "csv=p=0", out / s["file"]]).stdout.strip()
         assert got == f"{s['width']},{s['height']},45", (s["file"], got)
     assert any("a restart at a new sequence header" in w for w in m["warnings"]), m["warnings"]
+
+
+@pytest.mark.parametrize("container", ["mp4", "mov"])
+def test_footage_creation_time_and_location_reach_every_segment(binary, work, container):
+    """Issue 46 item 7: a phone clip's recording date and GPS place (ffmpeg's
+    `-metadata creation_time= location=`, MP4/MOV `©xyz`) reach every segment of its
+    pass-through recording, each segment dated by its own start, and the manifest says so;
+    the build before dated the files when segrec ran and dropped the place without a note."""
+    src = work / f"tagged.{container}"
+    made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "3", "-c:v", "libx264",
+                  "-metadata", "creation_time=2024-05-01T12:34:56.000000Z", "-metadata", "location=+48.8584+002.2945/", src])
+    assert made.returncode == 0, made.stderr
+    out = work / f"tagged-{container}"
+    rec = h.run([binary, "record", "--source", src, "--max-segment-duration", "1", "--output", out, "--quiet", "--force"])
+    assert rec.returncode == 0, rec.stderr[-400:]
+    m = h.load_manifest(out)
+    assert m["recordedAt"] == "2024-05-01T12:34:56.000Z"
+    tags = []
+    for s in m["segments"]:
+        fmt = json.loads(h.run(["ffprobe", "-v", "error", "-show_entries", "format_tags=creation_time,location", "-of", "json",
+                                out / s["file"]]).stdout)["format"]["tags"]
+        tags.append((fmt.get("creation_time"), fmt.get("location")))
+    assert tags == [("2024-05-01T12:34:56.000000Z", "+48.8584+002.2945/"), ("2024-05-01T12:34:57.000000Z", "+48.8584+002.2945/"),
+                    ("2024-05-01T12:34:58.000000Z", "+48.8584+002.2945/")]
+    assert any("input location +48.8584+002.2945/ kept on every segment" in n for n in m["notes"]), m["notes"]
+    if shutil.which("mediainfo"):
+        # (MediaInfo 22 does not list an MP4's ©xyz place, not even on ffmpeg's own file.)
+        mi = h.run(["mediainfo", "--Inform=General;%Encoded_Date%", out / m["segments"][1]["file"]]).stdout.strip()
+        assert "2024-05-01 12:34:57" in mi, mi

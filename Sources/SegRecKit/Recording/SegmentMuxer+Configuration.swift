@@ -62,6 +62,9 @@ extension SegmentMuxer {
         /// `creation_time` is this plus its `sessionStart` less the first segment's (default:
         /// when the configuration was made).
         package var recordedAt = Date()
+        /// Where the footage was recorded (its `location` tag, ISO 6709): every segment
+        /// file's `location`; nil: none.
+        package var location: String?
         /// `--max-segment-duration`: the first frame whose session time is at or after its
         /// segment's `sessionStart` plus this opens the next segment (`startReason:
         /// maxSegmentDuration`); nil: no limit.

@@ -99,6 +99,8 @@ actor SegmentWriterActor {
         let journalGeneration: Int
         /// The file's `creation_time`.
         var creationTime: Date? = nil
+        /// The file's `location` (ISO 6709), or nil.
+        var location: String? = nil
         /// The audio track, or nil for a file without sound.
         var audio: AudioTrackSettings? = nil
     }
@@ -199,7 +201,7 @@ actor SegmentWriterActor {
             writer = try SegmentWriter(
                 url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
                 displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat,
-                creationTime: parameters.creationTime, audio: parameters.audio)
+                creationTime: parameters.creationTime, location: parameters.location, audio: parameters.audio)
         } catch { fail(error) }
         statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }

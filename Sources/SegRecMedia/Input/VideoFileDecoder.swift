@@ -66,6 +66,12 @@ package final class VideoFileDecoder {
     package let allowsTimestampDiscontinuities: Bool
     /// What was noticed on opening (ignored streams, the stream chosen), and later notes
     /// while no ``noteHandler`` is set.
+    /// The container's `creation_time` tag (when it was recorded, as FFmpeg reads it:
+    /// `2024-05-01T12:34:56.000000Z`), or nil.
+    package let creationTimeTag: String?
+    /// The container's `location` tag (ISO 6709, e.g. a phone's GPS `+48.8584+002.2945/`;
+    /// QuickTime's `com.apple.quicktime.location.ISO6709` too), or nil.
+    package let locationTag: String?
     package internal(set) var notes: [String] = []
     /// Called with each adjustment worth a manifest warning (crop to even, alpha, damage).
     package var warningHandler: ((String) -> Void)?
@@ -178,6 +184,9 @@ package final class VideoFileDecoder {
         let probed = try Self.probe(input, path: path, watchdog: watchdog)
         demuxerLogPrefix = probed.demuxerLogPrefix
         probeError = probed.probeError
+        func tag(_ key: String) -> String? { av_dict_get(context.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) } }
+        creationTimeTag = tag("creation_time")
+        locationTag = tag("location") ?? tag("com.apple.quicktime.location.ISO6709")
         let streams = input.streams
         let video = try Self.videoStream(in: streams, path: path)
         stream = video

@@ -25,7 +25,8 @@ extension SegmentWriter {
     /// Adds the video stream (time base `1/timescale`, the encoder's parameters, `hvc1` for
     /// HEVC, the sample aspect ratio, the tags and the display matrix) to `format`.
     static func addVideoStream(
-        to format: OutputFormatContext, encoder: CodecContext, settings: EncoderSettings, timescale: Int32, displayRotationDegrees: Int?, creationTime: Date?
+        to format: OutputFormatContext, encoder: CodecContext, settings: EncoderSettings, timescale: Int32, displayRotationDegrees: Int?, creationTime: Date?,
+        location: String? = nil
     ) throws -> UnsafeMutablePointer<AVStream> {
         let encoderName = settings.codec.encoderName
         guard let stream = avformat_new_stream(format.pointer, nil) else { throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem()) }
@@ -38,6 +39,7 @@ extension SegmentWriter {
         }
         stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
         try Self.tag(format: format, stream: stream, encoderName: encoderName, creationTime: creationTime ?? Date())
+        if let location { try check(av_dict_set(&format.pointer.pointee.metadata, "location", location, 0), "av_dict_set", context: "location") }
         if let degrees = displayRotationDegrees {
             guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) else {
                 throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem())

@@ -159,6 +159,8 @@ package final class SegmentWriter {
     ///     another layout are still accepted (converted by libswscale).
     ///   - creationTime: the file's recording date (`creation_time`: the `mvhd`, `tkhd` and
     ///     `mdhd` creation and modification times, whole seconds); default: now.
+    ///   - location: where it was recorded, an ISO 6709 string (`+48.8584+002.2945/`): the
+    ///     file's `location` tag (MP4 `©xyz`, as ffmpeg's `-metadata location=`); nil: none.
     /// - Throws: ``SegmentWriterError/fileExists(path:)`` (`url` exists),
     ///   ``SegmentWriterError/partialFileExists(path:)`` (anything, even a symbolic link, at
     ///   `<name>.partial`, e.g. left by a crash: recover or remove it first; it is not
@@ -173,18 +175,19 @@ package final class SegmentWriter {
     package convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
         fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil,
-        audio: AudioTrackSettings? = nil
+        location: String? = nil, audio: AudioTrackSettings? = nil
     ) throws {
         try self.init(
             url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
-            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, audio: audio)
+            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, location: location, audio: audio)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
     /// creates fail with ENOSPC past that many bytes, like a full disk.
     init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
-        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil, audio: AudioTrackSettings? = nil
+        sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil, location: String? = nil,
+        audio: AudioTrackSettings? = nil
     ) throws {
         FFmpegLog.silence()
         try settings.validate()
@@ -210,7 +213,8 @@ package final class SegmentWriter {
         let (encoder, pixelFormat, format) = try Self.openEncoder(
             settings: settings, dimensions: dimensions, timescale: timescale, inputFormat: inputFormat, partialPath: partialURL.path)
         let stream = try Self.addVideoStream(
-            to: format, encoder: encoder, settings: settings, timescale: timescale, displayRotationDegrees: displayRotationDegrees, creationTime: creationTime)
+            to: format, encoder: encoder, settings: settings, timescale: timescale, displayRotationDegrees: displayRotationDegrees, creationTime: creationTime,
+            location: location)
         self.audioSettings = audio
         let audioTrack = try Self.addAudioStream(to: format, audio: audio)
         self.audioEncoder = audioTrack?.encoder

@@ -24,6 +24,10 @@ struct BuiltSource {
     var dropsFramesWhenBehind = false
     /// The channel an app's pushed pictures and sound arrive through (push inputs only).
     var pushChannel: PushChannel? = nil
+    /// When the footage was recorded (its `creation_time`): the recording date; nil: now.
+    var recordedAt: Date? = nil
+    /// Where the footage was recorded (its `location`, ISO 6709): every segment's.
+    var location: String? = nil
     /// The pushed sound's format (push inputs with sound only).
     var pushAudio: PushInput.Audio? = nil
 }

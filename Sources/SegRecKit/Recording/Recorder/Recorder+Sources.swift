@@ -70,13 +70,34 @@ extension Recorder {
         try settings.validate()
         let passThrough = try FilePassThroughSource(decoder: decoder, stampFrameIndex: configuration.stampsFrameIndex, codec: settings.codec)
         let audio = decoder.audio.map { AudioTrackSettings(sampleRate: $0.sampleRate, channelCount: $0.channelCount, bitRate: configuration.audioBitRate) }
-        return BuiltSource(
+        var built = BuiltSource(
             source: passThrough, settings: settings, devices: [passThrough.deviceClock] + (passThrough.audioTiming.map { [$0.clock] } ?? []),
             stampsFrameIndex: configuration.stampsFrameIndex,
             notes: !configuration.recordsAudio && decoder.audioStreamCount > 0
                 ? ["\(configuration.settingNames.noAudio): the input's sound is not recorded"] : [], rotationDegrees: decoder.rotationDegrees, audio: audio,
             // Read as fast as the encoder takes it: a deeper queue only holds more packets.
             framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight, dropsFramesWhenBehind: request.realtime)
+        keepFootageTags(of: decoder, in: &built)
+        return built
+    }
+
+    /// The footage's recording date and place become the recording's: `creation_time` is
+    /// the manifest's `recordedAt` (each segment's `creation_time` follows from it) and
+    /// `location` is every segment's, each with a note; a date that is not one is noted
+    /// and the recording is dated now.
+    static func keepFootageTags(of decoder: VideoFileDecoder, in built: inout BuiltSource) {
+        if let text = decoder.creationTimeTag {
+            if let date = RecordingExporter.parseWallClock(text) {
+                built.recordedAt = date
+                built.notes.append("input creation_time \(text) kept: the recording's date (recordedAt) and, from it, each segment's creation_time")
+            } else {
+                built.notes.append("input creation_time '\(text)' is not an ISO 8601 date: the recording is dated when segrec recorded it")
+            }
+        }
+        if let location = decoder.locationTag {
+            built.location = location
+            built.notes.append("input location \(location) kept on every segment (its location tag)")
+        }
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each

@@ -108,7 +108,8 @@ public actor Recorder {
         muxer.splitOnRotation = configuration.splitOnRotation
         muxer.maximumSegmentDuration = configuration.maximumSegmentDuration
         muxer.maximumSegmentBytes = configuration.maximumSegmentBytes
-        muxer.recordedAt = Date()
+        muxer.recordedAt = built.recordedAt ?? Date()
+        muxer.location = built.location
         if let framesInFlight = configuration.framesInFlight ?? built.framesInFlight { muxer.framesInFlight = framesInFlight }
         if configuration.fragmentInterval == nil {
             muxer.notes.append("\(configuration.settingNames.noFragments): segments are written whole when they close; a crash loses the open segment")
