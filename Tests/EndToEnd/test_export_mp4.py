@@ -259,3 +259,43 @@ def test_an_export_killed_mid_way_blocks_no_rerun(rotated_recording, binary, for
     assert e.returncode == 0, (e.returncode, e.stderr)
     assert len(probe_frames(out)) == m["frames"]["written"]
     assert sorted(x.name for x in work.glob(out.name + "*")) == [out.name], list(work.glob(out.name + "*"))
+
+
+def export_on_a_terminal(binary, rec, out):
+    """`export --mp4` with its stderr on a pseudo-terminal: its exit code and what it drew."""
+    import os
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([binary, "export", str(rec), "--mp4", str(out), "--force"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    p.wait(timeout=300)
+    return p.returncode, drawn.decode()
+
+
+def test_export_mp4_shows_its_progress_on_a_terminal_and_nothing_in_a_pipe(rotated_recording, binary):
+    """Issue 46 item 6: re-encoding a recording takes a while, so `export --mp4` draws a
+    progress line on a terminal, as `record` does (frames done of the manifest's total,
+    share, speed), and clears it before its summary; with stderr in a pipe it writes none.
+    The build before printed nothing until it was done."""
+    work, rec, m = rotated_recording
+    total = sum(s["frameCount"] for s in m["segments"])
+    code, drawn = export_on_a_terminal(binary, rec, work / "progress.mp4")
+    assert code == 0, drawn
+    import re
+    counts = [(int(a), int(b)) for a, b in re.findall(r"\r  mp4: +(\d+) of (\d+) frames", drawn)]
+    assert counts and all(t == total and 0 < d <= total for d, t in counts), drawn
+    assert [d for d, _ in counts] == sorted(d for d, _ in counts)
+    assert drawn.endswith("\r\x1b[2K"), repr(drawn[-40:])
+    assert h.count_frames(work / "progress.mp4") == total
+    piped = h.run([binary, "export", rec, "--mp4", work / "piped.mp4", "--force"])
+    assert piped.returncode == 0 and "mp4:" not in piped.stderr, piped.stderr

@@ -113,7 +113,13 @@ enum ExportCommand {
             )
         }
         if let mp4 {
-            let result = try OneFileExport.export(from: directory, to: URL(fileURLWithPath: mp4), canvas: canvas, force: force)
+            // Re-encoding takes a while: a progress line on a terminal, as `record` shows.
+            let line = ProgressLine(enabled: Terminal.standardErrorIsTerminal)
+            defer { line.finish() }
+            let result = try OneFileExport.export(from: directory, to: URL(fileURLWithPath: mp4), canvas: canvas, force: force) { done, total in
+                line.update(exported: done, of: total)
+            }
+            line.finish()
             print(
                 "mp4: \(result.file.path): \(result.frames) frames from \(result.segments) segment(s) on a \(result.canvas) canvas (\(result.rotatedSegments) turned upright, \(result.placedSegments) scaled or padded), \(DecimalSeconds.text(result.duration, digits: 6)) s at 1/\(result.timescale), \(result.bytes) bytes (H.264, re-encoded\(result.audioSamples > 0 ? "; AAC sound, \(result.audioSamples) samples" : ""))"
             )

@@ -91,7 +91,11 @@ package enum OneFileExport {
     ///   (field `frameCount`); ``MediaInputError``, ``SegmentWriterError``, ``FFmpegError``
     ///   from decoding and encoding. On any throw no output file is left; what an interrupted
     ///   export to `file` left is removed first.
-    package static func export(from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false) throws -> Result {
+    /// - Parameter progress: called after each frame re-encoded with the frames done and
+    ///   the recording's total (the manifest's frame counts), on the caller's thread.
+    package static func export(
+        from directory: URL, to file: URL, canvas requested: VideoDimensions? = nil, force: Bool = false, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> Result {
         let source = try ExportSource(directory: directory)
         let segments = source.manifest.segments
         if let requested { try check(canvas: requested) }
@@ -116,6 +120,7 @@ package enum OneFileExport {
         let writer = try SegmentWriter(
             url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation, audio: audioSettings)
         let first = segments[0].sessionStart
+        let total = segments.reduce(0) { $0 + $1.frameCount }
         var frames = 0
         do {
             let scaler = PictureScaler(pixelBufferPool: pool)
@@ -150,6 +155,7 @@ package enum OneFileExport {
                     try writer.append(framed, presentationTime: time, recyclingInto: pool)
                     if let sound, let rate = audioSettings?.sampleRate { try appendSound(sound, startingAt: soundStart, upTo: time, rate: rate, to: writer) }
                     count += 1
+                    progress?(frames + count, total)
                 }
                 if let sound { try appendSound(sound, startingAt: soundStart, upTo: nil, rate: 1, to: writer) }
                 guard count == segment.frameCount else {
