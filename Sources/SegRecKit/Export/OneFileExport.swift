@@ -165,11 +165,7 @@ package enum OneFileExport {
                 frames += count
             }
             let summary = try writer.finish(endTime: segments[segments.count - 1].sessionEnd - first)
-            return Result(
-                file: file, canvas: canvas, frames: frames, segments: segments.count, rotatedSegments: layouts.filter { $0.angle != .degrees0 }.count,
-                placedSegments: layouts.filter {
-                    !CanvasPlacement(displayWidth: $0.displayWidth, displayHeight: $0.displayHeight, canvas: canvas).fillsCanvas || $0.turned != canvas
-                }.count, duration: summary.duration, timescale: timescale, bytes: summary.byteCount, audioSamples: writer.audioSampleCount)
+            return Result(file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
         } catch {
             writer.cancel()
             throw error
@@ -258,5 +254,16 @@ package enum OneFileExport {
                 path: "canvas", field: "\(canvas)", detail: "allowed: even width and height from 2 to \(maximumCanvasSide) pixels (4:2:0 H.264), e.g. 1920x1080"
             )
         }
+    }
+}
+
+extension OneFileExport.Result {
+    /// The summary of an export of `frames` frames from the segments of `layouts`.
+    init(file: URL, canvas: VideoDimensions, frames: Int, layouts: [OneFileExport.SegmentLayout], summary: SegmentWriterSummary, timescale: Int32, audioSamples: Int64) {
+        self.init(
+            file: file, canvas: canvas, frames: frames, segments: layouts.count, rotatedSegments: layouts.filter { $0.angle != .degrees0 }.count,
+            placedSegments: layouts.filter {
+                !CanvasPlacement(displayWidth: $0.displayWidth, displayHeight: $0.displayHeight, canvas: canvas).fillsCanvas || $0.turned != canvas
+            }.count, duration: summary.duration, timescale: timescale, bytes: summary.byteCount, audioSamples: audioSamples)
     }
 }
