@@ -27,13 +27,12 @@ extension CaptureSession {
     /// framing format (4032) active first, a reconfiguration like `activeFormat`, keeping
     /// the ratio in effect where that format lists it, else the ratio of the same
     /// orientation it has (3x4 for portrait and square, 4x3 for landscape).
-    /// - Throws: ``CaptureError/smartFramingUnsupported(formatSide:)`` when no format of the
-    ///   camera has smart framing (the iPhone Duo cameras, the back camera).
-    func makeSmartFramingFormatActive(at s: MediaTime) throws(CaptureError) {
+    /// - Returns: false, changing nothing, when no format of the camera has smart framing
+    ///   (the iPhone Duo cameras, the back camera, the Virtual Front Camera, an earlier front
+    ///   camera): the seeds' `start()` throws to the app then.
+    func makeSmartFramingFormatActive(at s: MediaTime) throws(CaptureError) -> Bool {
         let device = self.device
-        guard !isVirtual, let target = device.formats.first(where: \.isSmartFramingSupported) else {
-            throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-        }
+        guard !isVirtual, let target = device.formats.first(where: \.isSmartFramingSupported) else { return false }
         let current = ratioInEffect
         let ratios = target.supportedDynamicAspectRatios
         let start =
@@ -51,6 +50,7 @@ extension CaptureSession {
             because: "smartFraming start (the smart framing format first, as the seeds' start()"
                 + (start == current ? ")" : "; it lists no \(current.rawValue))"))
         appRatio = start
+        return true
     }
 
     /// `{"activeFormat": name}` on the streaming camera.
