@@ -73,13 +73,8 @@ def layout(out):
     """[(width, height, [frame-index stamps])] of every segment file, read back by ffprobe/ffmpeg."""
     files = []
     for seg in h.load_manifest(out)["segments"]:
-        path = out / seg["file"]
-        sizes = [(f["width"], f["height"]) for f in h.ffprobe_frames(path)]
-        # the stored picture (-noautorotate: the earlier front camera's file carries a rotation)
-        raw = h.run(["ffmpeg", "-v", "error", "-noautorotate", "-i", path, "-fps_mode", "passthrough", "-vf",
-                     "crop=iw:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-"], text=False).stdout
-        indices, used = h.decode_stamps(raw, sizes)
-        assert used == len(raw) and len(set(sizes)) == 1, (seg["file"], sizes)
+        sizes, indices = h.stored_stamps(out / seg["file"])
+        assert len(set(sizes)) == 1, (seg["file"], sizes)
         files.append((*sizes[0], indices))
     return files
 
