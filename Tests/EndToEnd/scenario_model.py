@@ -12,10 +12,14 @@ stop-on-change stop, the requests that complete `superseded` and those that fail
 
 generate(rng) -> scenario dict (numbers as exact Fractions, written by to_json as decimals).
 
-Where DESIGN.md leaves a tie or an end case open (a posture event at the very instant a frame is
-captured; a switch whose gap runs past the end of the recording; an announcement exactly one
-frame from the end), the generator avoids it (`Ambiguous`), so every comparison is one the
-contract decides.
+Where DESIGN.md leaves a tie or an end case open (a switch whose gap runs past the end of the
+recording; an announcement exactly one frame from the end; a latency-0 request at a frame's
+capture instant behind another kind of event less than a device tick before it; a turn and a
+size change on one frame), the generator avoids it (`Ambiguous`), so every comparison is one the
+contract decides. The device-tick tie rule ("Dynamic aspect ratio") is the requests' (and the
+virtual swaps'): a posture switch ends the old camera at the frames whose session time is before
+it, and a turn (`deviceOrientation`, one camera; `--split-on-rotation` when a scenario has one)
+applies from the first frame whose session time is at or after it.
 """
 from __future__ import annotations
 
@@ -187,6 +191,15 @@ class Frame:
     width: int
     height: int
     ratio: str
+    angle: int = 0         # the capture angle (one camera: portrait 0, landscapeLeft 90, …)
+
+
+ANGLES = {"portrait": 0, "landscapeLeft": 90, "portraitUpsideDown": 180, "landscapeRight": 270}
+
+
+def splits_on_rotation(sc: dict) -> bool:
+    """A scenario with turns is recorded with --split-on-rotation (segment mode only)."""
+    return any("deviceOrientation" in e for e in sc.get("events", []))
 
 
 @dataclass
@@ -200,6 +213,7 @@ class Segment:
     reason: str
     camera: str | None
     change: dict | None
+    angle: int = 0         # rotationDegrees: the capture angle of its first frame
 
 
 @dataclass
@@ -296,7 +310,8 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
     pred.unsupported = reqinfo["unsupported"]
     pred.activations = [(a["cam"], a.get("switch"), a.get("delivered", 0), len(a.get("reqs", [])),
                          a.get("gap_requests", 0)) for a in reqinfo["acts"]]
-    _segments(pred, frames, reqinfo, mode, "cameras" in sc, sc.get("frontCamera") == "virtual")
+    split = splits_on_rotation(sc) and mode == "segment"
+    _segments(pred, frames, reqinfo, mode, "cameras" in sc, sc.get("frontCamera") == "virtual", split)
     return pred
 
 
@@ -311,6 +326,8 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
     act = {"cam": start_cam, "first": 0, "ratio": initial if cams[start_cam].square else None,
            "reqs": [], "stop": None}
     acts = [act]
+    turns = []                     # (host ns, angle): one camera's capture angle from T >= s
+    last_other = None              # host time of the latest event that is no request
     for s, pos, e in events:
         if "setDynamicAspectRatio" in e:
             r = e["setDynamicAspectRatio"]
@@ -321,7 +338,15 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             app_ratio = r
             thr = Fraction(cam.grid.clock.to_device(s)) + latency * cam.grid.period
             k = cam.grid.first_at_or_after_ticks(thr)
+            if last_other is not None and cam.grid.T(k) < last_other:
+                raise Ambiguous("a request at a capture instant behind another event in the same device tick")
             act["reqs"].append(Request(pos, s, r, k, delay))
+            continue
+        last_other = s
+        if "deviceOrientation" in e:
+            if not one_camera:
+                raise Ambiguous("turns are modelled for one camera")
+            turns.append((s, ANGLES[e["deviceOrientation"]]))
         elif "posture" in e and select is not None:
             b = select(e["posture"])
             if b == act["cam"]:
@@ -344,8 +369,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
         taken = set()
         while True:
             T = g.T(i)
-            if a["stop"] is not None and (T < a["stop"]) != (g.D(i) < g.clock.to_device(a["stop"])):
-                raise Ambiguous("posture event at a frame's capture instant")
+            # the frames captured before the switch: session time before it (no device-tick tie)
             if T >= end_ns or (a["stop"] is not None and T >= a["stop"]):
                 break
             ratio = a["ratio"]
@@ -357,7 +381,8 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
                 taken.add(cur.pos)
                 announce.setdefault((a["cam"], cur.pos), (n, cur))
             w, h = dims(cam.side, ratio) if ratio else cam.side
-            frames.append(Frame(n, cam.id, cam.position, i, cam.id, g.D(i), T, w, h, ratio))
+            angle = next((ang for t, ang in reversed(turns) if t <= T), 0)
+            frames.append(Frame(n, cam.id, cam.position, i, cam.id, g.D(i), T, w, h, ratio, angle))
             n += 1
             i += 1
         a["last"] = i  # first grid index not delivered
@@ -414,7 +439,7 @@ def _virtual(vcam, cams, ids_by_type, posture, initial, latency, delay, events, 
                     "acts": acts, "cams": {"virtualFront": vcam, **cams}}
 
 
-def _segments(pred, frames, info, mode, multi, virtual):
+def _segments(pred, frames, info, mode, multi, virtual, split=False):
     cams = info["cams"]
     by_first = {n: q for (_, _), (n, q) in info["announce"].items()}
     segs = []
@@ -431,6 +456,10 @@ def _segments(pred, frames, info, mode, multi, virtual):
                 change = {"camera": seg_cam, "previousCamera": prev_cam,
                           "deviceTime": (f.D, cams[f.grid_cam].grid.clock.ts), "sessionTime": f.T}
                 pred.switches.append((f.n, seg_cam, prev_cam, f.D, f.T))
+            elif split and f.angle != prev.angle:
+                if (f.width, f.height) != (prev.width, prev.height):
+                    raise Ambiguous("a turn and a size change on one frame")
+                reason, change = "rotationChanged", None
             elif (f.width, f.height) != (prev.width, prev.height):
                 reason = "dimensionsChanged"
                 q = by_first.get(f.n)
@@ -447,10 +476,10 @@ def _segments(pred, frames, info, mode, multi, virtual):
                     break
                 segs[-1].end = f.T
                 segs.append(Segment(f.n, 0, f.width, f.height, f.T, None, reason,
-                                    seg_cam if multi else None, change))
+                                    seg_cam if multi else None, change, f.angle))
         else:
             segs.append(Segment(f.n, 0, f.width, f.height, f.T, None, "recordingStarted",
-                                seg_cam if multi else None, None))
+                                seg_cam if multi else None, None, f.angle))
         segs[-1].count += 1
     if segs:
         if stop:
