@@ -11,6 +11,8 @@ back from the files: sizes and frame-index stamps by ffprobe/ffmpeg, pixels by f
 4. `enabledFramings: []`: none enabled, the monitor recommends nothing: one 4032x3024 segment.
 5. `smartFraming start` on a camera with no smart framing format: the app's start() throws, the
    recording goes on (exit 0, a warning and a `smartFramingStartFailed` event), every frame kept.
+10. The `activeFormatChanged` message names the new format's first frame as it is (3024x4032 3x4),
+   not the ratio the format started with before the recommendation in the gap (4x3).
 """
 from fractions import Fraction
 
@@ -92,6 +94,10 @@ def test_start_with_people_lands_on_the_new_formats_first_frame(recorded):
     assert h.t(segs[1]["sessionStart"]) == Fraction("2.75")
     assert segs[1]["change"]["aspectRatio"] == "3x4"
     assert [(z["frameIndex"], z["to"]) for z in events(out, "zoomChanged")] == [(15, "1.3")]
+    # item 10: the activeFormatChanged message names what the first frame has, not the 4x3 it started at
+    switched = events(out, "activeFormatChanged")
+    assert [(e["frameIndex"], e["to"]) for e in switched] == [(15, "4032@10")]
+    assert "3024x4032 3x4 after a" in switched[0]["message"] and "it started at 4x3" in switched[0]["message"]
 
 
 def test_stop_cancels_the_pending_recommendations_zoom(recorded):

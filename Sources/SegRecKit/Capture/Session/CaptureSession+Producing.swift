@@ -90,6 +90,7 @@ extension CaptureSession {
         device.applyPendingZoom(beforeFrame: grid)
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
         let dimensions = device.dimensions(atFrame: grid)
+        settleFormatAnnouncement(grid: grid, dimensions: dimensions)
         let frame = try output.frame(
             index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
             producerPosition: camera == nil ? nil : producer, mirrored: mirrored)
