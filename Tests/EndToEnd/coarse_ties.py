@@ -127,7 +127,7 @@ def generate(rng: random.Random):
     """A coarse-clock tie scenario DESIGN.md decides (redrawn while the model finds it ambiguous)."""
     while True:
         sc = rng.choice([turns, duo_individual, duo_virtual])(rng)
-        sc["events"] = [e for e in sc["events"] if 0 <= e["atSeconds"] <= sc["durationSeconds"]]
+        sc["events"] = [e for e in sc["events"] if 0 <= e["atSeconds"] < sc["durationSeconds"]]
         if not sc["events"]:
             continue
         try:

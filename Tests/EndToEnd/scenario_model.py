@@ -243,7 +243,7 @@ def _events(sc, s0, dur_ns):
     out = []
     for pos, e in enumerate(sc.get("events", [])):
         at = dec(e["atSeconds"])
-        if at < 0 or at * NS > dur_ns:
+        if at < 0 or rhaz(at * NS) >= dur_ns:   # 0 <= atSeconds < durationSeconds (DESIGN.md, "Scenario files")
             raise Invalid(f"events[{pos}].atSeconds {at}")
         out.append((s0 + rhaz(at * NS), pos, e))
     out.sort(key=lambda t: (t[0], t[1]))
@@ -591,7 +591,7 @@ def _request_times(rng, grid: Grid, s0, dur, latency, count):
             t = grid.clock.to_host(want) + rng.randint(-1, 1) - s0
         if latency == 0 and rng.random() < 0.5:
             t = T - s0
-        if 0 <= t <= rhaz(dur * NS):
+        if 0 <= t < rhaz(dur * NS):
             out.append(Fraction(t, NS))
     return out
 
@@ -664,7 +664,7 @@ def gen_duo(rng):
             inside = e["atSeconds"] + Fraction(rng.randint(1, max(1, rhaz(sc["switchGapSeconds"] * 1000) - 1)), 1000)
             events.append({"atSeconds": inside, "posture": rng.choice(postures)} if rng.random() < 0.5
                           else {"atSeconds": inside, "setDynamicAspectRatio": rng.choice(RATIOS)})
-    events = [e for e in events if e["atSeconds"] <= dur]
+    events = [e for e in events if e["atSeconds"] < dur]
     events.sort(key=lambda e: e["atSeconds"])
     if events:
         sc["events"] = events
@@ -679,7 +679,7 @@ def generate(rng: random.Random):
             pred = predict(sc)
             _check_end(sc, pred)
             return sc
-        except Ambiguous:
+        except (Ambiguous, Invalid):   # e.g. an event drawn at the very end (atSeconds == durationSeconds)
             continue
 
 
@@ -694,8 +694,9 @@ def generate_invalid(rng: random.Random):
                 sc["device"]["fps"] = {1280: 61, 1920: 72, 3840: 31, 4032: 48}[sc["device"]["format"]]
             else:
                 next(c for c in sc["cameras"] if c["id"] == "inner")["fps"] = 120
-        elif kind == 1:                    # an event past the end
-            sc.setdefault("events", []).append({"atSeconds": sc["durationSeconds"] + Fraction(1, 1000),
+        elif kind == 1:                    # an event at or past the end
+            late = Fraction(1, 1000) if rng.random() < 0.5 else Fraction(0)
+            sc.setdefault("events", []).append({"atSeconds": sc["durationSeconds"] + late,
                                                 "setDynamicAspectRatio": "1x1"})
         elif kind == 2:                    # a negative event time
             sc.setdefault("events", []).insert(0, {"atSeconds": Fraction(-1, 10), "setDynamicAspectRatio": "1x1"})
@@ -796,7 +797,7 @@ def gen_ties(rng):
             events.append({"atSeconds": _at(t, s0), "posture": rng.choice(["closed", "open", "openOuterDisplay"])}
                           if rng.random() < 0.6 else
                           {"atSeconds": _at(t, s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
-    events = [e for e in events if 0 <= e["atSeconds"] <= sc["durationSeconds"]]
+    events = [e for e in events if 0 <= e["atSeconds"] < sc["durationSeconds"]]
     events.sort(key=lambda e: e["atSeconds"])
     sc["events"] = events
     return sc

@@ -91,6 +91,17 @@ extension CaptureSession {
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
         let dimensions = device.dimensions(atFrame: grid)
         settleFormatAnnouncement(grid: grid, dimensions: dimensions)
+        if let carry = pendingCarry, carry.device == streaming {
+            // The first frame after a switch: a new size there is the carried-over app ratio's
+            // (or a superseded request's), announced by no completion, unless a request made
+            // since takes that frame.
+            pendingCarry = nil
+            if carry.frame == grid, dimensions != announcedFormat?.dimensions,
+                !device.requests[carry.requests...].contains(where: { $0.effectiveFrameIndex == grid })
+            {
+                carriedRatioChanges += 1
+            }
+        }
         let frame = try output.frame(
             index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
             producerPosition: camera == nil ? nil : producer, mirrored: mirrored)

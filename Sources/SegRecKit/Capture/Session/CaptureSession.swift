@@ -171,6 +171,12 @@ package final class CaptureSession {
     var outbox = CaptureEventOutbox()
     /// Whether the stream has ended (the last frame produced, or ``stopRunning()``).
     var finished = false
+    /// ``VideoStreamFormat/carriedRatioChanges`` announced so far.
+    var carriedRatioChanges = 0
+    /// A camera switched to, until its first frame: its device, the grid frame the app's ratio
+    /// was carried over to, and the device's request count then (a request made later that
+    /// takes the frame makes a size change there its own).
+    var pendingCarry: (device: Int, frame: Int64, requests: Int)?
     /// The `activeFormatChanged` event queued at the last format switch, until its first
     /// frame: its outbox position, device, format generation, cause, host time, the ratio the
     /// format started with (nil: fixed size) and whether the rate changed.
