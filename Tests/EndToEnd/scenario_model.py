@@ -361,7 +361,10 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             acts.append(act)
         # zoom and other events change no dimensions
     n = 0
+    switched_firsts = set()        # delivery indices of the first frame of a camera switched to
     for a in acts:
+        if a.get("switch") is not None:
+            switched_firsts.add(n)
         cam = cams[a["cam"]]
         g = cam.grid
         i = a["first"]
@@ -396,7 +399,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             elif a["stop"] is not None and q.k >= a["last"]:
                 superseded.add(q.pos)     # the camera was switched first
     return frames, {"superseded": superseded, "unsupported": unsupported,
-                    "announce": announce, "acts": acts, "cams": cams}
+                    "announce": announce, "acts": acts, "cams": cams, "switched_firsts": switched_firsts}
 
 
 def _virtual(vcam, cams, ids_by_type, posture, initial, latency, delay, events, end_ns):
@@ -464,6 +467,10 @@ def _segments(pred, frames, info, mode, multi, virtual, split=False):
                 reason = "dimensionsChanged"
                 q = by_first.get(f.n)
                 announced = None
+                if q is None and f.n in info.get("switched_firsts", ()):
+                    # the same camera resuming after a cancelled switch, its size the app's ratio
+                    # carried over: no request made it, no completion announces it
+                    announced = False
                 if q is not None:
                     announced = f.n + q.completion_delay <= last_n
                     if abs(f.n + q.completion_delay - last_n) <= 1 and q.completion_delay > 0:
