@@ -11,8 +11,9 @@
 /// delivery sequence number (0, 1, 2, … over the whole session: ``VideoFrame/index``; with
 /// one camera the grid index *i*) while that session time is before
 /// `sessionStart + duration`. Before each frame it applies, in time order, every scheduled
-/// event whose host time is ≤ the frame's session time; events after the last frame are
-/// applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
+/// event whose host time is ≤ the frame's session time (a ratio request, or a Virtual Front
+/// Camera posture, also when its host time converts to the frame's very device tick: the
+/// request tie rule of Docs/DESIGN.md); events after the last frame are applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
 /// frame `k + completionDelayFrames`, never before the first frame at/after the request and
 /// in FIFO order; a completion due after the last frame never arrives (the recording ends
 /// first: its segment is `announced: false`, Docs/DESIGN.md "Dynamic aspect ratio"). A
