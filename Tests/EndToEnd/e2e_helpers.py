@@ -135,6 +135,18 @@ def read_stamps(input_args):
     return sizes, indices, offset == len(raw)
 
 
+def stored_stamps(path):
+    """(sizes, frame-index stamps) of every frame of one file as stored (-noautorotate: a file
+    whose display matrix turns it keeps its stamp in the stored picture), by ffprobe/ffmpeg;
+    fails unless ffmpeg's raw output is consumed exactly."""
+    sizes = [(f["width"], f["height"]) for f in ffprobe_frames(path)]
+    raw = run(["ffmpeg", "-v", "error", "-noautorotate", "-i", path, "-autoscale", "0", "-fps_mode", "passthrough",
+               "-vf", "crop=iw:16:0:0", "-f", "rawvideo", "-pix_fmt", "gray", "-"], text=False).stdout
+    indices, used = decode_stamps(raw, sizes)
+    assert used == len(raw), f"{path}: {len(raw) - used} bytes of ffmpeg's output left over"
+    return sizes, indices
+
+
 def duo_camera_codes(path):
     """The camera code (stamp rows 16-31, same code as the index) of every frame, by ffmpeg."""
     sizes = [tuple(int(v) for v in line.split(",")[:2]) for line in run(

@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 from fractions import Fraction
 
+import coarse_ties
 import scenario_model as sm
 
 NS = 10**9
@@ -38,6 +39,8 @@ def record(binary, scenario, mode, out):
     cmd = [str(binary), "record", "--source", "synthetic", "--scenario", str(path), "--output", str(out),
            "--mode", mode, "--preset", "ultrafast", "--quiet", "--threads", "1",
            "--fragment-interval", "0", "--keyframe-interval", "250"]
+    if sm.splits_on_rotation(scenario) and mode == "segment":
+        cmd.append("--split-on-rotation")
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
@@ -111,6 +114,8 @@ def compare(scenario, mode, pred, manifest, folder):
         want(f"{tag}.sessionStart", Fraction(p.start, NS), _mt(s["sessionStart"]))
         want(f"{tag}.sessionEnd", Fraction(p.end, NS), _mt(s["sessionEnd"]))
         want(f"{tag}.startReason", p.reason, s["startReason"])
+        if sm.splits_on_rotation(scenario):
+            want(f"{tag}.rotationDegrees", p.angle, s.get("rotationDegrees"))
         if multi:
             want(f"{tag}.camera", p.camera, s.get("camera"))
         ch = s.get("change")
@@ -210,14 +215,17 @@ def _deep_copy(obj):
     return obj
 
 
-def modes_for(rng_index, seed):
-    """Every scenario in segment mode; every fourth also in stop-on-change mode."""
+def modes_for(rng_index, scenario=None):
+    """Every scenario in segment mode; every fourth also in stop-on-change mode (not one with
+    turns: --split-on-rotation is segment mode's)."""
+    if scenario is not None and sm.splits_on_rotation(scenario):
+        return ["segment"]
     return ["segment", "stop-on-change"] if rng_index % 4 == 0 else ["segment"]
 
 
 def scenarios(count, seed, profile="random"):
     rng = random.Random(seed)
-    gen = sm.generate_ties if profile == "ties" else sm.generate
+    gen = {"ties": sm.generate_ties, "coarse-ties": coarse_ties.generate}.get(profile, sm.generate)
     return [gen(rng) for _ in range(count)]
 
 
@@ -240,7 +248,7 @@ def run_invalid(binary, count, seed):
 def run_one(args):
     binary, x, scenario, workdir, do_shrink = args
     results = []
-    for mode in modes_for(x, None):
+    for mode in modes_for(x, scenario):
         bad = check(binary, scenario, mode, pathlib.Path(workdir), f"s{x}-{mode}")
         minimal = shrink(binary, scenario, mode, pathlib.Path(workdir)) if bad and do_shrink else None
         results.append((x, mode, bad, minimal))

@@ -12,10 +12,14 @@ stop-on-change stop, the requests that complete `superseded` and those that fail
 
 generate(rng) -> scenario dict (numbers as exact Fractions, written by to_json as decimals).
 
-Where DESIGN.md leaves a tie or an end case open (a posture event at the very instant a frame is
-captured; a switch whose gap runs past the end of the recording; an announcement exactly one
-frame from the end), the generator avoids it (`Ambiguous`), so every comparison is one the
-contract decides.
+Where DESIGN.md leaves a tie or an end case open (a switch whose gap runs past the end of the
+recording; an announcement exactly one frame from the end; a latency-0 request at a frame's
+capture instant behind another kind of event less than a device tick before it; a turn and a
+size change on one frame), the generator avoids it (`Ambiguous`), so every comparison is one the
+contract decides. The device-tick tie rule ("Dynamic aspect ratio") is the requests' (and the
+virtual swaps'): a posture switch ends the old camera at the frames whose session time is before
+it, and a turn (`deviceOrientation`, one camera; `--split-on-rotation` when a scenario has one)
+applies from the first frame whose session time is at or after it.
 """
 from __future__ import annotations
 
@@ -187,6 +191,15 @@ class Frame:
     width: int
     height: int
     ratio: str
+    angle: int = 0         # the capture angle (one camera: portrait 0, landscapeLeft 90, …)
+
+
+ANGLES = {"portrait": 0, "landscapeLeft": 90, "portraitUpsideDown": 180, "landscapeRight": 270}
+
+
+def splits_on_rotation(sc: dict) -> bool:
+    """A scenario with turns is recorded with --split-on-rotation (segment mode only)."""
+    return any("deviceOrientation" in e for e in sc.get("events", []))
 
 
 @dataclass
@@ -200,6 +213,7 @@ class Segment:
     reason: str
     camera: str | None
     change: dict | None
+    angle: int = 0         # rotationDegrees: the capture angle of its first frame
 
 
 @dataclass
@@ -229,7 +243,7 @@ def _events(sc, s0, dur_ns):
     out = []
     for pos, e in enumerate(sc.get("events", [])):
         at = dec(e["atSeconds"])
-        if at < 0 or at * NS > dur_ns:
+        if at < 0 or rhaz(at * NS) >= dur_ns:   # 0 <= atSeconds < durationSeconds (DESIGN.md, "Scenario files")
             raise Invalid(f"events[{pos}].atSeconds {at}")
         out.append((s0 + rhaz(at * NS), pos, e))
     out.sort(key=lambda t: (t[0], t[1]))
@@ -296,7 +310,8 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
     pred.unsupported = reqinfo["unsupported"]
     pred.activations = [(a["cam"], a.get("switch"), a.get("delivered", 0), len(a.get("reqs", [])),
                          a.get("gap_requests", 0)) for a in reqinfo["acts"]]
-    _segments(pred, frames, reqinfo, mode, "cameras" in sc, sc.get("frontCamera") == "virtual")
+    split = splits_on_rotation(sc) and mode == "segment"
+    _segments(pred, frames, reqinfo, mode, "cameras" in sc, sc.get("frontCamera") == "virtual", split)
     return pred
 
 
@@ -311,6 +326,8 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
     act = {"cam": start_cam, "first": 0, "ratio": initial if cams[start_cam].square else None,
            "reqs": [], "stop": None}
     acts = [act]
+    turns = []                     # (host ns, angle): one camera's capture angle from T >= s
+    last_other = None              # host time of the latest event that is no request
     for s, pos, e in events:
         if "setDynamicAspectRatio" in e:
             r = e["setDynamicAspectRatio"]
@@ -321,7 +338,15 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             app_ratio = r
             thr = Fraction(cam.grid.clock.to_device(s)) + latency * cam.grid.period
             k = cam.grid.first_at_or_after_ticks(thr)
+            if last_other is not None and cam.grid.T(k) < last_other:
+                raise Ambiguous("a request at a capture instant behind another event in the same device tick")
             act["reqs"].append(Request(pos, s, r, k, delay))
+            continue
+        last_other = s
+        if "deviceOrientation" in e:
+            if not one_camera:
+                raise Ambiguous("turns are modelled for one camera")
+            turns.append((s, ANGLES[e["deviceOrientation"]]))
         elif "posture" in e and select is not None:
             b = select(e["posture"])
             if b == act["cam"]:
@@ -336,7 +361,10 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             acts.append(act)
         # zoom and other events change no dimensions
     n = 0
+    switched_firsts = set()        # delivery indices of the first frame of a camera switched to
     for a in acts:
+        if a.get("switch") is not None:
+            switched_firsts.add(n)
         cam = cams[a["cam"]]
         g = cam.grid
         i = a["first"]
@@ -344,8 +372,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
         taken = set()
         while True:
             T = g.T(i)
-            if a["stop"] is not None and (T < a["stop"]) != (g.D(i) < g.clock.to_device(a["stop"])):
-                raise Ambiguous("posture event at a frame's capture instant")
+            # the frames captured before the switch: session time before it (no device-tick tie)
             if T >= end_ns or (a["stop"] is not None and T >= a["stop"]):
                 break
             ratio = a["ratio"]
@@ -357,7 +384,8 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
                 taken.add(cur.pos)
                 announce.setdefault((a["cam"], cur.pos), (n, cur))
             w, h = dims(cam.side, ratio) if ratio else cam.side
-            frames.append(Frame(n, cam.id, cam.position, i, cam.id, g.D(i), T, w, h, ratio))
+            angle = next((ang for t, ang in reversed(turns) if t <= T), 0)
+            frames.append(Frame(n, cam.id, cam.position, i, cam.id, g.D(i), T, w, h, ratio, angle))
             n += 1
             i += 1
         a["last"] = i  # first grid index not delivered
@@ -371,7 +399,7 @@ def _individual(cams, start_cam, initial, latency, delay, events, end_ns, one_ca
             elif a["stop"] is not None and q.k >= a["last"]:
                 superseded.add(q.pos)     # the camera was switched first
     return frames, {"superseded": superseded, "unsupported": unsupported,
-                    "announce": announce, "acts": acts, "cams": cams}
+                    "announce": announce, "acts": acts, "cams": cams, "switched_firsts": switched_firsts}
 
 
 def _virtual(vcam, cams, ids_by_type, posture, initial, latency, delay, events, end_ns):
@@ -414,7 +442,7 @@ def _virtual(vcam, cams, ids_by_type, posture, initial, latency, delay, events, 
                     "acts": acts, "cams": {"virtualFront": vcam, **cams}}
 
 
-def _segments(pred, frames, info, mode, multi, virtual):
+def _segments(pred, frames, info, mode, multi, virtual, split=False):
     cams = info["cams"]
     by_first = {n: q for (_, _), (n, q) in info["announce"].items()}
     segs = []
@@ -431,10 +459,18 @@ def _segments(pred, frames, info, mode, multi, virtual):
                 change = {"camera": seg_cam, "previousCamera": prev_cam,
                           "deviceTime": (f.D, cams[f.grid_cam].grid.clock.ts), "sessionTime": f.T}
                 pred.switches.append((f.n, seg_cam, prev_cam, f.D, f.T))
+            elif split and f.angle != prev.angle:
+                if (f.width, f.height) != (prev.width, prev.height):
+                    raise Ambiguous("a turn and a size change on one frame")
+                reason, change = "rotationChanged", None
             elif (f.width, f.height) != (prev.width, prev.height):
                 reason = "dimensionsChanged"
                 q = by_first.get(f.n)
                 announced = None
+                if q is None and f.n in info.get("switched_firsts", ()):
+                    # the same camera resuming after a cancelled switch, its size the app's ratio
+                    # carried over: no request made it, no completion announces it
+                    announced = False
                 if q is not None:
                     announced = f.n + q.completion_delay <= last_n
                     if abs(f.n + q.completion_delay - last_n) <= 1 and q.completion_delay > 0:
@@ -447,10 +483,10 @@ def _segments(pred, frames, info, mode, multi, virtual):
                     break
                 segs[-1].end = f.T
                 segs.append(Segment(f.n, 0, f.width, f.height, f.T, None, reason,
-                                    seg_cam if multi else None, change))
+                                    seg_cam if multi else None, change, f.angle))
         else:
             segs.append(Segment(f.n, 0, f.width, f.height, f.T, None, "recordingStarted",
-                                seg_cam if multi else None, None))
+                                seg_cam if multi else None, None, f.angle))
         segs[-1].count += 1
     if segs:
         if stop:
@@ -562,7 +598,7 @@ def _request_times(rng, grid: Grid, s0, dur, latency, count):
             t = grid.clock.to_host(want) + rng.randint(-1, 1) - s0
         if latency == 0 and rng.random() < 0.5:
             t = T - s0
-        if 0 <= t <= rhaz(dur * NS):
+        if 0 <= t < rhaz(dur * NS):
             out.append(Fraction(t, NS))
     return out
 
@@ -635,7 +671,7 @@ def gen_duo(rng):
             inside = e["atSeconds"] + Fraction(rng.randint(1, max(1, rhaz(sc["switchGapSeconds"] * 1000) - 1)), 1000)
             events.append({"atSeconds": inside, "posture": rng.choice(postures)} if rng.random() < 0.5
                           else {"atSeconds": inside, "setDynamicAspectRatio": rng.choice(RATIOS)})
-    events = [e for e in events if e["atSeconds"] <= dur]
+    events = [e for e in events if e["atSeconds"] < dur]
     events.sort(key=lambda e: e["atSeconds"])
     if events:
         sc["events"] = events
@@ -650,7 +686,7 @@ def generate(rng: random.Random):
             pred = predict(sc)
             _check_end(sc, pred)
             return sc
-        except Ambiguous:
+        except (Ambiguous, Invalid):   # e.g. an event drawn at the very end (atSeconds == durationSeconds)
             continue
 
 
@@ -665,8 +701,9 @@ def generate_invalid(rng: random.Random):
                 sc["device"]["fps"] = {1280: 61, 1920: 72, 3840: 31, 4032: 48}[sc["device"]["format"]]
             else:
                 next(c for c in sc["cameras"] if c["id"] == "inner")["fps"] = 120
-        elif kind == 1:                    # an event past the end
-            sc.setdefault("events", []).append({"atSeconds": sc["durationSeconds"] + Fraction(1, 1000),
+        elif kind == 1:                    # an event at or past the end
+            late = Fraction(1, 1000) if rng.random() < 0.5 else Fraction(0)
+            sc.setdefault("events", []).append({"atSeconds": sc["durationSeconds"] + late,
                                                 "setDynamicAspectRatio": "1x1"})
         elif kind == 2:                    # a negative event time
             sc.setdefault("events", []).insert(0, {"atSeconds": Fraction(-1, 10), "setDynamicAspectRatio": "1x1"})
@@ -767,7 +804,7 @@ def gen_ties(rng):
             events.append({"atSeconds": _at(t, s0), "posture": rng.choice(["closed", "open", "openOuterDisplay"])}
                           if rng.random() < 0.6 else
                           {"atSeconds": _at(t, s0), "setDynamicAspectRatio": rng.choice(RATIOS)})
-    events = [e for e in events if 0 <= e["atSeconds"] <= sc["durationSeconds"]]
+    events = [e for e in events if 0 <= e["atSeconds"] < sc["durationSeconds"]]
     events.sort(key=lambda e: e["atSeconds"])
     sc["events"] = events
     return sc

@@ -193,7 +193,11 @@ def test_orientation_scenario_error_exit_65_naming_the_file_and_allowed_values(b
 
 def test_formats_lists_stabilization_modes_and_center_stage_support(binary):
     listed = h.run([binary, "formats"])
-    assert listed.returncode == 0 and "lowLatency (1)" in listed.stdout and "Center Stage" in listed.stdout, listed.stdout
+    assert listed.returncode == 0 and "Center Stage" in listed.stdout, listed.stdout
+    # lowLatency only on the Center Stage formats (issue 43 item 10: it was listed for every one)
+    assert "lowLatency (1; 1280x1280, 1920x1920 only)" in listed.stdout, listed.stdout
+    only_4032 = h.run([binary, "formats", "--camera", "front", "--format", "4032"])
+    assert only_4032.returncode == 0 and "lowLatency" not in only_4032.stdout and "standard (2)" in only_4032.stdout, only_4032.stdout
 
 
 def test_formats_camera_back_has_no_low_latency(binary):

@@ -35,7 +35,7 @@ enum FormatsCommand {
                 throw CommandLineError("formats: --\(name) needs --camera ID", exitCode: .usage)
             }
             print(table())
-            print(stabilizationLine(.builtInUltraWideCamera))
+            print(stabilizationLine(.builtInUltraWideCamera, formats: CaptureDevice.Format.frontCenterStageFormats))
             print("Center Stage: formats up to 1920x1920; centerStageControlMode user (default), app or cooperative")
             return
         }
@@ -73,7 +73,7 @@ enum FormatsCommand {
         }
         print("camera \(id): \(type.rawValue), position \(type.position.rawValue)")
         print(table(formats))
-        print(stabilizationLine(type))
+        print(stabilizationLine(type, formats: formats))
     }
 
     /// The cameras of `--scenario` (plus `virtualFront` in virtual mode), else the built-in list.
@@ -103,11 +103,18 @@ enum FormatsCommand {
         return TextTable.render(rows)
     }
 
-    /// `stabilization modes: off, standard, …` for a camera of `type` (lowLatency only on the
-    /// Center Stage front cameras), with each mode's default change latency.
-    static func stabilizationLine(_ type: CaptureDevice.DeviceType) -> String {
+    /// `stabilization modes: off, standard, …` for a camera of `type` with its default change
+    /// latency each; a mode that only some of `formats` support names them (`lowLatency` only
+    /// on the Center Stage formats, 1280 and 1920 of the front cameras).
+    static func stabilizationLine(_ type: CaptureDevice.DeviceType, formats: [CaptureDevice.Format]) -> String {
         let traitsType = type == .builtInVirtualFrontCamera ? CaptureDevice.DeviceType.builtInOuterUltraWideCamera : type
         let modes = (try? VideoStabilizationMode.supportedModes(deviceType: traitsType.rawValue)) ?? []
-        return "stabilization modes (default changeLatencyFrames): " + modes.map { "\($0.rawValue) (\($0.defaultChangeLatencyFrames))" }.joined(separator: ", ")
+        let entries = modes.compactMap { mode -> String? in
+            let with = formats.filter { CaptureDevice.supportedVideoStabilizationModes(deviceType: type, format: $0).contains(mode) }
+            guard !with.isEmpty else { return nil }
+            let only = with.count == formats.count ? "" : "; " + with.map { squareName(of: $0) ?? $0.name }.joined(separator: ", ") + " only"
+            return "\(mode.rawValue) (\(mode.defaultChangeLatencyFrames)\(only))"
+        }
+        return "stabilization modes (default changeLatencyFrames): " + entries.joined(separator: ", ")
     }
 }

@@ -22,7 +22,7 @@ extension CaptureDevice.Format: ActiveFormatCandidate {
     package var formatName: String { "\(squareSide)" }
 }
 
-/// The outcome of choosing the active format for a ratio (the seeds' `apply()`, Docs/cameras.md
+/// The outcome of choosing the active format for a ratio (segrec's `apply()`, Docs/cameras.md
 /// "Active format") or switching it explicitly (`{"activeFormat": 1920}`), as a pure value
 /// the session applies:
 ///
@@ -61,7 +61,9 @@ package struct ActiveFormatSelection<Format: ActiveFormatCandidate>: Equatable {
     /// format changes and with it the dimensions or the frame rate.
     package var startsSegment: Bool { formatChanged && (dimensionsChanged || frameRateChanged) }
 
-    /// The seeds' `apply(ratio)`: keeps the active format if it supports `ratio`, else
+    /// segrec's `apply(ratio)` (the seeds' switches to the first format listing `ratio` even
+    /// when the active one lists it; Docs/cameras.md says why segrec departs): keeps the
+    /// active format if it supports `ratio`, else
     /// switches to the *first* format of `formats` that does, then sets `ratio`.
     /// - Parameters:
     ///   - ratio: the ratio asked for.

@@ -267,9 +267,9 @@ extension CaptureDevice {
         try device.applyVideoZoomFactor(videoZoomFactor)
         device.isDepthDataDeliveryEnabled = isDepthDataDeliveryEnabled
         device.isGeometricDistortionCorrectionEnabled = isGeometricDistortionCorrectionEnabled
-        device.appEnabledFramings = smartFramingMonitor?.enabledFramings ?? appEnabledFramings
+        device.appEnabledFramings = chosenFramings
         if let new = device.smartFramingMonitor {
-            try new.setEnabledFramings(device.appEnabledFramings.filter { new.supportedFramings.contains($0) })
+            if let chosen = device.appEnabledFramings { try new.setEnabledFramings(chosen.filter { new.supportedFramings.contains($0) }) }
             if smartFramingMonitor?.isMonitoring == true { new.startMonitoring() }
         }
         let d0: MediaTime

@@ -112,8 +112,17 @@ package final class CaptureDevice {
     /// `setDynamicAspectRatio` has returned. Dropped when a later request takes that frame.
     private(set) var pendingZoom: (frame: Int64, factor: Double)?
     /// The framings the app enables on a smart framing monitor (`enabledFramings`), kept on
-    /// a format without one so a later switch to the smart framing format gets them.
-    var appEnabledFramings: [CaptureFraming] = []
+    /// a format without one so a later switch to the smart framing format gets them; nil
+    /// when the app chose none (`start()` then enables every supported framing), `[]` when
+    /// it chose to enable none.
+    var appEnabledFramings: [CaptureFraming]?
+
+    /// The framings the app chose for smart framing: its monitor's when the active format
+    /// has one and the app (or `start()`) set them, else ``appEnabledFramings``; nil: none chosen.
+    var chosenFramings: [CaptureFraming]? {
+        guard let monitor = smartFramingMonitor else { return appEnabledFramings }
+        return monitor.areEnabledFramingsChosen ? monitor.enabledFramings : nil
+    }
     /// The smart framing monitor: non-`nil` only when the active format supports smart
     /// framing (the 4032 format).
     package let smartFramingMonitor: SmartFramingMonitor?
@@ -345,6 +354,14 @@ package final class CaptureDevice {
     func setVideoZoomFactor(_ factor: Double, fromFrame index: Int64) throws(CaptureError) {
         try Self.validateVideoZoomFactor(factor)
         pendingZoom = (index, factor)
+    }
+
+    /// Drops the zoom waiting for its request's first frame: the app's recommendation task
+    /// was cancelled before `setDynamicAspectRatio` returned (smart framing stopped), so it
+    /// never sets the zoom. - Returns: the dropped factor, or nil when none was pending.
+    func cancelPendingZoom() -> Double? {
+        defer { pendingZoom = nil }
+        return pendingZoom?.factor
     }
 
     /// The zoom the device will show once pending changes land: the pending zoom's factor,

@@ -26,6 +26,8 @@ package final class SmartFramingMonitor {
     package let supportedFramings: [CaptureFraming]
     /// The framings recommendations are limited to (`enabledFramings`); empty by default.
     package private(set) var enabledFramings: [CaptureFraming] = []
+    /// Whether the app set ``enabledFramings`` (even to none): `start()` then leaves them.
+    package private(set) var areEnabledFramingsChosen = false
     /// The latest recommendation (`recommendedFraming`); `nil` before the first.
     package private(set) var recommendedFraming: CaptureFraming?
     /// Whether ``startMonitoring()`` was called (and not stopped since).
@@ -42,11 +44,12 @@ package final class SmartFramingMonitor {
     package func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
         if let bad = framings.first(where: { !supportedFramings.contains($0) }) { throw .unsupportedFraming(bad) }
         enabledFramings = framings
+        areEnabledFramingsChosen = true
     }
 
     /// Limits recommendations to the framings spelled `names` (``CaptureFraming/name``:
     /// `wide3x4`, `narrow3x4`, `wide4x3`, `narrow4x3`), as a scenario's `enabledFramings`
-    /// gives them; an empty list (the default) means no recommendations.
+    /// gives them; an empty list means no recommendations until framings are enabled.
     /// - Throws: ``CameraControlError/unknownValue(name:value:allowed:)`` for a name that is
     ///   no framing, ``CameraControlError/unsupportedFraming(_:supported:)`` for one this
     ///   format does not support; both name the supported framings. Nothing changes then.
@@ -59,12 +62,18 @@ package final class SmartFramingMonitor {
             if !framings.contains(framing) { framings.append(framing) }
         }
         enabledFramings = framings
+        areEnabledFramingsChosen = true
     }
 
     /// What the seeds' `start()` does before it starts the monitor:
     /// `monitor.enabledFramings = monitor.supportedFramings`, unless the app already chose
-    /// some (a scenario's `enabledFramings`).
-    func enableSupportedFramingsUnlessChosen() { if enabledFramings.isEmpty { enabledFramings = supportedFramings } }
+    /// them (a scenario's `enabledFramings`, `[]` included: then none is enabled and the
+    /// monitor recommends nothing).
+    func enableSupportedFramingsUnlessChosen() {
+        guard !areEnabledFramingsChosen else { return }
+        enabledFramings = supportedFramings
+        areEnabledFramingsChosen = true
+    }
 
     /// Starts producing recommendations (may be called while the session runs).
     package func startMonitoring() { isMonitoring = true }

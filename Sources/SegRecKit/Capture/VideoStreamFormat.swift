@@ -45,12 +45,20 @@ package struct VideoStreamFormat: Sendable, Hashable {
     /// Bumped on every `activeFormat` switch of the streaming camera (0 before any), so a
     /// switch back to the same format still reads as a switch.
     package var formatGeneration: Int
+    /// Bumped whenever a camera the session switched to starts with a new size that the app's
+    /// ratio, carried over, gave it and no request of its own (0 before any). It tells a
+    /// recorder that the size change at that frame is announced by no completion: with the
+    /// same camera as before (a switch cancelled before the new camera delivered a frame, the
+    /// old camera resuming) the frame starts a `dimensionsChanged` segment that no later
+    /// request may claim.
+    package var carriedRatioChanges: Int
 
     /// A format; see the properties (pixels, frames per second).
     package init(
         dimensions: VideoDimensions, frameRate: FrameRate, camera: Camera? = nil, rotationAngle: VideoRotationAngle, activeFormat: String,
-        formatGeneration: Int = 0
+        formatGeneration: Int = 0, carriedRatioChanges: Int = 0
     ) {
+        self.carriedRatioChanges = carriedRatioChanges
         self.dimensions = dimensions
         self.frameRate = frameRate
         self.camera = camera

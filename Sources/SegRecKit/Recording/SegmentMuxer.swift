@@ -303,8 +303,9 @@ package final class SegmentMuxer {
         case .cut(let reason, let end, let warning):
             if let warning { announce(.warning(warning)) }
             let previousCamera = current?.boundary.camera
+            let previousFormat = current?.boundary.lastFormat
             if let end { try await closeOpenSegment(at: end) }
-            try await openSegment(with: frame, reason: reason, previousCamera: previousCamera)
+            try await openSegment(with: frame, reason: reason, previousCamera: previousCamera, previousFormat: previousFormat)
         case .stop(let reason, let note):
             try await closeOpenSegment(at: frame.sessionTime)
             state = .stopped
@@ -315,7 +316,9 @@ package final class SegmentMuxer {
     }
 
     /// Opens the next file for `frame`, which becomes its first frame at file time 0.
-    private nonisolated(nonsending) func openSegment(with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil) async throws {
+    private nonisolated(nonsending) func openSegment(
+        with frame: sending VideoFrame, reason: SegmentStartReason, previousCamera: String? = nil, previousFormat: VideoStreamFormat? = nil
+    ) async throws {
         precondition(current == nil, "a segment is already open")
         let index = nextSegmentIndex
         nextSegmentIndex += 1
@@ -323,10 +326,18 @@ package final class SegmentMuxer {
         let file = url.lastPathComponent
         let newDimensions = previousDimensions.map { $0 != frame.dimensions } ?? false
         previousDimensions = frame.dimensions
+        let format = streamFormat
+        // The same camera resuming with the app's ratio carried over (a switch cancelled before
+        // the new camera delivered a frame): a new size no request set, so no completion.
+        let carried = reason == .dimensionsChanged && previousFormat.map { $0.carriedRatioChanges != format?.carriedRatioChanges } == true
         // A camera or format switch realizes no completion: the new stream starts with its size.
         var (change, decisions) = matcher.segmentOpened(
-            file: file, firstFrame: frame, newDimensions: newDimensions, cameraSwitched: reason == .cameraSwitched || reason == .formatChanged)
-        let format = streamFormat
+            file: file, firstFrame: frame, newDimensions: newDimensions, cameraSwitched: reason == .cameraSwitched || reason == .formatChanged || carried)
+        if carried {
+            change = ChangeRecord(
+                deviceTime: frame.deviceTime, sessionTime: frame.sessionTime, aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue,
+                announced: false)
+        }
         let switchedCamera = reason == .cameraSwitched ? format?.camera : nil
         if reason == .formatChanged || switchedCamera != nil {
             // The reconfigured (or new) camera's first frame, on its own clock, converted by

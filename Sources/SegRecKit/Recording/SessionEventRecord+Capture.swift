@@ -17,8 +17,10 @@ extension SessionEventRecord {
                 frameIndex: frame.index)
         case .dynamicAspectRatioRequestFailed(let ratio, let camera, let s, let message):
             self.init(kind: .aspectRatioRequestFailed, sessionTime: s, camera: camera, to: ratio.rawValue, message: message)
-        case .smartFramingMonitoringChanged(let camera, let action, let s):
-            self.init(kind: .smartFramingChanged, sessionTime: s, camera: camera, to: action.rawValue)
+        case .smartFramingMonitoringChanged(let camera, let action, let s, let message):
+            self.init(kind: .smartFramingChanged, sessionTime: s, camera: camera, to: action.rawValue, message: message)
+        case .smartFramingStartFailed(let camera, let s, let message):
+            self.init(kind: .smartFramingStartFailed, sessionTime: s, camera: camera, to: SmartFramingMonitor.Action.start.rawValue, message: message)
         case .smartFramingRecommended(let camera, let from, let to, let count, let outcome, let s):
             self.init(
                 kind: .smartFramingRecommended, sessionTime: s, camera: camera, from: from?.name, to: to.name,

@@ -39,8 +39,12 @@ package struct SessionEventRecord: Codable, Sendable, Equatable {
         /// The zoom drawn into the pictures changed (`from`/`to`: zoom factors) from frame
         /// `frameIndex`; `message` says why (videoZoomFactor, smart framing, Center Stage).
         case zoomChanged
-        /// The smart framing monitor started (`to: "start"`) or stopped (`to: "stop"`).
+        /// The smart framing monitor started (`to: "start"`) or stopped (`to: "stop"`);
+        /// `message` says when a stop cancelled a pending recommendation's zoom.
         case smartFramingChanged
+        /// `smartFraming` start failed (`to: "start"`): the camera has no format with smart
+        /// framing; `message` is the warning (the app's `start()` threw; recording goes on).
+        case smartFramingStartFailed
         /// The smart framing monitor recommended a framing (`to`: `narrow3x4`, …; `from`:
         /// the previous recommendation); `message` ends with what the app did: `applied` (a
         /// ratio then a zoom), `already in effect`, or `ignored (smartFramingPolicy …)`.

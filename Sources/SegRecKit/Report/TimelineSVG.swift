@@ -233,7 +233,7 @@ enum EventCategory: String, CaseIterable {
         case .postureChanged: self = .posture
         case .deviceOrientationChanged, .rotationChanged: self = .orientation
         case .zoomChanged: self = .zoom
-        case .smartFramingChanged, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .centerStageToggleIgnored,
+        case .smartFramingChanged, .smartFramingStartFailed, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .centerStageToggleIgnored,
             .aspectRatioRequestFailed, .depthDataDeliveryChanged, .geometricDistortionCorrectionChanged:
             self = .framing
         case .activeFormatChanged, .videoStabilizationModeChanged: self = .format

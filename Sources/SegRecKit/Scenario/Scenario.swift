@@ -54,8 +54,10 @@ public struct Scenario: Sendable, Hashable {
         /// the stabilization mode's default). True for scenarios built in code.
         package var isChangeLatencyExplicit = true
         /// The smart framing monitor's `enabledFramings` by name (`wide3x4`, `narrow3x4`,
-        /// `wide4x3`, `narrow4x3`); default none, as on iOS: no recommendations.
-        package var enabledFramings: [String] = []
+        /// `wide4x3`, `narrow4x3`). Not given (nil): the app's `start()` enables every
+        /// supported framing, as the seeds' code does; `[]`: none enabled, as a monitor is by
+        /// default on iOS: it recommends nothing until framings are enabled.
+        package var enabledFramings: [String]? = nil
         /// What the app does with smart framing recommendations (`smartFramingPolicy`:
         /// `"apply"`, the default, `"ignore"`, or an array of framings to apply).
         package var smartFramingPolicy: SmartFramingPolicy = .apply

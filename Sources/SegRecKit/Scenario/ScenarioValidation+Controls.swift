@@ -7,15 +7,15 @@ extension Scenario {
         }
         // The app's choice for the camera's smart framing format (4032), whichever format
         // is active at start: a `smartFraming` start makes that format active first.
-        if !device.enabledFramings.isEmpty, let smartFormat = CaptureDevice.Format.frontCenterStageFormats.first(where: \.isSmartFramingSupported) {
+        if let framings = device.enabledFramings, !framings.isEmpty, let smartFormat = CaptureDevice.Format.frontCenterStageFormats.first(where: \.isSmartFramingSupported) {
             let supported = SmartFramingMonitor(format: smartFormat).supportedFramings.map(\.name)
-            for (i, name) in device.enabledFramings.enumerated() where !supported.contains(name) {
+            for (i, name) in framings.enumerated() where !supported.contains(name) {
                 throw ScenarioError(
                     file: file, key: "device.enabledFramings[\(i)]", problem: "\"\(Excerpt.of(name))\" is not a supported framing",
                     allowed: supported.joined(separator: ", "))
             }
             var firstIndex: [String: Int] = [:]
-            for (i, name) in device.enabledFramings.enumerated() {
+            for (i, name) in framings.enumerated() {
                 if let first = firstIndex[name] {
                     throw ScenarioError(
                         file: file, key: "device.enabledFramings[\(i)]", problem: "\(name) is listed twice (also device.enabledFramings[\(first)])",
@@ -51,11 +51,13 @@ extension Scenario {
         }
     }
 
-    /// An orientation, format, smart framing or Center Stage event, with the one front
+    /// An orientation, format or Center Stage event, with the one front
     /// camera's initial `format` or with cameras (`nil`). An `activeFormat` must name a format
     /// of the front camera or of some camera (whether the camera streaming then has it and
     /// whether it lists the ratio in effect at its time, which depends on the change latency,
-    /// is checked by ``rehearseEvents(file:)``).
+    /// is checked by ``rehearseEvents(file:)``). A `smartFraming` start on a camera without
+    /// a smart framing format is no error of the file: the app's `start()` throws at its
+    /// time, the session logs it and goes on.
     func validateControlEvent(_ event: Event, at path: String, format: CaptureDevice.Format?, file: String) throws(ScenarioError) {
         let key = "\(path).\(event.action.key)"
         switch event.action {
@@ -78,14 +80,6 @@ extension Scenario {
                 throw ScenarioError(
                     file: file, key: key, problem: "\(Self.echoFormat(name)) is a format of no camera",
                     allowed: cameras.map { "\($0.id): " + $0.type.formats.map(\.name).joined(separator: ", ") }.joined(separator: "; "))
-            }
-        case .smartFraming:
-            // One front camera: `start` makes its 4032 format active first (the seeds'
-            // start()), whatever format is active then; no iPhone Duo camera has one.
-            guard format != nil else {
-                throw ScenarioError(
-                    file: file, key: key, problem: "needs smart framing, which no iPhone Duo camera format has",
-                    allowed: "smartFraming start/stop only with \"device\": {\"format\": 4032, …}")
             }
         case .centerStageEnabled(let enabled): try checkCenterStageToggle(enabled, key: key, file: file)
         case .depthDataDeliveryEnabled(true) where cameras != nil && frontCamera == .virtual:

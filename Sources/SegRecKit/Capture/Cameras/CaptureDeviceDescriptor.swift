@@ -23,8 +23,10 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
     package let changeLatencyFrames: Int64
     /// Frames from the first new-size frame to the completion.
     package let completionDelayFrames: Int64
-    /// The smart framing monitor's `enabledFramings` by name (formats with smart framing only).
-    package let enabledFramings: [String]
+    /// The smart framing monitor's `enabledFramings` by name (formats with smart framing
+    /// only); nil when the app chose none (`start()` enables every supported framing), `[]`
+    /// for none enabled (no recommendations).
+    package let enabledFramings: [String]?
     /// Whether the smart framing monitor runs from the start (formats with smart framing only).
     package let startsSmartFraming: Bool
     /// The video connection's `preferredVideoStabilizationMode` (nil: not set, `off`).
@@ -40,7 +42,7 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
     /// A descriptor; see the properties.
     package init(
         uniqueID: String, deviceType: CaptureDevice.DeviceType, format: CaptureDevice.Format, frameRate: FrameRate, clock: MediaClock, stampPosition: Int,
-        changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String] = [], startsSmartFraming: Bool = false,
+        changeLatencyFrames: Int64 = 2, completionDelayFrames: Int64 = 0, enabledFramings: [String]? = nil, startsSmartFraming: Bool = false,
         depthDataDeliveryEnabled: Bool = false, geometricDistortionCorrectionEnabled: Bool = false,
         preferredVideoStabilizationMode: VideoStabilizationMode? = nil, changeLatencyFollowsStabilization: Bool = false
     ) {
@@ -66,7 +68,7 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
         self.init(
             uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat, frameRate: device.frameRate, clock: device.clock,
             stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
-            enabledFramings: device.smartFramingMonitor?.enabledFramings.map(\.name) ?? [],
+            enabledFramings: device.chosenFramings?.map(\.name),
             startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false, depthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
             geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled,
             preferredVideoStabilizationMode: device.preferredVideoStabilizationMode, changeLatencyFollowsStabilization: device.changeLatencyFollowsStabilization
@@ -88,14 +90,16 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
         let device = try CaptureDevice(
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: deviceType.formats, deviceType: deviceType)
-        do {
-            if let monitor = device.smartFramingMonitor {
-                try monitor.setEnabledFramings(named: enabledFramings)
-                device.appEnabledFramings = monitor.enabledFramings
-            } else {
-                device.appEnabledFramings = try enabledFramings.map { name throws(CameraControlError) in try CaptureFraming(named: name) }
-            }
-        } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
+        if let enabledFramings {
+            do {
+                if let monitor = device.smartFramingMonitor {
+                    try monitor.setEnabledFramings(named: enabledFramings)
+                    device.appEnabledFramings = monitor.enabledFramings
+                } else {
+                    device.appEnabledFramings = try enabledFramings.map { name throws(CameraControlError) in try CaptureFraming(named: name) }
+                }
+            } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
+        }
         try device.setDepthDataDeliveryEnabled(depthDataDeliveryEnabled)
         device.isGeometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
         device.preferredVideoStabilizationMode = preferredVideoStabilizationMode

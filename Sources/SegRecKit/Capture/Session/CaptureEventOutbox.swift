@@ -22,6 +22,16 @@ struct CaptureEventOutbox {
     /// Queues `event` last.
     mutating func append(_ event: CaptureOutputEvent) { events.append(event) }
 
+    /// The position the next appended event takes (for ``rewrite(at:_:)``).
+    var endPosition: Int { events.count }
+
+    /// Replaces the undelivered event at `position` by what `transform` makes of it (nil:
+    /// leaves it); a position already delivered or gone (the outbox emptied) is left alone.
+    mutating func rewrite(at position: Int, _ transform: (CaptureOutputEvent) -> CaptureOutputEvent?) {
+        guard position >= head, position < events.count, let event = events[position], let new = transform(event) else { return }
+        events[position] = new
+    }
+
     /// Queues `events` last, in order.
     mutating func append(contentsOf events: [CaptureOutputEvent]) { self.events.append(contentsOf: events.map(Optional.some)) }
 

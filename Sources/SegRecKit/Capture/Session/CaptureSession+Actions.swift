@@ -41,22 +41,39 @@ extension CaptureSession {
         case .userCenterStageEnabled(let enabled):
             device.didCapture(upTo: grid, hostTime: event.hostTime)
             for change in try controls.setCenterStageEnabledByUser(enabled, at: event.hostTime, device: device) { outbox.append(.sessionEvent(change)) }
-        case .smartFraming(let action):
-            if device.smartFramingMonitor == nil, action == .start { try makeSmartFramingFormatActive(at: event.hostTime) }
-            // Stopping a monitor the format does not have stops nothing.
-            let device = self.device  // the reconfigured camera after a switch to 4032
-            guard let monitor = device.smartFramingMonitor else { return }
-            if action == .start { monitor.enableSupportedFramingsUnlessChosen() }
-            if monitor.perform(action) {
-                outbox.append(.sessionEvent(.smartFramingMonitoringChanged(camera: device.uniqueID, action: action, at: event.hostTime)))
-                // Started with people already in frame: the monitor recommends for them at once.
-                if action == .start, let count = controls.peopleInFrame {
-                    device.didCapture(upTo: grid, hostTime: event.hostTime)
-                    try recommendFraming(monitor, peopleInFrame: count, at: event.hostTime)
-                }
-            }
+        case .smartFraming(let action): try applySmartFraming(action, at: event.hostTime)
         case .apply(let ratio): try applyRatio(ratio, at: event.hostTime)
         case .activeFormat(let name): try switchActiveFormat(to: name, at: event.hostTime)
+        }
+    }
+
+    /// `{"smartFraming": "start" | "stop"}` at host time `s`, as the seeds' `start()` and
+    /// `stop()` do. Start on a format without smart framing makes the camera's smart framing
+    /// format active first; on a camera that has none (the iPhone Duo cameras, the back
+    /// camera, the Virtual Front Camera, an earlier front camera) `start()` throws to the
+    /// app, which logs it (a warning and a `smartFramingStartFailed` event) and goes on.
+    /// Stop cancels the app's recommendation task: a recommendation whose ratio request is
+    /// still pending never sets its zoom (the request itself was made and stands).
+    private func applySmartFraming(_ action: SmartFramingMonitor.Action, at s: MediaTime) throws(CaptureError) {
+        if device.smartFramingMonitor == nil, action == .start, try !makeSmartFramingFormatActive(at: s) { return smartFramingStartFailed(at: s) }
+        // Stopping a monitor the format does not have stops nothing.
+        let device = self.device  // the reconfigured camera after a switch to 4032
+        guard let monitor = device.smartFramingMonitor else { return }
+        if action == .start { monitor.enableSupportedFramingsUnlessChosen() }
+        guard monitor.perform(action) else { return }
+        var note: String?
+        if action == .stop, let cancelled = device.cancelPendingZoom() {
+            note =
+                "the pending recommendation's task is cancelled: its zoom \(cancelled) is never set "
+                + "(its setDynamicAspectRatio was already made and still takes effect)"
+        }
+        outbox.append(.sessionEvent(.smartFramingMonitoringChanged(camera: device.uniqueID, action: action, at: s, message: note)))
+        // Started with people already in frame: the monitor recommends for them at once. The
+        // grid is read after the switch: a switch to the smart framing format restarted it at
+        // 0, so the first recommendation can land on the new format's first frame.
+        if action == .start, let count = controls.peopleInFrame {
+            device.didCapture(upTo: nextGrid[streaming], hostTime: s)
+            try recommendFraming(monitor, peopleInFrame: count, at: s)
         }
     }
 
@@ -92,6 +109,17 @@ extension CaptureSession {
         let message = "setDynamicAspectRatio(\(ratio.rawValue)) at session time \(s) " + why
         outbox.append(.warning(message))
         outbox.append(.sessionEvent(.dynamicAspectRatioRequestFailed(ratio, camera: device.uniqueID, at: s, message: message)))
+    }
+
+    /// `start()` threw at host time `s`: the streaming camera has no smart framing format. A
+    /// warning and a `smartFramingStartFailed` event say so; nothing else changes.
+    private func smartFramingStartFailed(at s: MediaTime) {
+        let device = self.device
+        let message =
+            "smartFraming start at session time \(s) failed: camera \(device.uniqueID) (\(device.deviceType.rawValue)) has no format with smart framing "
+            + "(only the 4032 format of the builtInUltraWideCamera has one); the app's start() throws, Auto framing stays off and the recording goes on"
+        outbox.append(.warning(message))
+        outbox.append(.sessionEvent(.smartFramingStartFailed(camera: device.uniqueID, at: s, message: message)))
     }
 
     /// Lets a running smart framing monitor see `count` people at host time `s`; each

@@ -42,6 +42,7 @@ extension CaptureSession {
             first = try timing.firstFrame(atOrAfter: threshold, minimumIndex: max(device.nextFrameIndex, nextGrid[b]))
         } catch { throw .time(error) }
         device.carryOver(appRatio, fromFrame: first)
+        pendingCarry = (b, first, device.requests.count)
         try controls.cameraDidSwitch(from: devices[streaming], to: device)
         activationRatio = device.aspectRatio(atFrame: first)
         device.didCapture(upTo: first, hostTime: s)

@@ -14,8 +14,10 @@ extension CaptureSession {
         /// The phone is now held this way (`UIDeviceOrientation`): the rotation coordinator's
         /// capture angle follows from the first frame captured at or after it.
         case deviceOrientation(DeviceOrientation)
-        /// The seeds' `apply(ratio)`: keep the active format if it lists the ratio, else
-        /// switch to the first format that does (a reconfiguration gap), then set the ratio.
+        /// segrec's `apply(ratio)` (the seeds' always switches to the first format listing the
+        /// ratio; Docs/cameras.md says why segrec departs): keep the active format if it lists
+        /// the ratio, else switch to the first format that does (a reconfiguration gap), then
+        /// set the ratio.
         case apply(DynamicAspectRatio)
         /// Switch `activeFormat` to the format spelled this way (`"1920"`), keeping the ratio.
         case activeFormat(String)

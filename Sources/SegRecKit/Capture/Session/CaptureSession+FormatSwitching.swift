@@ -27,13 +27,12 @@ extension CaptureSession {
     /// framing format (4032) active first, a reconfiguration like `activeFormat`, keeping
     /// the ratio in effect where that format lists it, else the ratio of the same
     /// orientation it has (3x4 for portrait and square, 4x3 for landscape).
-    /// - Throws: ``CaptureError/smartFramingUnsupported(formatSide:)`` when no format of the
-    ///   camera has smart framing (the iPhone Duo cameras, the back camera).
-    func makeSmartFramingFormatActive(at s: MediaTime) throws(CaptureError) {
+    /// - Returns: false, changing nothing, when no format of the camera has smart framing
+    ///   (the iPhone Duo cameras, the back camera, the Virtual Front Camera, an earlier front
+    ///   camera): the seeds' `start()` throws to the app then.
+    func makeSmartFramingFormatActive(at s: MediaTime) throws(CaptureError) -> Bool {
         let device = self.device
-        guard !isVirtual, let target = device.formats.first(where: \.isSmartFramingSupported) else {
-            throw .smartFramingUnsupported(formatSide: device.activeFormat.squareSide)
-        }
+        guard !isVirtual, let target = device.formats.first(where: \.isSmartFramingSupported) else { return false }
         let current = ratioInEffect
         let ratios = target.supportedDynamicAspectRatios
         let start =
@@ -51,6 +50,7 @@ extension CaptureSession {
             because: "smartFraming start (the smart framing format first, as the seeds' start()"
                 + (start == current ? ")" : "; it lists no \(current.rawValue))"))
         appRatio = start
+        return true
     }
 
     /// `{"activeFormat": name}` on the streaming camera.
@@ -120,13 +120,41 @@ extension CaptureSession {
         do { first = .init(index: deliveredFrameCount, sessionTime: try timing.sessionTime(ofFrame: 0), deviceTime: try timing.deviceTime(ofFrame: 0)) } catch {
             throw .time(error)
         }
+        let ratio = selection.format.fixedDimensions == nil ? selection.aspectRatio : nil
+        pendingFormatAnnouncement = (outbox.endPosition, streaming, formatGenerations[streaming], cause, s, ratio, selection.frameRateChanged)
         outbox.append(
             .sessionEvent(
                 .activeFormatChanged(
                     camera: new.uniqueID, from: .init(name: old.activeFormat.name, frameRate: old.frameRate),
                     to: .init(name: new.activeFormat.name, frameRate: new.frameRate), frame: first,
-                    reason:
-                        "\(cause) at session time \(s): \(selection.dimensions) \(selection.aspectRatio.rawValue) after a \(controls.switchGap) reconfiguration gap"
-                        + (selection.startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment"))))
+                    reason: formatChangeReason(cause, at: s, dimensions: selection.dimensions, ratio: selection.aspectRatio, startsSegment: selection.startsSegment))))
+    }
+
+    /// The `activeFormatChanged` message: what asked for the switch at `s`, the new format's
+    /// first frame (its dimensions and ratio) and what that does to the segments.
+    private func formatChangeReason(_ cause: String, at s: MediaTime, dimensions: VideoDimensions, ratio: DynamicAspectRatio, startsSegment: Bool) -> String {
+        "\(cause) at session time \(s): \(dimensions) \(ratio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+            + (startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment")
+    }
+
+    /// Before the first frame of a switched format (grid frame `grid` of the streaming
+    /// camera, `dimensions`): the `activeFormatChanged` message queued at the switch names
+    /// the ratio the format started with; a request made in the gap may have changed what
+    /// that frame has, so the message is rewritten to name the frame's own dimensions and
+    /// ratio (and whether they start a segment against the last frame's).
+    func settleFormatAnnouncement(grid: Int64, dimensions: VideoDimensions) {
+        guard let pending = pendingFormatAnnouncement else { return }
+        guard pending.device == streaming, pending.generation == formatGenerations[streaming], grid == 0 else { return }
+        pendingFormatAnnouncement = nil
+        guard let started = pending.ratio else { return }
+        let ratio = device.aspectRatio(atFrame: 0)
+        guard ratio != started else { return }
+        let starts = announcedFormat.map { $0.dimensions != dimensions } ?? true || pending.rateChanged
+        let cause = pending.cause + " (it started at \(started.rawValue); \(ratio.rawValue) was asked in the gap)"
+        let reason = formatChangeReason(cause, at: pending.at, dimensions: dimensions, ratio: ratio, startsSegment: starts)
+        outbox.rewrite(at: pending.position) { event in
+            guard case .sessionEvent(.activeFormatChanged(let camera, let from, let to, let frame, _)) = event else { return nil }
+            return .sessionEvent(.activeFormatChanged(camera: camera, from: from, to: to, frame: frame, reason: reason))
+        }
     }
 }

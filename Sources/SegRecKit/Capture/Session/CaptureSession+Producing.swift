@@ -11,14 +11,30 @@ extension CaptureSession {
     }
 
     /// Whether `event` happens before the frame `next`: its host time is at or before the
-    /// frame's session time, or, compared in the streaming camera's device ticks (both sides
-    /// rounded once by `convertTime`), at or before the frame's capture time: a request made
-    /// at the very host time a frame is captured takes effect on that frame even where the
-    /// frame's time converted back to the host clock rounds to just before it.
+    /// frame's session time. A request (``usesDeviceTickTie(_:)``) is also due when,
+    /// compared in the streaming camera's device ticks (both sides rounded once by
+    /// `convertTime`), it is at or before the frame's capture time: a request made at the very
+    /// host time a frame is captured takes effect on that frame even where the frame's time
+    /// converted back to the host clock rounds to just before it (Docs/DESIGN.md, "Dynamic
+    /// aspect ratio"). Every other event (a camera or format switch, a turn, a zoom) keeps the
+    /// host-clock rule: the frames before it are those whose session time is before it.
     private func isDue(_ event: Event, before next: (grid: Int64, time: MediaTime)) throws(CaptureError) -> Bool {
         if event.hostTime <= next.time { return true }
-        guard let timing = device.frameTiming else { return false }
+        guard usesDeviceTickTie(event), let timing = device.frameTiming else { return false }
         do { return try convertTime(event.hostTime, from: .host, to: device.clock) <= (try timing.deviceTime(ofFrame: next.grid)) } catch { throw .time(error) }
+    }
+
+    /// Whether `event` takes effect by the device-tick rule of a request (a frame period count
+    /// after its host time converted to the device clock): `setDynamicAspectRatio`, an `apply`
+    /// that keeps the active format (a plain request), and a posture change on the Virtual
+    /// Front Camera (its constituent swap follows the same rule, Docs/DESIGN.md "Cameras").
+    private func usesDeviceTickTie(_ event: Event) -> Bool {
+        switch event.action {
+        case .setDynamicAspectRatio: true
+        case .apply(let ratio): device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil
+        case .posture: isVirtual
+        default: false
+        }
     }
 
     /// Produces the events up to and including the next frame (or the end of the stream).
@@ -74,6 +90,18 @@ extension CaptureSession {
         device.applyPendingZoom(beforeFrame: grid)
         if let zooming = output.frameSources[producer] as? ZoomingImageSource { zooming.videoZoomFactor = device.videoZoomFactor }
         let dimensions = device.dimensions(atFrame: grid)
+        settleFormatAnnouncement(grid: grid, dimensions: dimensions)
+        if let carry = pendingCarry, carry.device == streaming {
+            // The first frame after a switch: a new size there is the carried-over app ratio's
+            // (or a superseded request's), announced by no completion, unless a request made
+            // since takes that frame.
+            pendingCarry = nil
+            if carry.frame == grid, dimensions != announcedFormat?.dimensions,
+                !device.requests[carry.requests...].contains(where: { $0.effectiveFrameIndex == grid })
+            {
+                carriedRatioChanges += 1
+            }
+        }
         let frame = try output.frame(
             index: index, dimensions: dimensions, deviceTime: deviceTime, sessionTime: sessionTime, nextSessionTime: nextSessionTime, source: producer,
             producerPosition: camera == nil ? nil : producer, mirrored: mirrored)

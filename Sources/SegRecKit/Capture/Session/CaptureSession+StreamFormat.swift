@@ -25,7 +25,7 @@ extension CaptureSession {
         for change in controls.frameChanges(angle: angle, zoom: device.videoZoomFactor, device: device, frame: frame) { outbox.append(.sessionEvent(change)) }
         let format = VideoStreamFormat(
             dimensions: dimensions, frameRate: device.frameRate, camera: camera, rotationAngle: angle, activeFormat: device.activeFormat.name,
-            formatGeneration: formatGenerations[streaming])
+            formatGeneration: formatGenerations[streaming], carriedRatioChanges: carriedRatioChanges)
         if format != announcedFormat {
             outbox.append(.formatChanged(format))
             announcedFormat = format

@@ -11,8 +11,9 @@
 /// delivery sequence number (0, 1, 2, … over the whole session: ``VideoFrame/index``; with
 /// one camera the grid index *i*) while that session time is before
 /// `sessionStart + duration`. Before each frame it applies, in time order, every scheduled
-/// event whose host time is ≤ the frame's session time; events after the last frame are
-/// applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
+/// event whose host time is ≤ the frame's session time (a ratio request, or a Virtual Front
+/// Camera posture, also when its host time converts to the frame's very device tick: the
+/// request tie rule of Docs/DESIGN.md); events after the last frame are applied at the end. Completions of `setDynamicAspectRatio` requests are placed just before
 /// frame `k + completionDelayFrames`, never before the first frame at/after the request and
 /// in FIFO order; a completion due after the last frame never arrives (the recording ends
 /// first: its segment is `announced: false`, Docs/DESIGN.md "Dynamic aspect ratio"). A
@@ -171,6 +172,17 @@ package final class CaptureSession {
     var outbox = CaptureEventOutbox()
     /// Whether the stream has ended (the last frame produced, or ``stopRunning()``).
     var finished = false
+    /// ``VideoStreamFormat/carriedRatioChanges`` announced so far.
+    var carriedRatioChanges = 0
+    /// A camera switched to, until its first frame: its device, the grid frame the app's ratio
+    /// was carried over to, and the device's request count then (a request made later that
+    /// takes the frame makes a size change there its own).
+    var pendingCarry: (device: Int, frame: Int64, requests: Int)?
+    /// The `activeFormatChanged` event queued at the last format switch, until its first
+    /// frame: its outbox position, device, format generation, cause, host time, the ratio the
+    /// format started with (nil: fixed size) and whether the rate changed.
+    var pendingFormatAnnouncement:
+        (position: Int, device: Int, generation: Int, cause: String, at: MediaTime, ratio: DynamicAspectRatio?, rateChanged: Bool)?
 
     /// Creates a session.
     /// - Parameters:

@@ -23,8 +23,12 @@ package enum CaptureSessionChange: Sendable, Hashable {
     /// `setDynamicAspectRatio` failed on `camera` at a host time; `message` is the warning
     /// the app logs (what failed and why the recording goes on).
     case dynamicAspectRatioRequestFailed(DynamicAspectRatio, camera: String, at: MediaTime, message: String)
-    /// `startMonitoring()` or `stopMonitoring()` on `camera`'s smart framing monitor took effect.
-    case smartFramingMonitoringChanged(camera: String, action: SmartFramingMonitor.Action, at: MediaTime)
+    /// `startMonitoring()` or `stopMonitoring()` on `camera`'s smart framing monitor took
+    /// effect; `message` says what a stop cancelled, if anything.
+    case smartFramingMonitoringChanged(camera: String, action: SmartFramingMonitor.Action, at: MediaTime, message: String?)
+    /// The seeds' `start()` threw at a host time: `camera` has no format with smart framing;
+    /// `message` is the warning the app logs (the recording goes on).
+    case smartFramingStartFailed(camera: String, at: MediaTime, message: String)
     /// The smart framing monitor's `recommendedFraming` changed to `to` (`from`: the
     /// previous one) for `peopleInFrame` people, and what the app did with it.
     case smartFramingRecommended(camera: String, from: CaptureFraming?, to: CaptureFraming, peopleInFrame: Int, outcome: SmartFramingOutcome, at: MediaTime)
