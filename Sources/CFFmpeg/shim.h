@@ -33,6 +33,26 @@ static inline int segrec_averror_eof(void) { return AVERROR_EOF; }
 static inline int segrec_averror_enoent(void) { return AVERROR(ENOENT); }
 /// AVERROR(ENOSPC): no space left on device.
 static inline int segrec_averror_enospc(void) { return AVERROR(ENOSPC); }
+/// Appends a chapter to `s` before its header is written, as libavformat's own demuxers
+/// and `ffmpeg -map_chapters` make them (`avpriv_new_chapter` is private): `id`, its
+/// `time_base`, `start` and `end` in it, and the `title` tag. `avformat_free_context` frees
+/// it. Returns 0 or a negative AVERROR.
+static inline int segrec_add_chapter(AVFormatContext *s, int64_t id, AVRational time_base, int64_t start, int64_t end, const char *title) {
+    AVChapter *chapter = av_mallocz(sizeof(AVChapter));
+    if (!chapter) return AVERROR(ENOMEM);
+    chapter->id = id;
+    chapter->time_base = time_base;
+    chapter->start = start;
+    chapter->end = end;
+    int ret = av_dict_set(&chapter->metadata, "title", title, 0);
+    if (ret >= 0) ret = av_dynarray_add_nofree(&s->chapters, (int *)&s->nb_chapters, chapter);
+    if (ret < 0) {
+        av_dict_free(&chapter->metadata);
+        av_free(chapter);
+    }
+    return ret;
+}
+
 /// AVERROR_INVALIDDATA: invalid data found when processing input.
 static inline int segrec_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 /// AVERROR(e) for any errno value `e`.

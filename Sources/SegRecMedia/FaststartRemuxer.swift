@@ -1,4 +1,5 @@
 import CFFmpeg
+import SegRecTime
 
 #if canImport(Glibc)
     import Glibc
@@ -149,7 +150,8 @@ enum FaststartRemuxer {
     ///   throw, a file created at `output` is deleted.
     static func copy(
         from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
-        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil, moovRoom choice: MoovRoom.Choice = .upperBound
+        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil, moovRoom choice: MoovRoom.Choice = .upperBound,
+        chapters: [MovieChapter] = []
     ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()
@@ -166,6 +168,7 @@ enum FaststartRemuxer {
         let inStream = try videoStream(of: input, path: path)
         let audioCount = min(audioCount, scan.audioPackets.count)
         let (format, outStream, audio) = try makeOutput(output, from: input, video: inStream, audioCount: audioCount)
+        try MovieChapter.add(chapters, to: format, end: MediaTime(value: end * Int64(scan.timeBase.num), timescale: scan.timeBase.den))
         let reservation = held ?? (reuseExisting ? SpaceReservation(existing: output) : nil)
         let file = try reservation.map { try FileAVIOContext(writingInto: $0, sizeLimit: sizeLimit) } ?? FileAVIOContext(creating: output, sizeLimit: sizeLimit)
         // Made durable once, at the end: the disk starts on it as it is written.
@@ -218,7 +221,7 @@ enum FaststartRemuxer {
         // same blocks.
         let again = try copy(
             from: path, scan: scan, count: count, end: end, to: output, sizeLimit: sizeLimit, reservation: nil, reuseExisting: reservation != nil,
-            audioCount: audioCount, audioEnd: audioEnd, moovRoom: .faststart)
+            audioCount: audioCount, audioEnd: audioEnd, moovRoom: .faststart, chapters: chapters)
         return (again.size, reservation != nil)
     }
 

@@ -164,6 +164,7 @@ package enum OneFileExport {
                 }
                 frames += count
             }
+            writer.chapters = chapters(of: source.manifest, origin: first)
             let summary = try writer.finish(endTime: segments[segments.count - 1].sessionEnd - first)
             return Result(file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
         } catch {
@@ -253,6 +254,16 @@ package enum OneFileExport {
             throw .badInput(
                 path: "canvas", field: "\(canvas)", detail: "allowed: even width and height from 2 to \(maximumCanvasSide) pixels (4:2:0 H.264), e.g. 1920x1080"
             )
+        }
+    }
+}
+
+extension OneFileExport {
+    /// The recording's segment starts and session events as chapters of the one file
+    /// whose time 0 is `origin` (the first segment's start).
+    static func chapters(of manifest: RecordingManifest, origin: MediaTime) -> [MovieChapter] {
+        manifest.segments.flatMap {
+            SessionEventRecord.chapters(of: manifest.events ?? [], from: $0.sessionStart, to: $0.sessionEnd, startReason: $0.startReason, origin: origin)
         }
     }
 }

@@ -41,6 +41,8 @@ extension SegmentMuxer {
             throw error
         }
         announce(.segmentEnded(file: segment.file, end: end))
+        let startReason = builder.manifest.segments.last { $0.file == segment.file }?.startReason ?? .recordingStarted
+        segment.writer.setChapters(chapters(from: segment.sessionStart, to: end, startReason: startReason))
         if let sound {
             try sound.closeSegment(segment, at: end, fileEnd: fileEnd)
             try sound.pump(into: &current, stopped: hasStopped)
@@ -53,6 +55,11 @@ extension SegmentMuxer {
         lastCloseDuration = .now - closeStart
         // At most one closed segment is still being finished: wait for the one before.
         try await settle(earlier)
+    }
+
+    /// The chapters of the file spanning `[start, end)` (``SessionEventRecord/chapters(of:from:to:startReason:origin:)``).
+    func chapters(from start: MediaTime, to end: MediaTime, startReason: SegmentStartReason) -> [MovieChapter] {
+        SessionEventRecord.chapters(of: builder.manifest.events ?? [], from: start, to: end, startReason: startReason, origin: start)
     }
 
     /// Abandons a segment that cannot be finished: its partial file is deleted and its

@@ -26,6 +26,8 @@ actor SegmentWriterActor {
         case appendAudio(AudioPCMBuffer)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
         case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
+        /// Give the file these chapters (file time) when it is finished.
+        case chapters([MovieChapter])
         /// Abandon the segment (its partial file is deleted).
         case cancel
         /// Answer the bytes of the packets the encoder has put out, once every command
@@ -58,6 +60,9 @@ actor SegmentWriterActor {
             guard pcm.frameCount > 0 else { return }
             commands.yield(.appendAudio(pcm))
         }
+
+        /// Queues the file's chapters (relative to its start), written when it is finished.
+        func setChapters(_ chapters: [MovieChapter]) { commands.yield(.chapters(chapters)) }
 
         /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
         func finish(endTime: MediaTime) {
@@ -183,6 +188,9 @@ actor SegmentWriterActor {
             let result = finish(endTime: endTime)
             statistics?.recordFinalization(segment: parameters.segment, duration: .now - handedOff)
             return result
+        case .chapters(let chapters):
+            writer?.chapters = chapters
+            return nil
         case .encodedBytes(let answer):
             answer.resume(returning: writer?.encodedBytes ?? 0)
             return nil

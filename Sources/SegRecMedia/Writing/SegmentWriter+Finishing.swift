@@ -84,7 +84,7 @@ extension SegmentWriter {
         }
         let (size, _) = try FaststartRemuxer.copy(
             from: partialURL.path, scan: scan, count: frameCount, end: fileEnd, to: temporaryURL.path, sizeLimit: sizeLimit, reservation: held,
-            reuseExisting: held == nil, audioCount: audioPacketsWritten, audioEnd: audioSampleCount)
+            reuseExisting: held == nil, audioCount: audioPacketsWritten, audioEnd: audioSampleCount, chapters: chapters)
         do { try SafeFile.moveNoReplace(from: temporaryURL.path, to: url.path) } catch {
             SafeFile.remove(path: temporaryURL.path)
             throw error

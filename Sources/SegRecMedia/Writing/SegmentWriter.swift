@@ -104,6 +104,9 @@ package final class SegmentWriter {
     /// Field flags every frame carries (interlaced H.264), as (interlaced, top field first).
     let fieldFlags: (Int32, Int32)
     var state = State.open
+    /// The file's chapters (file time), written by ``finish(endTime:)`` into the final
+    /// file; none by default.
+    package var chapters: [MovieChapter] = []
     var lastPTS: Int64?
     /// The last presentation time given to ``append(_:presentationTime:)``, unrounded.
     var lastPresentationTime: MediaTime?
