@@ -37,7 +37,7 @@ package final class RecordingLock: Sendable {
         url = folder.appendingPathComponent(Self.fileName)
         let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { throw .cannotCreateOutput(path: folder.path, detail: String(cString: strerror(errno))) }
-        guard flock(folderFD, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(folderFD, LOCK_EX) else {
             close(folderFD)
             throw .locked(path: url.path, pid: Self.readPID(at: url.path))
         }
@@ -78,7 +78,7 @@ package final class RecordingLock: Sendable {
         let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             defer { close(folderFD) }
-            guard flock(folderFD, LOCK_SH | LOCK_NB) == 0 else { return .some(readPID(at: path)) }
+            guard lock(folderFD, LOCK_SH) else { return .some(readPID(at: path)) }
             flock(folderFD, LOCK_UN)
         }
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -124,6 +124,20 @@ package final class RecordingLock: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { return "is not a regular file" }
         guard info.st_nlink == 1 else { return "has \(info.st_nlink) names (a hard link to a file elsewhere)" }
         return nil
+    }
+
+    /// `flock(fd, operation | LOCK_NB)`, tried again for up to 0.2 s while another holds
+    /// it. A lock is held by an open file description, which a process spawned by another
+    /// thread shares from its fork to its exec (`O_CLOEXEC` closes it only then): a
+    /// recording that just released its folder may still appear to hold it for that
+    /// moment; a recording in progress holds it throughout. Returns whether it was taken.
+    private static func lock(_ fd: Int32, _ operation: Int32) -> Bool {
+        for attempt in 0..<20 {
+            if flock(fd, operation | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK, attempt < 19 else { return false }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// The process id written in the lock file at `path`, if it is there and readable.

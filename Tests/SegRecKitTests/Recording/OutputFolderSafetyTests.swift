@@ -126,8 +126,12 @@ import Testing
         }
         if failure == nil { do { _ = try await muxer.finishReleasingLock() } catch { failure = error } }
         let error = try #require(failure)
-        #expect("\(error)".contains(dir.appendingPathComponent(name).path), "\(error)")
+        // As the command line and the manifest show it: the folder's own path, not the
+        // descriptor path the files are written through.
+        let shown = muxer.configuration.output.displayText("\(error)")
+        #expect(shown.contains(dir.appendingPathComponent(name).path), "\(shown)")
         let manifest = await muxer.abortReleasingLock(error: "\(error)")
+        #expect(manifest.error?.contains(dir.appendingPathComponent(name).path) == true, "\(manifest.error ?? "")")
         #expect(manifest.stopReason == .error)
         #expect(manifest.segments.map(\.file) == ["segment-000.mp4"])
         #expect(manifest.segments.first?.frameCount == 7)
