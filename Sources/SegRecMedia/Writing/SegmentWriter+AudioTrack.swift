@@ -24,6 +24,22 @@ extension SegmentWriter {
         }
     }
 
+    /// Encodes `frameCount` sample frames of silence, after the samples given before, in
+    /// pieces of at most ``silencePiece`` frames: the memory it takes does not grow with
+    /// the count. - Throws: as ``appendAudio(_:)``.
+    package func appendSilence(frameCount: Int64) throws {
+        guard let audioSettings else { throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track") }
+        var left = frameCount
+        let piece = AudioPCMBuffer(silenceOf: Int(min(left, Self.silencePiece)), channelCount: audioSettings.channelCount)
+        while left > 0 {
+            try appendAudio(left >= Int64(piece.frameCount) ? piece : piece.frames(0..<Int(left)))
+            left -= Int64(piece.frameCount)
+        }
+    }
+
+    /// The most sample frames of silence encoded at once (0.17 s at 48 kHz).
+    package static let silencePiece: Int64 = 8192
+
     /// Writes the held audio packet (its duration as the encoder gave it) and holds `packet`.
     func holdAudio(_ packet: Packet) throws {
         if let held = heldAudioPacket { try writeAudio(held, duration: nil) }
