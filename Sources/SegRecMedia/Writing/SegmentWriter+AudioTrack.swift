@@ -25,20 +25,34 @@ extension SegmentWriter {
     }
 
     /// Encodes `frameCount` sample frames of silence, after the samples given before, in
-    /// pieces of at most ``silencePiece`` frames: the memory it takes does not grow with
-    /// the count. - Throws: as ``appendAudio(_:)``.
+    /// pieces of at most ``silencePiece`` frames (`AudioEncoder.encodeSilence`: steady
+    /// silence is the encoder's packet repeated), so neither the memory nor the time it takes
+    /// grows like the samples would. - Throws: as ``appendAudio(_:)``.
     package func appendSilence(frameCount: Int64) throws {
-        guard let audioSettings else { throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track") }
+        try ensureOpen()
+        guard let audioEncoder else { throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track") }
         var left = frameCount
-        let piece = AudioPCMBuffer(silenceOf: Int(min(left, Self.silencePiece)), channelCount: audioSettings.channelCount)
-        while left > 0 {
-            try appendAudio(left >= Int64(piece.frameCount) ? piece : piece.frames(0..<Int(left)))
-            left -= Int64(piece.frameCount)
+        // Fragments cut inside the silence hold no picture: they are made durable with the
+        // next one that does (one fdatasync covers the file), not one by one (an hour of
+        // silence is 3 600 fragments of 1 s).
+        let syncs = format.file?.syncsOnFlush ?? false
+        format.file?.syncsOnFlush = false
+        defer { format.file?.syncsOnFlush = syncs }
+        do {
+            while left > 0 {
+                let piece = min(left, Self.silencePiece)
+                audioSampleCount += piece
+                for packet in try audioEncoder.encodeSilence(piece) { try holdAudio(packet) }
+                left -= piece
+            }
+        } catch {
+            fail(error)
+            throw error
         }
     }
 
-    /// The most sample frames of silence encoded at once (0.17 s at 48 kHz).
-    package static let silencePiece: Int64 = 8192
+    /// The most sample frames of silence handed to the encoder at once (21.8 s at 48 kHz).
+    package static let silencePiece: Int64 = 1 << 20
 
     /// Writes the held audio packet (its duration as the encoder gave it) and holds `packet`.
     func holdAudio(_ packet: Packet) throws {
@@ -67,7 +81,8 @@ extension SegmentWriter {
         av_packet_rescale_ts(p, audioEncoder.context.pointer.pointee.time_base, audioStream.pointee.time_base)
         let written = av_write_frame(format.pointer, p)
         if let failure = format.file?.flush() { throw failure }
-        try check(written, "av_write_frame", context: "\(partialURL.path) audio")
+        // The message is built only on failure (not for each of an hour's 170 000 packets).
+        if written < 0 { try check(written, "av_write_frame", context: "\(partialURL.path) audio") }
         audioPacketsWritten += 1
     }
 }
