@@ -32,6 +32,7 @@ public enum ManifestReader {
     static func read(file url: URL) throws(RecordingError) -> RecordingManifest {
         let manifest = try decode(try contents(of: url), path: url.path)
         try checkRanges(manifest, path: url.path)
+        try checkTimes(manifest, path: url.path)
         try checkNames(manifest, path: url.path)
         return manifest
     }
