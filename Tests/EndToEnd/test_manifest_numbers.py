@@ -61,6 +61,24 @@ CASES = {
 }
 
 
+def test_a_key_given_twice_is_refused_by_every_command(binary, base, tmp_path):
+    """`"frameCount": 30, ..., "frameCount": 99999` in one segment: Foundation keeps one
+    of them without a word (the build before: every command went on)."""
+    for command, args in COMMANDS.items():
+        rec = tmp_path / command / "rec"
+        shutil.copytree(base, rec)
+        path = rec / "manifest.json"
+        text = path.read_text()
+        at = text.index('"frameCount"')
+        path.write_text(text[:at] + '"frameCount": 99999, ' + text[at:])
+        out = tmp_path / command / "out"
+        out.mkdir()
+        r = h.run([binary, *args(rec, out)], timeout=60)
+        assert r.returncode == 65, f"{command}: exit {r.returncode}: {r.stderr[-300:]}"
+        assert f"{path}: segments[0].frameCount: is given twice in one object; allowed: each key once" in r.stderr, r.stderr
+        assert list(out.iterdir()) == []
+
+
 @pytest.fixture(scope="module")
 def base(binary, tmp_path_factory):
     work = tmp_path_factory.mktemp("manifest-numbers")
