@@ -116,9 +116,9 @@ CASES = {
     "mkv_audio_24h": ("more than 60 s ahead of where the sound continues", 2.0),
     "flv_audio_3d": ("more than 60 s ahead of where the sound continues", 2.0),
     "ts_audio_24h": ("a discontinuity, allowed in this container", 2.0),
-    "mkv_both_1h": ("more than 60 s ahead: a damaged or discontinuous timestamp, not a still picture", 2.5),
-    "mp4_tfdt_last": ("more than 60 s ahead: a damaged or discontinuous timestamp, not a still picture", None),
-    "mp4_tfdt_mid": ("more than 60 s ahead: a damaged or discontinuous timestamp, not a still picture", None),
+    "mkv_both_1h": ("more than 60 s ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture", 2.5),
+    "mp4_tfdt_last": ("more than 60 s ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture", None),
+    "mp4_tfdt_mid": ("more than 60 s ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture", None),
     "flv_handed": ("jumps from 0.757122 s to 4294967.295000 s", 0.8),
 }
 

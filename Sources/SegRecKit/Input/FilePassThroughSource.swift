@@ -182,11 +182,12 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     /// The container's presentation end on the session clock, when it states one within
-    /// ``jumpLimitSeconds`` after the last frame (a damaged end, e.g. an MP4 fragment's
-    /// `tfdt`, never sets the last frame's duration).
+    /// ``jumpLimitSeconds`` after the last frame, or further when the file's sound goes on
+    /// that long too (a damaged end, e.g. an MP4 fragment's `tfdt`, never sets the last
+    /// frame's duration).
     private func streamEnd() throws -> MediaTime? {
         guard let end = decoder.presentationEnd, let last = lastTicks, let ticks = rawTicks(end) else { return nil }
-        guard ticks > last, ticks - last <= Self.jumpLimitSeconds * Int64(deviceClock.timescale) else { return nil }
+        guard ticks > last, ticks - last <= Self.jumpLimitSeconds * Int64(deviceClock.timescale) || !soundLagsBehind(ticks) else { return nil }
         return try convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
     }
 
@@ -250,11 +251,21 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// `-dts_delta_threshold`.
     static let jumpAheadSeconds: Int64 = 10
 
-    /// How far ahead of the frame before a time may jump, in a container without timestamp
-    /// discontinuities, and still be a still picture (the frame before lasts until it):
-    /// 60 s. Beyond, it is a discontinuity as in MPEG-TS, so no picture lasts, and no
-    /// silence is written, for longer than that on a timestamp's word (Docs/footage.md).
+    /// How far a picture's time may lie ahead of the file's sound, in a container without
+    /// timestamp discontinuities, after a jump: 60 s. A jump ahead beyond it while the sound
+    /// stayed behind is a damaged time (an MP4 fragment's `tfdt`): a discontinuity as in
+    /// MPEG-TS. A jump of a file without sound, or whose sound went on with it, is a still
+    /// picture, however long (a screen capture's hour). A jump back by more than 60 s is a
+    /// discontinuity (Docs/footage.md).
     package static let jumpLimitSeconds: Int64 = 60
+
+    /// Whether the file has sound and it ends more than ``jumpLimitSeconds`` before device
+    /// time `ticks` (the sound read so far: the file interleaves it with the pictures).
+    private func soundLagsBehind(_ ticks: Int64) -> Bool {
+        guard let sound = audioTiming?.soundEnd, let time = try? convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
+        else { return false }
+        return Int128(time.value) - sound > Int128(Self.jumpLimitSeconds) * 1_000_000_000
+    }
 
     /// `ticks` on the device clock as seconds with six decimals, for warnings.
     private func seconds(_ ticks: Int64) -> String { String(format: "%.6f", Double(ticks) / Double(deviceClock.timescale)) }
@@ -343,7 +354,9 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         // less far back is dropped).
         let limit = Self.jumpLimitSeconds * timescale
         let back = newSequence ? 0 : discontinuous ? timescale / 10 : limit
-        let ahead = discontinuous ? Self.jumpAheadSeconds * timescale : limit
+        // Without discontinuities a jump ahead is a still picture (a screen capture's hour)
+        // unless the file's own sound stayed behind: then the pictures' time is damaged.
+        let ahead = discontinuous ? Self.jumpAheadSeconds * timescale : soundLagsBehind(ticks) ? limit : Int64.max
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
         guard overflow || delta < -back || (newSequence && delta == 0) || delta > ahead else { return ticks }
         guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
@@ -357,7 +370,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
                         ? "(a restart at a new sequence header: the stream's encoder started again)"
                         : decoder.allowsTimestampDiscontinuities
                             ? "(a discontinuity, allowed in this container)"
-                            : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
+                            : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
                     + ": the frames that follow continue one frame period after the last"))
         return continued
     }

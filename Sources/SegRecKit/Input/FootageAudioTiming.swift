@@ -49,6 +49,8 @@ package struct FootageAudioTiming {
     private var offsetNanoseconds: Int128 = 0
     /// Session time (ns) where the next sample continues the sound so far.
     private var continuation: Int128?
+    /// Session time (ns) where the sound so far ends, nil before any.
+    package var soundEnd: Int128? { continuation }
     private let timeBase: (num: Int32, den: Int32)
 
     /// The clock id of a footage file's audio stream in the manifest's `devices`.
