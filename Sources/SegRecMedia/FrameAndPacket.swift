@@ -48,6 +48,12 @@ final class Packet {
         av_packet_move_ref(pointer, other.pointer)
     }
 
+    /// A new reference to `other`'s data and a copy of its properties (`av_packet_ref`).
+    convenience init(referencing other: Packet) throws(FFmpegError) {
+        try self.init()
+        try check(av_packet_ref(pointer, other.pointer), "av_packet_ref")
+    }
+
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)

@@ -28,6 +28,19 @@ public final class RecordingStopRequest: Sendable {
     /// Asks the pipeline to stop after the frame it is processing. Async-signal-safe.
     public func request() { requested.store(true, ordering: .releasing) }
 
+    private let ended = Atomic<Bool>(false)
+
+    /// Marks the recording this flag stops as ended (every file finished, only the manifest's
+    /// last rewrite left), and the flag it follows too: a signal handler that sees it knows
+    /// nothing is left to stop.
+    package func markEnded() {
+        ended.store(true, ordering: .releasing)
+        parent?.markEnded()
+    }
+
+    /// Whether the recording has ended (``markEnded()``).
+    public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
     /// Whether a stop has been requested.
     public var isRequested: Bool { requested.load(ordering: .acquiring) || parent?.isRequested == true }
 }

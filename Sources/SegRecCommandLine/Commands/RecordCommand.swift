@@ -157,8 +157,10 @@ enum RecordCommand {
         let manifest: RecordingManifest
         do {
             manifest = try await recorder.run()
+            SignalHandling.recordingEnded()
             await printer?.value
         } catch {
+            SignalHandling.recordingEnded()
             await printer?.value
             // What was kept is still described: the manifest on stdout with --json.
             if json { print(String(decoding: (try? ManifestWriter.encode(error.manifest)) ?? Data(), as: UTF8.self)) }

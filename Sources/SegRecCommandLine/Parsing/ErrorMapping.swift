@@ -66,7 +66,13 @@ enum ErrorMapping {
     /// out of inodes), so the user knows the folder is not self-describing.
     static func recordingFailure(_ failure: RecordingFailure, folder: URL?) -> CommandLineError {
         let inner = commandLineError(failure.underlying)
-        let kept = failure.manifest.segments.count
+        // What the folder holds now: a segment the journal listed whose file was never
+        // created (out of inodes) is not kept.
+        let present = failure.manifest.segments.filter { segment in
+            guard let folder else { return true }
+            return SegmentFiles.names(of: segment.file).prefix(2).contains { SafeFile.exists(path: folder.appendingPathComponent($0).path) }
+        }
+        let kept = present.count
         let recoverable = failure.manifest.warnings.contains { $0.contains("segrec recover") }
         let what =
             recoverable
@@ -75,7 +81,7 @@ enum ErrorMapping {
         let manifestNote: String
         if let folder {
             let onDisk = try? ManifestReader.read(from: folder)
-            if let onDisk, onDisk.stopReason == .error, onDisk.segments.count == kept {
+            if let onDisk, onDisk.stopReason == .error, onDisk.segments.count == failure.manifest.segments.count {
                 manifestNote = "manifest says stopReason \"error\""
             } else if onDisk != nil {
                 manifestNote = "manifest.json could not be updated; it still describes the recording in progress"

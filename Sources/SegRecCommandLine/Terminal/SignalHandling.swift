@@ -16,6 +16,10 @@ import Synchronization
 /// - A second signal, or any signal while nothing is recording (parsing, `verify`,
 ///   `formats`), exits at once with 128 + the signal number (130 for SIGINT, 143 for
 ///   SIGTERM, 129 for SIGHUP), the shells' convention.
+/// - Once the recording has ended (its final manifest is on disk:
+///   ``RecordingStopRequest/hasEnded``, or ``recordingEnded()``), further signals are ignored: what is left is printing the summary, and the exit code is the
+///   recording's (a second Ctrl-C 50 ms after the first, arriving once a short stop had
+///   completed, exited 130 though the manifest said `requested`).
 /// - SIGHUP (the terminal closed) is SIGTERM's twin: a recording finishes cleanly.
 /// - SIGPIPE is ignored: a write to a stream whose reader is gone (stderr piped to a
 ///   program that quit, stdout to `head`) fails with `EPIPE` and is dropped
@@ -29,6 +33,7 @@ public enum SignalHandling {
     private static let armed = Atomic<Bool>(false)
     private static let received = Atomic<Int32>(0)
     private static let firstSignal = Atomic<Int32>(0)
+    private static let ended = Atomic<Bool>(false)
 
     /// Installs the handler for SIGINT, SIGTERM and SIGHUP, and ignores SIGPIPE. Call once, first thing.
     public static func install() {
@@ -37,6 +42,7 @@ public enum SignalHandling {
         _ = armed.load(ordering: .relaxed)
         _ = received.load(ordering: .relaxed)
         _ = firstSignal.load(ordering: .relaxed)
+        _ = ended.load(ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
         for number in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
@@ -49,6 +55,9 @@ public enum SignalHandling {
 
     /// From now on the first signal stops the recording instead of exiting.
     static func armForRecording() { armed.store(true, ordering: .releasing) }
+
+    /// The recording has ended and its manifest is final: later signals are ignored.
+    static func recordingEnded() { ended.store(true, ordering: .releasing) }
 
     /// The signal that asked the recording to stop (SIGINT, SIGTERM or SIGHUP), or nil.
     static var stopSignal: Int32? {
@@ -70,6 +79,7 @@ public enum SignalHandling {
     }
 
     private static let handle: @convention(c) (Int32) -> Void = { number in
+        if ended.load(ordering: .acquiring) || RecordingStopRequest.process.hasEnded { return }
         let count = received.add(1, ordering: .acquiringAndReleasing).newValue
         if count == 1 && armed.load(ordering: .acquiring) {
             firstSignal.store(number, ordering: .releasing)

@@ -34,8 +34,22 @@ enum ExportAudio {
                     "the file's audio is \(decoded.sampleRate) Hz, \(decoded.channelCount) channels; the manifest says \(settings.sampleRate) Hz, \(settings.channelCount)"
             )
         }
+        // A file holds its record's samples (the decoder may give up to an AAC frame or
+        // two fewer: priming and padding); a record claiming more is not padded with
+        // silence by the number it claims.
+        guard count - decoded.pcm.frameCount <= maximumPadding else {
+            throw RecordingError.badInput(
+                path: path, field: "audio.sampleCount",
+                detail:
+                    "the manifest says \(count) sample frames, the file holds \(decoded.pcm.frameCount); allowed: at most \(maximumPadding) more than the file holds"
+            )
+        }
         return fitted(decoded.pcm, to: count)
     }
+
+    /// The most sample frames of silence an export adds where a file's decoded sound falls
+    /// short of its record (two AAC frames).
+    static let maximumPadding = 2048
 
     /// `pcm` cut to `count` sample frames, or padded with silence to it.
     static func fitted(_ pcm: AudioPCMBuffer, to count: Int) -> AudioPCMBuffer {

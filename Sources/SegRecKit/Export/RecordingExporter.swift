@@ -280,6 +280,17 @@ package enum RecordingExporter {
         let source = try ExportSource(directory: directory)
         let folder = list.deletingLastPathComponent()
         let segments = source.manifest.segments
+        // FFmpeg reads a list line by line: a path with a line break cannot be in one.
+        for target in [directory, list.deletingPathExtension()] {
+            let prefix = relativePath(from: folder, to: target)
+            guard !prefix.contains(where: { $0 == "\n" || $0 == "\r" }) else {
+                throw RecordingError.badInput(
+                    path: list.path, field: "--concat",
+                    detail:
+                        "the path from the list to the segment files, '\(prefix.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r"))', holds a line break, which an ffconcat list cannot carry (FFmpeg reads it line by line); allowed: names without line breaks, or the list inside the recording folder (it then names the files alone)"
+                )
+            }
+        }
         let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
         let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
         _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source)

@@ -181,11 +181,13 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         return finished
     }
 
-    /// The container's presentation end on the session clock, when it states one.
+    /// The container's presentation end on the session clock, when it states one within
+    /// ``jumpLimitSeconds`` after the last frame, or further when the file's sound goes on
+    /// that long too (a damaged end, e.g. an MP4 fragment's `tfdt`, never sets the last
+    /// frame's duration).
     private func streamEnd() throws -> MediaTime? {
-        guard let end = decoder.presentationEnd else { return nil }
-        let (ticks, overflow) = end.multipliedReportingOverflow(by: Int64(decoder.timeBase.num))
-        guard !overflow else { return nil }
+        guard let end = decoder.presentationEnd, let last = lastTicks, let ticks = rawTicks(end) else { return nil }
+        guard ticks > last, ticks - last <= Self.jumpLimitSeconds * Int64(deviceClock.timescale) || !soundLagsBehind(ticks) else { return nil }
         return try convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
     }
 
@@ -248,6 +250,22 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// (MPEG-TS, HLS) or, elsewhere, checked as a damaged timestamp: 10 s, as ffmpeg's
     /// `-dts_delta_threshold`.
     static let jumpAheadSeconds: Int64 = 10
+
+    /// How far a picture's time may lie ahead of the file's sound, in a container without
+    /// timestamp discontinuities, after a jump: 60 s. A jump ahead beyond it while the sound
+    /// stayed behind is a damaged time (an MP4 fragment's `tfdt`): a discontinuity as in
+    /// MPEG-TS. A jump of a file without sound, or whose sound went on with it, is a still
+    /// picture, however long (a screen capture's hour). A jump back by more than 60 s is a
+    /// discontinuity (Docs/footage.md).
+    package static let jumpLimitSeconds: Int64 = 60
+
+    /// Whether the file has sound and it ends more than ``jumpLimitSeconds`` before device
+    /// time `ticks` (the sound read so far: the file interleaves it with the pictures).
+    private func soundLagsBehind(_ ticks: Int64) -> Bool {
+        guard let sound = audioTiming?.soundEnd, let time = try? convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
+        else { return false }
+        return Int128(time.value) - sound > Int128(Self.jumpLimitSeconds) * 1_000_000_000
+    }
 
     /// `ticks` on the device clock as seconds with six decimals, for warnings.
     private func seconds(_ ticks: Int64) -> String { String(format: "%.6f", Double(ticks) / Double(deviceClock.timescale)) }
@@ -341,11 +359,17 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// backwards time stays a per-frame fault (dropped `nonMonotonicTimestamp`).
     private func continuingAfterDiscontinuity(_ ticks: Int64, picture: DecodedPicture) throws -> Int64 {
         let newSequence = picture.startsNewSequence
-        guard decoder.allowsTimestampDiscontinuities || newSequence, let last = lastTicks else { return ticks }
+        guard let last = lastTicks else { return ticks }
         let timescale = Int64(deviceClock.timescale)
-        // At a new sequence header any time that does not come after the last one restarts.
-        let back = newSequence ? 0 : timescale / 10
-        let ahead = Self.jumpAheadSeconds * timescale
+        let discontinuous = decoder.allowsTimestampDiscontinuities || newSequence
+        // At a new sequence header any time that does not come after the last one restarts;
+        // without discontinuities only a jump beyond the limit, ahead or back, does (a time
+        // less far back is dropped).
+        let limit = Self.jumpLimitSeconds * timescale
+        let back = newSequence ? 0 : discontinuous ? timescale / 10 : limit
+        // Without discontinuities a jump ahead is a still picture (a screen capture's hour)
+        // unless the file's own sound stayed behind: then the pictures' time is damaged.
+        let ahead = discontinuous ? Self.jumpAheadSeconds * timescale : soundLagsBehind(ticks) ? limit : Int64.max
         let (delta, overflow) = ticks.subtractingReportingOverflow(last)
         guard overflow || delta < -back || (newSequence && delta == 0) || delta > ahead else { return ticks }
         guard let stepTicks = periodTicks(1), let continued = Int64(exactly: Int128(last) + Int128(stepTicks)),
@@ -356,7 +380,10 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
             .warning(
                 "input timestamps jump at frame \(picture.index) from \(seconds(last)) s to \(seconds(ticks)) s "
                     + (newSequence
-                        ? "(a restart at a new sequence header: the stream's encoder started again)" : "(a discontinuity, allowed in this container)")
+                        ? "(a restart at a new sequence header: the stream's encoder started again)"
+                        : decoder.allowsTimestampDiscontinuities
+                            ? "(a discontinuity, allowed in this container)"
+                            : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
                     + ": the frames that follow continue one frame period after the last"))
         return continued
     }
@@ -393,6 +420,12 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     }
 
     private func reportDerived() {
+        if let damaged = audioTiming?.damagedTimestamps, damaged > 0 {
+            remarks.append(
+                .warning(
+                    "\(damaged) input audio packet\(damaged == 1 ? "" : "s") had a timestamp more than \(FootageAudioTiming.jumpLimitSeconds) s ahead of or behind where the sound continued (damaged): placed where it continued, no silence filled in for the jump"
+                ))
+        }
         guard derivedCount > 0, let first = firstDerivedIndex else { return }
         remarks.append(
             .warning(

@@ -17,7 +17,12 @@ import Foundation
 /// sound continues where it was, with one warning per jump. So is, in any container, a new
 /// sequence header in band (`DecodedAudio/startsNewSequence`: an FLV/RTMP push whose
 /// encoder started again) whose time lies before where the sound continues (by more than
-/// the tolerance) or more than 10 s after it.
+/// the tolerance) or more than 10 s after it. Elsewhere a packet whose time lies more than
+/// ``jumpLimitSeconds`` (60 s) ahead of or behind where the sound continues is a damaged timestamp
+/// (an FLV tag's 0xFFFFFFFF, a Matroska cluster hours ahead): it is placed where the sound
+/// continues, the offset unchanged, so an isolated one and a lasting jump both keep the
+/// sound going and no gap is ever filled that long (``damagedTimestamps``, one warning per
+/// run of them).
 ///
 /// Not thread-safe: owned by its source.
 package struct FootageAudioTiming {
@@ -30,12 +35,22 @@ package struct FootageAudioTiming {
     package let tolerance: MediaTime
     /// Whether the container allows timestamp discontinuities.
     package let allowsDiscontinuities: Bool
+    /// The farthest a timestamp may lie ahead of where the sound continues, in a container
+    /// without timestamp discontinuities, before it is taken as damaged: 60 s, as for the
+    /// pictures (`FilePassThroughSource.jumpLimitSeconds`).
+    package static let jumpLimitSeconds: Int64 = 60
+    /// Packets whose timestamp was taken as damaged (more than ``jumpLimitSeconds`` ahead or back).
+    package private(set) var damagedTimestamps = 0
+    /// Whether the last packet's timestamp was taken as damaged (a run of them goes on).
+    private var inDamagedRun = false
     /// Sample frames handed out so far.
     package private(set) var samplesDelivered: Int64 = 0
     /// Nanoseconds added to the stream's timestamps since its last discontinuity.
     private var offsetNanoseconds: Int128 = 0
     /// Session time (ns) where the next sample continues the sound so far.
     private var continuation: Int128?
+    /// Session time (ns) where the sound so far ends, nil before any.
+    package var soundEnd: Int128? { continuation }
     private let timeBase: (num: Int32, den: Int32)
 
     /// The clock id of a footage file's audio stream in the manifest's `devices`.
@@ -77,6 +92,18 @@ package struct FootageAudioTiming {
                         ? "(a restart at a new sequence header: the stream's encoder started again)" : "(a discontinuity, allowed in this container)")
                     + ": the sound continues where it was"
                 start = expected
+            } else if let expected = continuation, !allowsDiscontinuities, abs(start - expected) > Int128(Self.jumpLimitSeconds) * billion {
+                damagedTimestamps += 1
+                if !inDamagedRun {
+                    warning =
+                        "input audio timestamp at sample \(samplesDelivered) jumps from \(Self.seconds(expected)) s to \(Self.seconds(start)) s, "
+                        + "more than \(Self.jumpLimitSeconds) s \(start > expected ? "ahead of" : "before") where the sound continues: a damaged timestamp, the sound continues where it was "
+                        + "(no silence filled in for the jump)"
+                }
+                inDamagedRun = true
+                start = expected
+            } else {
+                inDamagedRun = false
             }
         } else {
             start = continuation ?? 0

@@ -30,8 +30,13 @@ public enum ManifestReader {
     /// Reads and checks the manifest file `url` (`manifest.json`, or the journal's
     /// temporary), as ``read(from:)`` does.
     static func read(file url: URL) throws(RecordingError) -> RecordingManifest {
-        let manifest = try decode(try contents(of: url), path: url.path)
+        let data = try contents(of: url)
+        let manifest = try decode(data, path: url.path)
+        if let key = duplicateKey(in: data) {
+            throw .badInput(path: url.path, field: key, detail: "is given twice in one object; allowed: each key once")
+        }
         try checkRanges(manifest, path: url.path)
+        try checkTimes(manifest, path: url.path)
         try checkNames(manifest, path: url.path)
         return manifest
     }

@@ -86,6 +86,21 @@ package enum RecordingRecovery {
             builder.apply(.warning("\(name) is not in the manifest, so it cannot be placed on the session clock; kept as \(name).unlisted"))
         }
         builder.finishRecovery(rebuilt: plan.rebuilt)
+        // A link, FIFO or folder put at the journal's temporary name is not segrec's: it is
+        // set aside (renamed, never followed or opened) so the journal can be written.
+        let leftover = directory.appendingPathComponent(ManifestWriter.temporaryFileName).path
+        if SafeFile.exists(path: leftover), !OutputDirectory.isRegularFile(URL(fileURLWithPath: leftover)) {
+            // link(2) takes no folder: a folder is renamed when nothing has the new name.
+            var moved = (try? SafeFile.moveNoReplace(from: leftover, to: leftover + ".unlisted")) != nil
+            if !moved, !SafeFile.exists(path: leftover + ".unlisted") { moved = rename(leftover, leftover + ".unlisted") == 0 }
+            guard moved else {
+                plan.discardBuilt()
+                throw RecordingError.io(
+                    path: leftover, underlying: "recover changed nothing: not a regular file, and it cannot be set aside as \(ManifestWriter.temporaryFileName).unlisted")
+            }
+            builder.apply(
+                .warning("\(ManifestWriter.temporaryFileName) was not a regular file segrec wrote (a link, FIFO or folder): kept as \(ManifestWriter.temporaryFileName).unlisted"))
+        }
         do { try ManifestWriter.writeTemporary(try ManifestWriter.encode(builder.manifest), in: directory) } catch {
             plan.discardBuilt()
             throw RecordingError.io(path: directory.appendingPathComponent(ManifestWriter.fileName).path, underlying: "recover changed nothing: \(error)")

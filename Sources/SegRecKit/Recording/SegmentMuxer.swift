@@ -119,6 +119,10 @@ package final class SegmentMuxer {
     /// Called with every event as it happens, on the owner's executor (the ``Recorder``
     /// turns them into its ``RecordingEvent``s).
     package var observer: ((SegmentMuxerEvent, SegmentRecord?) -> Void)?
+    /// Called once every segment file is finished and only the manifest's last rewrite is
+    /// left (the recorder marks its stop request ended: a second signal no longer cuts the
+    /// finish short).
+    package var filesFinished: () -> Void = {}
 
     var state = State.collecting
     var builder: ManifestBuilder
@@ -230,6 +234,7 @@ package final class SegmentMuxer {
         let pending = finishing
         finishing = []
         try await settle(pending)
+        filesFinished()
         apply(matcher.finish(stopTime: builder.manifest.stopTime))
         finishSessionEventLog()
         warnIfTheFolderMoved()

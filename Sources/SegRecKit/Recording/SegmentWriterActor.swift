@@ -24,6 +24,8 @@ actor SegmentWriterActor {
         case append(FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
         /// Encode sound into the audio track, after the sound given before.
         case appendAudio(AudioPCMBuffer)
+        /// Encode this many sample frames of silence, after the sound given before (written in bounded pieces).
+        case appendSilence(Int64)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
         case finish(endTime: MediaTime, handedOff: ContinuousClock.Instant)
         /// Give the file these chapters (file time) when it is finished.
@@ -63,6 +65,12 @@ actor SegmentWriterActor {
 
         /// Queues the file's chapters (relative to its start), written when it is finished.
         func setChapters(_ chapters: [MovieChapter]) { commands.yield(.chapters(chapters)) }
+
+        /// Queues `frameCount` sample frames of silence (a count: no samples held; never waits).
+        func appendSilence(frameCount: Int64) {
+            guard frameCount > 0 else { return }
+            commands.yield(.appendSilence(frameCount))
+        }
 
         /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
         func finish(endTime: MediaTime) {
@@ -183,6 +191,10 @@ actor SegmentWriterActor {
         case .appendAudio(let pcm):
             guard let writer, error == nil else { return nil }
             do { try writer.appendAudio(pcm) } catch { fail(error) }
+            return nil
+        case .appendSilence(let count):
+            guard let writer, error == nil else { return nil }
+            do { try writer.appendSilence(frameCount: count) } catch { fail(error) }
             return nil
         case .finish(let endTime, let handedOff):
             let result = finish(endTime: endTime)

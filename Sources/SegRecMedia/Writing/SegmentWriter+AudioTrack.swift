@@ -24,6 +24,36 @@ extension SegmentWriter {
         }
     }
 
+    /// Encodes `frameCount` sample frames of silence, after the samples given before, in
+    /// pieces of at most ``silencePiece`` frames (`AudioEncoder.encodeSilence`: steady
+    /// silence is the encoder's packet repeated), so neither the memory nor the time it takes
+    /// grows like the samples would. - Throws: as ``appendAudio(_:)``.
+    package func appendSilence(frameCount: Int64) throws {
+        try ensureOpen()
+        guard let audioEncoder else { throw SegmentWriterError.notWritable(path: url.path, underlying: "no audio track") }
+        var left = frameCount
+        // Fragments cut inside the silence hold no picture: they are made durable with the
+        // next one that does (one fdatasync covers the file), not one by one (an hour of
+        // silence is 3 600 fragments of 1 s).
+        let syncs = format.file?.syncsOnFlush ?? false
+        format.file?.syncsOnFlush = false
+        defer { format.file?.syncsOnFlush = syncs }
+        do {
+            while left > 0 {
+                let piece = min(left, Self.silencePiece)
+                audioSampleCount += piece
+                for packet in try audioEncoder.encodeSilence(piece) { try holdAudio(packet) }
+                left -= piece
+            }
+        } catch {
+            fail(error)
+            throw error
+        }
+    }
+
+    /// The most sample frames of silence handed to the encoder at once (21.8 s at 48 kHz).
+    package static let silencePiece: Int64 = 1 << 20
+
     /// Writes the held audio packet (its duration as the encoder gave it) and holds `packet`.
     func holdAudio(_ packet: Packet) throws {
         if let held = heldAudioPacket { try writeAudio(held, duration: nil) }
@@ -51,7 +81,8 @@ extension SegmentWriter {
         av_packet_rescale_ts(p, audioEncoder.context.pointer.pointee.time_base, audioStream.pointee.time_base)
         let written = av_write_frame(format.pointer, p)
         if let failure = format.file?.flush() { throw failure }
-        try check(written, "av_write_frame", context: "\(partialURL.path) audio")
+        // The message is built only on failure (not for each of an hour's 170 000 packets).
+        if written < 0 { try check(written, "av_write_frame", context: "\(partialURL.path) audio") }
         audioPacketsWritten += 1
     }
 }

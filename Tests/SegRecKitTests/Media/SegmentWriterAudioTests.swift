@@ -61,6 +61,41 @@ import Testing
         #expect(video["duration_ts"] as? Int == 15_360)
     }
 
+    /// Silence given as a count (a gap in footage timestamps): 0.5 s of tone, 600 s of
+    /// silence, 0.5 s of tone. The track declares every sample; its packets follow one
+    /// another 1 024 samples apart (steady silence is the encoder's packet repeated, not
+    /// encoded); the tone after the silence decodes where it was given, loud as before; and
+    /// the 10 minutes take well under a second (encoding them took ~3 s).
+    @Test func silenceAsACountIsEveryPacketInPlace() throws {
+        let directory = try MediaTestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("s.mp4")
+        let writer = try SegmentWriter(
+            url: url, dimensions: Self.size, timescale: 15_360, settings: EncoderSettings(), fragmentInterval: MediaTime(value: 1, timescale: 1),
+            audio: AudioTrackSettings(sampleRate: 48_000, channelCount: 1))
+        let tone = SyntheticAudioSignal(sampleRate: 48_000, channelCount: 1)
+        try writer.append(MediaTestSupport.stampedFrame(index: 0, width: 320, height: 240), presentationTime: .zero)
+        try writer.appendAudio(tone.samples(from: 0, count: 24_000, clickOnsets: []))
+        let started = ContinuousClock.now
+        try writer.appendSilence(frameCount: 600 * 48_000)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        try writer.appendAudio(tone.samples(from: 24_000, count: 24_000, clickOnsets: []))
+        let total = 24_000 + 600 * 48_000 + 24_000
+        _ = try writer.finish(endTime: MediaTime(value: Int64(total), timescale: 48_000))
+        let stream = try #require(try Self.audioStream(url))
+        #expect(stream["duration_ts"] as? Int == total)
+        let packets = try #require(
+            (try MediaTestSupport.ffprobeJSON(["-select_streams", "a", "-show_entries", "packet=pts"], file: url)?["packets"] as? [[String: Any]]))
+        let pts = packets.compactMap { $0["pts"] as? Int }
+        #expect(pts.count == packets.count && zip(pts, pts.dropFirst()).allSatisfy { $1 - $0 == 1024 })
+        // The tone's level in the last 0.4 s, and silence 1 s before it.
+        let pcm = try #require(try AudioTrackReader.decode(url)).pcm.samples
+        #expect(pcm.count >= total - 1024)
+        func rms(_ range: Range<Int>) -> Double { (pcm[range].reduce(0.0) { $0 + Double($1 * $1) } / Double(range.count)).squareRoot() }
+        #expect(rms((total - 19_200 - 1024)..<(total - 1024)) > 0.05)
+        #expect(rms((total - 72_000)..<(total - 48_000)) < 0.001)
+    }
+
     @Test func movieTimescaleIsExactForBothTracks() {
         #expect(TrackTiming.movieTimescale(videoTimescale: 15_360, audioSampleRate: 48_000) == 384_000)
         #expect(TrackTiming.movieTimescale(videoTimescale: 30_000, audioSampleRate: 44_100) == 4_410_000)

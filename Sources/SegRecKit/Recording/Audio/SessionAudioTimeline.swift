@@ -28,6 +28,11 @@
 /// ``sampleIndex(at:)`` of `S` up to that of `E` (`⌈(t − origin) · R⌉`), so adjacent
 /// segments share no sample and miss none, and each holds `round((E − S) · R)` samples ± 1.
 ///
+/// Silence is held as a count, never as samples (``AudioPiece/silence(_:)``): a gap the
+/// timestamps leave costs no memory however long it is, and is written by the segment's
+/// writer in bounded pieces (``SegmentWriter/appendSilence(frameCount:)``) only where a
+/// segment's span covers it.
+///
 /// Not thread-safe: owned by the ``SegmentMuxer`` actor.
 final class SessionAudioTimeline {
     /// Nominal sample frames per second of the stream (the microphone's).
@@ -40,8 +45,8 @@ final class SessionAudioTimeline {
     private(set) var produced: Int64 = 0
     /// Microphone samples received (every buffer, placed or not).
     private(set) var receivedSamples: Int64 = 0
-    /// Output samples not yet taken, from index ``taken``.
-    private var queue: [Float] = []
+    /// Output samples not yet taken, from index ``taken``: decoded samples and counts of silence.
+    private var queue: [AudioPiece] = []
     /// Index of the first sample in ``queue``.
     private(set) var taken: Int64 = 0
     private let resampler: AudioResampler
@@ -96,7 +101,7 @@ final class SessionAudioTimeline {
             let first = try scaledPosition(buffer.sessionTime)
             let position = Int64(clamping: ExactArithmetic.multiplyDivide(first, 1, billion, rounding: .roundHalfAwayFromZero) ?? 0)
             if position > 0 {
-                append(output: AudioPCMBuffer(silenceOf: Int(min(position, Int64(Int32.max))), channelCount: channelCount))
+                appendSilence(position)
             } else if position < 0 {
                 // Samples before the recording's start are not recorded.
                 let skip = Int(min(-position, Int64(pcm.frameCount)))
@@ -133,7 +138,7 @@ final class SessionAudioTimeline {
             start = position
         }
         if start > produced {
-            append(output: AudioPCMBuffer(silenceOf: Int(min(start - produced, Int64(Int32.max))), channelCount: channelCount))
+            appendSilence(start - produced)
         } else if start < produced {
             // Samples before the recording's start, or already there: not recorded twice.
             let skip = Int(min(produced - start, Int64(pcm.frameCount)))
@@ -159,31 +164,96 @@ final class SessionAudioTimeline {
     }
 
     private func append(output pcm: AudioPCMBuffer) {
-        queue.append(contentsOf: pcm.samples)
+        guard pcm.frameCount > 0 else { return }
+        queue.append(.samples(pcm))
         produced += Int64(pcm.frameCount)
     }
 
-    /// Takes the samples from ``taken`` up to `end` (exclusive) out of the stream; samples
-    /// not produced (yet) are silence when `padding`, else left for later.
-    func take(upTo end: Int64, padding: Bool) -> AudioPCMBuffer {
+    /// `count` output samples of silence, held as a count.
+    private func appendSilence(_ count: Int64) {
+        guard count > 0 else { return }
+        queue.append(.silence(count))
+        produced += count
+    }
+
+    /// Takes the samples from ``taken`` up to `end` (exclusive) out of the stream, as
+    /// decoded samples and counts of silence (never more memory than the samples decoded);
+    /// samples not produced (yet) are silence when `padding`, else left for later.
+    func takePieces(upTo end: Int64, padding: Bool) -> [AudioPiece] {
         let limit = padding ? end : min(end, produced)
-        guard limit > taken else { return AudioPCMBuffer(silenceOf: 0, channelCount: channelCount) }
-        let fromQueue = Int(min(limit, produced) - taken)
-        var samples = Array(queue.prefix(max(0, fromQueue) * channelCount))
-        queue.removeFirst(samples.count)
+        guard limit > taken else { return [] }
+        var pieces: [AudioPiece] = []
+        var wanted = min(limit, produced) - taken
+        while wanted > 0, let first = queue.first {
+            let (head, rest) = first.split(at: wanted)
+            pieces.append(head)
+            wanted -= head.frameCount
+            if let rest { queue[0] = rest } else { queue.removeFirst() }
+        }
         if limit > produced {
-            samples += [Float](repeating: 0, count: Int(limit - max(produced, taken)) * channelCount)
+            pieces.append(.silence(limit - max(produced, taken)))
             // Silence given out in place of samples not produced: later ones follow it.
             produced = limit
         }
         taken = limit
+        return pieces
+    }
+
+    /// ``takePieces(upTo:padding:)`` as one buffer (silence written out): for tests and short spans.
+    func take(upTo end: Int64, padding: Bool) -> AudioPCMBuffer {
+        var samples: [Float] = []
+        for piece in takePieces(upTo: end, padding: padding) {
+            switch piece {
+            case .samples(let pcm): samples += pcm.samples
+            case .silence(let count): samples += [Float](repeating: 0, count: Int(count) * channelCount)
+            }
+        }
         return AudioPCMBuffer(channelCount: channelCount, samples: samples)
     }
 
     /// Skips the samples up to `end` (before a segment's start, or after a stop): not recorded.
     func discard(upTo end: Int64) {
-        let count = Int(max(0, min(end, produced) - taken))
-        queue.removeFirst(count * channelCount)
-        taken += Int64(count)
+        var count = max(0, min(end, produced) - taken)
+        taken += count
+        while count > 0, let first = queue.first {
+            let (head, rest) = first.split(at: count)
+            count -= head.frameCount
+            if let rest { queue[0] = rest } else { queue.removeFirst() }
+        }
+    }
+
+    /// Skips to `index` even where nothing was produced yet (a closed segment's start the
+    /// sound never reached): the samples before it are not recorded, later ones follow it.
+    func skip(to index: Int64) {
+        discard(upTo: index)
+        if index > taken {
+            produced = max(produced, index)
+            taken = index
+        }
+    }
+}
+
+/// A stretch of the session's sound: decoded samples, or a count of silent sample frames.
+enum AudioPiece {
+    case samples(AudioPCMBuffer)
+    case silence(Int64)
+
+    /// Sample frames in the piece.
+    var frameCount: Int64 {
+        switch self {
+        case .samples(let pcm): Int64(pcm.frameCount)
+        case .silence(let count): count
+        }
+    }
+
+    /// The first `count` frames, and the rest (nil when none is left).
+    func split(at count: Int64) -> (AudioPiece, AudioPiece?) {
+        guard count < frameCount else { return (self, nil) }
+        switch self {
+        case .samples(let pcm):
+            let n = Int(count)
+            return (.samples(pcm.frames(0..<n)), .samples(pcm.frames(n..<pcm.frameCount)))
+        case .silence(let total): return (.silence(count), .silence(total - count))
+        }
     }
 }

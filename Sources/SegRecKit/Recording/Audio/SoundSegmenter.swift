@@ -14,6 +14,8 @@ final class SoundSegmenter {
     private struct ClosedSegment {
         let file: String
         let writer: SegmentWriterActor.Handle
+        /// Timeline index of the segment's first sample.
+        let start: Int64
         /// Timeline index of the first sample after the segment.
         let end: Int64
         /// The segment's end in file time, for the writer's finish.
@@ -69,9 +71,8 @@ final class SoundSegmenter {
     func pump(into current: inout SegmentMuxer.OpenSegment?, stopped: Bool) throws {
         guard let timeline else { return }
         if var waiting = closed {
-            let pcm = timeline.take(upTo: waiting.end, padding: flushed)
-            waiting.writer.appendAudio(pcm)
-            waiting.written += Int64(pcm.frameCount)
+            if flushed { timeline.skip(to: waiting.start) } else if timeline.taken < waiting.start { timeline.discard(upTo: waiting.start) }
+            if timeline.taken >= waiting.start { waiting.written += Self.hand(timeline.takePieces(upTo: waiting.end, padding: flushed), to: waiting.writer) }
             closed = waiting
             guard timeline.taken >= waiting.end else { return }
             try completeClosedSegment()
@@ -82,10 +83,22 @@ final class SoundSegmenter {
         }
         if timeline.taken < segment.audioStart { timeline.discard(upTo: segment.audioStart) }
         guard timeline.taken >= segment.audioStart else { return }
-        let pcm = timeline.take(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false)
-        segment.writer.appendAudio(pcm)
-        segment.audioWritten += Int64(pcm.frameCount)
+        segment.audioWritten += Self.hand(timeline.takePieces(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false), to: segment.writer)
         current = segment
+    }
+
+    /// Queues `pieces` on `writer` (silence as a count: the writer writes it in bounded
+    /// pieces); returns the sample frames handed.
+    private static func hand(_ pieces: [AudioPiece], to writer: SegmentWriterActor.Handle) -> Int64 {
+        var count: Int64 = 0
+        for piece in pieces {
+            switch piece {
+            case .samples(let pcm): writer.appendAudio(pcm)
+            case .silence(let frames): writer.appendSilence(frameCount: frames)
+            }
+            count += piece.frameCount
+        }
+        return count
     }
 
     /// The open segment closed at session time `end` (`fileEnd` in its file): it waits for
@@ -94,7 +107,7 @@ final class SoundSegmenter {
     func closeSegment(_ segment: SegmentMuxer.OpenSegment, at end: MediaTime, fileEnd: MediaTime) throws {
         try completeClosedSegment()
         let endIndex = timeline.map { max($0.sampleIndex(at: end), segment.audioStart) } ?? segment.audioStart
-        closed = ClosedSegment(file: segment.file, writer: segment.writer, end: endIndex, fileEnd: fileEnd, written: segment.audioWritten)
+        closed = ClosedSegment(file: segment.file, writer: segment.writer, start: segment.audioStart, end: endIndex, fileEnd: fileEnd, written: segment.audioWritten)
     }
 
     /// Finishes the closed segment waiting for sound: what is missing up to its end is
@@ -103,9 +116,9 @@ final class SoundSegmenter {
         guard var waiting = closed else { return }
         closed = nil
         if let timeline, timeline.taken < waiting.end {
-            let pcm = timeline.take(upTo: waiting.end, padding: true)
-            waiting.writer.appendAudio(pcm)
-            waiting.written += Int64(pcm.frameCount)
+            // Sound before the segment's start is not its own (the sound never reached it).
+            timeline.skip(to: waiting.start)
+            waiting.written += Self.hand(timeline.takePieces(upTo: waiting.end, padding: true), to: waiting.writer)
         }
         waiting.writer.finish(endTime: waiting.fileEnd)
         announce(

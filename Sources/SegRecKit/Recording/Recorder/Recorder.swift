@@ -169,8 +169,10 @@ public actor Recorder {
         let sink = eventSink
         muxer.observer = { event, record in if let shown = RecordingEvent.from(event, record: record) { sink.yield(shown) } }
         let stop = stopRequest
+        muxer.filesFinished = { stop.markEnded() }
         let result = await Self.record(
             source, into: muxer, statisticsURL: configuration.statisticsURL, isStopRequested: { stop.isRequested }, progress: { sink.yield(.progress($0)) })
+        stop.markEnded()
         switch result {
         case .success(let manifest): sink.yield(.finished(manifest))
         case .failure(let failure):
