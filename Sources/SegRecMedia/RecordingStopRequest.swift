@@ -39,7 +39,7 @@ public final class RecordingStopRequest: Sendable {
     }
 
     /// Whether the recording has ended (``markEnded()``).
-    public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    package var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Whether a stop has been requested.
     public var isRequested: Bool { requested.load(ordering: .acquiring) || parent?.isRequested == true }

@@ -10,7 +10,7 @@ import SegRecTime
 ///   ``frameRate`` default FFmpeg's 25).
 /// - `"-"` is standard input (`pipe:0`): YUV4MPEG2 (`yuv4mpegpipe`), or raw video when a
 ///   ``videoSize`` is given.
-/// - A URL of a network protocol (``networkSchemes``: `srt://`, `rtmp://`, `rtsp://`,
+/// - A URL of a network protocol (`networkSchemes`: `srt://`, `rtmp://`, `rtsp://`,
 ///   `udp://`, `rtp://`, `tcp://`, `http(s)://` including HLS) goes to libavformat as it
 ///   is: a live source, paced by its sender. With ``listen`` segrec waits for the sender to
 ///   connect (FFmpeg's own listen options: `listen=1` for RTMP, TCP and HTTP,
@@ -35,7 +35,7 @@ public struct VideoSourceOptions: Sendable, Hashable {
     public var listen = false
     /// A network URL only: how long the source may send nothing (no picture once the
     /// stream is read; nothing at all while connecting and probing, plus
-    /// ``probeAllowance``) before segrec takes it as gone. Default 5 s.
+    /// `probeAllowance`) before segrec takes it as gone. Default 5 s.
     public var ioTimeout: Duration = .seconds(5)
 
     public init(videoSize: VideoDimensions? = nil, pixelFormat: String? = nil, frameRate: FrameRate? = nil) {
