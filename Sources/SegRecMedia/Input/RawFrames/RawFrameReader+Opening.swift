@@ -1,0 +1,104 @@
+// RawFrameReader's opening: which inputs it reads, the input opened, the YUV4MPEG2 header read and checked, or the raw video options checked.
+import CFFmpeg
+import Foundation
+import SegRecTime
+
+extension RawFrameReader {
+    /// The reader of `path` when it is a raw frame stream this reader takes (see
+    /// ``FootageInput/open(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)``),
+    /// its header read; nil when libavformat reads it.
+    /// - Throws: ``MediaInputError/inputNotFound(path:)``; ``MediaInputError/badInput(path:field:detail:)``
+    ///   for a header FFmpeg refuses (its sentence, the field, what is allowed) or a size beyond
+    ///   ``RawFrameLayout``'s bounds; ``MediaInputError/interrupted(path:)`` when a stop came
+    ///   while the header was awaited.
+    static func open(path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool)
+        throws(MediaInputError) -> RawFrameReader?
+    {
+        guard VideoSourceOptions.networkScheme(of: path) == nil else { return nil }
+        let (_, file, isPipe, demuxer, _) = try options.demuxer(for: path)
+        func make(_ input: RawByteInput, _ format: RawStreamFormat) throws(MediaInputError) -> RawFrameReader {
+            try RawFrameReader(
+                path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, input: input,
+                format: format)
+        }
+        if demuxer == "rawvideo" {
+            guard let format = try rawFormat(path: path, options: options) else { return nil }
+            return try make(try openInput(path: path, file: file, isPipe: isPipe, stopRequest: stopRequest), format)
+        }
+        let isStandardInput = demuxer == "yuv4mpegpipe"
+        guard isStandardInput || (demuxer == nil && !isPipe && file.map(startsWithY4MMagic) == true) else { return nil }
+        let input = try openInput(path: path, file: isStandardInput ? nil : file, isPipe: isPipe, stopRequest: stopRequest)
+        let format = try y4mFormat(path: path, input: input)
+        // A rate libavformat rounds (see RawStreamFormat.isRateReadHere): a file goes to it;
+        // a pipe, whose header is read, keeps its rate as written.
+        if !isPipe, let rate = format.frameRate, !RawStreamFormat.isRateReadHere(rate) { return nil }
+        return try make(input, format)
+    }
+
+    /// The raw video options as a stream format; nil for a pixel format or rate libavformat keeps.
+    private static func rawFormat(path: String, options: VideoSourceOptions) throws(MediaInputError) -> RawStreamFormat? {
+        guard let size = options.videoSize else { return nil }
+        let rate = options.frameRate ?? (try? FrameRate(25))!
+        guard RawStreamFormat.isRateReadHere(rate) else { return nil }
+        let pixelFormat = av_get_pix_fmt(options.pixelFormat ?? "yuv420p")
+        do {
+            let layout = try RawFrameLayout(format: pixelFormat, width: Int32(clamping: size.width), height: Int32(clamping: size.height))
+            return RawStreamFormat(raw: layout, rate: rate)
+        } catch {
+            switch error {
+            case .unsupportedFormat: return nil
+            case .invalidSize(let sentence): throw .badInput(path: path, field: "videoSize", detail: "\(sentence); allowed: \(allowedSizes)")
+            case .tooLarge(let why): throw .badInput(path: path, field: "videoSize", detail: why)
+            }
+        }
+    }
+
+    /// The YUV4MPEG2 header read from `input` and checked.
+    private static func y4mFormat(path: String, input: RawByteInput) throws(MediaInputError) -> RawStreamFormat {
+        let hint =
+            path == VideoSourceOptions.standardInput
+            ? " (standard input is read as YUV4MPEG2, or as raw video when its size is given; another container needs a file or a named pipe)" : ""
+        let line: [UInt8]
+        do { line = try input.readLine(maximum: Y4MHeader.maximumLength, firstRead: Y4MHeader.maximumLength) } catch {
+            switch error {
+            case .interrupted: throw .interrupted(path: path)
+            case .system(let reason): throw .badInput(path: path, field: "container", detail: "cannot read it: \(reason)")
+            }
+        }
+        let header: Y4MHeader
+        do { header = try Y4MHeader.parse(line) } catch { throw .badInput(path: path, field: "YUV4MPEG2 header", detail: error.sentence + hint) }
+        do { return try RawStreamFormat(y4m: header, dataOffset: input.position) } catch {
+            let size = "W\(header.width) H\(header.height) C\(PictureConverter.name(of: header.pixelFormat))"
+            switch error {
+            case .invalidSize(let sentence): throw .badInput(path: path, field: "YUV4MPEG2 header W, H", detail: "\(sentence) (\(size)); allowed: \(allowedSizes)")
+            case .tooLarge(let why): throw .badInput(path: path, field: "YUV4MPEG2 header W, H", detail: why)
+            case .unsupportedFormat:
+                throw .badInput(path: path, field: "YUV4MPEG2 header C", detail: "\(size): not a format read here\(hint)")
+            }
+        }
+    }
+
+    /// Sizes a raw frame stream may have.
+    static var allowedSizes: String {
+        "width and height 1–\(RawFrameLayout.maximumSide), at most \(RawFrameLayout.maximumFrameBytes >> 20) MiB a picture"
+    }
+
+    /// Opens the bytes of `path` (`file`, or standard input when nil).
+    private static func openInput(path: String, file: String?, isPipe: Bool, stopRequest: RecordingStopRequest?) throws(MediaInputError) -> RawByteInput {
+        do { return try RawByteInput(fileSystemPath: file, isPipe: isPipe, shouldStop: { stopRequest?.isRequested == true }) } catch {
+            switch error {
+            case .interrupted: throw .interrupted(path: path)
+            case .system(let reason): throw .badInput(path: path, field: "container", detail: "cannot open it: \(reason)")
+            }
+        }
+    }
+
+    /// Whether the regular file at `file` starts with `YUV4MPEG2` (what libavformat's probe
+    /// recognises YUV4MPEG2 by, whatever the name).
+    private static func startsWithY4MMagic(_ file: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: Y4MHeader.magic.count)) ?? Data()
+        return Array(head) == Y4MHeader.magic
+    }
+}
