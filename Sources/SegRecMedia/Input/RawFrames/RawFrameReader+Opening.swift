@@ -39,7 +39,9 @@ extension RawFrameReader {
     private static func rawFormat(path: String, options: VideoSourceOptions) throws(MediaInputError) -> RawStreamFormat? {
         guard let size = options.videoSize else { return nil }
         let rate = options.frameRate ?? (try? FrameRate(25))!
-        guard RawStreamFormat.isRateReadHere(rate) else { return nil }
+        // Beyond 60000 in either term libavformat's average rate of raw video is an
+        // approximation (`av_reduce(…, 60000)`), which this reader does not reproduce.
+        guard RawStreamFormat.isRateReadHere(rate), rate.numerator <= 60000, rate.denominator <= 60000 else { return nil }
         let pixelFormat = av_get_pix_fmt(options.pixelFormat ?? "yuv420p")
         do {
             let layout = try RawFrameLayout(format: pixelFormat, width: Int32(clamping: size.width), height: Int32(clamping: size.height))

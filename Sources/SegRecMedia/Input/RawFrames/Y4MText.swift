@@ -69,7 +69,7 @@ struct Y4MText {
     func token(at index: Int, end: Int) -> String {
         var i = index
         var text = ""
-        while i < end && self[i] != 0x20 && self[i] != 0 && text.count < 16 {
+        while i < end && self[i] != 0x20 && self[i] != 0x0A && self[i] != 0 && text.count < 16 {
             text += Self.printable(self[i])
             i += 1
         }
