@@ -15,7 +15,8 @@ extension RawFrameReader {
         var skipped: String?
         if format.isY4M {
             guard let line = readFrameLine() else { return nil }
-            guard Y4MHeader.isFrameLine(line) else {
+            // A line of 80 bytes without its end is refused before its start is looked at.
+            guard line.last == 0x0A, Y4MHeader.isFrameLine(line) else {
                 // libavformat's AVERROR_INVALIDDATA: tried again from the next line.
                 consecutiveBadLines += 1
                 if consecutiveBadLines >= Self.maximumConsecutiveBadLines {

@@ -26,7 +26,10 @@ package final class RawFrameReader: FootageDecoder {
     package var nominalFrameRate: FrameRate? { frameRate }
     package var rotationDegrees: Int? { nil }
     package let streamDimensions: VideoDimensions
-    package let presentationEnd: Int64?
+    /// The end a regular file's size gives (``RawStreamFormat/presentationEnd(fileSize:)``),
+    /// once a picture has been read: libavformat states none for a stream whose first
+    /// packet it could not read.
+    package var presentationEnd: Int64? { picturesRead > 0 ? fileEnd : nil }
     package let fieldOrder: VideoFieldOrder
     package let streamPictureDescription: PictureDescription
     package var allowsTimestampDiscontinuities: Bool { false }
@@ -42,6 +45,7 @@ package final class RawFrameReader: FootageDecoder {
     package internal(set) var picturesRead: Int64 = 0
 
     let format: RawStreamFormat
+    let fileEnd: Int64?
     let input: RawByteInput
     let stopRequest: RecordingStopRequest?
     /// The layout pictures are read into as they are, or nil: read into ``scratch`` and converted.
@@ -79,7 +83,7 @@ package final class RawFrameReader: FootageDecoder {
         timeBase = format.timeBase
         frameRate = format.frameRate
         streamDimensions = VideoDimensions(width: layout.width, height: layout.height)
-        presentationEnd = format.presentationEnd(fileSize: input.fileSize)
+        fileEnd = format.presentationEnd(fileSize: input.fileSize)
         fieldOrder = VideoFieldOrder(format.fieldOrder)
         directLayout = layout.directLayout(keepsYUV420P: keepsYUV420P)
         do { scratch = try Frame() } catch { throw .badInput(path: path, field: "memory", detail: "\(error)") }

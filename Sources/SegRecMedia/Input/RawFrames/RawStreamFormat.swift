@@ -63,11 +63,21 @@ struct RawStreamFormat {
     func pts(atOffset offset: Int64) -> Int64 { (offset - dataOffset) / packetBytes }
 
     /// Where the stream's presentation ends (time-base ticks from 0) for a regular file of
-    /// `fileSize` bytes: the whole packets it holds; nil for a pipe or when it holds none.
+    /// `fileSize` bytes, nil for a pipe or when it is not after 0: YUV4MPEG2's whole packets
+    /// (the demuxer's `st->duration`); for raw video libavformat's estimate from the bit rate
+    /// (`estimate_timings_from_bit_rate`: the bit rate and the duration each rounded to the
+    /// nearest, so a file cut short by less than half a picture ends where the whole one would).
     func presentationEnd(fileSize: Int64?) -> Int64? {
         guard let size = fileSize else { return nil }
-        let frames = (size - dataOffset) / packetBytes
-        return frames > 0 ? frames : nil
+        func rescaled(_ a: Int128, _ b: Int128, _ c: Int128) -> Int128 { c > 0 ? (a * b + c / 2) / c : 0 }
+        let frames: Int128
+        if isY4M {
+            frames = Int128((size - dataOffset) / packetBytes)
+        } else {
+            let bitRate = rescaled(Int128(packetBytes), 8 * Int128(timeBase.den), Int128(timeBase.num))
+            frames = rescaled(Int128(size), 8 * Int128(timeBase.den), bitRate * Int128(timeBase.num))
+        }
+        return frames > 0 ? Int64(clamping: frames) : nil
     }
 
     /// `avpriv_set_pts_info`'s reduction of `num/den`.
