@@ -75,8 +75,11 @@ extension Recorder {
             stampsFrameIndex: configuration.stampsFrameIndex,
             notes: !configuration.recordsAudio && decoder.audioStreamCount > 0
                 ? ["\(configuration.settingNames.noAudio): the input's sound is not recorded"] : [], rotationDegrees: decoder.rotationDegrees, audio: audio,
-            // Read as fast as the encoder takes it: a deeper queue only holds more packets.
-            framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight, dropsFramesWhenBehind: request.realtime)
+            // Read as fast as the encoder takes it: a deeper queue only holds more pictures;
+            // a raw frame stream's next picture is one read(2) away.
+            framesInFlight: request.realtime
+                ? nil : decoder is RawFrameReader ? SegmentMuxer.rawFrameStreamFramesInFlight : SegmentMuxer.passThroughFramesInFlight,
+            dropsFramesWhenBehind: request.realtime)
     }
 
     /// A `cameras` scenario (iPhone Duo): the session switches cameras by posture; each

@@ -35,6 +35,16 @@ extension RawFrameReader {
         return try make(input, format)
     }
 
+    /// Whether `path` looks like a raw frame stream this reader takes, without opening it
+    /// for reading (a file's first bytes are looked at): standard input read as YUV4MPEG2,
+    /// raw video in a format and at a rate it reads, a file that starts with `YUV4MPEG2`.
+    /// For choices made before the input is opened (the allocator's settings).
+    package static func reads(path: String, options: VideoSourceOptions) -> Bool {
+        guard VideoSourceOptions.networkScheme(of: path) == nil, let (_, file, isPipe, demuxer, _) = try? options.demuxer(for: path) else { return false }
+        if demuxer == "rawvideo" { return (try? rawFormat(path: path, options: options)).flatMap { $0 } != nil }
+        return demuxer == "yuv4mpegpipe" || (demuxer == nil && !isPipe && file.map(startsWithY4MMagic) == true)
+    }
+
     /// The raw video options as a stream format; nil for a pixel format or rate libavformat keeps.
     private static func rawFormat(path: String, options: VideoSourceOptions) throws(MediaInputError) -> RawStreamFormat? {
         guard let size = options.videoSize else { return nil }
