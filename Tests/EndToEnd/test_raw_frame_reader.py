@@ -6,7 +6,9 @@ makes (cropped to an even size, libswscale bicubic + accurate rounding + full ch
 NV12): the pixels arrive bit for bit whatever the format. Gray keeps its luma (compared alone:
 its chroma is neutral). Also: frame times are the frame index / rate, FRAME lines with
 parameters, and a header with an absurd size refused with exit 65 naming the file and field."""
+import os
 import subprocess
+import threading
 
 import pytest
 
@@ -116,3 +118,24 @@ def test_a_header_segrec_cannot_read_exits_65_naming_file_field_and_what_is_allo
     out = work / "rec-bad"
     rec = h.run([binary, "record", "--source", path, "--output", out, "--force"])
     assert rec.returncode == 65 and f"{path}: {field}: " in rec.stderr and expected in rec.stderr and not out.exists(), rec.stderr[-400:]
+
+
+@pytest.mark.parametrize("kind", ["y4m", "mkv"])
+def test_a_named_pipe_is_probed_by_its_first_bytes_and_loses_none(binary, work, kind):
+    """YUV4MPEG2 in a named pipe is read by segrec's reader; anything else goes on to libavformat
+    through the same descriptor with the bytes already looked at: every picture arrives."""
+    source = make(work, "pipe-src.y4m", "96x64", "yuv420p", frames=20)
+    if kind == "mkv":
+        mkv = work / "pipe-src.mkv"
+        made = h.run(["ffmpeg", "-v", "error", "-y", "-i", source, "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", mkv])
+        assert made.returncode == 0, made.stderr[-300:]
+        source = mkv
+    fifo = work / f"in-{kind}.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(source.read_bytes()))
+    writer.start()
+    out = work / f"rec-pipe-{kind}"
+    rec = h.run([binary, "record", "--source", fifo, "--output", out, "--crf", "0", "--preset", "ultrafast", "--force", "--quiet"])
+    writer.join(timeout=30)
+    assert rec.returncode == 0, rec.stderr[-400:]
+    assert md5s(["-i", str(out / "segment-000.mp4"), "-pix_fmt", "yuv420p"]) == md5s(["-i", str(source), "-pix_fmt", "yuv420p"])

@@ -56,11 +56,12 @@ extension VideoFileDecoder: FootageDecoder {}
 
 /// Opens footage with the reader that reads it.
 package enum FootageInput {
-    /// A raw frame stream (YUV4MPEG2: standard input, or a file that starts with
-    /// `YUV4MPEG2`; raw video: `.yuv` or a `--video-size`) in a format and at a rate
-    /// ``RawFrameReader`` reads is read by it; anything else (other containers, network
-    /// URLs, named pipes without a size, palette or bitstream pixel formats, frame rates
-    /// libavformat rounds) by ``VideoFileDecoder``. The parameters are
+    /// A raw frame stream (YUV4MPEG2: standard input, or a file or named pipe that starts
+    /// with `YUV4MPEG2`; raw video: `.yuv` or a `--video-size`) in a format and at a rate
+    /// ``RawFrameReader`` reads is read by it; anything else (other containers, also in a
+    /// named pipe, whose first bytes then go on to libavformat with the same descriptor;
+    /// network URLs, palette or bitstream pixel formats, frame rates libavformat rounds) by
+    /// ``VideoFileDecoder``. The parameters are
     /// ``VideoFileDecoder``'s.
     /// - Throws: ``MediaInputError``, as ``VideoFileDecoder`` does for the same input (the
     ///   header's errors name the file and the field).
@@ -68,10 +69,12 @@ package enum FootageInput {
         path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
         stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false, decodesAudio: Bool = false
     ) throws(MediaInputError) -> any FootageDecoder {
-        if let reader = try RawFrameReader.open(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P) {
-            return reader
+        switch try RawFrameReader.opening(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P) {
+        case .reader(let reader): return reader
+        case .libavformat(let handedOver):
+            return try VideoFileDecoder(
+                path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, decodesAudio: decodesAudio,
+                adopting: handedOver)
         }
-        return try VideoFileDecoder(
-            path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, decodesAudio: decodesAudio)
     }
 }

@@ -133,6 +133,36 @@ import Testing
         #expect(!RawStreamFormat.isRateReadHere(nearNTSC) && !RawStreamFormat.isRateReadHere(near240))
     }
 
+    @Test("a named pipe: YUV4MPEG2 is read here; anything else goes on to libavformat with the bytes already read") func namedPipe() throws {
+        let y4m = try Self.writeY4M("p.y4m", header: "W64 H48 F30:1", format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 7)
+        let other = y4m.deletingLastPathComponent().appendingPathComponent("p.yuv")  // not YUV4MPEG2: raw bytes libavformat cannot probe
+        try Data("RIFF".utf8 + [UInt8](repeating: 7, count: 5000)).write(to: other)
+        for (file, isY4M) in [(y4m, true), (other, false)] {
+            let fifo = y4m.deletingLastPathComponent().appendingPathComponent("in-\(isY4M).fifo")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            let writer = Process()
+            writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+            writer.arguments = ["-c", "cat '\(file.path)' > '\(fifo.path)'"]
+            try writer.run()
+            defer { writer.waitUntilExit() }
+            if isY4M {
+                let reader = try FootageInput.open(path: fifo.path)
+                #expect(reader is RawFrameReader)
+                var count = 0
+                while try reader.nextPicture() != nil { count += 1 }
+                #expect(count == 7)
+            } else {
+                // libavformat gets every byte, the first ones included: it names what it found.
+                do {
+                    let decoder = try FootageInput.open(path: fifo.path)
+                    Issue.record("\(type(of: decoder)) opened bytes that are no video")
+                } catch {
+                    #expect("\(error)".contains("libavformat cannot open it"), "\(error)")
+                }
+            }
+        }
+    }
+
     @Test("pictures are read into the same few pool planes for the whole recording") func reusesPoolPlanes() throws {
         let url = try Self.writeY4M("reuse.y4m", header: "W64 H48 F30:1", format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 20)
         let pool = PixelBufferPool()

@@ -34,7 +34,7 @@ final class RawByteInput {
     let isPipe: Bool
 
     private let fd: Int32
-    private let ownsDescriptor: Bool
+    private var ownsDescriptor: Bool
     private let shouldStop: () -> Bool
     /// Bytes read past the end of a line, handed out before any new read.
     private var pending: [UInt8] = []
@@ -58,6 +58,25 @@ final class RawByteInput {
     }
 
     deinit { if ownsDescriptor { close(fd) } }
+
+    /// Puts `bytes`, just read, back in front of the input: the next read hands them out again.
+    func unread(_ bytes: [UInt8]) {
+        pending.insert(contentsOf: bytes, at: 0)
+        position -= Int64(bytes.count)
+    }
+
+    /// An open descriptor and the bytes read from it so far, for another reader.
+    struct HandOver {
+        let fd: Int32
+        let bytes: [UInt8]
+    }
+
+    /// Gives up the descriptor (no longer closed here) with `read` (the bytes read so far)
+    /// followed by those read past a line's end.
+    func handOver(read: [UInt8]) -> HandOver {
+        ownsDescriptor = false
+        return HandOver(fd: fd, bytes: read + pending)
+    }
 
     /// Reads up to `count` bytes into `destination`, as many as the input holds: fewer only
     /// at its end (``reachedEnd``).

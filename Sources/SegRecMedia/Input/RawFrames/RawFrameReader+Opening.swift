@@ -14,25 +14,70 @@ extension RawFrameReader {
     static func open(path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool)
         throws(MediaInputError) -> RawFrameReader?
     {
-        guard VideoSourceOptions.networkScheme(of: path) == nil else { return nil }
+        if case .reader(let reader) = try opening(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P) {
+            return reader
+        }
+        return nil
+    }
+
+    /// What opening `path` found: a raw frame stream this reader reads, or an input for
+    /// libavformat — from its start, or a named pipe already open whose first bytes were read.
+    enum Opening {
+        case reader(RawFrameReader)
+        case libavformat(RawByteInput.HandOver?)
+    }
+
+    /// ``open(path:options:pixelBufferPool:stopRequest:keepsYUV420P:)``, with a named pipe
+    /// that is not YUV4MPEG2 handed over to libavformat (its first bytes are read to tell).
+    static func opening(path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool)
+        throws(MediaInputError) -> Opening
+    {
+        // FFmpeg's own lines (the size check's "Picture size 0x10 is invalid") go to the
+        // log, not to standard error, as for libavformat's inputs.
+        FFmpegLog.silence()
+        guard VideoSourceOptions.networkScheme(of: path) == nil else { return .libavformat(nil) }
         let (_, file, isPipe, demuxer, _) = try options.demuxer(for: path)
-        func make(_ input: RawByteInput, _ format: RawStreamFormat) throws(MediaInputError) -> RawFrameReader {
-            try RawFrameReader(
-                path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, input: input,
-                format: format)
+        func make(_ input: RawByteInput, _ format: RawStreamFormat) throws(MediaInputError) -> Opening {
+            .reader(
+                try RawFrameReader(
+                    path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, input: input,
+                    format: format))
         }
         if demuxer == "rawvideo" {
-            guard let format = try rawFormat(path: path, options: options) else { return nil }
+            guard let format = try rawFormat(path: path, options: options) else { return .libavformat(nil) }
             return try make(try openInput(path: path, file: file, isPipe: isPipe, stopRequest: stopRequest), format)
         }
         let isStandardInput = demuxer == "yuv4mpegpipe"
-        guard isStandardInput || (demuxer == nil && !isPipe && file.map(startsWithY4MMagic) == true) else { return nil }
+        let isNamedPipe = demuxer == nil && isPipe && file != nil
+        guard isStandardInput || isNamedPipe || (demuxer == nil && file.map(startsWithY4MMagic) == true) else { return .libavformat(nil) }
         let input = try openInput(path: path, file: isStandardInput ? nil : file, isPipe: isPipe, stopRequest: stopRequest)
+        if isNamedPipe {
+            // A named pipe is probed by its first bytes: YUV4MPEG2 is read here, anything
+            // else goes on to libavformat through the same descriptor.
+            let head = try peek(input, path: path, count: Y4MHeader.magic.count)
+            guard head == Y4MHeader.magic else { return .libavformat(input.handOver(read: head)) }
+            input.unread(head)
+        }
         let format = try y4mFormat(path: path, input: input)
         // A rate libavformat rounds (see RawStreamFormat.isRateReadHere): a file goes to it;
         // a pipe, whose header is read, keeps its rate as written.
-        if !isPipe, let rate = format.frameRate, !RawStreamFormat.isRateReadHere(rate) { return nil }
+        if !isPipe, let rate = format.frameRate, !RawStreamFormat.isRateReadHere(rate) { return .libavformat(nil) }
         return try make(input, format)
+    }
+
+    /// Up to `count` first bytes of `input` (fewer when it ends first).
+    private static func peek(_ input: RawByteInput, path: String, count: Int) throws(MediaInputError) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: count)
+        do {
+            let got = try input.read(into: &head, count: count)
+            head.removeLast(count - got)
+            return head
+        } catch {
+            switch error {
+            case .interrupted: throw .interrupted(path: path)
+            case .system(let reason): throw .badInput(path: path, field: "container", detail: "cannot read it: \(reason)")
+            }
+        }
     }
 
     /// Whether `path` looks like a raw frame stream this reader takes, without opening it
@@ -40,6 +85,7 @@ extension RawFrameReader {
     /// raw video in a format and at a rate it reads, a file that starts with `YUV4MPEG2`.
     /// For choices made before the input is opened (the allocator's settings).
     package static func reads(path: String, options: VideoSourceOptions) -> Bool {
+        FFmpegLog.silence()
         guard VideoSourceOptions.networkScheme(of: path) == nil, let (_, file, isPipe, demuxer, _) = try? options.demuxer(for: path) else { return false }
         if demuxer == "rawvideo" { return (try? rawFormat(path: path, options: options)).flatMap { $0 } != nil }
         return demuxer == "yuv4mpegpipe" || (demuxer == nil && !isPipe && file.map(startsWithY4MMagic) == true)
