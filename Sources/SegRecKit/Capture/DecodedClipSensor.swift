@@ -36,9 +36,9 @@ package final class DecodedClipSensor: SensorImageSource {
     /// makes takes its own pool).
     package let pixelBufferPool: PixelBufferPool
 
-    private let open: () throws -> VideoFileDecoder
+    private let open: () throws -> any FootageDecoder
     private let canReopen: Bool
-    private var decoder: VideoFileDecoder
+    private var decoder: any FootageDecoder
     private var replay: [PixelBuffer] = []
     private var replayBytes = 0
     private var replayOverflowed = false
@@ -60,7 +60,7 @@ package final class DecodedClipSensor: SensorImageSource {
     /// - Throws: what `open` throws (``MediaInputError`` for ``VideoFileDecoder``).
     package init(
         squareSide: Int, canReopen: Bool, pixelBufferPool: PixelBufferPool = PixelBufferPool(), appliesDisplayRotation: Bool = false,
-        open: @escaping () throws -> VideoFileDecoder
+        open: @escaping () throws -> any FootageDecoder
     ) throws {
         precondition(squareSide > 0 && squareSide % 2 == 0)
         self.squareSide = squareSide
@@ -76,7 +76,7 @@ package final class DecodedClipSensor: SensorImageSource {
     }
 
     /// The decoder of the current pass (for its notes and rotation).
-    package var currentDecoder: VideoFileDecoder { decoder }
+    package var currentDecoder: any FootageDecoder { decoder }
 
     /// The sensor image of frame `index` (the next picture of the clip for a new index, the
     /// same one again for a repeated index), centre-cropped to `dimensions`.

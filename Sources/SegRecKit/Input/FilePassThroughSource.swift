@@ -21,7 +21,7 @@
 /// ``CaptureOutputEvent/inputDamaged(packets:)`` like the video's.
 package final class FilePassThroughSource: CaptureOutputEventSource {
     /// The decoder frames come from.
-    package let decoder: VideoFileDecoder
+    package let decoder: any FootageDecoder
     /// The input's clock.
     package let deviceClock: MediaClock
     /// Whether frames get the frame-index stamp (``FrameIndexStamp``).
@@ -59,7 +59,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     ///   - codec: the codec the frames are encoded with, for the note on interlaced input
     ///     (H.264 keeps the field order: ``EncoderSettings/fieldOrder``).
     /// - Throws: ``CaptureError/time(_:)`` for a time base the clock model rejects.
-    package init(decoder: VideoFileDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
+    package init(decoder: any FootageDecoder, stampFrameIndex: Bool = false, codec: VideoCodec = .h264) throws(CaptureError) {
         self.decoder = decoder
         self.stampFrameIndex = stampFrameIndex
         deviceClock = try Self.deviceClock(for: decoder)
@@ -92,7 +92,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
 
     /// The device clock of `decoder`'s stream: `"input"`, timescale = its time base's
     /// denominator, no offset, no drift. - Throws: ``CaptureError/time(_:)``.
-    package static func deviceClock(for decoder: VideoFileDecoder) throws(CaptureError) -> MediaClock {
+    package static func deviceClock(for decoder: any FootageDecoder) throws(CaptureError) -> MediaClock {
         do { return try MediaClock(identifier: "input", timescale: decoder.timeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0) } catch {
             throw .time(error)
         }

@@ -20,6 +20,12 @@ actor SegmentWriterActor {
     /// What the muxer asks of the writer, in order. Not `Sendable` (a picture may be the
     /// decoder's buffers): each command is handed over as a `sending` value.
     enum Command {
+        /// Whether it is a picture (``append(_:presentationTime:frameIndex:delivered:queued:)``), which holds a slot.
+        var isPicture: Bool {
+            if case .append = self { return true }
+            return false
+        }
+
         /// Encode `pixels` at `presentationTime` (relative to the segment's start).
         case append(FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
         /// Encode sound into the audio track, after the sound given before.
@@ -172,7 +178,13 @@ actor SegmentWriterActor {
         // across that wait would still reference its planes when the encoder has released
         // them to the pool, and the producer's next write into them would copy them in full.
         while let command = next.take() {
+            let isPicture = command.isPicture
             if let outcome = carryOut(consume command) { return outcome }
+            // The picture's slot is released only now that the command is gone: released
+            // while its pixels were still bound here, it woke a producer that took the
+            // just-recycled planes from the pool while they were still shared, and its write
+            // copied them in full (a raw frame stream read at one in flight: 1 picture in 4).
+            if isPicture { slots.release() }
             next = await iterator.next(isolation: self)
         }
         // The stream ended without a finish (the muxer went away): abandon the file.
@@ -186,8 +198,7 @@ actor SegmentWriterActor {
         switch command {
         case .append(let buffer, let presentationTime, let frameIndex, let delivered, let queued):
             append(buffer, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: queued)
-            slots.release()
-            return nil
+            return nil  // the slot is released by `run()` once the command is gone
         case .appendAudio(let pcm):
             guard let writer, error == nil else { return nil }
             do { try writer.appendAudio(pcm) } catch { fail(error) }

@@ -28,6 +28,8 @@ final class InputPipe {
     private let shouldStop: @Sendable () -> Bool
     /// Whether a read ended because `shouldStop` said so.
     private(set) var wasInterrupted = false
+    /// Bytes read from the descriptor before this object took it over, handed out first.
+    private var prefix: [UInt8] = []
 
     /// `AVERROR_EXIT` (`FFERRTAG('E','X','I','T')`): "immediate exit was requested", what
     /// libavformat returns when its interrupt callback fires.
@@ -63,6 +65,20 @@ final class InputPipe {
         }
     }
 
+    /// Takes over `fd`, a named pipe or device already open at `path` (closed with this
+    /// object), whose first bytes `prefix` were read already: they are handed out first.
+    /// (The raw frame reader looks at a named pipe's first bytes; a pipe that is not
+    /// YUV4MPEG2 goes on to libavformat through the same descriptor, so its writer never
+    /// meets a pipe without a reader.)
+    /// - Throws: ``FFmpegError`` (ENOMEM); `fd` is closed then.
+    convenience init(adopting fd: Int32, path: String, prefix: [UInt8], stoppingWhen shouldStop: @escaping @Sendable () -> Bool) throws(FFmpegError) {
+        do { try self.init(fd: fd, path: path, ownsDescriptor: true, shouldStop: shouldStop) } catch {
+            close(fd)
+            throw error
+        }
+        self.prefix = prefix
+    }
+
     private init(fd: Int32, path: String, ownsDescriptor: Bool, shouldStop: @escaping @Sendable () -> Bool) throws(FFmpegError) {
         self.fd = fd
         self.path = path
@@ -94,6 +110,12 @@ final class InputPipe {
     /// `poll(2)` in slices, then `read(2)`: bytes read, `AVERROR_EOF`, `AVERROR_EXIT` on a
     /// stop, or `AVERROR(errno)`.
     private func read(into data: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+        if !prefix.isEmpty {
+            let n = min(count, prefix.count)
+            prefix.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: n) }
+            prefix.removeFirst(n)
+            return Int32(n)
+        }
         while true {
             if shouldStop() {
                 wasInterrupted = true

@@ -8,14 +8,16 @@ extension VideoFileDecoder {
     /// pipes), mapping FFmpeg's failures to ``MediaInputError``.
     /// A network URL gets an ``InputWatchdog`` (`watchdog`): its interrupt callback gives
     /// up once the source sent nothing for ``VideoSourceOptions/ioTimeout``.
-    static func openInput(path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?, watchdog: InputWatchdog?) throws(MediaInputError)
-        -> InputFormatContext
-    {
+    static func openInput(
+        path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?, watchdog: InputWatchdog?, adopting handedOver: RawByteInput.HandOver? = nil
+    ) throws(MediaInputError) -> InputFormatContext {
         let (url, fileSystemPath, isPipe, format, demuxerOptions) = try options.demuxer(for: path)
         let shouldStop: @Sendable () -> Bool = { [stopRequest, watchdog] in stopRequest?.isRequested == true || watchdog?.isExpired == true }
         do throws(FFmpegError) {
             var pipe: InputPipe?
-            if isPipe {
+            if let handedOver {
+                pipe = try InputPipe(adopting: handedOver.fd, path: path, prefix: handedOver.bytes, stoppingWhen: shouldStop)
+            } else if isPipe {
                 if let fileSystemPath {
                     pipe = try InputPipe(opening: fileSystemPath, stoppingWhen: shouldStop)
                 } else {

@@ -168,9 +168,20 @@ package final class VideoFileDecoder {
     ///   ``MediaInputError/badInput(path:field:detail:)`` (no video stream, only an attached
     ///   picture, no decoder, unreadable container), ``MediaInputError/interrupted(path:)``
     ///   when a stop came before the header could be read.
-    package init(
+    package convenience init(
         path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
         stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false, decodesAudio: Bool = false
+    ) throws(MediaInputError) {
+        try self.init(
+            path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, decodesAudio: decodesAudio,
+            adopting: nil)
+    }
+
+    /// ``init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)`` reading
+    /// a named pipe that is already open, its first bytes already read (`handedOver`).
+    init(
+        path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool,
+        decodesAudio: Bool, adopting handedOver: RawByteInput.HandOver?
     ) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
@@ -179,7 +190,7 @@ package final class VideoFileDecoder {
         self.stopRequest = stopRequest
         let isLive = VideoSourceOptions.isLive(path)
         watchdog = isLive ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
-        input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog)
+        input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog, adopting: handedOver)
         let context = input.pointer
         let probed = try Self.probe(input, path: path, watchdog: watchdog)
         demuxerLogPrefix = probed.demuxerLogPrefix

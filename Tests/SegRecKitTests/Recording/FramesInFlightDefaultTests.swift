@@ -6,7 +6,8 @@ import Testing
 @testable import SegRecTime
 
 /// How many pictures may wait for the encoder when `--frames-in-flight` is not given:
-/// ``SegmentMuxer/passThroughFramesInFlight`` for a file passed through without
+/// ``SegmentMuxer/rawFrameStreamFramesInFlight`` for a raw frame stream (here YUV4MPEG2) and
+/// ``SegmentMuxer/passThroughFramesInFlight`` for another file passed through without
 /// `--realtime`, ``SegmentMuxer/framesInFlight`` otherwise; the option always wins.
 @Suite("Recording: the writer queue's default depth", .tags(.recording)) struct FramesInFlightDefaultTests {
     static func request(_ dir: URL, file: Bool, realtime: Bool, framesInFlight: Int? = nil) throws -> (RecordingConfiguration, PullInput) {
@@ -27,7 +28,7 @@ import Testing
 
     @Test(
         arguments: [
-            (true, false, nil, SegmentMuxer.passThroughFramesInFlight), (true, true, nil, SegmentMuxer.framesInFlight),
+            (true, false, nil, SegmentMuxer.rawFrameStreamFramesInFlight), (true, true, nil, SegmentMuxer.framesInFlight),
             (false, false, nil, SegmentMuxer.framesInFlight), (false, true, nil, SegmentMuxer.framesInFlight), (true, false, 9, 9), (false, false, 3, 3)
         ] as [(Bool, Bool, Int?, Int)]) func depth(file: Bool, realtime: Bool, option: Int?, expected: Int) throws
     {
@@ -38,7 +39,7 @@ import Testing
         #expect(recorder.muxerConfiguration.framesInFlight == expected)
     }
 
-    /// Two in flight still record every frame of a file, in order.
+    /// One in flight still records every frame of a raw frame stream, in order.
     @Test func passThroughRecordsEveryFrame() async throws {
         let dir = try MediaTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -47,7 +48,7 @@ import Testing
         var (request, input) = try Self.request(dir, file: true, realtime: false)
         input.source = .file(clip.path)
         let recorder = try Recorder(request, input: .pull(input))
-        #expect(recorder.muxerConfiguration.framesInFlight == 2)
+        #expect(recorder.muxerConfiguration.framesInFlight == 1)
         let manifest = try await recorder.run()
         #expect(manifest.segments.map(\.frameCount) == [40])
         #expect(manifest.frames.dropped == 0)

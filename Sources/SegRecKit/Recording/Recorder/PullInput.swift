@@ -62,4 +62,10 @@ public struct PullInput: Sendable {
 
     /// True for footage recorded without a camera model (passed through with its own sizes and times).
     package var passesFootageThrough: Bool { source != .synthetic && scenario == nil }
+
+    /// Whether the footage passed through is a raw frame stream read by `RawFrameReader`
+    /// (YUV4MPEG2, raw video), which reads into pool planes and allocates nothing per frame.
+    package var passesRawFrameStreamThrough: Bool {
+        passesFootageThrough && RawFrameReader.reads(path: source.path ?? VideoSourceOptions.standardInput, options: sourceOptions)
+    }
 }

@@ -16,7 +16,7 @@ extension Recorder {
         // upright before it is cropped, and the files carry the device's capture angle.
         let sensor = try request.source.path.map { path in
             try DecodedClipSensor(squareSide: scenario.device.format, canReopen: path != "-", pixelBufferPool: pool, appliesDisplayRotation: true) {
-                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
+                try FootageInput.open(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
         }
         if let sensor { settings.pictureDescription = sensorImageDescription(sensor) }
@@ -53,14 +53,14 @@ extension Recorder {
     }
 
     /// Footage passed through: a frame per decoded picture, with the input's sizes and
-    /// timestamps (a demuxed packet per frame, reused from the heap; yuv420p pictures
-    /// reach the encoder as decoded), and the input's first audio stream as the segments'
+    /// timestamps (raw frame streams read straight into pooled pictures, other inputs a
+    /// demuxed packet per frame; yuv420p pictures reach the encoder as read or decoded), and the input's first audio stream as the segments'
     /// sound unless ``RecordingConfiguration/recordsAudio`` is false .
     static func footagePassedThrough(_ configuration: RecordingConfiguration, _ request: PullInput, pool: PixelBufferPool, stopRequest: RecordingStopRequest?)
         throws -> BuiltSource
     {
         let path = request.source.path ?? "-"
-        let decoder = try VideoFileDecoder(
+        let decoder = try FootageInput.open(
             path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest, keepsYUV420P: true,
             decodesAudio: configuration.recordsAudio)
         var settings = configuration.encoder
@@ -75,17 +75,21 @@ extension Recorder {
             stampsFrameIndex: configuration.stampsFrameIndex,
             notes: !configuration.recordsAudio && decoder.audioStreamCount > 0
                 ? ["\(configuration.settingNames.noAudio): the input's sound is not recorded"] : [], rotationDegrees: decoder.rotationDegrees, audio: audio,
-            // Read as fast as the encoder takes it: a deeper queue only holds more packets.
-            framesInFlight: request.realtime ? nil : SegmentMuxer.passThroughFramesInFlight, dropsFramesWhenBehind: request.realtime)
-        keepFootageTags(of: decoder, in: &built)
+            // Read as fast as the encoder takes it: a deeper queue only holds more pictures;
+            // a raw frame stream's next picture is one read(2) away.
+            framesInFlight: request.realtime
+                ? nil : decoder is RawFrameReader ? SegmentMuxer.rawFrameStreamFramesInFlight : SegmentMuxer.passThroughFramesInFlight,
+            dropsFramesWhenBehind: request.realtime)
+        keepFootageTags(of: decoder as? VideoFileDecoder, in: &built)
         return built
     }
 
     /// The footage's recording date and place become the recording's: `creation_time` is
     /// the manifest's `recordedAt` (each segment's `creation_time` follows from it) and
     /// `location` is every segment's, each with a note; a date that is not one is noted
-    /// and the recording is dated now.
-    static func keepFootageTags(of decoder: VideoFileDecoder, in built: inout BuiltSource) {
+    /// and the recording is dated now. Raw frame streams carry no tags.
+    static func keepFootageTags(of decoder: VideoFileDecoder?, in built: inout BuiltSource) {
+        guard let decoder else { return }
         if let text = decoder.creationTimeTag {
             if let date = RecordingExporter.parseWallClock(text) {
                 built.recordedAt = date
@@ -131,7 +135,7 @@ extension Recorder {
             }
             let side = virtualSide ?? camera.activeFormat?.squareSide ?? 1920
             let sensor = try DecodedClipSensor(squareSide: side, canReopen: path != "-", pixelBufferPool: pool, appliesDisplayRotation: true) {
-                try VideoFileDecoder(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
+                try FootageInput.open(path: path, options: request.sourceOptions, pixelBufferPool: pool, stopRequest: stopRequest)
             }
             sources.append(sensor)
             descriptions[camera.id] = sensorImageDescription(sensor)
