@@ -59,10 +59,17 @@ def test_every_segment_has_its_own_sound(binary, tmp_path, notes):
     # another length fails it.
     ok = h.run([binary, "verify", out])
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    m["segments"][2]["audio"]["sampleCount"] += 2
+    # One sample more than the file holds: within what the span allows, so the manifest is
+    # read and verify finds the file disagreeing with it.
+    m["segments"][2]["audio"]["sampleCount"] += 1
     h.write_json(out / "manifest.json", m)
     bad = h.run([binary, "verify", out])
     assert bad.returncode == 1 and "audio track declares" in bad.stdout + bad.stderr, bad.stdout + bad.stderr
+    # Two more: more than the segment's span holds, refused by the manifest reader itself.
+    m["segments"][2]["audio"]["sampleCount"] += 1
+    h.write_json(out / "manifest.json", m)
+    bad = h.run([binary, "verify", out])
+    assert bad.returncode == 65 and "segments[2].audio.sampleCount" in bad.stderr and "more than the segment's span holds" in bad.stderr, bad.stderr
 
 
 def test_ten_minutes_of_drift_stay_in_sync(binary, tmp_path, notes):
