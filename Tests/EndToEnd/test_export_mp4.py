@@ -107,7 +107,7 @@ def test_one_h264_stream_on_the_default_canvas_without_display_matrix(exported):
     # With sound (every segment has an audio record) also one AAC track (test_export_audio.py).
     sound = [("audio", "aac")] if all(seg.get("audio") for seg in m["segments"]) else []
     assert [(s["codec_type"], s["codec_name"]) + ((s["width"], s["height"]) if s["codec_type"] == "video" else ()) for s in probe] == \
-        [("video", "h264", *expected_canvas(m))] + sound, probe
+        [("video", "h264", *expected_canvas(m))] + sound + [("data", "bin_data")], probe  # the chapter track (test_chapters.py)
     assert h.rotation_of(out) is None
 
 
