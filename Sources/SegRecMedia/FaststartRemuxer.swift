@@ -150,8 +150,7 @@ enum FaststartRemuxer {
     ///   throw, a file created at `output` is deleted.
     static func copy(
         from path: String, scan: Scan, count: Int, end: Int64, to output: String, sizeLimit: Int64? = nil, reservation held: SpaceReservation? = nil,
-        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil, moovRoom choice: MoovRoom.Choice = .upperBound,
-        chapters: [MovieChapter] = []
+        reuseExisting: Bool = false, audioCount: Int = 0, audioEnd: Int64? = nil, moovRoom choice: MoovRoom.Choice = .upperBound, chapters: [MovieChapter] = []
     ) throws -> (size: Int64, reused: Bool) {
         let kept = scan.packets.prefix(max(0, count))
         let presented = kept.map(\.pts).sorted()

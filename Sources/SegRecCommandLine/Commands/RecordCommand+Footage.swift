@@ -13,7 +13,8 @@ extension RecordCommand {
 
     /// Options of a live source (a network URL).
     static let liveOptions: [OptionSpec] = [
-        .flag("listen", help: "With a URL source: wait for the sender to connect (rtmp, srt, tcp, rtsp, http), e.g. OBS or ffmpeg pushing to it; ends on Ctrl-C."),
+        .flag(
+            "listen", help: "With a URL source: wait for the sender to connect (rtmp, srt, tcp, rtsp, http), e.g. OBS or ffmpeg pushing to it; ends on Ctrl-C."),
         .option(
             "io-timeout", "SECONDS",
             help: "With a URL source: how long it may send no picture before the recording ends as the sender's end (0.1...3600, default 5).")
@@ -30,7 +31,8 @@ extension RecordCommand {
         options.listen = parsed.flag("listen")
         if let text = parsed.value("io-timeout") {
             guard let milliseconds = DecimalSecondsArgument.units(text, decimals: 3, wholeDigits: 4), (100...3_600_000).contains(milliseconds) else {
-                throw CommandLineError("record: --io-timeout: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0.1...3600, e.g. 5", exitCode: .usage)
+                throw CommandLineError(
+                    "record: --io-timeout: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0.1...3600, e.g. 5", exitCode: .usage)
             }
             options.ioTimeout = .milliseconds(milliseconds)
         }

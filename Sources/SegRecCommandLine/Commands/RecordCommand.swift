@@ -6,8 +6,11 @@ import SegRecKit
 enum RecordCommand {
     static let options: [OptionSpec] =
         [
-            .option("source", "SOURCE", help: "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; a live stream's URL (srt, rtmp, rtsp, udp, rtp, tcp, http(s) incl. HLS) or a V4L2 camera (/dev/videoN); '-': YUV4MPEG2 on stdin."),
-            footageOptions[0], footageOptions[1], footageOptions[2], liveOptions[0], liveOptions[1],
+            .option(
+                "source", "SOURCE",
+                help:
+                    "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; a live stream's URL (srt, rtmp, rtsp, udp, rtp, tcp, http(s) incl. HLS) or a V4L2 camera (/dev/videoN); '-': YUV4MPEG2 on stdin."
+            ), footageOptions[0], footageOptions[1], footageOptions[2], liveOptions[0], liveOptions[1],
             .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
             .option(
                 "mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.", allowed: RecordingMode.allCases.map(\.rawValue)),

@@ -29,8 +29,7 @@ final class ProgressLine {
     func update(exported done: Int, of total: Int) {
         guard let elapsed = dueForDrawing() else { return }
         let percent = total > 0 ? 100 * Double(done) / Double(total) : 100
-        Terminal.writeStandardError(
-            String(format: "\r  mp4: %6d of %d frames  %5.1f %%  %6.1f fps encoded ", done, total, percent, Double(done) / elapsed))
+        Terminal.writeStandardError(String(format: "\r  mp4: %6d of %d frames  %5.1f %%  %6.1f fps encoded ", done, total, percent, Double(done) / elapsed))
         drew = true
     }
 

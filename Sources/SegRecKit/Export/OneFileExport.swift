@@ -166,7 +166,8 @@ package enum OneFileExport {
             }
             writer.chapters = chapters(of: source.manifest, origin: first)
             let summary = try writer.finish(endTime: segments[segments.count - 1].sessionEnd - first)
-            return Result(file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
+            return Result(
+                file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
         } catch {
             writer.cancel()
             throw error
@@ -270,7 +271,10 @@ extension OneFileExport {
 
 extension OneFileExport.Result {
     /// The summary of an export of `frames` frames from the segments of `layouts`.
-    init(file: URL, canvas: VideoDimensions, frames: Int, layouts: [OneFileExport.SegmentLayout], summary: SegmentWriterSummary, timescale: Int32, audioSamples: Int64) {
+    init(
+        file: URL, canvas: VideoDimensions, frames: Int, layouts: [OneFileExport.SegmentLayout], summary: SegmentWriterSummary, timescale: Int32,
+        audioSamples: Int64
+    ) {
         self.init(
             file: file, canvas: canvas, frames: frames, segments: layouts.count, rotatedSegments: layouts.filter { $0.angle != .degrees0 }.count,
             placedSegments: layouts.filter {

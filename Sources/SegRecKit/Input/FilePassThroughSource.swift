@@ -262,7 +262,8 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// Whether the file has sound and it ends more than ``jumpLimitSeconds`` before device
     /// time `ticks` (the sound read so far: the file interleaves it with the pictures).
     private func soundLagsBehind(_ ticks: Int64) -> Bool {
-        guard let sound = audioTiming?.soundEnd, let time = try? convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
+        guard let sound = audioTiming?.soundEnd,
+            let time = try? convertTime(MediaTime(value: ticks, timescale: deviceClock.timescale), from: deviceClock, to: .host)
         else { return false }
         return Int128(time.value) - sound > Int128(Self.jumpLimitSeconds) * 1_000_000_000
     }

@@ -45,7 +45,8 @@ extension ManifestReader {
                 if case .object(var keys, nil) = stack.last {
                     // A string where a key is expected: the key (escapes decoded, so "a" and "\u0061" are one key).
                     let literal = Data(bytes[i...min(j, bytes.count - 1)])
-                    let key = (try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed])) as? String ?? String(decoding: literal, as: UTF8.self)
+                    let key =
+                        (try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed])) as? String ?? String(decoding: literal, as: UTF8.self)
                     guard keys.insert(key).inserted else { return path(key) }
                     stack[stack.count - 1] = .object(keys: keys, key: key)
                 }

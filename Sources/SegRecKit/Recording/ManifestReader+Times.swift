@@ -48,12 +48,14 @@ extension ManifestReader {
             if let audio = segment.audio {
                 // round(span · rate) + 1 at most: the recorder writes the span's samples ± 1,
                 // a rebuilt file what it holds (fewer).
-                let span = (Int128(segment.sessionEnd.value) * Int128(segment.sessionStart.timescale)
-                    - Int128(segment.sessionStart.value) * Int128(segment.sessionEnd.timescale))
+                let span =
+                    (Int128(segment.sessionEnd.value) * Int128(segment.sessionStart.timescale) - Int128(segment.sessionStart.value)
+                        * Int128(segment.sessionEnd.timescale))
                 let scale = Int128(segment.sessionStart.timescale) * Int128(segment.sessionEnd.timescale)
                 let most = (span * Int128(audio.sampleRate) + scale / 2) / scale + 1
                 guard Int128(audio.sampleCount) <= most else {
-                    throw fail("\(at).audio.sampleCount", "\(audio.sampleCount) is more than the segment's span holds at \(audio.sampleRate) Hz; allowed 0...\(most)")
+                    throw fail(
+                        "\(at).audio.sampleCount", "\(audio.sampleCount) is more than the segment's span holds at \(audio.sampleRate) Hz; allowed 0...\(most)")
                 }
             }
         }
@@ -63,7 +65,8 @@ extension ManifestReader {
                 throw fail("encoder.keyframeInterval", "\(encoder.keyframeInterval) is out of range; allowed 1...100000")
             }
             guard EncoderSettings.allowedPresets.contains(encoder.preset) else {
-                throw fail("encoder.preset", "'\(Excerpt.of(encoder.preset))' is not allowed; allowed: " + EncoderSettings.allowedPresets.joined(separator: ", "))
+                throw fail(
+                    "encoder.preset", "'\(Excerpt.of(encoder.preset))' is not allowed; allowed: " + EncoderSettings.allowedPresets.joined(separator: ", "))
             }
         }
     }
@@ -88,7 +91,8 @@ extension ManifestReader {
         let start = Int128(segment.sessionStart.value) * Int128(segment.sessionEnd.timescale)
         let end = Int128(segment.sessionEnd.value) * Int128(segment.sessionStart.timescale)
         guard end >= start else {
-            throw .badInput(path: path, field: "\(at).sessionEnd", detail: "\(segment.sessionEnd) is before sessionStart \(segment.sessionStart); allowed: at or after it")
+            throw .badInput(
+                path: path, field: "\(at).sessionEnd", detail: "\(segment.sessionEnd) is before sessionStart \(segment.sessionStart); allowed: at or after it")
         }
         // (end − start) / (tsStart · tsEnd) ≤ frames · 2^31 / 10 000, kept exact.
         let frames = Int128(max(1, segment.frameCount))

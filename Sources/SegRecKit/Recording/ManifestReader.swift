@@ -32,9 +32,7 @@ public enum ManifestReader {
     static func read(file url: URL) throws(RecordingError) -> RecordingManifest {
         let data = try contents(of: url)
         let manifest = try decode(data, path: url.path)
-        if let key = duplicateKey(in: data) {
-            throw .badInput(path: url.path, field: key, detail: "is given twice in one object; allowed: each key once")
-        }
+        if let key = duplicateKey(in: data) { throw .badInput(path: url.path, field: key, detail: "is given twice in one object; allowed: each key once") }
         try checkRanges(manifest, path: url.path)
         try checkTimes(manifest, path: url.path)
         try checkNames(manifest, path: url.path)

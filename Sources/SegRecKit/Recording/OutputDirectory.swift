@@ -70,9 +70,7 @@ package struct OutputDirectory: Sendable {
 
     /// `text` with the descriptor path of ``workingURL`` written as the folder's own path,
     /// for messages and the manifest.
-    package func displayText(_ text: String) -> String {
-        workingURL == url ? text : text.replacingOccurrences(of: workingURL.path, with: url.path)
-    }
+    package func displayText(_ text: String) -> String { workingURL == url ? text : text.replacingOccurrences(of: workingURL.path, with: url.path) }
 
     /// Nil while ``url`` still names the folder being written; else a warning saying
     /// where the files went (the folder was renamed, or something else put at its name).

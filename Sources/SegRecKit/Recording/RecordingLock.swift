@@ -41,9 +41,7 @@ package final class RecordingLock: Sendable {
             close(folderFD)
             throw .locked(path: url.path, pid: Self.readPID(at: url.path))
         }
-        do throws(RecordingError) {
-            descriptors = Mutex((file: try Self.openLockFile(url), folder: folderFD))
-        } catch {
+        do throws(RecordingError) { descriptors = Mutex((file: try Self.openLockFile(url), folder: folderFD)) } catch {
             close(folderFD)
             throw error
         }

@@ -96,10 +96,13 @@ package enum RecordingRecovery {
             guard moved else {
                 plan.discardBuilt()
                 throw RecordingError.io(
-                    path: leftover, underlying: "recover changed nothing: not a regular file, and it cannot be set aside as \(ManifestWriter.temporaryFileName).unlisted")
+                    path: leftover,
+                    underlying: "recover changed nothing: not a regular file, and it cannot be set aside as \(ManifestWriter.temporaryFileName).unlisted")
             }
             builder.apply(
-                .warning("\(ManifestWriter.temporaryFileName) was not a regular file segrec wrote (a link, FIFO or folder): kept as \(ManifestWriter.temporaryFileName).unlisted"))
+                .warning(
+                    "\(ManifestWriter.temporaryFileName) was not a regular file segrec wrote (a link, FIFO or folder): kept as \(ManifestWriter.temporaryFileName).unlisted"
+                ))
         }
         do { try ManifestWriter.writeTemporary(try ManifestWriter.encode(builder.manifest), in: directory) } catch {
             plan.discardBuilt()

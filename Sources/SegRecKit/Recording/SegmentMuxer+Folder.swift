@@ -18,7 +18,5 @@ extension SegmentMuxer {
     }
 
     /// Says so when the output folder's name no longer leads to the folder being written.
-    func warnIfTheFolderMoved() {
-        if let moved = configuration.output.movedWarning() { announce(.warning(moved)) }
-    }
+    func warnIfTheFolderMoved() { if let moved = configuration.output.movedWarning() { announce(.warning(moved)) } }
 }

@@ -393,8 +393,8 @@ package final class SegmentMuxer {
             SegmentWriterActor.Parameters(
                 segment: index, url: url, dimensions: frame.dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotation,
                 fragmentInterval: configuration.fragmentInterval, firstFrameIndex: frame.index, closeDuration: lastCloseDuration, journal: journal,
-                journalGeneration: generation, creationTime: creationTime, location: configuration.location, audio: configuration.audio), slots: slots, pool: configuration.pixelBufferPool,
-            statistics: configuration.statistics)
+                journalGeneration: generation, creationTime: creationTime, location: configuration.location, audio: configuration.audio), slots: slots,
+            pool: configuration.pixelBufferPool, statistics: configuration.statistics)
         lastCloseDuration = nil
         current = OpenSegment(
             index: index, writer: writer, sessionStart: start, audioStart: try sound?.startSegment(at: start) ?? 0,

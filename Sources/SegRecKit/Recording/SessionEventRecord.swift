@@ -115,9 +115,9 @@ extension SessionEventRecord {
     /// The chapters of a file spanning `[start, end)` on the session clock, at their times
     /// less `origin` (the file's start): `start` titled by `startReason` unless an event is
     /// there, and each of `events` in the span, titled ``chapterTitle``.
-    package static func chapters(
-        of events: [SessionEventRecord], from start: MediaTime, to end: MediaTime, startReason: SegmentStartReason, origin: MediaTime
-    ) -> [MovieChapter] {
+    package static func chapters(of events: [SessionEventRecord], from start: MediaTime, to end: MediaTime, startReason: SegmentStartReason, origin: MediaTime)
+        -> [MovieChapter]
+    {
         let inside = events.filter { $0.sessionTime >= start && $0.sessionTime < end }
         var chapters = inside.compactMap { event in (try? event.sessionTime.subtracting(origin)).map { MovieChapter(start: $0, title: event.chapterTitle) } }
         if inside.first.map({ $0.sessionTime > start }) ?? true, let at = try? start.subtracting(origin) {

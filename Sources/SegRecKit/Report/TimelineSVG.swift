@@ -233,8 +233,8 @@ enum EventCategory: String, CaseIterable {
         case .postureChanged: self = .posture
         case .deviceOrientationChanged, .rotationChanged: self = .orientation
         case .zoomChanged: self = .zoom
-        case .smartFramingChanged, .smartFramingStartFailed, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged, .centerStageToggleIgnored,
-            .aspectRatioRequestFailed, .depthDataDeliveryChanged, .geometricDistortionCorrectionChanged:
+        case .smartFramingChanged, .smartFramingStartFailed, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged,
+            .centerStageToggleIgnored, .aspectRatioRequestFailed, .depthDataDeliveryChanged, .geometricDistortionCorrectionChanged:
             self = .framing
         case .activeFormatChanged, .videoStabilizationModeChanged: self = .format
         }

@@ -7,7 +7,9 @@ extension Scenario {
         }
         // The app's choice for the camera's smart framing format (4032), whichever format
         // is active at start: a `smartFraming` start makes that format active first.
-        if let framings = device.enabledFramings, !framings.isEmpty, let smartFormat = CaptureDevice.Format.frontCenterStageFormats.first(where: \.isSmartFramingSupported) {
+        if let framings = device.enabledFramings, !framings.isEmpty,
+            let smartFormat = CaptureDevice.Format.frontCenterStageFormats.first(where: \.isSmartFramingSupported)
+        {
             let supported = SmartFramingMonitor(format: smartFormat).supportedFramings.map(\.name)
             for (i, name) in framings.enumerated() where !supported.contains(name) {
                 throw ScenarioError(

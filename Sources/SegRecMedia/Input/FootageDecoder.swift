@@ -69,12 +69,13 @@ package enum FootageInput {
         path: String, options: VideoSourceOptions = VideoSourceOptions(), pixelBufferPool: PixelBufferPool = PixelBufferPool(),
         stopRequest: RecordingStopRequest? = nil, keepsYUV420P: Bool = false, decodesAudio: Bool = false
     ) throws(MediaInputError) -> any FootageDecoder {
-        switch try RawFrameReader.opening(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P) {
+        switch try RawFrameReader.opening(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P)
+        {
         case .reader(let reader): return reader
         case .libavformat(let handedOver):
             return try VideoFileDecoder(
-                path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P, decodesAudio: decodesAudio,
-                adopting: handedOver)
+                path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P,
+                decodesAudio: decodesAudio, adopting: handedOver)
         }
     }
 }

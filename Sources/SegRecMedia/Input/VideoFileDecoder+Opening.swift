@@ -9,7 +9,8 @@ extension VideoFileDecoder {
     /// A network URL gets an ``InputWatchdog`` (`watchdog`): its interrupt callback gives
     /// up once the source sent nothing for ``VideoSourceOptions/ioTimeout``.
     static func openInput(
-        path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?, watchdog: InputWatchdog?, adopting handedOver: RawByteInput.HandOver? = nil
+        path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?, watchdog: InputWatchdog?,
+        adopting handedOver: RawByteInput.HandOver? = nil
     ) throws(MediaInputError) -> InputFormatContext {
         let (url, fileSystemPath, isPipe, format, demuxerOptions) = try options.demuxer(for: path)
         let shouldStop: @Sendable () -> Bool = { [stopRequest, watchdog] in stopRequest?.isRequested == true || watchdog?.isExpired == true }
@@ -28,7 +29,9 @@ extension VideoFileDecoder {
             return try InputFormatContext(url: url, formatName: format, options: demuxerOptions, pipe: pipe, shouldStop: asks ? shouldStop : nil)
         } catch {
             if let watchdog, stopRequest?.isRequested != true {
-                if error.code == InputPipe.averrorExit { throw .unavailable(path: path, detail: "no data within \(watchdog.seconds) s (is the sender running?)") }
+                if error.code == InputPipe.averrorExit {
+                    throw .unavailable(path: path, detail: "no data within \(watchdog.seconds) s (is the sender running?)")
+                }
                 if error.code != segrec_averror_invaliddata() { throw .unavailable(path: path, detail: "libavformat cannot open it: \(error.message)") }
             }
             if error.code == InputPipe.averrorExit { throw .interrupted(path: path) }

@@ -180,8 +180,8 @@ package final class VideoFileDecoder {
     /// ``init(path:options:pixelBufferPool:stopRequest:keepsYUV420P:decodesAudio:)`` reading
     /// a named pipe that is already open, its first bytes already read (`handedOver`).
     init(
-        path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool,
-        decodesAudio: Bool, adopting handedOver: RawByteInput.HandOver?
+        path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool, decodesAudio: Bool,
+        adopting handedOver: RawByteInput.HandOver?
     ) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
@@ -189,7 +189,9 @@ package final class VideoFileDecoder {
         self.pixelBufferPool = pixelBufferPool
         self.stopRequest = stopRequest
         let isLive = VideoSourceOptions.isLive(path)
-        watchdog = isLive ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
+        watchdog =
+            isLive
+            ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
         input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog, adopting: handedOver)
         let context = input.pointer
         let probed = try Self.probe(input, path: path, watchdog: watchdog)

@@ -122,13 +122,15 @@ public struct VideoSourceOptions: Sendable, Hashable {
         let isPipe: Bool
         if let scheme = Self.networkScheme(of: path) {
             guard !isRawVideo(path) else {
-                throw .badInput(path: path, field: "videoSize", detail: "a network source is read in its own container; raw video needs a file or standard input")
+                throw .badInput(
+                    path: path, field: "videoSize", detail: "a network source is read in its own container; raw video needs a file or standard input")
             }
             var options: [String: String] = [:]
             if listen {
                 guard let option = Self.listenOptions[scheme] else {
                     let allowed = Self.listenOptions.keys.sorted().joined(separator: ", ")
-                    throw .badInput(path: path, field: "listen", detail: "\(scheme):// cannot wait for a sender; allowed: \(allowed) (udp and rtp always receive)")
+                    throw .badInput(
+                        path: path, field: "listen", detail: "\(scheme):// cannot wait for a sender; allowed: \(allowed) (udp and rtp always receive)")
                 }
                 options[option.key] = option.value
             }

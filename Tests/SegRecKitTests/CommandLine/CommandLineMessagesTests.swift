@@ -102,7 +102,9 @@ import Testing
         let manifest = try JSONDecoder().decode(RecordingManifest.self, from: try P.manifestJSON(stopReason: "error"))
         let failure = RecordingFailure(underlying: RecordingError.io(path: "x", underlying: "No space left on device"), manifest: manifest)
         // The folder holds no segment file (out of inodes before the first was created): none is kept.
-        #expect(ErrorMapping.recordingFailure(failure, folder: folder).message.hasSuffix("(recording stopped; 0 finished segments kept; no manifest could be written)"))
+        #expect(
+            ErrorMapping.recordingFailure(failure, folder: folder).message.hasSuffix(
+                "(recording stopped; 0 finished segments kept; no manifest could be written)"))
         let file = try #require(manifest.segments.first?.file)
         try Data().write(to: folder.appendingPathComponent(file))
         let none = ErrorMapping.recordingFailure(failure, folder: folder)

@@ -8,8 +8,7 @@ import Testing
 /// How a live source is opened: which paths are network URLs or V4L2 devices, and the
 /// demuxer and options libavformat gets for each.
 @Suite("Media: live source options", .tags(.media)) struct LiveSourceOptionsTests {
-    @Test("network URLs by scheme, case-insensitive; files, pipes and unknown schemes are not")
-    func networkSchemes() {
+    @Test("network URLs by scheme, case-insensitive; files, pipes and unknown schemes are not") func networkSchemes() {
         #expect(VideoSourceOptions.networkScheme(of: "SRT://127.0.0.1:9000") == "srt")
         #expect(VideoSourceOptions.networkScheme(of: "rtmp://host/live/key") == "rtmp")
         #expect(VideoSourceOptions.networkScheme(of: "http://h/index.m3u8") == "http")
@@ -19,8 +18,7 @@ import Testing
         #expect(VideoSourceOptions.networkScheme(of: "-") == nil)
     }
 
-    @Test("--listen becomes each protocol's own option; udp cannot listen")
-    func listenOptions() throws {
+    @Test("--listen becomes each protocol's own option; udp cannot listen") func listenOptions() throws {
         var options = VideoSourceOptions()
         options.listen = true
         #expect(try options.demuxer(for: "rtmp://127.0.0.1:1935/live/x").options == ["listen": "1"])
@@ -32,8 +30,7 @@ import Testing
         #expect(try options.demuxer(for: "udp://127.0.0.1:9000").options == [:])
     }
 
-    @Test("a V4L2 device is a character device of major 81; /dev/null and files are not; libavdevice's v4l2 demuxer is linked")
-    func videoDevices() throws {
+    @Test("a V4L2 device is a character device of major 81; /dev/null and files are not; libavdevice's v4l2 demuxer is linked") func videoDevices() throws {
         #expect(!VideoSourceOptions.isVideoDevice("/dev/null"))
         #expect(!VideoSourceOptions.isVideoDevice("/etc/hostname"))
         #expect(!VideoSourceOptions.isLive("/dev/null"))
@@ -43,8 +40,7 @@ import Testing
         for name in devices { #expect(VideoSourceOptions.isVideoDevice("/dev/" + name), "\(name) is a video4linux device") }
     }
 
-    @Test("the watchdog expires only once armed and silent for its timeout; a touch re-arms it")
-    func watchdog() async throws {
+    @Test("the watchdog expires only once armed and silent for its timeout; a touch re-arms it") func watchdog() async throws {
         let unarmed = InputWatchdog(timeout: .milliseconds(10), initialAllowance: nil)
         try await Task.sleep(for: .milliseconds(30))
         #expect(!unarmed.isExpired)

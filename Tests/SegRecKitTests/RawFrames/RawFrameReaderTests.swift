@@ -12,33 +12,37 @@ import Testing
 @Suite("Raw frames: RawFrameReader against VideoFileDecoder", .tags(.media)) struct RawFrameReaderTests {
     /// A YUV4MPEG2 file of `frames` pictures of pseudo-random bytes (`header` after the magic),
     /// `cut` bytes short of its end.
-    static func writeY4M(_ name: String, header: String, format: AVPixelFormat, width: Int32, height: Int32, frames: Int, cut: Int = 0, frameLine: String = "FRAME")
-        throws -> URL
-    {
+    static func writeY4M(
+        _ name: String, header: String, format: AVPixelFormat, width: Int32, height: Int32, frames: Int, cut: Int = 0, frameLine: String = "FRAME"
+    ) throws -> URL {
         let url = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent(name)
         let size = Int(av_image_get_buffer_size(format, width, height, 1))
         var data = Data("YUV4MPEG2 \(header)\n".utf8)
         var state: UInt32 = 12345
         for _ in 0..<frames {
             data.append(Data((frameLine + "\n").utf8))
-            data.append(contentsOf: (0..<size).map { _ in
-                state = state &* 1_103_515_245 &+ 12345
-                return UInt8(truncatingIfNeeded: state >> 16)
-            })
+            data.append(
+                contentsOf: (0..<size).map { _ in
+                    state = state &* 1_103_515_245 &+ 12345
+                    return UInt8(truncatingIfNeeded: state >> 16)
+                })
         }
         try data.prefix(data.count - cut).write(to: url)
         return url
     }
 
     /// Every picture and fact of `path` read both ways, compared; the pictures' count.
-    @discardableResult
-    static func compareBothWays(_ path: String, options: VideoSourceOptions = VideoSourceOptions(), keepsYUV420P: Bool) throws -> Int {
+    @discardableResult static func compareBothWays(_ path: String, options: VideoSourceOptions = VideoSourceOptions(), keepsYUV420P: Bool) throws -> Int {
         let reader = try #require(
             try RawFrameReader.open(path: path, options: options, pixelBufferPool: PixelBufferPool(), stopRequest: nil, keepsYUV420P: keepsYUV420P))
         let decoder = try VideoFileDecoder(path: path, options: options, keepsYUV420P: keepsYUV420P)
         #expect(reader.timeBase == decoder.timeBase && reader.frameRate == decoder.frameRate && reader.nominalFrameRate == decoder.nominalFrameRate)
         #expect(reader.fieldOrder == decoder.fieldOrder)
-        defer { #expect(reader.presentationEnd == decoder.presentationEnd, "\(path): end \(String(describing: reader.presentationEnd)), libavformat \(String(describing: decoder.presentationEnd))") }
+        defer {
+            #expect(
+                reader.presentationEnd == decoder.presentationEnd,
+                "\(path): end \(String(describing: reader.presentationEnd)), libavformat \(String(describing: decoder.presentationEnd))")
+        }
         #expect(reader.streamDimensions == decoder.streamDimensions && reader.streamPictureDescription == decoder.streamPictureDescription)
         var count = 0
         while true {
@@ -68,10 +72,10 @@ import Testing
         arguments: [
             ("W64 H48 F30:1 Ip A1:1 C420jpeg", AV_PIX_FMT_YUV420P, 64, 48), ("W65 H49 F25:1 C420mpeg2 XCOLORRANGE=FULL", AV_PIX_FMT_YUV420P, 65, 49),
             ("W64 H48 F30000:1001 It A16:11 C422", AV_PIX_FMT_YUV422P, 64, 48), ("W33 H17 C444", AV_PIX_FMT_YUV444P, 33, 17),
-            ("W64 H48 Cmono", AV_PIX_FMT_GRAY8, 64, 48), ("W64 H48 C420p10", AV_PIX_FMT_YUV420P10LE, 64, 48),
-            ("W2 H2 C444alpha", AV_PIX_FMT_YUVA444P, 2, 2), ("W64 H48 F7:3 XYSCSS=444P12", AV_PIX_FMT_YUV444P12LE, 64, 48),
-        ] as [(String, AVPixelFormat, Int32, Int32)])
-    func y4m(header: String, format: AVPixelFormat, width: Int32, height: Int32) throws {
+            ("W64 H48 Cmono", AV_PIX_FMT_GRAY8, 64, 48), ("W64 H48 C420p10", AV_PIX_FMT_YUV420P10LE, 64, 48), ("W2 H2 C444alpha", AV_PIX_FMT_YUVA444P, 2, 2),
+            ("W64 H48 F7:3 XYSCSS=444P12", AV_PIX_FMT_YUV444P12LE, 64, 48)
+        ] as [(String, AVPixelFormat, Int32, Int32)]) func y4m(header: String, format: AVPixelFormat, width: Int32, height: Int32) throws
+    {
         let url = try Self.writeY4M("clip.y4m", header: header, format: format, width: width, height: height, frames: 5)
         #expect(try Self.compareBothWays(url.path, keepsYUV420P: true) == 5)
         #expect(try Self.compareBothWays(url.path, keepsYUV420P: false) == 5)
@@ -86,7 +90,8 @@ import Testing
         let empty = try Self.writeY4M("empty.y4m", header: header, format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 0)
         #expect(try Self.compareBothWays(empty.path, keepsYUV420P: true) == 0)
         let params = try Self.writeY4M(
-            "params.y4m", header: header, format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 9, frameLine: "FRAME Ip A1:1 X" + String(repeating: "y", count: 60))
+            "params.y4m", header: header, format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 9,
+            frameLine: "FRAME Ip A1:1 X" + String(repeating: "y", count: 60))
         #expect(try Self.compareBothWays(params.path, keepsYUV420P: true) == 9)
         // FRAME lines longer than FFmpeg's 80 bytes: refused before their start is looked at.
         let long = try Self.writeY4M(
@@ -102,8 +107,10 @@ import Testing
 
     @Test(
         "raw video in the formats the tests cover, odd sizes and a cut-short file",
-        arguments: [("nv12", 64, 48, 0), ("yuv420p", 65, 49, 0), ("yuyv422", 64, 48, 0), ("rgb24", 30, 20, 0), ("yuv420p", 64, 48, 100)])
-    func raw(format: String, width: Int, height: Int, cut: Int) throws {
+        arguments: [("nv12", 64, 48, 0), ("yuv420p", 65, 49, 0), ("yuyv422", 64, 48, 0), ("rgb24", 30, 20, 0), ("yuv420p", 64, 48, 100)]) func raw(
+            format: String, width: Int, height: Int, cut: Int
+        ) throws
+    {
         let url = try MediaTestSupport.makeTemporaryDirectory().appendingPathComponent("clip.yuv")
         let size = Int(av_image_get_buffer_size(av_get_pix_fmt(format), Int32(width), Int32(height), 1))
         try Data((0..<(size * 4 - cut)).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: url)
@@ -126,8 +133,9 @@ import Testing
         let raw = y4m.deletingLastPathComponent().appendingPathComponent("d.yuv")
         try Data(count: 64 * 48 * 3 / 2).write(to: raw)
         #expect(try FootageInput.open(path: raw.path, options: VideoSourceOptions(videoSize: VideoDimensions(width: 64, height: 48))) is RawFrameReader)
-        #expect(try FootageInput.open(path: raw.path, options: VideoSourceOptions(videoSize: VideoDimensions(width: 64, height: 48), pixelFormat: "pal8"))
-            is VideoFileDecoder)
+        #expect(
+            try FootageInput.open(path: raw.path, options: VideoSourceOptions(videoSize: VideoDimensions(width: 64, height: 48), pixelFormat: "pal8"))
+                is VideoFileDecoder)
         let (ntsc, thousand, nearNTSC, near240) = (try FrameRate(30000, 1001), try FrameRate(1000), try FrameRate(2997, 100), try FrameRate(242))
         #expect(RawStreamFormat.isRateReadHere(ntsc) && RawStreamFormat.isRateReadHere(thousand))
         #expect(!RawStreamFormat.isRateReadHere(nearNTSC) && !RawStreamFormat.isRateReadHere(near240))
@@ -156,9 +164,7 @@ import Testing
                 do {
                     let decoder = try FootageInput.open(path: fifo.path)
                     Issue.record("\(type(of: decoder)) opened bytes that are no video")
-                } catch {
-                    #expect("\(error)".contains("libavformat cannot open it"), "\(error)")
-                }
+                } catch { #expect("\(error)".contains("libavformat cannot open it"), "\(error)") }
             }
         }
     }
@@ -166,7 +172,8 @@ import Testing
     @Test("pictures are read into the same few pool planes for the whole recording") func reusesPoolPlanes() throws {
         let url = try Self.writeY4M("reuse.y4m", header: "W64 H48 F30:1", format: AV_PIX_FMT_YUV420P, width: 64, height: 48, frames: 20)
         let pool = PixelBufferPool()
-        let reader = try #require(try RawFrameReader.open(path: url.path, options: VideoSourceOptions(), pixelBufferPool: pool, stopRequest: nil, keepsYUV420P: true))
+        let reader = try #require(
+            try RawFrameReader.open(path: url.path, options: VideoSourceOptions(), pixelBufferPool: pool, stopRequest: nil, keepsYUV420P: true))
         var addresses: Set<UnsafeRawPointer> = []
         while let picture = try reader.nextPicture() {
             guard case .pixelBuffer(let buffer) = picture.pixels else {

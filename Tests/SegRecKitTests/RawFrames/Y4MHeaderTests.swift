@@ -27,11 +27,9 @@ import Testing
         arguments: [
             ("420jpeg", AV_PIX_FMT_YUV420P), ("420p10", AV_PIX_FMT_YUV420P10LE), ("422", AV_PIX_FMT_YUV422P), ("444alpha", AV_PIX_FMT_YUVA444P),
             ("444", AV_PIX_FMT_YUV444P), ("mono", AV_PIX_FMT_GRAY8), ("mono16", AV_PIX_FMT_GRAY16LE), ("411", AV_PIX_FMT_YUV411P),
-            ("420foo", AV_PIX_FMT_YUV420P), ("444p16", AV_PIX_FMT_YUV444P16LE),
-        ])
-    func chromaTags(tag: String, format: AVPixelFormat) throws {
-        #expect(try parse("YUV4MPEG2 W2 H2 C\(tag)\n").pixelFormat == format)
-    }
+            ("420foo", AV_PIX_FMT_YUV420P), ("444p16", AV_PIX_FMT_YUV444P16LE)
+        ]) func chromaTags(tag: String, format: AVPixelFormat) throws
+    { #expect(try parse("YUV4MPEG2 W2 H2 C\(tag)\n").pixelFormat == format) }
 
     @Test("XYSCSS= only when there is no C tag; XCOLORRANGE=LIMITED") func extensions() throws {
         #expect(try parse("YUV4MPEG2 W2 H2 XYSCSS=444P10\n").pixelFormat == AV_PIX_FMT_YUV444P10LE)
@@ -51,14 +49,11 @@ import Testing
         "refused as FFmpeg refuses",
         arguments: [
             ("YUV4MPEG W2 H2\n", Y4MHeader.Problem.badMagic), ("YUV4MPEG2 H2\n", .invalid("no width W")), ("YUV4MPEG2 W2\n", .invalid("no height H")),
-            ("YUV4MPEG2 W-1 H2\n", .invalid("no width W")), ("YUV4MPEG2 W2 H2 Im\n", .mixedInterlacing),
-            ("YUV4MPEG2 W2 H2 Cfoo\n", .unknownPixelFormat("foo")), ("YUV4MPEG2 W2 H2 Ix\n", .invalid("Ix: allowed Ip, It, Ib, I?")),
-            ("YUV4MPEG2 W2 H2", .tooLong), ("YUV4MPEG2 W2 H2 " + String(repeating: "x", count: 80) + "\n", .tooLong),
-            ("YUV4MPEG2 W64H48\n", .invalid("no height H")),
-        ])
-    func refused(text: String, problem: Y4MHeader.Problem) {
-        #expect(throws: problem) { try parse(text) }
-    }
+            ("YUV4MPEG2 W-1 H2\n", .invalid("no width W")), ("YUV4MPEG2 W2 H2 Im\n", .mixedInterlacing), ("YUV4MPEG2 W2 H2 Cfoo\n", .unknownPixelFormat("foo")),
+            ("YUV4MPEG2 W2 H2 Ix\n", .invalid("Ix: allowed Ip, It, Ib, I?")), ("YUV4MPEG2 W2 H2", .tooLong),
+            ("YUV4MPEG2 W2 H2 " + String(repeating: "x", count: 80) + "\n", .tooLong), ("YUV4MPEG2 W64H48\n", .invalid("no height H"))
+        ]) func refused(text: String, problem: Y4MHeader.Problem)
+    { #expect(throws: problem) { try parse(text) } }
 
     @Test("a header of any bytes ends in a header or a refusal, within its 96 bytes") func anyBytes() {
         var generator = SystemRandomNumberGenerator()

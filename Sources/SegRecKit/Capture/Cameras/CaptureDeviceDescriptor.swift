@@ -68,9 +68,8 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
         self.init(
             uniqueID: device.uniqueID, deviceType: device.deviceType, format: device.activeFormat, frameRate: device.frameRate, clock: device.clock,
             stampPosition: stampPosition, changeLatencyFrames: device.changeLatencyFrames, completionDelayFrames: device.completionDelayFrames,
-            enabledFramings: device.chosenFramings?.map(\.name),
-            startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false, depthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled,
-            geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled,
+            enabledFramings: device.chosenFramings?.map(\.name), startsSmartFraming: device.smartFramingMonitor?.isMonitoring ?? false,
+            depthDataDeliveryEnabled: device.isDepthDataDeliveryEnabled, geometricDistortionCorrectionEnabled: device.isGeometricDistortionCorrectionEnabled,
             preferredVideoStabilizationMode: device.preferredVideoStabilizationMode, changeLatencyFollowsStabilization: device.changeLatencyFollowsStabilization
         )
     }

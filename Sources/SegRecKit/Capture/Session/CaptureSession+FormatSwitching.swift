@@ -127,7 +127,8 @@ extension CaptureSession {
                 .activeFormatChanged(
                     camera: new.uniqueID, from: .init(name: old.activeFormat.name, frameRate: old.frameRate),
                     to: .init(name: new.activeFormat.name, frameRate: new.frameRate), frame: first,
-                    reason: formatChangeReason(cause, at: s, dimensions: selection.dimensions, ratio: selection.aspectRatio, startsSegment: selection.startsSegment))))
+                    reason: formatChangeReason(
+                        cause, at: s, dimensions: selection.dimensions, ratio: selection.aspectRatio, startsSegment: selection.startsSegment))))
     }
 
     /// The `activeFormatChanged` message: what asked for the switch at `s`, the new format's

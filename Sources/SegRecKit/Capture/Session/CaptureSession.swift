@@ -181,8 +181,7 @@ package final class CaptureSession {
     /// The `activeFormatChanged` event queued at the last format switch, until its first
     /// frame: its outbox position, device, format generation, cause, host time, the ratio the
     /// format started with (nil: fixed size) and whether the rate changed.
-    var pendingFormatAnnouncement:
-        (position: Int, device: Int, generation: Int, cause: String, at: MediaTime, ratio: DynamicAspectRatio?, rateChanged: Bool)?
+    var pendingFormatAnnouncement: (position: Int, device: Int, generation: Int, cause: String, at: MediaTime, ratio: DynamicAspectRatio?, rateChanged: Bool)?
 
     /// Creates a session.
     /// - Parameters:

@@ -83,7 +83,8 @@ final class SoundSegmenter {
         }
         if timeline.taken < segment.audioStart { timeline.discard(upTo: segment.audioStart) }
         guard timeline.taken >= segment.audioStart else { return }
-        segment.audioWritten += Self.hand(timeline.takePieces(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false), to: segment.writer)
+        segment.audioWritten += Self.hand(
+            timeline.takePieces(upTo: timeline.sampleIndex(at: segment.boundary.lastSessionTime), padding: false), to: segment.writer)
         current = segment
     }
 
@@ -107,7 +108,8 @@ final class SoundSegmenter {
     func closeSegment(_ segment: SegmentMuxer.OpenSegment, at end: MediaTime, fileEnd: MediaTime) throws {
         try completeClosedSegment()
         let endIndex = timeline.map { max($0.sampleIndex(at: end), segment.audioStart) } ?? segment.audioStart
-        closed = ClosedSegment(file: segment.file, writer: segment.writer, start: segment.audioStart, end: endIndex, fileEnd: fileEnd, written: segment.audioWritten)
+        closed = ClosedSegment(
+            file: segment.file, writer: segment.writer, start: segment.audioStart, end: endIndex, fileEnd: fileEnd, written: segment.audioWritten)
     }
 
     /// Finishes the closed segment waiting for sound: what is missing up to its end is

@@ -205,7 +205,9 @@ public actor Recorder {
         }
         // The recording is complete; a statistics file that cannot be written is reported as
         // such, without touching the manifest.
-        do { try writeStatistics(muxer, to: statisticsURL) } catch { return .failure(RecordingFailure(underlying: error, manifest: manifest, output: muxer.configuration.output)) }
+        do { try writeStatistics(muxer, to: statisticsURL) } catch {
+            return .failure(RecordingFailure(underlying: error, manifest: manifest, output: muxer.configuration.output))
+        }
         return .success(manifest)
     }
 

@@ -14,7 +14,9 @@ extension RawFrameReader {
     static func open(path: String, options: VideoSourceOptions, pixelBufferPool: PixelBufferPool, stopRequest: RecordingStopRequest?, keepsYUV420P: Bool)
         throws(MediaInputError) -> RawFrameReader?
     {
-        if case .reader(let reader) = try opening(path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P) {
+        if case .reader(let reader) = try opening(
+            path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P)
+        {
             return reader
         }
         return nil
@@ -128,18 +130,16 @@ extension RawFrameReader {
         do { return try RawStreamFormat(y4m: header, dataOffset: input.position) } catch {
             let size = "W\(header.width) H\(header.height) C\(PictureConverter.name(of: header.pixelFormat))"
             switch error {
-            case .invalidSize(let sentence): throw .badInput(path: path, field: "YUV4MPEG2 header W, H", detail: "\(sentence) (\(size)); allowed: \(allowedSizes)")
+            case .invalidSize(let sentence):
+                throw .badInput(path: path, field: "YUV4MPEG2 header W, H", detail: "\(sentence) (\(size)); allowed: \(allowedSizes)")
             case .tooLarge(let why): throw .badInput(path: path, field: "YUV4MPEG2 header W, H", detail: why)
-            case .unsupportedFormat:
-                throw .badInput(path: path, field: "YUV4MPEG2 header C", detail: "\(size): not a format read here\(hint)")
+            case .unsupportedFormat: throw .badInput(path: path, field: "YUV4MPEG2 header C", detail: "\(size): not a format read here\(hint)")
             }
         }
     }
 
     /// Sizes a raw frame stream may have.
-    static var allowedSizes: String {
-        "width and height 1–\(RawFrameLayout.maximumSide), at most \(RawFrameLayout.maximumFrameBytes >> 20) MiB a picture"
-    }
+    static var allowedSizes: String { "width and height 1–\(RawFrameLayout.maximumSide), at most \(RawFrameLayout.maximumFrameBytes >> 20) MiB a picture" }
 
     /// Opens the bytes of `path` (`file`, or standard input when nil).
     private static func openInput(path: String, file: String?, isPipe: Bool, stopRequest: RecordingStopRequest?) throws(MediaInputError) -> RawByteInput {

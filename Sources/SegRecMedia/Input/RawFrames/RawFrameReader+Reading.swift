@@ -20,7 +20,8 @@ extension RawFrameReader {
                 // libavformat's AVERROR_INVALIDDATA: tried again from the next line.
                 consecutiveBadLines += 1
                 if consecutiveBadLines >= Self.maximumConsecutiveBadLines {
-                    fail(field: "data", detail: "the input cannot be read past packet \(picturesRead): \(FFmpegError.errorString(segrec_averror_invaliddata()))")
+                    fail(
+                        field: "data", detail: "the input cannot be read past packet \(picturesRead): \(FFmpegError.errorString(segrec_averror_invaliddata()))")
                     finished = true
                 }
                 return nil

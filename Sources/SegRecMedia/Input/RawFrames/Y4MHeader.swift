@@ -55,8 +55,7 @@ struct Y4MHeader: Equatable {
             case .unknownPixelFormat(let tag):
                 return "YUV4MPEG stream contains an unknown pixel format (C\(tag)); allowed: "
                     + Y4MHeader.chromaTags.map { "C" + $0.tag }.joined(separator: ", ")
-            case .mixedInterlacing:
-                return "YUV4MPEG stream contains mixed interlaced and non-interlaced frames (Im); allowed: Ip, It, Ib, I?"
+            case .mixedInterlacing: return "YUV4MPEG stream contains mixed interlaced and non-interlaced frames (Im); allowed: Ip, It, Ib, I?"
             case .invalid(let why): return "YUV4MPEG has invalid header (\(why))."
             }
         }
@@ -78,17 +77,16 @@ struct Y4MHeader: Equatable {
         ("422", AV_PIX_FMT_YUV422P, AVCHROMA_LOC_UNSPECIFIED), ("444alpha", AV_PIX_FMT_YUVA444P, AVCHROMA_LOC_UNSPECIFIED),
         ("444", AV_PIX_FMT_YUV444P, AVCHROMA_LOC_UNSPECIFIED), ("mono16", AV_PIX_FMT_GRAY16LE, AVCHROMA_LOC_UNSPECIFIED),
         ("mono12", AV_PIX_FMT_GRAY12LE, AVCHROMA_LOC_UNSPECIFIED), ("mono10", AV_PIX_FMT_GRAY10LE, AVCHROMA_LOC_UNSPECIFIED),
-        ("mono9", AV_PIX_FMT_GRAY9LE, AVCHROMA_LOC_UNSPECIFIED), ("mono", AV_PIX_FMT_GRAY8, AVCHROMA_LOC_UNSPECIFIED),
+        ("mono9", AV_PIX_FMT_GRAY9LE, AVCHROMA_LOC_UNSPECIFIED), ("mono", AV_PIX_FMT_GRAY8, AVCHROMA_LOC_UNSPECIFIED)
     ]
 
     /// The older `XYSCSS=` tags, in FFmpeg's order.
     static let extensionTags: [(tag: String, format: AVPixelFormat)] = [
         ("420JPEG", AV_PIX_FMT_YUV420P), ("420MPEG2", AV_PIX_FMT_YUV420P), ("420PALDV", AV_PIX_FMT_YUV420P), ("420P9", AV_PIX_FMT_YUV420P9LE),
         ("422P9", AV_PIX_FMT_YUV422P9LE), ("444P9", AV_PIX_FMT_YUV444P9LE), ("420P10", AV_PIX_FMT_YUV420P10LE), ("444P10", AV_PIX_FMT_YUV444P10LE),
-        ("420P12", AV_PIX_FMT_YUV420P12LE), ("422P12", AV_PIX_FMT_YUV422P12LE), ("444P12", AV_PIX_FMT_YUV444P12LE),
-        ("420P14", AV_PIX_FMT_YUV420P14LE), ("422P14", AV_PIX_FMT_YUV422P14LE), ("444P14", AV_PIX_FMT_YUV444P14LE),
-        ("420P16", AV_PIX_FMT_YUV420P16LE), ("422P16", AV_PIX_FMT_YUV422P16LE), ("444P16", AV_PIX_FMT_YUV444P16LE),
-        ("411", AV_PIX_FMT_YUV411P), ("422", AV_PIX_FMT_YUV422P), ("444", AV_PIX_FMT_YUV444P),
+        ("420P12", AV_PIX_FMT_YUV420P12LE), ("422P12", AV_PIX_FMT_YUV422P12LE), ("444P12", AV_PIX_FMT_YUV444P12LE), ("420P14", AV_PIX_FMT_YUV420P14LE),
+        ("422P14", AV_PIX_FMT_YUV422P14LE), ("444P14", AV_PIX_FMT_YUV444P14LE), ("420P16", AV_PIX_FMT_YUV420P16LE), ("422P16", AV_PIX_FMT_YUV422P16LE),
+        ("444P16", AV_PIX_FMT_YUV444P16LE), ("411", AV_PIX_FMT_YUV411P), ("422", AV_PIX_FMT_YUV422P), ("444", AV_PIX_FMT_YUV444P)
     ]
 
     /// Parses `line`: the bytes read for the header, up to and including its `\n` (a line
