@@ -361,3 +361,28 @@ def test_footage_creation_time_and_location_reach_every_segment(binary, work, co
         # (MediaInfo 22 does not list an MP4's ©xyz place, not even on ffmpeg's own file.)
         mi = h.run(["mediainfo", "--Inform=General;%Encoded_Date%", out / m["segments"][1]["file"]]).stdout.strip()
         assert "2024-05-01 12:34:57" in mi, mi
+
+
+def test_a_display_matrix_that_is_not_a_quarter_turn_is_noted_not_kept(binary, work):
+    """A damaged (sheared) display matrix reads as a −24° turn: segrec keeps only quarter turns,
+    so it records the pictures as decoded, notes why, and its manifest passes its own reader
+    (found by Scripts/fuzz: the build before wrote rotationDegrees 24, which `verify` refused)."""
+    import struct
+    src = work / "sheared.mp4"
+    made = h.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=24", "-t", "1", "-c:v", "libx264", src])
+    assert made.returncode == 0, made.stderr
+    data = bytearray(src.read_bytes())
+    at = data.index(b"tkhd") - 4  # the video track's header box
+    data[at + 48:at + 84] = struct.pack(">9i", 65536, 32767, 0, -65536, 65536, 0, 0, 0, 1 << 30)
+    src.write_bytes(bytes(data))
+    assert h.rotation_of(src) not in (None, 0, 90, -90, 180, -180), "ffmpeg no longer reads the matrix as a skewed turn"
+    out = work / "sheared"
+    rec = h.run([binary, "record", "--source", src, "--output", out, "--quiet", "--force"])
+    assert rec.returncode == 0, rec.stderr[-400:]
+    m = h.load_manifest(out)
+    assert [s.get("rotationDegrees") for s in m["segments"]] == [None]
+    assert any("not a quarter turn: not kept" in n for n in m["notes"]), m["notes"]
+    assert h.rotation_of(out / "segment-000.mp4") is None
+    assert h.count_frames(out / "segment-000.mp4") == 24
+    v = h.run([binary, "verify", out])
+    assert v.returncode == 0, v.stdout + v.stderr

@@ -216,7 +216,13 @@ package final class VideoFileDecoder {
         func rate(_ r: AVRational) -> FrameRate? { try? FrameRate(Int64(r.num), Int64(r.den)) }
         frameRate = rate(video.pointee.avg_frame_rate) ?? rate(video.pointee.r_frame_rate) ?? options.frameRate
         realFrameRate = rate(video.pointee.r_frame_rate)
-        rotationDegrees = MediaFileReader.rotation(of: video)
+        // Only a quarter turn is a display rotation a segment (and its manifest) can keep; a
+        // damaged or sheared matrix (e.g. −24°) is noted and the pictures kept as decoded.
+        let matrixRotation = MediaFileReader.rotation(of: video)
+        rotationDegrees = matrixRotation.map { $0 % 90 == 0 ? $0 : nil } ?? nil
+        if let degrees = matrixRotation, degrees % 90 != 0 {
+            notes.append("input display matrix turns the picture \(degrees)°, not a quarter turn: not kept; the pictures are recorded as decoded")
+        }
         streamDimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))
         declaredFrameCount = video.pointee.nb_frames > 0 ? video.pointee.nb_frames : nil
         if let declared = declaredFrameCount { damage.indexesEveryPicture = Int64(avformat_index_get_entries_count(video)) >= declared }
