@@ -8,8 +8,11 @@ import e2e_helpers as h
 
 
 def test_a_line_break_in_the_folder_name(binary, tmp_path):
+    clip = tmp_path / "clip.y4m"
+    made = h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=50", "-frames:v", "10", "-pix_fmt", "yuv420p", clip])
+    assert made.returncode == 0, made.stderr
     rec = tmp_path / "cam\nday"
-    r = h.run([binary, "record", "--source", h.PARK, "--output", rec])
+    r = h.run([binary, "record", "--source", clip, "--output", rec])
     assert r.returncode == 0, r.stderr
     frames = h.load_manifest(rec)["frames"]["written"]
     outside = tmp_path / "list.ffconcat"

@@ -128,6 +128,8 @@ CASES = {
 def test_a_timestamp_jump_is_not_built(binary, inputs, clean_rss, case, tmp_path):
     words, audible_after = CASES[case]
     source = inputs[case]
+    if not source.exists():
+        pytest.skip(f"the handed case {source} is absent (../shared/cases is not here)")
     out = tmp_path / "out"
     r, rss = record(binary, source, out)
     assert r.returncode == 0, f"exit {r.returncode}, peak RSS {rss} KB: {r.stderr[-600:]}"
