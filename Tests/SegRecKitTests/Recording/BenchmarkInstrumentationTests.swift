@@ -110,10 +110,25 @@ import Testing
         let start = clock.now
         let paced = RealtimePacer(wrapping: ScriptedSource(events), clock: clock)
         func ns(_ i: Int64) throws -> Int64 { try (script.sessionTime(i) - script.sessionTime(0)).converted(toTimescale: 1_000_000_000).value }
-        var outcome: [String] = []
-        var deliveredAt: [Int64: Int64] = [:]
         // The recorder's time on each event it takes: 80 ms on frame 0, then nothing.
         var busy: [Duration] = [.milliseconds(80)]
+        let (outcome, deliveredAt) = try await Self.drain(paced, from: start) { if !busy.isEmpty { clock.advance(by: busy.removeFirst()) } }
+        // Frame 1 (33 ms) waited in the slot while frame 0 was taken; frame 2 (67 ms) came
+        // while frame 1 was held too: dropped. Frame 3 (100 ms) is awaited.
+        #expect(outcome == ["frame 0", "frame 1", "dropped 2 late", "frame 3", "frame 4", "frame 5"])
+        #expect(paced.droppedFrameCount == 1)
+        #expect(deliveredAt == [0: 0, 1: try ns(1), 3: try ns(3), 4: try ns(4), 5: try ns(5)])
+        #expect(clock.now == start + .nanoseconds(try ns(5)))
+    }
+
+    /// Takes every event of `paced`: the frames and drops in order (`frame 3`, `dropped 2
+    /// late`) and each frame's delivery in nanoseconds after `start`; `afterEach` runs after
+    /// each frame or drop (the recorder's time on it).
+    static func drain(_ paced: RealtimePacer, from start: ContinuousClock.Instant, afterEach: () -> Void = {}) async throws -> (
+        outcome: [String], deliveredAt: [Int64: Int64]
+    ) {
+        var outcome: [String] = []
+        var deliveredAt: [Int64: Int64] = [:]
         while let event = try await paced.next() {
             switch event {
             case .frame(let frame):
@@ -122,14 +137,9 @@ import Testing
             case .frameDropped(let drop): outcome.append("dropped \(drop.index ?? -1) \(drop.reason)")
             default: continue
             }
-            if !busy.isEmpty { clock.advance(by: busy.removeFirst()) }
+            afterEach()
         }
-        // Frame 1 (33 ms) waited in the slot while frame 0 was taken; frame 2 (67 ms) came
-        // while frame 1 was held too: dropped. Frame 3 (100 ms) is awaited.
-        #expect(outcome == ["frame 0", "frame 1", "dropped 2 late", "frame 3", "frame 4", "frame 5"])
-        #expect(paced.droppedFrameCount == 1)
-        #expect(deliveredAt == [0: 0, 1: try ns(1), 3: try ns(3), 4: try ns(4), 5: try ns(5)])
-        #expect(clock.now == start + .nanoseconds(try ns(5)))
+        return (outcome, deliveredAt)
     }
 
     /// A producer that pauses: the source itself waits 3 s before frame 3 (a live pipe
@@ -143,17 +153,7 @@ import Testing
         let start = clock.now
         let paced = RealtimePacer(wrapping: PausingSource(events, clock: clock, pause: .seconds(3), beforeFrame: 3), clock: clock)
         func ns(_ i: Int64) throws -> Int64 { try (script.sessionTime(i) - script.sessionTime(0)).converted(toTimescale: 1_000_000_000).value }
-        var outcome: [String] = []
-        var deliveredAt: [Int64: Int64] = [:]
-        while let event = try await paced.next() {
-            switch event {
-            case .frame(let frame):
-                outcome.append("frame \(frame.index)")
-                deliveredAt[frame.index] = (frame.deliveredAt.map { start.duration(to: $0) } ?? .zero).nanoseconds
-            case .frameDropped(let drop): outcome.append("dropped \(drop.index ?? -1) \(drop.reason)")
-            default: continue
-            }
-        }
+        let (outcome, deliveredAt) = try await Self.drain(paced, from: start)
         #expect(outcome == ["frame 0", "frame 1", "frame 2", "frame 3", "frame 4", "frame 5"])
         #expect(paced.droppedFrameCount == 0)
         // Frame 3 arrived 3 s after frame 2 was taken; 4 and 5 follow it at the frame spacing.
