@@ -238,6 +238,10 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         )
     }
 
+    /// Reads the next picture early (or the error reading it gives) into ``peeked``, unless
+    /// one is already there.
+    private func peekNextPicture() { if peeked == nil { do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) } } }
+
     /// The peeked picture (or its error), once; nil when none was peeked. Returns
     /// `.some(nil)` at the end of the input.
     private func takePeeked() throws -> DecodedPicture?? {
@@ -289,7 +293,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         guard !decoder.allowsTimestampDiscontinuities, let last = lastTicks else { return nil }
         let ahead = Self.jumpAheadSeconds * Int64(deviceClock.timescale)
         if let ticks, ticks <= last || ticks - last <= ahead { return nil }
-        if peeked == nil { do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) } }
+        peekNextPicture()
         guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS), nextTicks > last, nextTicks - last <= ahead,
             let step = periodTicks(1)
         else { return nil }
@@ -344,7 +348,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// it; else 0 (a stream without timestamps, such as raw Annex B H.264, counts from 0).
     /// Reads the next picture early.
     private func leadingTicks() throws -> Int64 {
-        if peeked == nil { do { peeked = .success(try decoder.nextPicture()) } catch { peeked = .failure(error) } }
+        peekNextPicture()
         guard case .success(let next?) = peeked, let nextPTS = next.pts, let nextTicks = rawTicks(nextPTS), let step = periodTicks(1) else { return 0 }
         let (value, overflow) = nextTicks.subtractingReportingOverflow(step)
         return overflow ? 0 : value
