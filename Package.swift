@@ -20,7 +20,7 @@ let package = Package(
         // Debian's FFmpeg 5.1 (libavformat, libavcodec, libswscale, libavutil, libswresample) plus a tiny
         // header of inline functions for the macros Swift cannot import (AVERROR(EAGAIN), ...).
         .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat libavdevice libavcodec libswscale libavutil libswresample",
+            name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil libswresample",
             providers: [.apt(["libavformat-dev", "libavdevice-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
         // The av_log callback: formats a va_list line in C and hands it to Swift.
         .target(name: "CSegRecLog", dependencies: ["CFFmpeg"]), .target(name: "SegRecTime"),

@@ -3,6 +3,7 @@
 #ifndef SEGREC_CFFMPEG_SHIM_H
 #define SEGREC_CFFMPEG_SHIM_H
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -24,6 +25,21 @@
 #include <libswresample/swresample.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/samplefmt.h>
+
+/// Loads libavdevice (the shared library of the headers' major version, e.g.
+/// `libavdevice.so.59` for FFmpeg 5.1) and registers its devices (`avdevice_register_all`).
+/// libavdevice is loaded on first use, not linked: linked, its ~200 dependent libraries (X11,
+/// SDL, PulseAudio, OpenAL...) were mapped into every segrec process, 18 MiB of resident
+/// memory before the first frame. Returns 1 when the devices are registered, 0 when the
+/// library or its symbol is missing (`dlerror()` says why).
+static inline int segrec_register_devices(void) {
+    void *library = dlopen("libavdevice.so." AV_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), RTLD_NOW | RTLD_GLOBAL);
+    if (!library) return 0;
+    void (*register_all)(void) = (void (*)(void))dlsym(library, "avdevice_register_all");
+    if (!register_all) return 0;
+    register_all();
+    return 1;
+}
 
 /// AVERROR(EAGAIN): "output is not available in this state, send new input".
 static inline int segrec_averror_eagain(void) { return AVERROR(EAGAIN); }

@@ -83,11 +83,10 @@ public struct VideoSourceOptions: Sendable, Hashable {
     /// Whether `path` is a live source: a network URL or a V4L2 device.
     package static func isLive(_ path: String) -> Bool { networkScheme(of: path) != nil || isVideoDevice(path) }
 
-    /// libavdevice's demuxers registered (`avdevice_register_all`), once per process.
-    private static let devicesRegistered: Bool = {
-        avdevice_register_all()
-        return true
-    }()
+    /// libavdevice's demuxers registered (`avdevice_register_all`, through the shim's
+    /// `segrec_register_devices`, which loads libavdevice on first use), once per process;
+    /// false when libavdevice cannot be loaded.
+    private static let devicesRegistered: Bool = segrec_register_devices() == 1
 
     /// Whether FFmpeg knows the pixel format `name` (`av_get_pix_fmt`).
     package static func isKnownPixelFormat(_ name: String) -> Bool { av_get_pix_fmt(name) != AV_PIX_FMT_NONE }
@@ -137,7 +136,13 @@ public struct VideoSourceOptions: Sendable, Hashable {
             return (path, nil, false, nil, options)
         }
         if Self.isVideoDevice(path) {
-            _ = Self.devicesRegistered
+            guard Self.devicesRegistered else {
+                throw .badInput(
+                    path: path, field: "source",
+                    detail:
+                        "a V4L2 device needs FFmpeg's libavdevice (libavdevice.so.\(LIBAVDEVICE_VERSION_MAJOR), Debian's libavdevice59), which could not be loaded"
+                )
+            }
             var options: [String: String] = [:]
             if let size = videoSize { options["video_size"] = "\(size.width)x\(size.height)" }
             if let frameRate { options["framerate"] = frameRate.description }
