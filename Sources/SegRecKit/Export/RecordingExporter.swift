@@ -1,4 +1,5 @@
 import Foundation
+import SegRecMedia
 
 /// Turns a finished recording folder into something one player plays from start to end:
 /// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``) or an
@@ -353,11 +354,7 @@ package enum RecordingExporter {
     /// `2026-11-30T08:00:00.200Z`.
     static func programDateTime(_ wallClock: Date, after offset: MediaTime) -> String {
         let milliseconds = ExactArithmetic.multiplyDivide(Int128(offset.value), 1000, Int128(offset.timescale), rounding: .default) ?? 0
-        let date = wallClock.addingTimeInterval(Double(Int64(milliseconds)) / 1000)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        return UTCTimestamp.string(wallClock.addingTimeInterval(Double(Int64(milliseconds)) / 1000), fractionDigits: 3)
     }
 
     /// Parses `--wall-clock`: ISO 8601 date-time with a time zone (`Z` or `±hh:mm`),

@@ -1,4 +1,5 @@
 import Foundation
+import SegRecMedia
 
 /// `OUTPUT/manifest.json`: what a recording produced, laid out as Docs/manifest.md
 /// specifies, with a few extra fields (byte counts, exact clock parameters, drop reasons).
@@ -54,12 +55,7 @@ public struct RecordingManifest: Codable, Sendable, Equatable {
     package var segmentLimits: SegmentLimits?
 
     /// `date` as the manifest writes ``recordedAt``: ISO 8601 UTC with milliseconds.
-    package static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
-    }
+    package static func timestamp(_ date: Date) -> String { UTCTimestamp.string(date, fractionDigits: 3) }
 
     /// An empty manifest (no segment yet, `stopReason: null`: recording).
     package init(mode: RecordingMode, devices: [DeviceInfo], encoder: EncoderInfo?) {

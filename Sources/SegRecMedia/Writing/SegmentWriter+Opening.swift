@@ -129,16 +129,7 @@ extension SegmentWriter {
 
     /// `date` as ISO 8601 UTC with microseconds (`2026-12-02T01:25:00.000000Z`), the form
     /// libavformat parses (`av_parse_time`).
-    static func iso8601(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
-        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
-            Int(parts.tm_min), Int(parts.tm_sec), Int(micros - seconds * 1_000_000))
-    }
+    static func iso8601(_ date: Date) -> String { UTCTimestamp.string(date, fractionDigits: 6, rounding: .down) }
 
     /// `interval` in whole microseconds (at least 1), nil for nil or zero.
     static func microseconds(of interval: MediaTime?) throws(SegmentWriterError) -> Int32? {
