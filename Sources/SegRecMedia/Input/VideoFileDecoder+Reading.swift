@@ -87,16 +87,21 @@ extension VideoFileDecoder {
     }
 
     /// A live source stopped: it sent nothing for its I/O timeout (the watchdog gave up),
-    /// closed the connection, or failed. The recording ends there like at the end of a file,
-    /// with a warning saying why.
+    /// closed the connection, or failed. Reading ends there like at the end of a file, with
+    /// a warning saying why and what follows (a reconnection, or the recording's end).
     func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
         let why =
             read == InputPipe.averrorExit
             ? "no picture for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
-            : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
-        if read != segrec_averror_eof() || packetsDemuxed == 0 {
-            warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); the recording ends there")
-        }
+            : read == segrec_averror_eof()
+                ? "the sender ended the stream (closed the connection)" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
+        let scheme = VideoSourceOptions.networkScheme(of: path)
+        liveEnd = why
+        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false)
+        let next =
+            liveEndIsOutage && options.reconnectFor > .zero && packetsDemuxed > 0
+            ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"
+        warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); \(next)")
         flush()
     }
 
