@@ -149,15 +149,19 @@ enum RecordCommand {
         let output = recorder.output
         if printedPath && !json { print("recording into \(output.path)") }
         let line = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
-        let printer: Task<Void, Never>?
-        if line.isEnabled {
-            let events = recorder.events
-            printer = Task {
-                for await event in events { if case .progress(let progress) = event { line.update(progress) } }
-                line.finish()
+        // The events say what the progress line shows and whether a segment is open (what
+        // a stop signal's message says).
+        let events = recorder.events
+        let printer: Task<Void, Never>? = Task {
+            for await event in events {
+                switch event {
+                case .progress(let progress): if line.isEnabled { line.update(progress) }
+                case .segmentOpened: SignalHandling.segmentOpen(true)
+                case .segmentClosed, .segmentFailed: SignalHandling.segmentOpen(false)
+                default: break
+                }
             }
-        } else {
-            printer = nil
+            if line.isEnabled { line.finish() }
         }
         let manifest: RecordingManifest
         do {

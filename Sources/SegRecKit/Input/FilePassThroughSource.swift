@@ -398,7 +398,9 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
                     + (newSequence
                         ? "(a restart at a new sequence header: the stream's encoder started again)"
                         : decoder.allowsTimestampDiscontinuities
-                            ? "(a discontinuity, allowed in this container)"
+                            ? ticks < last
+                                ? "(back: the stream restarted, e.g. a restarted sender or encoder; a discontinuity, allowed in this container)"
+                                : "(a discontinuity, allowed in this container)"
                             : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
                     + ": the frames that follow continue one frame period after the last"))
         return continued

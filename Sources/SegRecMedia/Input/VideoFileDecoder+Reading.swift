@@ -135,9 +135,17 @@ extension VideoFileDecoder {
         let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
         lastPacketSeconds = time == segrec_av_nopts_value() ? nil : inputSeconds(time)
         lastVideoDTS = p.dts != segrec_av_nopts_value() ? p.dts : nil
+        // Decode times never go back within a stream (presentation times do, reordered).
+        let decodeTime = p.dts != segrec_av_nopts_value() ? p.dts : time
+        resolveCorruptionBefore(time: decodeTime)
         packetsDemuxed += 1
         pendingPacketCorrupt = corrupt
-        if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
+        if corrupt && allowsTimestampDiscontinuities && decodeTime != segrec_av_nopts_value() {
+            // Judged at the next packet: a restart's timestamps, or damage.
+            corruptBeforeRestart.append((packetsDemuxed - 1, lastPacketSeconds, decodeTime))
+        } else if corrupt {
+            report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds))
+        }
         if let skipped { report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped)) }
         var probed = false
         if let probeError {
@@ -152,6 +160,32 @@ extension VideoFileDecoder {
         }
         if !corrupt && skipped == nil && !probed { report(damage.packetClean(index: packetsDemuxed - 1)) }
     }
+
+    /// Packets the demuxer flagged corrupt in a container whose timestamps may jump
+    /// (MPEG-TS), judged once the next ``restartWindow`` video packets are here (or the
+    /// end: `time` nil): when the stream's decode time jumps within them as at a restart
+    /// (back by more than 0.1 s, or ahead by more than 10 s: a restarted sender or encoder,
+    /// a new stream), the flags are the demuxer's reaction to the new stream's continuity
+    /// counters, a note, not damage; otherwise each counts as damage.
+    func resolveCorruptionBefore(time: Int64?) {
+        guard let latest = corruptBeforeRestart.last else { return }
+        let second = Int64(timeBase.den) / Int64(max(1, timeBase.num))
+        if let time, time != segrec_av_nopts_value(), time < latest.time - second / 10 || time > latest.time + 10 * second {
+            let first = corruptBeforeRestart[0]
+            remark(
+                "input stream restarted at packet \(packetsDemuxed) (its time goes from \(String(format: "%.3f", inputSeconds(latest.time))) s to \(String(format: "%.3f", inputSeconds(time))) s: a new stream, e.g. a restarted sender); the demuxer flagged \(corruptBeforeRestart.count == 1 ? "packet \(first.index)" : "packets \(first.index)…\(latest.index)") at the restart: not counted as damage"
+            )
+            corruptBeforeRestart = []
+            return
+        }
+        while let oldest = corruptBeforeRestart.first, time == nil || packetsDemuxed - oldest.index >= Self.restartWindow {
+            corruptBeforeRestart.removeFirst()
+            report(damage.packetFlaggedCorrupt(index: oldest.index, seconds: oldest.seconds))
+        }
+    }
+
+    /// Video packets after a packet flagged corrupt within which a restart explains the flag.
+    static let restartWindow: Int64 = 4
 
     /// Bytes after the last packet, after which a file that declares more frames than it
     /// delivered was not cut short: its index or trailer follows (an AVI's `idx1`).
@@ -207,6 +241,7 @@ extension VideoFileDecoder {
     }
 
     func flush() {
+        resolveCorruptionBefore(time: nil)
         audio?.finish()
         draining = true
         packetPending = false

@@ -150,6 +150,10 @@ package final class VideoFileDecoder {
     /// The pts of the last packet read that carried a new sequence header
     /// (`AV_PKT_DATA_NEW_EXTRADATA`), until the picture with that pts comes out.
     var newSequencePTS: Int64?
+    /// Video packets flagged corrupt in a container whose timestamps may jump, until the
+    /// packets after them say whether a restart explains them (``resolveCorruptionBefore(time:)``):
+    /// index, input seconds and decode time (time-base ticks) of each.
+    var corruptBeforeRestart: [(index: Int64, seconds: Double?, time: Int64)] = []
 
     /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
     static let maximumConsecutiveReadErrors = 8
