@@ -97,7 +97,11 @@ extension VideoFileDecoder {
                 ? "the sender ended the stream (closed the connection)" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
         let scheme = VideoSourceOptions.networkScheme(of: path)
         liveEnd = why
-        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false)
+        // The end of an HTTP stream that states its length (a finished HLS playlist, a file)
+        // is the stream's own end; a live one's (no length) is its sender going away.
+        let duration = input.pointer.pointee.duration
+        let endless = duration == segrec_av_nopts_value() || duration <= 0
+        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false || endless)
         let next =
             liveEndIsOutage && options.reconnectFor > .zero && packetsDemuxed > 0
             ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"

@@ -84,8 +84,9 @@ public struct VideoSourceOptions: Sendable, Hashable {
     package static let probeAllowance: Duration = .seconds(5)
 
     /// The schemes whose connection's end (`AVERROR_EOF`) means the sender went away, so a
-    /// reconnection is tried; for HTTP(S) the end of a stream (an HLS playlist's
-    /// `#EXT-X-ENDLIST`, a file's end) is the stream's own end; UDP and RTP never end.
+    /// reconnection is tried; for HTTP(S) only the end of a stream that states no length
+    /// (a live HLS playlist, without `#EXT-X-ENDLIST`) is, a finished playlist's or a
+    /// file's end being the stream's own; UDP and RTP never end.
     package static let connectionSchemes: Set<String> = ["rtmp", "rtmps", "srt", "tcp", "rtsp", "rtsps"]
 
     /// The scheme of `path` when it is a network URL segrec reads live (`scheme://…`, one
