@@ -21,7 +21,8 @@ package struct LiveReconnection: Sendable, Hashable {
 /// sender: when the connection ends after pictures flowed (the sender stopped, closed or
 /// failed: ``VideoFileDecoder/liveEndIsOutage``), it is opened again — a pulled URL
 /// reconnected, a listening one listening for the next sender — after 0.5 s, then with the
-/// wait doubling up to 5 s between tries, until a picture comes, a stop is requested, or
+/// wait doubling up to 5 s after each try that failed at once (a try that waited for data,
+/// a UDP port bound or a listener, is made again at once), until a picture comes, a stop is requested, or
 /// ``VideoSourceOptions/reconnectFor`` has passed since the source was found gone.
 ///
 /// Each connection is a ``VideoFileDecoder`` of its own; this one hands out their pictures
@@ -149,15 +150,16 @@ package final class LiveReconnectingDecoder: FootageDecoder {
         droppedBase += ended.droppedPictures
         previousAudio = ended.audio ?? previousAudio
         _ = consume ended  // closes it
-        var wait: Duration = .milliseconds(500)
+        var backoff: Duration = .milliseconds(500)
+        var wait = backoff
         var attempts = 0
         var lastFailure: MediaInputError?
         while pause(wait, until: deadline) {
-            wait = min(wait * 2, .seconds(5))
             attempts += 1
             var next = options
             next.firstPacketBy = deadline
             next.audioOutput = soundFormat
+            let began = ContinuousClock.now
             do throws(MediaInputError) {
                 let opened = try open(next)
                 adopt(opened)
@@ -168,6 +170,11 @@ package final class LiveReconnectingDecoder: FootageDecoder {
                 // A try the window's end cut short says nothing about the source.
                 lastFailure = ContinuousClock.now < deadline ? error : lastFailure
             }
+            // A try that failed at once (refused, not found) waits, longer each time; one
+            // that waited for data (a UDP port bound, a listener) tries again at once, so a
+            // sender coming back finds it bound.
+            backoff = min(backoff * 2, .seconds(5))
+            wait = ContinuousClock.now - began < .milliseconds(500) ? backoff : .milliseconds(20)
         }
         if stopRequest?.isRequested != true && !stopped {
             warningHandler?(
