@@ -103,8 +103,25 @@ def test_a_pushed_stream_whose_sender_reconnects_at_a_new_size(binary, tmp_path,
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    requested = set()
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        super().do_GET()
+        QuietHandler.requested.add(self.path)
+
+
+def wait_until_fetched(served, prefix, timeout=30):
+    """Until the last segment `prefix`N.ts written in `served` was fetched (segrec read the
+    whole playlist), then a moment for it to be read."""
+    last = max(int(p.stem[len(prefix):]) for p in served.glob(f"{prefix}*.ts"))
+    deadline = time.time() + timeout
+    while f"/{prefix}{last}.ts" not in QuietHandler.requested:
+        assert time.time() < deadline, f"{prefix}{last}.ts never fetched: {sorted(QuietHandler.requested)}"
+        time.sleep(0.05)
+    time.sleep(0.5)
 
 
 def test_an_hls_stream_restarted_at_a_new_size(binary, tmp_path):
@@ -132,11 +149,11 @@ def test_an_hls_stream_restarted_at_a_new_size(binary, tmp_path):
         # A live playlist (no #EXT-X-ENDLIST): its end is silence for --io-timeout, then reconnection.
         proc = record(binary, out, "--source", url, "--io-timeout", "4", "--reconnect-for", "8")
         assert first.wait(timeout=30) == 0
-        time.sleep(2)  # segrec read the last playlist; the first sender's stream goes away
+        wait_until_fetched(served, "a")  # segrec read it all; the first sender's stream goes away
         playlist.unlink()
         second = hls_sender("640x360", "b")
         assert second.wait(timeout=30) == 0
-        time.sleep(2)
+        wait_until_fetched(served, "b")
         playlist.unlink()  # gone for good: the window closes, the recording ends
         check_restart(binary, out, proc, started)
     finally:
@@ -156,7 +173,7 @@ def test_a_silent_sender_neither_hangs_nor_ends_before_the_window_and_ctrl_c_end
     stdout, stderr = proc.communicate(timeout=30)
     elapsed = time.time() - stopped
     assert proc.returncode == 0, stderr
-    assert 1 + 4 - 0.5 < elapsed < 1 + 4 + 4, elapsed
+    assert 1 + 4 - 0.5 < elapsed < 1 + 4 + 10, elapsed
     m, got = segments_read_back(out)
     assert got == [(320, 240, 30)]
     assert any("did not come back within 4 s (--reconnect-for" in w for w in m["warnings"]), m["warnings"]
@@ -169,7 +186,7 @@ def test_a_silent_sender_neither_hangs_nor_ends_before_the_window_and_ctrl_c_end
     asked = time.time()
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
-    assert time.time() - asked < 3, time.time() - asked
+    assert time.time() - asked < 10, time.time() - asked  # not the 600 s window
     assert proc.returncode == 0, stderr
     m, got = segments_read_back(out2)
     assert got == [(320, 240, 30)] and m["stopReason"] == "requested", m["stopReason"]
