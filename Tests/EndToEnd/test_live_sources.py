@@ -99,6 +99,8 @@ def test_listen_takes_what_a_sender_pushes(binary, tmp_path, scheme, fmt):
     assert got == [(320, 240, 60)]
     assert m["frames"]["received"] == m["frames"]["written"] == 60
     assert abs(m["segments"][0]["sessionEndSeconds"] - m["segments"][0]["sessionStartSeconds"] - 2.0) < 0.002
+    # Every sender's close is said the same way (a TCP sender's close used to pass in silence).
+    assert any("live source ended after" in w and "the recording ends there" in w for w in m["warnings"]), m["warnings"]
 
 
 def test_srt_listen_records_what_arrives(binary, tmp_path):
