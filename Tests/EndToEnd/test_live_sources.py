@@ -62,7 +62,7 @@ def test_udp_sender_restarting_with_a_new_size_splits_there_and_its_silence_ends
     port = free_port(socket.SOCK_DGRAM)
     out = tmp_path / "udp"
     started = time.time()
-    proc = record(binary, out, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1.5")
+    proc = record(binary, out, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1.5", "--reconnect-for", "0")
     wait_for_port(port, "udp")
     url = f"udp://127.0.0.1:{port}?pkt_size=1316"
     assert send(url, "320x240", 2).returncode == 0
@@ -87,7 +87,7 @@ def test_listen_takes_what_a_sender_pushes(binary, tmp_path, scheme, fmt):
     port = free_port()
     out = tmp_path / scheme
     url = f"{scheme}://127.0.0.1:{port}" + {"rtmp": "/live/cam", "rtsp": "/live"}.get(scheme, "")
-    proc = record(binary, out, "--source", url, "--listen", "--io-timeout", "2")
+    proc = record(binary, out, "--source", url, "--listen", "--io-timeout", "2", "--reconnect-for", "0")
     wait_for_port(port, "tcp")
     time.sleep(0.5)  # waiting for a sender is not a timeout
     assert send(url, "320x240", 2, fmt).returncode == 0
@@ -99,6 +99,8 @@ def test_listen_takes_what_a_sender_pushes(binary, tmp_path, scheme, fmt):
     assert got == [(320, 240, 60)]
     assert m["frames"]["received"] == m["frames"]["written"] == 60
     assert abs(m["segments"][0]["sessionEndSeconds"] - m["segments"][0]["sessionStartSeconds"] - 2.0) < 0.002
+    # Every sender's close is said the same way (a TCP sender's close used to pass in silence).
+    assert any("live source ended after" in w and "the recording ends there" in w for w in m["warnings"]), m["warnings"]
 
 
 def test_srt_listen_records_what_arrives(binary, tmp_path):
@@ -107,7 +109,7 @@ def test_srt_listen_records_what_arrives(binary, tmp_path):
     port = free_port(socket.SOCK_DGRAM)
     out = tmp_path / "srt"
     url = f"srt://127.0.0.1:{port}"
-    proc = record(binary, out, "--source", url, "--listen", "--io-timeout", "2")
+    proc = record(binary, out, "--source", url, "--listen", "--io-timeout", "2", "--reconnect-for", "0")
     wait_for_port(port, "udp")
     assert send(url, "320x240", 3).returncode == 0
     stdout, stderr = proc.communicate(timeout=60)
@@ -142,9 +144,31 @@ def test_a_connected_source_that_sends_nothing_exits_69_after_its_timeout(binary
     elapsed = time.time() - started
     server.close()
     assert r.returncode == 69, r.stderr
-    assert "no data within 1 s (is the sender running?)" in r.stderr, r.stderr
+    # The message names the real wait: the timeout plus the allowance for probing.
+    assert "no data within 6 s (--io-timeout 1 s plus 5 s for reading the stream's first seconds)" in r.stderr, r.stderr
     # The timeout plus FFmpeg's allowance for reading the stream's first seconds (5 s).
     assert 1 + 5 - 0.5 < elapsed < 1 + 5 + 5, elapsed
+
+
+def test_the_output_folder_is_claimed_before_waiting_for_a_sender(binary, tmp_path):
+    """Cold try: --listen into a folder holding a recording exited 73 only once a sender
+    came; a pulled source being probed left no folder. Both claim it first."""
+    out = tmp_path / "taken"
+    assert subprocess.run([binary, "record", "--output", str(out), "--quiet"], capture_output=True, timeout=60).returncode == 0
+    port = free_port()
+    started = time.time()
+    r = subprocess.run([binary, "record", "--source", f"rtmp://127.0.0.1:{port}/live/cam", "--listen", "--output", str(out)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 73 and "output already exists" in r.stderr, r.stderr
+    assert time.time() - started < 5
+    fresh = tmp_path / "fresh"
+    uport = free_port(socket.SOCK_DGRAM)
+    proc = record(binary, fresh, "--source", f"udp://127.0.0.1:{uport}", "--io-timeout", "1")
+    wait_for_port(uport, "udp")
+    assert (fresh / "recording.lock").exists()  # while it waits for its first picture
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 69, stderr
+    assert not fresh.exists()  # nothing recorded: the folder it made is gone again
 
 
 def test_ctrl_c_ends_a_recording_still_waiting_for_its_sender(binary, tmp_path):
@@ -158,6 +182,7 @@ def test_ctrl_c_ends_a_recording_still_waiting_for_its_sender(binary, tmp_path):
     stdout, stderr = proc.communicate(timeout=30)
     assert time.time() - sent < 2, time.time() - sent
     assert proc.returncode == 130, stderr
+    assert "stopping: no segment is open; ending" in stderr, stderr
     assert not (out / "recording.lock").exists()
     assert not list(out.glob("segment-*"))
 
@@ -166,6 +191,14 @@ def test_ctrl_c_ends_a_recording_still_waiting_for_its_sender(binary, tmp_path):
     (["--source", "udp://127.0.0.1:9", "--listen"], (65, "listen: udp:// cannot wait for a sender")),
     (["--source", "synthetic", "--listen"], (64, "--listen applies to a network source")),
     (["--source", "tcp://127.0.0.1:9", "--io-timeout", "0"], (64, "--io-timeout: '0' is not allowed")),
+    (["--source", "tcp://127.0.0.1:9", "--reconnect-for", "-1"], (64, "--reconnect-for: '-1' is not allowed")),
+    (["--source", "synthetic", "--reconnect-for", "5"], (64, "--reconnect-for applies to a network source")),
+    # Cold-try fixes: an unknown protocol names the allowed ones (it said "no such file"),
+    # schemes are case-insensitive, and a port is checked before anything connects.
+    (["--source", "foo://x"], (65, "'foo://' is not a protocol segrec reads and no file has this name; allowed: srt://")),
+    (["--source", "udp://127.0.0.1"], (65, "port: udp:// needs a port (no default); allowed: a number in 1...65535")),
+    (["--source", "UDP://127.0.0.1:99999"], (65, "port: '99999' is not a port; allowed: a number in 1...65535")),
+    (["--source", "rtmp://:1935/live"], (65, "host: no host to connect to")),
 ])
 def test_live_options_are_checked(binary, tmp_path, args, expected):
     r = subprocess.run([binary, "record", *args, "--output", str(tmp_path / "x")], capture_output=True, text=True, timeout=60)

@@ -15,15 +15,18 @@ extension RecordCommand {
     static let liveOptions: [OptionSpec] = [
         .flag(
             "listen", help: "With a URL source: wait for the sender to connect (rtmp, srt, tcp, rtsp, http), e.g. OBS or ffmpeg pushing to it; ends on Ctrl-C."),
+        .option("io-timeout", "SECONDS", help: "With a URL source: how long it may send no picture before it counts as gone (0.1...3600, default 5)."),
         .option(
-            "io-timeout", "SECONDS",
-            help: "With a URL source: how long it may send no picture before the recording ends as the sender's end (0.1...3600, default 5).")
+            "reconnect-for", "SECONDS",
+            help:
+                "With a URL source: once pictures flowed, how long to try to get a source that went away back (reconnect, or listen for the next sender) before the recording ends (0...604800, default 30; 0: end at once)."
+        )
     ]
 
     /// `--listen` and `--io-timeout`, checked: they apply to a URL source only.
     static func liveSourceOptions(_ parsed: ParsedArguments, source: String, into options: inout VideoSourceOptions) throws {
         let isURL = VideoSourceOptions.networkScheme(of: source) != nil
-        for name in ["listen", "io-timeout"] where (parsed.flag(name) || parsed.value(name) != nil) && !isURL {
+        for name in ["listen", "io-timeout", "reconnect-for"] where (parsed.flag(name) || parsed.value(name) != nil) && !isURL {
             throw CommandLineError(
                 "record: --\(name) applies to a network source (--source \(VideoSourceOptions.networkSchemes.map { $0 + "://…" }.joined(separator: ", "))), not to \(Excerpt.of(source))",
                 exitCode: .usage)
@@ -35,6 +38,14 @@ extension RecordCommand {
                     "record: --io-timeout: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0.1...3600, e.g. 5", exitCode: .usage)
             }
             options.ioTimeout = .milliseconds(milliseconds)
+        }
+        if let text = parsed.value("reconnect-for") {
+            guard let milliseconds = DecimalSecondsArgument.units(text, decimals: 3, wholeDigits: 6), (0...604_800_000).contains(milliseconds) else {
+                throw CommandLineError(
+                    "record: --reconnect-for: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0...604800 (a week), e.g. 30, or 0 to end at the first outage",
+                    exitCode: .usage)
+            }
+            options.reconnectFor = .milliseconds(milliseconds)
         }
     }
 

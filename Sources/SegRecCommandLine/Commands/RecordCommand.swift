@@ -10,7 +10,7 @@ enum RecordCommand {
                 "source", "SOURCE",
                 help:
                     "'synthetic' (default): the fake camera's test pattern; a footage file FFmpeg reads; a live stream's URL (srt, rtmp, rtsp, udp, rtp, tcp, http(s) incl. HLS) or a V4L2 camera (/dev/videoN); '-': YUV4MPEG2 on stdin."
-            ), footageOptions[0], footageOptions[1], footageOptions[2], liveOptions[0], liveOptions[1],
+            ), footageOptions[0], footageOptions[1], footageOptions[2], liveOptions[0], liveOptions[1], liveOptions[2],
             .option("scenario", "FILE", help: "Scenario JSON (SampleStreams/*.json); default: built-in tap-to-rotate."),
             .option(
                 "mode", "MODE", help: "segment: new file per size; stop-on-change: stop at the first change.", allowed: RecordingMode.allCases.map(\.rawValue)),
@@ -38,7 +38,7 @@ enum RecordCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "record", options: options,
                 usage:
-                    "segrec record [--source synthetic|PATH|URL|-] [--listen] [--io-timeout SECONDS] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--audio-bitrate N] [--no-audio] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
+                    "segrec record [--source synthetic|PATH|URL|-] [--listen] [--io-timeout SECONDS] [--reconnect-for SECONDS] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--audio-bitrate N] [--no-audio] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.")
         else { return }
         guard parsed.positionals.isEmpty else { throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage) }
@@ -149,15 +149,19 @@ enum RecordCommand {
         let output = recorder.output
         if printedPath && !json { print("recording into \(output.path)") }
         let line = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
-        let printer: Task<Void, Never>?
-        if line.isEnabled {
-            let events = recorder.events
-            printer = Task {
-                for await event in events { if case .progress(let progress) = event { line.update(progress) } }
-                line.finish()
+        // The events say what the progress line shows and whether a segment is open (what
+        // a stop signal's message says).
+        let events = recorder.events
+        let printer: Task<Void, Never>? = Task {
+            for await event in events {
+                switch event {
+                case .progress(let progress): if line.isEnabled { line.update(progress) }
+                case .segmentOpened: SignalHandling.segmentOpen(true)
+                case .segmentClosed, .segmentFailed: SignalHandling.segmentOpen(false)
+                default: break
+                }
             }
-        } else {
-            printer = nil
+            if line.isEnabled { line.finish() }
         }
         let manifest: RecordingManifest
         do {

@@ -34,6 +34,10 @@ public enum SignalHandling {
     private static let received = Atomic<Int32>(0)
     private static let firstSignal = Atomic<Int32>(0)
     private static let ended = Atomic<Bool>(false)
+    private static let isSegmentOpen = Atomic<Bool>(false)
+
+    /// Whether a segment file is open (what the stop message says).
+    static func segmentOpen(_ open: Bool) { isSegmentOpen.store(open, ordering: .releasing) }
 
     /// Installs the handler for SIGINT, SIGTERM and SIGHUP, and ignores SIGPIPE. Call once, first thing.
     public static func install() {
@@ -84,7 +88,10 @@ public enum SignalHandling {
         if count == 1 && armed.load(ordering: .acquiring) {
             firstSignal.store(number, ordering: .releasing)
             RecordingStopRequest.process.request()
-            let line: StaticString = "\nsegrec: stopping: finishing the open segment (signal again to exit at once)\n"
+            let line: StaticString =
+                isSegmentOpen.load(ordering: .acquiring)
+                ? "\nsegrec: stopping: finishing the open segment (signal again to exit at once)\n"
+                : "\nsegrec: stopping: no segment is open; ending (signal again to exit at once)\n"
             _ = write(STDERR_FILENO, line.utf8Start, line.utf8CodeUnitCount)
             return
         }

@@ -144,6 +144,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
                 pendingError = error
                 picture = nil
             }
+            if let picture, let reconnection = picture.reconnection { placeNewConnection(picture, reconnection) }
             collectDamage()
             guard let picture else {
                 ended = true
@@ -222,6 +223,14 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         // Duration is set when the next frame is known.
         var frame = VideoFrame(pixels: pixels, index: picture.index, deviceTime: deviceTime, sessionTime: sessionTime, duration: .zero)
         frame.pictureDescription = picture.pictureDescription
+        if let reconnection = picture.reconnection {
+            let attempts = "\(reconnection.attempts) connection\(reconnection.attempts == 1 ? "" : "s") tried"
+            remarks.append(
+                .sessionEvent(
+                    .liveSourceReconnected(
+                        source: decoder.path, frame: .init(index: picture.index, sessionTime: sessionTime, deviceTime: deviceTime), outage: reconnection.outage,
+                        message: "gone: \(reconnection.cause); \(attempts); the new connection's timeline starts at session time \(sessionTime.seconds) s")))
+        }
         return frame
     }
 
@@ -316,7 +325,9 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         if let pts = picture.pts {
             let raw = rawTicks(pts)
             let continued: Int64
-            if let corrected = try outlierCorrected(raw, pts: pts, picture: picture) {
+            if picture.reconnection != nil, let placed = raw {
+                continued = placed  // a new connection's timeline, placed by placeNewConnection
+            } else if let corrected = try outlierCorrected(raw, pts: pts, picture: picture) {
                 continued = corrected
             } else {
                 guard let ticks = raw else { throw CaptureError.time(.overflow(operation: "input pts \(pts) × \(num)")) }
@@ -387,10 +398,39 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
                     + (newSequence
                         ? "(a restart at a new sequence header: the stream's encoder started again)"
                         : decoder.allowsTimestampDiscontinuities
-                            ? "(a discontinuity, allowed in this container)"
+                            ? ticks < last
+                                ? "(back: the stream restarted, e.g. a restarted sender or encoder; a discontinuity, allowed in this container)"
+                                : "(a discontinuity, allowed in this container)"
                             : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
                     + ": the frames that follow continue one frame period after the last"))
         return continued
+    }
+
+    /// The first picture of a live source's new connection (`reconnection`): its timeline
+    /// (timestamps usually back at 0) starts on the session clock `gap` after the last frame
+    /// (at least one frame period), the offset kept for the pictures and the sound that
+    /// follow; a picture without a timestamp goes one frame period before the next one's.
+    private func placeNewConnection(_ picture: DecodedPicture, _ reconnection: LiveReconnection) {
+        guard let last = lastTicks, let step = periodTicks(1) else { return }
+        let num = Int64(decoder.timeBase.num)
+        var raw: Int64 = 0
+        if let pts = picture.pts {
+            raw = pts.multipliedReportingOverflow(by: num).overflow ? 0 : pts * num
+        } else {
+            peekNextPicture()
+            if case .success(let next?) = peeked, let nextPTS = next.pts, !nextPTS.multipliedReportingOverflow(by: num).overflow { raw = nextPTS * num - step }
+        }
+        let gapTicks =
+            ExactArithmetic.multiplyDivide(
+                Int128(reconnection.gap.components.seconds) * 1_000_000_000 + Int128(reconnection.gap.components.attoseconds / 1_000_000_000),
+                Int128(deviceClock.timescale), 1_000_000_000, rounding: .roundHalfAwayFromZero
+            ).flatMap { Int64(exactly: $0) } ?? step
+        let target = last &+ max(step, gapTicks)
+        discontinuityOffset = target &- raw
+        anchorTicks = target &- step
+        framesSinceAnchor = 0
+        let offsetNanoseconds = Int128(discontinuityOffset) * 1_000_000_000 / Int128(deviceClock.timescale)
+        audioTiming?.startNewConnection(offsetNanoseconds: offsetNanoseconds)
     }
 
     /// Damage the decoder met since the last call, as in-band events (before the frames

@@ -69,6 +69,16 @@ package struct FootageAudioTiming {
         tolerance = MediaTime(value: Int64(clamping: 1_000_000 + tick), timescale: MediaClock.host.timescale)
     }
 
+    /// A live source's new connection: its sound's timestamps (its own timeline) are
+    /// placed `offsetNanoseconds` later on the session clock, as its pictures are; the
+    /// first buffer (``DecodedAudio/startsNewConnection``) starts there, not where the sound
+    /// before left off (the recorder fills the outage with silence).
+    package mutating func startNewConnection(offsetNanoseconds: Int128) { nextConnectionOffset = offsetNanoseconds }
+
+    /// The offset of a new connection's sound, taken by its first buffer (the sound of the
+    /// connection before may still come first).
+    private var nextConnectionOffset: Int128?
+
     /// `audio` as an ``AudioSampleBuffer`` on the session clock, with the warning of a
     /// discontinuity it starts (nil when none).
     package mutating func buffer(for audio: DecodedAudio) -> (AudioSampleBuffer, warning: String?) {
@@ -76,12 +86,19 @@ package struct FootageAudioTiming {
         let rate = Int128(sampleRate)
         var warning: String?
         var start: Int128
+        if audio.startsNewConnection, let offset = nextConnectionOffset {
+            offsetNanoseconds = offset
+            nextConnectionOffset = nil
+            inDamagedRun = false
+        }
         if let pts = audio.pts {
             // pts · num / den seconds, less the conversion's delay, in ns (rounded once).
             let exact = Int128(pts) * Int128(timeBase.num) * billion * rate - Int128(audio.samplesBeforePTS) * billion * Int128(timeBase.den)
             start = Self.rounded(exact, Int128(timeBase.den) * rate) + offsetNanoseconds
             let slack = Int128(tolerance.value)
-            if let expected = continuation,
+            if audio.startsNewConnection {
+                // A new connection's own timeline, placed by startNewConnection(offsetNanoseconds:).
+            } else if let expected = continuation,
                 allowsDiscontinuities && (start < expected - billion / 10 || start > expected + 10 * billion)
                     || audio.startsNewSequence && (start < expected - slack || start > expected + 10 * billion)
             {

@@ -22,6 +22,8 @@ package struct OutputDirectory: Sendable {
     /// folder renamed, or replaced by a symbolic link to another recording, during the
     /// recording never redirects a write.
     package let workingURL: URL
+    /// Whether the folder was created for this recording (it did not exist).
+    package private(set) var created = false
 
     /// Prepares `url` for a new recording: creates it if absent and takes its lock.
     ///
@@ -47,6 +49,7 @@ package struct OutputDirectory: Sendable {
             do { try fm.createDirectory(at: url, withIntermediateDirectories: true) } catch {
                 throw .cannotCreateOutput(path: url.path, detail: Self.reason(creating: url, error))
             }
+            created = true
         }
         guard fm.isWritableFile(atPath: url.path) else { throw .cannotCreateOutput(path: url.path, detail: "folder is not writable") }
         let lock = try RecordingLock(folder: url)
@@ -66,6 +69,13 @@ package struct OutputDirectory: Sendable {
             lock.release()  // leave the folder as it was
             throw error
         }
+    }
+
+    /// Gives the folder up before anything was recorded into it: the lock is released and a
+    /// folder created for the recording is removed again (when it is still empty).
+    package func abandon() {
+        lock.release()
+        if created { _ = rmdir(url.path) }
     }
 
     /// `text` with the descriptor path of ``workingURL`` written as the folder's own path,

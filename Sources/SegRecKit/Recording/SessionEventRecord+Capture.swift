@@ -51,6 +51,12 @@ extension SessionEventRecord {
             self.init(.zoomChanged, at: frame, camera: camera, from: "\(from)", to: "\(to)", message: cause)
         case .centerStageActiveChanged(let camera, let from, let to, let frame):
             self.init(kind: .centerStageActiveChanged, sessionTime: frame.sessionTime, camera: camera, from: "\(from)", to: "\(to)", frameIndex: frame.index)
+        case .liveSourceReconnected(let source, let frame, let outage, let message):
+            self.init(
+                kind: .liveSourceReconnected, sessionTime: frame.sessionTime, deviceTime: frame.deviceTime, deviceClock: "input", camera: source,
+                frameIndex: frame.index, message: message)
+            let (seconds, attoseconds) = outage.components
+            durationSeconds = Double(seconds * 1000 + attoseconds / 1_000_000_000_000_000) / 1000
         }
     }
 

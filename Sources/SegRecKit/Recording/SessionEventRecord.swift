@@ -67,6 +67,11 @@ package struct SessionEventRecord: Codable, Sendable, Equatable {
         case videoStabilizationModeChanged
         /// `camera`'s `isCenterStageActive` changed (`from`/`to`: `false`/`true`).
         case centerStageActiveChanged
+        /// A live source came back after an outage: `sessionTime`/`deviceTime`/`frameIndex`
+        /// are its new connection's first frame, `durationSeconds` the outage (from the
+        /// moment the source was found gone to that frame), `camera` the source's URL,
+        /// `message` why it was gone and how many connections were tried.
+        case liveSourceReconnected
     }
 
     /// What happened.
@@ -90,6 +95,9 @@ package struct SessionEventRecord: Codable, Sendable, Equatable {
     package var frameIndex: Int64?
     /// A sentence for people (e.g. the error of a failed request).
     package var message: String?
+    /// How long what the event reports lasted (`liveSourceReconnected`: the outage), in
+    /// seconds, when it has a length.
+    package var durationSeconds: Double?
 
     /// An event at `sessionTime` (host clock); the other fields are optional.
     package init(

@@ -197,7 +197,7 @@ enum ReportPage {
         .key.gap{color:#6a1b9a}.key.event{color:#00695c}
         g.gap rect.gap{fill:url(#hatch);stroke:#6a1b9a;stroke-width:1}text.gap-label{font-size:11px;fill:#6a1b9a;text-anchor:middle}
         circle.event{stroke:#fff;stroke-width:1}circle.event.camera{fill:#6a1b9a}circle.event.posture{fill:#00695c}circle.event.orientation{fill:#c62828}
-        circle.event.zoom{fill:#1565c0}circle.event.framing{fill:#ef6c00}circle.event.format{fill:#555}text.event-row{font-size:10px;fill:#666;text-anchor:end}
+        circle.event.zoom{fill:#1565c0}circle.event.framing{fill:#ef6c00}circle.event.format{fill:#555}circle.event.source{fill:#c62828}text.event-row{font-size:10px;fill:#666;text-anchor:end}
         section.whole video{max-width:100%;max-height:240px;background:#000}.whole-note{font-size:12px;color:#444;margin:4px 0}
         #gaps li{color:#6a1b9a}ol.events{font-size:12px;columns:2;margin:4px 0}ol.events li.camera{color:#6a1b9a}ol.events li.orientation{color:#c62828}
         #warnings li.warning{color:#8a5300}#drops li.drop{color:#b00020}li.none{color:#666}

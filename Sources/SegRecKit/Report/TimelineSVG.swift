@@ -225,7 +225,7 @@ enum AspectText {
 
 /// The rows of the report's events lane: a session event's kind grouped by what it changes.
 enum EventCategory: String, CaseIterable {
-    case camera, posture, orientation, zoom, framing, format
+    case camera, posture, orientation, zoom, framing, format, source
 
     init(of kind: SessionEventRecord.Kind) {
         switch kind {
@@ -237,6 +237,7 @@ enum EventCategory: String, CaseIterable {
             .centerStageToggleIgnored, .aspectRatioRequestFailed, .depthDataDeliveryChanged, .geometricDistortionCorrectionChanged:
             self = .framing
         case .activeFormatChanged, .videoStabilizationModeChanged: self = .format
+        case .liveSourceReconnected: self = .source
         }
     }
 }

@@ -18,6 +18,9 @@ package struct DecodedAudio: Sendable, Hashable {
     /// (`AV_PKT_DATA_NEW_EXTRADATA` on a packet after the first: an FLV/RTMP stream whose
     /// encoder started again, its timestamps usually back at 0).
     package var startsNewSequence = false
+    /// Whether these are the first samples of a live source's new connection
+    /// (``LiveReconnectingDecoder``): a new timeline, placed by the pictures' offset.
+    package var startsNewConnection = false
 }
 
 /// The first audio stream of a footage file decoded with libavcodec (AAC, Opus, MP3, PCM, …)
@@ -75,7 +78,8 @@ package final class FootageAudioDecoder {
     /// Opens the decoder of `stream` (an audio stream of an open input).
     /// - Throws: ``FFmpegError`` (`AVERROR_DECODER_NOT_FOUND` when FFmpeg has no decoder
     ///   for it, `avcodec_open2` errors, EINVAL for a stream without a sample rate).
-    init(stream: UnsafeMutablePointer<AVStream>, path: String) throws(FFmpegError) {
+    /// `output` (nil: the stream's own, as above) is the rate and channel count to convert to.
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, output: VideoSourceOptions.AudioOutputFormat? = nil) throws(FFmpegError) {
         let parameters = stream.pointee.codecpar!.pointee
         guard parameters.sample_rate > 0, parameters.ch_layout.nb_channels > 0 else {
             throw FFmpegError(
@@ -87,8 +91,8 @@ package final class FootageAudioDecoder {
         timeBase = (stream.pointee.time_base.num, stream.pointee.time_base.den)
         sourceSampleRate = Int(parameters.sample_rate)
         sourceChannelCount = Int(parameters.ch_layout.nb_channels)
-        sampleRate = Self.outputSampleRate(for: sourceSampleRate)
-        channelCount = min(2, sourceChannelCount)
+        sampleRate = output?.sampleRate ?? Self.outputSampleRate(for: sourceSampleRate)
+        channelCount = output?.channelCount ?? min(2, sourceChannelCount)
         decoder = try CodecContext.openDecoder(for: stream, context: path)
         frame = try Frame()
         converter = AudioFormatConverter(sampleRate: sampleRate, channelCount: channelCount)
@@ -107,6 +111,23 @@ package final class FootageAudioDecoder {
         defer { decoded = [] }
         return decoded
     }
+
+    /// Makes this decoder (a live source's new connection) continue `previous` (the
+    /// connection before): its undelivered samples come first, its damage counts on,
+    /// and this decoder's timestamps are given in `previous`'s time base (its sound is
+    /// placed on that clock), the first samples marked ``DecodedAudio/startsNewConnection``.
+    package func continuing(_ previous: FootageAudioDecoder) {
+        decoded = previous.takeDecoded() + decoded
+        corruptPackets += previous.corruptPackets
+        packetsDemuxed += previous.packetsDemuxed
+        reportedTimeBase = previous.reportedTimeBase
+        newConnectionPending = true
+    }
+
+    /// The time base ``DecodedAudio/pts`` is given in: the stream's own, or the first
+    /// connection's (``continuing(_:)``).
+    package private(set) lazy var reportedTimeBase: (num: Int32, den: Int32) = timeBase
+    private var newConnectionPending = false
 
     /// Decodes one packet of the stream (`avcodec_send_packet`, `avcodec_receive_frame`);
     /// `seconds` is its input time, for warnings.
@@ -151,13 +172,22 @@ package final class FootageAudioDecoder {
             do {
                 let pcm = try converter.convert(frame.pointer)
                 if pcm.frameCount > 0 {
-                    var audio = DecodedAudio(pts: pts, samplesBeforePTS: delay, pcm: pcm)
+                    var audio = DecodedAudio(pts: pts.map(rebased), samplesBeforePTS: delay, pcm: pcm)
                     audio.startsNewSequence = newSequencePending
+                    audio.startsNewConnection = newConnectionPending
                     newSequencePending = false
+                    newConnectionPending = false
                     decoded.append(audio)
                 }
             } catch { damaged("not converted: \(error)", seconds: seconds) }
         }
+    }
+
+    /// `pts` of the stream's time base in ``reportedTimeBase``.
+    private func rebased(_ pts: Int64) -> Int64 {
+        let to = reportedTimeBase
+        guard to != timeBase else { return pts }
+        return av_rescale_q(pts, AVRational(num: timeBase.num, den: timeBase.den), AVRational(num: to.num, den: to.den))
     }
 
     /// Counts the current packet as damaged (once) and warns at the start of a run.

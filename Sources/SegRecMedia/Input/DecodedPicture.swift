@@ -20,6 +20,10 @@ package struct DecodedPicture {
     /// header (`AV_PKT_DATA_NEW_EXTRADATA`: an FLV or RTMP stream whose encoder restarted),
     /// where the input's timestamps may start again.
     package var startsNewSequence = false
+    /// Set on the first picture of a live source's new connection
+    /// (``LiveReconnectingDecoder``): how long it was gone. Its pts is the new connection's
+    /// own (in the first connection's time base), a new timeline.
+    package var reconnection: LiveReconnection?
 
     /// The pixels as a ``PixelBuffer`` (``FramePixels/pixelBuffer(from:)``: the decoder's
     /// planes are copied, into fresh planes, on every call).

@@ -61,7 +61,8 @@ package enum FootageInput {
     /// ``RawFrameReader`` reads is read by it; anything else (other containers, also in a
     /// named pipe, whose first bytes then go on to libavformat with the same descriptor;
     /// network URLs, palette or bitstream pixel formats, frame rates libavformat rounds) by
-    /// ``VideoFileDecoder``. The parameters are
+    /// ``VideoFileDecoder``; a network URL with a ``VideoSourceOptions/reconnectFor`` window
+    /// through a ``LiveReconnectingDecoder`` over it. The parameters are
     /// ``VideoFileDecoder``'s.
     /// - Throws: ``MediaInputError``, as ``VideoFileDecoder`` does for the same input (the
     ///   header's errors name the file and the field).
@@ -73,9 +74,16 @@ package enum FootageInput {
         {
         case .reader(let reader): return reader
         case .libavformat(let handedOver):
-            return try VideoFileDecoder(
+            let decoder = try VideoFileDecoder(
                 path: path, options: options, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P,
                 decodesAudio: decodesAudio, adopting: handedOver)
+            guard VideoSourceOptions.networkScheme(of: path) != nil, options.reconnectFor > .zero else { return decoder }
+            let soundDecoded = decoder.audio != nil
+            return LiveReconnectingDecoder(first: decoder, stopRequest: stopRequest) { next throws(MediaInputError) in
+                try VideoFileDecoder(
+                    path: path, options: next, pixelBufferPool: pixelBufferPool, stopRequest: stopRequest, keepsYUV420P: keepsYUV420P,
+                    decodesAudio: soundDecoded)
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ extension VideoFileDecoder {
         } catch {
             if let watchdog, stopRequest?.isRequested != true {
                 if error.code == InputPipe.averrorExit {
-                    throw .unavailable(path: path, detail: "no data within \(watchdog.seconds) s (is the sender running?)")
+                    throw .unavailable(path: path, detail: "no data within \(Self.firstWait(watchdog)) (is the sender running?)")
                 }
                 if error.code != segrec_averror_invaliddata() { throw .unavailable(path: path, detail: "libavformat cannot open it: \(error.message)") }
             }
@@ -53,11 +53,19 @@ extension VideoFileDecoder {
         let demuxer = "[" + String(cString: context.pointee.iformat.pointee.name) + " @ "
         let probeError = probeLogged.last { $0.hasPrefix(demuxer) }.map(FFmpegError.sentence)
         if found == InputPipe.averrorExit, let watchdog, watchdog.isExpired {
-            throw .unavailable(path: path, detail: "no picture within \(watchdog.seconds) s of connecting (is the sender sending?)")
+            throw .unavailable(path: path, detail: "no picture within \(Self.firstWait(watchdog)) of connecting (is the sender sending?)")
         }
         if found == InputPipe.averrorExit { throw .interrupted(path: path) }
         if found < 0 { throw .badInput(path: path, field: "container", detail: "libavformat cannot read its streams: \(FFmpegError.errorString(found))") }
         return (demuxer, probeError)
+    }
+
+    /// How long a live source was waited for before its first picture, in words: the
+    /// timeout plus FFmpeg's allowance for reading the stream's first seconds.
+    static func firstWait(_ watchdog: InputWatchdog) -> String {
+        guard watchdog.initialAllowance != nil else { return "\(watchdog.seconds) s" }
+        return
+            "\(watchdog.initialSeconds) s (--io-timeout \(watchdog.seconds) s plus \(InputWatchdog.seconds(VideoSourceOptions.probeAllowance)) s for reading the stream's first seconds)"
     }
 
     static func isVideo(_ s: UnsafeMutablePointer<AVStream>) -> Bool { s.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
@@ -87,16 +95,17 @@ extension VideoFileDecoder {
 
     /// The decoder of the first audio stream when `decodesAudio` (nil when there is none or
     /// FFmpeg cannot decode it), every other stream discarded, and the notes saying so.
-    static func openAudio(of streams: [UnsafeMutablePointer<AVStream>], besides video: UnsafeMutablePointer<AVStream>, decodesAudio: Bool, path: String) -> (
-        FootageAudioDecoder?, [String]
-    ) {
+    static func openAudio(
+        of streams: [UnsafeMutablePointer<AVStream>], besides video: UnsafeMutablePointer<AVStream>, decodesAudio: Bool, path: String,
+        output: VideoSourceOptions.AudioOutputFormat? = nil
+    ) -> (FootageAudioDecoder?, [String]) {
         var notes: [String] = []
         let firstAudio = decodesAudio ? streams.first { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO } : nil
         var audioDecoder: FootageAudioDecoder?
         for other in streams where other != video {
             if other == firstAudio {
                 do {
-                    let opened = try FootageAudioDecoder(stream: other, path: path)
+                    let opened = try FootageAudioDecoder(stream: other, path: path, output: output)
                     audioDecoder = opened
                     notes.append("input \(describe(other)) recorded as each segment's audio track: \(opened.description)")
                     continue

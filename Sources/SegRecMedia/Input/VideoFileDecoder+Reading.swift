@@ -87,16 +87,25 @@ extension VideoFileDecoder {
     }
 
     /// A live source stopped: it sent nothing for its I/O timeout (the watchdog gave up),
-    /// closed the connection, or failed. The recording ends there like at the end of a file,
-    /// with a warning saying why.
+    /// closed the connection, or failed. Reading ends there like at the end of a file, with
+    /// a warning saying why and what follows (a reconnection, or the recording's end).
     func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
         let why =
             read == InputPipe.averrorExit
             ? "no picture for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
-            : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
-        if read != segrec_averror_eof() || packetsDemuxed == 0 {
-            warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); the recording ends there")
-        }
+            : read == segrec_averror_eof()
+                ? "the sender ended the stream (closed the connection)" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
+        let scheme = VideoSourceOptions.networkScheme(of: path)
+        liveEnd = why
+        // The end of an HTTP stream that states its length (a finished HLS playlist, a file)
+        // is the stream's own end; a live one's (no length) is its sender going away.
+        let duration = input.pointer.pointee.duration
+        let endless = duration == segrec_av_nopts_value() || duration <= 0
+        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false || endless)
+        let next =
+            liveEndIsOutage && options.reconnectFor > .zero && packetsDemuxed > 0
+            ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"
+        warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); \(next)")
         flush()
     }
 
@@ -130,9 +139,17 @@ extension VideoFileDecoder {
         let time = p.pts != segrec_av_nopts_value() ? p.pts : p.dts
         lastPacketSeconds = time == segrec_av_nopts_value() ? nil : inputSeconds(time)
         lastVideoDTS = p.dts != segrec_av_nopts_value() ? p.dts : nil
+        // Decode times never go back within a stream (presentation times do, reordered).
+        let decodeTime = p.dts != segrec_av_nopts_value() ? p.dts : time
+        resolveCorruptionBefore(time: decodeTime)
         packetsDemuxed += 1
         pendingPacketCorrupt = corrupt
-        if corrupt { report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds)) }
+        if corrupt && allowsTimestampDiscontinuities && decodeTime != segrec_av_nopts_value() {
+            // Judged at the next packet: a restart's timestamps, or damage.
+            corruptBeforeRestart.append((packetsDemuxed - 1, lastPacketSeconds, decodeTime))
+        } else if corrupt {
+            report(damage.packetFlaggedCorrupt(index: packetsDemuxed - 1, seconds: lastPacketSeconds))
+        }
         if let skipped { report(damage.demuxerSkippedData(beforePacket: packetsDemuxed - 1, seconds: lastPacketSeconds, logged: skipped)) }
         var probed = false
         if let probeError {
@@ -147,6 +164,32 @@ extension VideoFileDecoder {
         }
         if !corrupt && skipped == nil && !probed { report(damage.packetClean(index: packetsDemuxed - 1)) }
     }
+
+    /// Packets the demuxer flagged corrupt in a container whose timestamps may jump
+    /// (MPEG-TS), judged once the next ``restartWindow`` video packets are here (or the
+    /// end: `time` nil): when the stream's decode time jumps within them as at a restart
+    /// (back by more than 0.1 s, or ahead by more than 10 s: a restarted sender or encoder,
+    /// a new stream), the flags are the demuxer's reaction to the new stream's continuity
+    /// counters, a note, not damage; otherwise each counts as damage.
+    func resolveCorruptionBefore(time: Int64?) {
+        guard let latest = corruptBeforeRestart.last else { return }
+        let second = Int64(timeBase.den) / Int64(max(1, timeBase.num))
+        if let time, time != segrec_av_nopts_value(), time < latest.time - second / 10 || time > latest.time + 10 * second {
+            let first = corruptBeforeRestart[0]
+            remark(
+                "input stream restarted at packet \(packetsDemuxed) (its time goes from \(String(format: "%.3f", inputSeconds(latest.time))) s to \(String(format: "%.3f", inputSeconds(time))) s: a new stream, e.g. a restarted sender); the demuxer flagged \(corruptBeforeRestart.count == 1 ? "packet \(first.index)" : "packets \(first.index)…\(latest.index)") at the restart: not counted as damage"
+            )
+            corruptBeforeRestart = []
+            return
+        }
+        while let oldest = corruptBeforeRestart.first, time == nil || packetsDemuxed - oldest.index >= Self.restartWindow {
+            corruptBeforeRestart.removeFirst()
+            report(damage.packetFlaggedCorrupt(index: oldest.index, seconds: oldest.seconds))
+        }
+    }
+
+    /// Video packets after a packet flagged corrupt within which a restart explains the flag.
+    static let restartWindow: Int64 = 4
 
     /// Bytes after the last packet, after which a file that declares more frames than it
     /// delivered was not cut short: its index or trailer follows (an AVI's `idx1`).
@@ -202,6 +245,7 @@ extension VideoFileDecoder {
     }
 
     func flush() {
+        resolveCorruptionBefore(time: nil)
         audio?.finish()
         draining = true
         packetPending = false

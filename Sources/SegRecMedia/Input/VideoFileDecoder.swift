@@ -93,6 +93,14 @@ package final class VideoFileDecoder {
     package internal(set) var interlacedPictures: Int64 = 0
     /// Whether reading ended because a stop was requested.
     package internal(set) var wasInterrupted = false
+    /// Why a live source ended (it sent nothing for its I/O timeout, closed the connection
+    /// or failed), in words, when it did; nil otherwise.
+    package internal(set) var liveEnd: String?
+    /// Whether a live source's end means its sender went away (a timeout, an error, or
+    /// the end of a connection: ``VideoSourceOptions/connectionSchemes``), so a
+    /// reconnection is worth trying; false for the end of an HTTP stream (an HLS
+    /// playlist's `#EXT-X-ENDLIST`).
+    package internal(set) var liveEndIsOutage = false
     /// The decoder of the input's first audio stream, when opened with `decodesAudio` and
     /// the input has one FFmpeg decodes: it gets that stream's packets as they are demuxed
     /// (``FootageAudioDecoder/takeDecoded()`` hands out the samples), and is finished when
@@ -142,6 +150,10 @@ package final class VideoFileDecoder {
     /// The pts of the last packet read that carried a new sequence header
     /// (`AV_PKT_DATA_NEW_EXTRADATA`), until the picture with that pts comes out.
     var newSequencePTS: Int64?
+    /// Video packets flagged corrupt in a container whose timestamps may jump, until the
+    /// packets after them say whether a restart explains them (``resolveCorruptionBefore(time:)``):
+    /// index, input seconds and decode time (time-base ticks) of each.
+    var corruptBeforeRestart: [(index: Int64, seconds: Double?, time: Int64)] = []
 
     /// Consecutive `av_read_frame` errors after which the input counts as unreadable.
     static let maximumConsecutiveReadErrors = 8
@@ -191,7 +203,9 @@ package final class VideoFileDecoder {
         let isLive = VideoSourceOptions.isLive(path)
         watchdog =
             isLive
-            ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
+            ? InputWatchdog(
+                timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance,
+                firstPacketBy: options.firstPacketBy) : nil
         input = try Self.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog, adopting: handedOver)
         let context = input.pointer
         let probed = try Self.probe(input, path: path, watchdog: watchdog)
@@ -205,7 +219,7 @@ package final class VideoFileDecoder {
         stream = video
         let parameters = video.pointee.codecpar!
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-        let (audioDecoder, audioNotes) = Self.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path)
+        let (audioDecoder, audioNotes) = Self.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path, output: options.audioOutput)
         notes.append(contentsOf: audioNotes)
         audio = audioDecoder
         audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count

@@ -37,6 +37,27 @@ public struct VideoSourceOptions: Sendable, Hashable {
     /// stream is read; nothing at all while connecting and probing, plus
     /// `probeAllowance`) before segrec takes it as gone. Default 5 s.
     public var ioTimeout: Duration = .seconds(5)
+    /// A network URL only: how long segrec tries to get the source back after it went away
+    /// once pictures flowed (reopening a pulled URL, listening again for the next sender),
+    /// from the moment it was found gone; `.zero`: the recording ends there. Default 30 s.
+    package var reconnectFor: Duration = VideoSourceOptions.defaultReconnectWindow
+    /// The sound's output rate and channel count a reconnected source's audio decoder must
+    /// keep (the first connection's: the segments' audio track is fixed); nil: its own.
+    package var audioOutput: AudioOutputFormat?
+    /// A reconnection's end: the source must have sent its first packet by then (nil: no limit).
+    package var firstPacketBy: ContinuousClock.Instant?
+
+    /// An audio decoder's output format (``FootageAudioDecoder/sampleRate``,
+    /// ``FootageAudioDecoder/channelCount``).
+    package struct AudioOutputFormat: Sendable, Hashable {
+        /// Sample frames per second.
+        package var sampleRate: Int
+        /// Channels.
+        package var channelCount: Int
+    }
+
+    /// ``reconnectFor``'s default: 30 s.
+    package static let defaultReconnectWindow: Duration = .seconds(30)
 
     public init(videoSize: VideoDimensions? = nil, pixelFormat: String? = nil, frameRate: FrameRate? = nil) {
         self.videoSize = videoSize
@@ -62,12 +83,34 @@ public struct VideoSourceOptions: Sendable, Hashable {
     /// reads up to its default `analyzeduration`, 5 s of stream), on top of ``ioTimeout``.
     package static let probeAllowance: Duration = .seconds(5)
 
+    /// The schemes whose connection's end (`AVERROR_EOF`) means the sender went away, so a
+    /// reconnection is tried; for HTTP(S) only the end of a stream that states no length
+    /// (a live HLS playlist, without `#EXT-X-ENDLIST`) is, a finished playlist's or a
+    /// file's end being the stream's own; UDP and RTP never end.
+    package static let connectionSchemes: Set<String> = ["rtmp", "rtmps", "srt", "tcp", "rtsp", "rtsps"]
+
     /// The scheme of `path` when it is a network URL segrec reads live (`scheme://…`, one
     /// of ``networkSchemes``, case-insensitive); nil otherwise.
     package static func networkScheme(of path: String) -> String? {
-        guard let range = path.range(of: "://") else { return nil }
-        let scheme = path[..<range.lowerBound].lowercased()
+        guard let scheme = urlScheme(of: path)?.lowercased() else { return nil }
         return networkSchemes.contains(scheme) ? scheme : nil
+    }
+
+    /// The scheme of `path` when it has the form of a URL (`scheme://`, the scheme a letter
+    /// then letters, digits, `+`, `-` or `.`), as written; nil otherwise.
+    package static func urlScheme(of path: String) -> Substring? {
+        guard let range = path.range(of: "://") else { return nil }
+        let scheme = path[..<range.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme
+    }
+
+    /// `path` with its scheme in lower case (schemes are case-insensitive; libavformat's
+    /// protocol names are not).
+    package static func normalizedURL(_ path: String) -> String {
+        guard let scheme = urlScheme(of: path) else { return path }
+        return scheme.lowercased() + path[scheme.endIndex...]
     }
 
     /// Whether `path` names a V4L2 capture device: a character device of major 81
@@ -124,6 +167,7 @@ public struct VideoSourceOptions: Sendable, Hashable {
                 throw .badInput(
                     path: path, field: "videoSize", detail: "a network source is read in its own container; raw video needs a file or standard input")
             }
+            try Self.checkAddress(of: path, scheme: scheme, listen: listen)
             var options: [String: String] = [:]
             if listen {
                 guard let option = Self.listenOptions[scheme] else {
@@ -133,7 +177,7 @@ public struct VideoSourceOptions: Sendable, Hashable {
                 }
                 options[option.key] = option.value
             }
-            return (path, nil, false, nil, options)
+            return (Self.normalizedURL(path), nil, false, nil, options)
         }
         if Self.isVideoDevice(path) {
             guard Self.devicesRegistered else {
@@ -152,7 +196,10 @@ public struct VideoSourceOptions: Sendable, Hashable {
         if path == Self.standardInput {
             (url, file, isPipe) = ("pipe:0", nil, true)
         } else {
-            guard let found = Self.fileSystemPath(of: path) else { throw .inputNotFound(path: path) }
+            guard let found = Self.fileSystemPath(of: path) else {
+                if let scheme = Self.urlScheme(of: path) { throw Self.unsupportedProtocol(scheme, path: path) }
+                throw .inputNotFound(path: path)
+            }
             (url, file, isPipe) = ("file:" + found, found, InputPipe.isPipeLike(path: found))
         }
         guard isRawVideo(file ?? path) else { return (url, file, isPipe, path == Self.standardInput ? "yuv4mpegpipe" : nil, [:]) }

@@ -52,6 +52,9 @@ package enum CaptureSessionChange: Sendable, Hashable {
     case videoZoomFactorChanged(camera: String, from: Double, to: Double, frame: Frame, cause: String)
     /// `camera`'s `isCenterStageActive` changed from `frame`.
     case centerStageActiveChanged(camera: String, from: Bool, to: Bool, frame: Frame)
+    /// A live source (`source`, its URL) came back from `frame` on after an outage of
+    /// `outage`; `message` says why it was gone and how many connections were tried.
+    case liveSourceReconnected(source: String, frame: Frame, outage: Duration, message: String)
 
     /// The delivered frame a change starts at.
     package struct Frame: Sendable, Hashable {

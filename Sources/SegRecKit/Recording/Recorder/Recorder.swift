@@ -80,11 +80,20 @@ public actor Recorder {
         try Self.checkStatisticsFolder(configuration)
         // One pool for the whole recording: producers take planes, the writers give them back.
         let pool = PixelBufferPool()
-        let built = try Self.buildSource(configuration, input: input, pool: pool, stopRequest: stop)
-        if stop.isRequested { throw RecordingInputError.stoppedBeforeStart }
-        let folder = try OutputDirectory(preparing: configuration.output, force: configuration.force, forceName: configuration.settingNames.force)
-        self.folder = folder
-        let muxerConfiguration = Self.muxerConfiguration(configuration, built, output: folder, pool: pool)
+        // A live source's folder is claimed before connecting: waiting for a sender into a
+        // folder that cannot be used would only fail once the sender came.
+        var folder = Self.isLive(input) ? try Self.claim(configuration) : nil
+        let built: BuiltSource
+        do {
+            built = try Self.buildSource(configuration, input: input, pool: pool, stopRequest: stop)
+            if stop.isRequested { throw RecordingInputError.stoppedBeforeStart }
+        } catch {
+            folder?.abandon()
+            throw error
+        }
+        if folder == nil { folder = try Self.claim(configuration) }
+        self.folder = folder!
+        let muxerConfiguration = Self.muxerConfiguration(configuration, built, output: self.folder, pool: pool)
         self.muxerConfiguration = muxerConfiguration
         muxer = SegmentMuxer(muxerConfiguration)
         source = built.source
@@ -92,6 +101,17 @@ public actor Recorder {
         pushAudio = built.pushAudio
         executor = SerialQueueExecutor(label: "segrec.capture")
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// Whether `input` is a live source (a network URL or a V4L2 device).
+    private static func isLive(_ input: RecordingInput) -> Bool {
+        guard case .pull(let request) = input, let path = request.source.path else { return false }
+        return VideoSourceOptions.isLive(path)
+    }
+
+    /// The output folder, created when missing and locked. - Throws: ``RecordingError``.
+    private static func claim(_ configuration: RecordingConfiguration) throws(RecordingError) -> OutputDirectory {
+        try OutputDirectory(preparing: configuration.output, force: configuration.force, forceName: configuration.settingNames.force)
     }
 
     /// The muxer's configuration: built here, once per recording.
