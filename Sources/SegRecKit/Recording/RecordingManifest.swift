@@ -347,6 +347,9 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var constituent: String? = nil
     /// The segment's audio track (Docs/DESIGN.md "Audio"); absent in a recording without sound.
     public var audio: SegmentAudioRecord? = nil
+    /// `true` when the file holds the input's video packets as they were sent (`--copy`:
+    /// not decoded, not re-encoded); absent otherwise.
+    package var copied: Bool? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -368,6 +371,7 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encodeIfPresent(facing, forKey: .facing)
         try c.encodeIfPresent(constituent, forKey: .constituent)
         try c.encodeIfPresent(audio, forKey: .audio)
+        try c.encodeIfPresent(copied, forKey: .copied)
     }
 }
 

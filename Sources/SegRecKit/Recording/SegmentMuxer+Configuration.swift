@@ -34,6 +34,9 @@ extension SegmentMuxer {
         /// events only once one is logged. (Each segment is encoded at its first frame's
         /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
         package var recordsSessionEvents = false
+        /// The source's frames are encoded packets written as sent (`--copy`): no encoder,
+        /// the manifest's `encoder` is null and every segment says `copied`.
+        package var copiesStream = false
         /// Every rate the source may capture at (each camera's rate in each of its formats),
         /// or empty when only ``settings``' rate is known: every file whose rate is exact in
         /// ``TrackTiming/timescale(forEvery:)`` of them then shares that one timescale

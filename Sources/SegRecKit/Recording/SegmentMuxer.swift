@@ -180,6 +180,7 @@ package final class SegmentMuxer {
             segmentLimits: configuration.maximumSegmentDuration == nil && configuration.maximumSegmentBytes == nil
                 ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
+        if configuration.copiesStream { builder.copiesStream() }
         sound = configuration.audio.map { SoundSegmenter(settings: $0) }
         sound?.announce = { [unowned self] event in self.announce(event) }
     }
@@ -304,9 +305,9 @@ package final class SegmentMuxer {
             segment.boundary.maximumBytes = limit
             current = segment
         }
-        switch try boundaryRule.decision(
+        let decision = try boundaryRule.decision(
             for: frame, in: streamFormat, open: current?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
-        {
+        switch atKeyframes(decision, copied: frame.copiedPacket) {
         case .append: try await append(frame)
         case .drop(let reason, let warning):
             announce(.frameDropped(reason))
@@ -366,6 +367,7 @@ package final class SegmentMuxer {
             settings.frameRate = rate
             if !TrackTiming.isExact(rate, atTimescale: timescale) { timescale = TrackTiming.timescale(for: rate) }
         }
+        if let copied = frame.copiedPacket?.timescale { timescale = copied }
         // The capture angle of the first frame is the file's display matrix (a movie file
         // output fixes it at the start); footage keeps the configured rotation.
         let displayRotation = format?.rotationAngle.displayMatrixRotationDegrees ?? configuration.rotationDegrees
@@ -384,7 +386,8 @@ package final class SegmentMuxer {
                     file: file, width: frame.dimensions.width, height: frame.dimensions.height,
                     aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue, frameCount: 0, firstFrameIndex: frame.index, sessionStart: start,
                     sessionStartSeconds: start.seconds, sessionEnd: start, sessionEndSeconds: start.seconds, startReason: reason, change: change, byteCount: 0,
-                    rotationDegrees: manifestRotation, camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent)))
+                    rotationDegrees: manifestRotation, camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent,
+                    copied: configuration.copiesStream ? true : nil)))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }

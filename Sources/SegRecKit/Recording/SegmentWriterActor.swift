@@ -44,6 +44,8 @@ actor SegmentWriterActor {
 
         /// The layout of the picture an `append` carries, else nil.
         var pixelFormat: PixelBuffer.PixelFormat? { if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil } }
+        /// The stream parameters of the copied keyframe an `append` carries (`--copy`), else nil.
+        var copiedStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _) = self { picture.parameters } else { nil } }
     }
 
     /// What the muxer holds of one segment's writer. Sendable.
@@ -173,7 +175,7 @@ actor SegmentWriterActor {
         // The muxer queues the segment's first picture with the writer's start: the encoder
         // opens in that picture's layout (no conversion pass when it takes it).
         var next = await iterator.next(isolation: self)
-        open(pixelFormat: next?.pixelFormat ?? .nv12)
+        open(pixelFormat: next?.pixelFormat ?? .nv12, copying: next?.copiedStream)
         // Each command is consumed before the wait for the next one: a picture kept alive
         // across that wait would still reference its planes when the encoder has released
         // them to the pool, and the producer's next write into them would copy them in full.
@@ -225,14 +227,14 @@ actor SegmentWriterActor {
     }
 
     /// Opens the writer with its encoder in `pixelFormat` (the first picture's layout) when
-    /// the encoder takes it.
-    private func open(pixelFormat: PixelBuffer.PixelFormat) {
+    /// the encoder takes it, or without an encoder for a copied stream (`copying`).
+    private func open(pixelFormat: PixelBuffer.PixelFormat, copying: EncodedStreamParameters?) {
         let start = ContinuousClock.now
         do {
             writer = try SegmentWriter(
                 url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
                 displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat,
-                creationTime: parameters.creationTime, location: parameters.location, audio: parameters.audio)
+                creationTime: parameters.creationTime, location: parameters.location, audio: parameters.audio, copying: copying)
         } catch { fail(error) }
         statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }
