@@ -1,0 +1,155 @@
+"""Issue 42, item 3: `record --copy` writes an encoded stream's packets as they were sent (no
+decoding, no encoding): a new file at the first keyframe whose size (read by libavcodec's
+parser) differs from the open file's, never at a parameter-set change that keeps the size;
+every segment says `copied: true`, the manifest names no encoder, and `segrec verify` passes.
+The packets are compared with the sender's NAL unit by NAL unit (the MP4 files' length-prefixed
+packets turned back into Annex B by FFmpeg's h264_mp4toannexb). Senders are ffmpeg, on
+127.0.0.1 only. On the build before, `--copy` was an unknown option (exit 64)."""
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+import e2e_helpers as h
+
+PART_SECONDS = 2
+RATE = 30
+
+
+def encode(path, size, extra=(), offset=None):
+    """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC in MPEG-TS."""
+    h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-f", "lavfi", "-i",
+           "sine=frequency=440:sample_rate=48000", "-t", str(PART_SECONDS), "-c:v", "libx264", "-g", "15", *extra,
+           "-c:a", "aac", *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
+
+
+def joined(tmp_path, first, second, first_extra=(), second_extra=()):
+    """Two encodes concatenated into one MPEG-TS file, the second's timestamps after the first's."""
+    a, b, ab = tmp_path / "a.ts", tmp_path / "b.ts", tmp_path / "ab.ts"
+    encode(a, first, first_extra)
+    encode(b, second, second_extra, offset=PART_SECONDS + 0.2)
+    ab.write_bytes(a.read_bytes() + b.read_bytes())
+    return ab
+
+
+def nal_units(annexb):
+    """The NAL units of an Annex B byte stream (start codes and trailing zero bytes removed)."""
+    return [unit.rstrip(b"\x00") for unit in re.split(b"\x00\x00\x01", annexb) if unit.rstrip(b"\x00")]
+
+
+def source_units(path):
+    return nal_units(subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v:0", "-c", "copy", "-f", "h264", "-"],
+                                    capture_output=True, check=True, timeout=60).stdout)
+
+
+def segment_units(path):
+    return nal_units(subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v:0", "-c", "copy", "-bsf:v", "h264_mp4toannexb",
+                                     "-f", "h264", "-"], capture_output=True, check=True, timeout=60).stdout)
+
+
+def packets(path):
+    """(keyframe, size) of every video packet, in decode order."""
+    out = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags,size", "-of", "csv=p=0", str(path)]).stdout
+    return [("K" in fields[1], int(fields[0])) for fields in (line.split(",") for line in out.split())]
+
+
+def checked_recording(binary, out, *args):
+    r = subprocess.run([binary, "record", "--copy", "--output", str(out), "--quiet", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    m = h.load_manifest(out)
+    h.validate_manifest(m)
+    assert m["encoder"] is None
+    assert all(s.get("copied") is True for s in m["segments"]), m["segments"]
+    for s in m["segments"]:
+        probed = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                        "stream=width,height,nb_read_frames", "-of", "csv=p=0", str(out / s["file"])]).stdout.strip()
+        assert probed == f"{s['width']},{s['height']},{s['frameCount']}", (s["file"], probed)
+        first = packets(out / s["file"])[0]
+        assert first[0], f"{s['file']} does not start with a keyframe"
+        assert h.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+                      str(out / s["file"])]).stdout.strip() == "aac", f"{s['file']} has no sound"
+    v = subprocess.run([binary, "verify", str(out)], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+    return m
+
+
+def test_copy_splits_at_the_keyframe_of_a_new_size(binary, tmp_path):
+    source = joined(tmp_path, "640x360", "360x640")
+    m = checked_recording(binary, tmp_path / "out", "--source", str(source))
+    got = [(s["width"], s["height"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    frames = PART_SECONDS * RATE
+    assert got == [(640, 360, frames, "recordingStarted"), (360, 640, frames, "dimensionsChanged")]
+    assert m["frames"] == {"received": 2 * frames, "written": 2 * frames, "dropped": 0, "droppedReasons": {}}
+    # Byte-identical: the files hold the sender's NAL units, in order, split where its second encode begins.
+    sent = source_units(source)
+    kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    assert kept[0] + kept[1] == sent
+    assert kept[1] == source_units(tmp_path / "b.ts")
+    assert [size for _, size in packets(tmp_path / "out" / "segment-001.mp4")][:1] != []
+
+
+def test_copy_keeps_one_file_across_a_parameter_set_change_of_the_same_size(binary, tmp_path):
+    # Baseline then High profile, other bit rates: a new SPS and PPS, the same 640x360.
+    source = joined(tmp_path, "640x360", "640x360", ("-profile:v", "baseline", "-b:v", "400k"), ("-profile:v", "high", "-b:v", "1500k"))
+    profiles = {h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile", "-of", "csv=p=0",
+                       str(tmp_path / p)]).stdout.splitlines()[0] for p in ("a.ts", "b.ts")}
+    assert profiles == {"Constrained Baseline", "High"}, profiles
+    m = checked_recording(binary, tmp_path / "out", "--source", str(source))
+    assert [(s["width"], s["height"], s["frameCount"]) for s in m["segments"]] == [(640, 360, 2 * PART_SECONDS * RATE)]
+    assert segment_units(tmp_path / "out" / "segment-000.mp4") == source_units(source)
+
+
+def test_copy_drops_pictures_before_the_first_keyframe(binary, tmp_path):
+    # An MPEG-TS cut in the middle of a GOP: what comes before the next keyframe cannot start a file.
+    source = joined(tmp_path, "640x360", "360x640")
+    all_packets = packets(source)
+    key_positions = [i for i, (key, _) in enumerate(all_packets) if key]
+    cut = subprocess.run(["ffmpeg", "-v", "error", "-i", str(source), "-ss", "0.2", "-c", "copy", "-copyinkf", "-f", "mpegts", str(tmp_path / "cut.ts")],
+                         capture_output=True, timeout=60)
+    assert cut.returncode == 0
+    cut_packets = packets(tmp_path / "cut.ts")
+    leading = next(i for i, (key, _) in enumerate(cut_packets) if key)
+    if leading == 0:
+        pytest.skip(f"ffmpeg's cut started at a keyframe (keyframes at {key_positions[:3]})")
+    m = checked_recording(binary, tmp_path / "out", "--source", str(tmp_path / "cut.ts"))
+    assert m["frames"]["droppedReasons"] == {"beforeKeyframe": leading}
+    assert m["frames"]["written"] == len(cut_packets) - leading
+
+
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_copy_of_a_live_udp_sender_splits_at_its_new_size(binary, tmp_path):
+    source = joined(tmp_path, "640x360", "360x640")
+    port = free_udp_port()
+    out = tmp_path / "out"
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "2", "--output", str(out),
+                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not any(int(line.split()[1].split(":")[1], 16) == port
+                                                 for line in open("/proc/net/udp").readlines()[1:]):
+            time.sleep(0.02)
+        sender = subprocess.run(["ffmpeg", "-v", "error", "-re", "-i", str(source), "-c", "copy", "-f", "mpegts",
+                                 f"udp://127.0.0.1:{port}?pkt_size=1316"], capture_output=True, text=True, timeout=60)
+        assert sender.returncode == 0, sender.stderr
+        _, stderr = recorder.communicate(timeout=60)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+    assert recorder.returncode == 0, stderr
+    m = h.load_manifest(out)
+    h.validate_manifest(m)
+    assert [(s["width"], s["height"], s["copied"]) for s in m["segments"]] == [(640, 360, True), (360, 640, True)]
+    v = subprocess.run([binary, "verify", str(out)], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+    sent = source_units(source)
+    kept = [segment_units(out / s["file"]) for s in m["segments"]]
+    # Every picture the sender sent after segrec listened, byte for byte; the split at its second encode.
+    assert kept[0] + kept[1] == sent
+    assert kept[1] == source_units(tmp_path / "b.ts")
