@@ -153,3 +153,14 @@ def test_copy_of_a_live_udp_sender_splits_at_its_new_size(binary, tmp_path):
     # Every picture the sender sent after segrec listened, byte for byte; the split at its second encode.
     assert kept[0] + kept[1] == sent
     assert kept[1] == source_units(tmp_path / "b.ts")
+
+
+def test_copy_cuts_a_duration_limit_at_the_first_keyframe_past_it(binary, tmp_path):
+    # Keyframes every 15 frames (0.5 s): a 0.7 s limit is reached inside a GOP; the cut waits
+    # for the keyframe at 1.0 s, and verify accepts the files' frames past the limit.
+    source = joined(tmp_path, "640x360", "360x640")
+    m = checked_recording(binary, tmp_path / "out", "--source", str(source), "--max-segment-duration", "0.7")
+    got = [(s["width"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    assert got == [(640, 30, "recordingStarted"), (640, 30, "maxSegmentDuration"), (360, 30, "dimensionsChanged"), (360, 30, "maxSegmentDuration")]
+    kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    assert sum(kept, []) == source_units(source)
