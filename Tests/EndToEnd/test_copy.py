@@ -164,3 +164,69 @@ def test_copy_cuts_a_duration_limit_at_the_first_keyframe_past_it(binary, tmp_pa
     assert got == [(640, 30, "recordingStarted"), (640, 30, "maxSegmentDuration"), (360, 30, "dimensionsChanged"), (360, 30, "maxSegmentDuration")]
     kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
     assert sum(kept, []) == source_units(source)
+
+
+def listen_udp_then_send(binary, source, out, *args):
+    """segrec --copy listening on a UDP port; once it is bound, ffmpeg sends `source` in real
+    time. Returns (recorder process, sender process), both started."""
+    port = free_udp_port()
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "3", "--output", str(out),
+                                 "--quiet", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not any(int(line.split()[1].split(":")[1], 16) == port for line in open("/proc/net/udp").readlines()[1:]):
+        time.sleep(0.02)
+    sender = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-i", str(source), "-c", "copy", "-f", "mpegts", f"udp://127.0.0.1:{port}?pkt_size=1316"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return recorder, sender
+
+
+def test_copy_killed_mid_recording_is_recovered_and_verified(binary, tmp_path):
+    # The copied segments are the same crash-safe fragmented files: kill -9 while the second
+    # file is open, `recover` keeps every complete fragment, `verify` accepts the folder.
+    source = joined(tmp_path, "640x360", "360x640")
+    out = tmp_path / "out"
+    recorder, sender = listen_udp_then_send(binary, source, out)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not list(out.glob("segment-001.mp4.partial")):
+            time.sleep(0.05)
+        time.sleep(1.2)  # a fragment (1 s) or more of the second file
+    finally:
+        recorder.kill()
+        recorder.wait(timeout=30)
+        sender.kill()
+        sender.wait(timeout=30)
+    assert list(out.glob("*.partial")), "the recording ended before it could be killed mid-file"
+    r = subprocess.run([binary, "recover", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = h.load_manifest(out)
+    h.validate_manifest(m)
+    assert m["stopReason"] == "interrupted"
+    assert all(s.get("copied") is True for s in m["segments"])
+    assert [(s["width"], s["height"]) for s in m["segments"]][:1] == [(640, 360)]
+    v = subprocess.run([binary, "verify", str(out)], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+    kept = sum((segment_units(out / s["file"]) for s in m["segments"]), [])
+    sent = source_units(source)
+    assert kept and kept == sent[:len(kept)], "the recovered files do not hold the sender's first NAL units, in order"
+
+
+def test_copy_of_hevc_splits_at_the_keyframe_of_a_new_size(binary, tmp_path):
+    a, b = tmp_path / "a.ts", tmp_path / "b.ts"
+    for path, size, offset in ((a, "640x360", None), (b, "360x640", PART_SECONDS + 0.2)):
+        h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-t", str(PART_SECONDS), "-c:v", "libx265",
+               "-x265-params", "keyint=15:log-level=error", *(["-output_ts_offset", str(offset)] if offset else []), "-f", "mpegts", str(path)])
+    source = tmp_path / "ab.ts"
+    source.write_bytes(a.read_bytes() + b.read_bytes())
+    r = subprocess.run([binary, "record", "--copy", "--source", str(source), "--output", str(tmp_path / "out"), "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    m = h.load_manifest(tmp_path / "out")
+    h.validate_manifest(m)
+    assert [(s["width"], s["height"], s["frameCount"], s["copied"]) for s in m["segments"]] == [(640, 360, 60, True), (360, 640, 60, True)]
+    for s in m["segments"]:
+        tag = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=codec_tag_string,width,height,nb_read_frames",
+                     "-of", "csv=p=0", str(tmp_path / "out" / s["file"])]).stdout.strip()
+        assert tag == f"hvc1,{s['width']},{s['height']},{s['frameCount']}", tag
+    v = subprocess.run([binary, "verify", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
