@@ -40,7 +40,7 @@ enum FaststartRemuxer {
         /// The first audio stream's packets in file order (empty without one).
         var audioPackets: [PacketTiming] = []
         /// The first audio stream's time base, sample rate and channels (nil without one).
-        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int)? = nil
+        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int, codecName: String)? = nil
     }
 
     /// Pass 1: every packet of the first video stream that libavformat can read. A read
@@ -91,7 +91,13 @@ enum FaststartRemuxer {
         }
         return Scan(
             timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets,
-            audio: audio.map { a in (a.pointee.time_base, Int(a.pointee.codecpar.pointee.sample_rate), Int(a.pointee.codecpar.pointee.ch_layout.nb_channels)) })
+            audio: audio.map { a in
+                let parameters = a.pointee.codecpar.pointee
+                return (
+                    a.pointee.time_base, Int(parameters.sample_rate), Int(parameters.ch_layout.nb_channels),
+                    String(cString: avcodec_get_name(parameters.codec_id))
+                )
+            })
     }
 
     /// An audio packet's timing and completeness, judged like a video packet's (flag, index

@@ -18,10 +18,10 @@ PART_SECONDS = 2
 RATE = 30
 
 
-def encode(path, size, extra=(), offset=None):
+def encode(path, size, extra=(), offset=None, tone=440):
     """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC in MPEG-TS."""
     h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-f", "lavfi", "-i",
-           "sine=frequency=440:sample_rate=48000", "-t", str(PART_SECONDS), "-c:v", "libx264", "-g", "15", *extra,
+           f"sine=frequency={tone}:beep_factor=4:sample_rate=48000", "-t", str(PART_SECONDS), "-c:v", "libx264", "-g", "15", *extra,
            "-c:a", "aac", *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
 
 
@@ -29,7 +29,7 @@ def joined(tmp_path, first, second, first_extra=(), second_extra=()):
     """Two encodes concatenated into one MPEG-TS file, the second's timestamps after the first's."""
     a, b, ab = tmp_path / "a.ts", tmp_path / "b.ts", tmp_path / "ab.ts"
     encode(a, first, first_extra)
-    encode(b, second, second_extra, offset=PART_SECONDS + 0.2)
+    encode(b, second, second_extra, offset=PART_SECONDS + 0.2, tone=660)
     ab.write_bytes(a.read_bytes() + b.read_bytes())
     return ab
 
@@ -47,6 +47,25 @@ def source_units(path):
 def segment_units(path):
     return nal_units(subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v:0", "-c", "copy", "-bsf:v", "h264_mp4toannexb",
                                      "-f", "h264", "-"], capture_output=True, check=True, timeout=60).stdout)
+
+
+def audio_hashes(path):
+    """The MD5 of every audio packet's data, in order (ADTS turned into raw AAC frames, as MP4 stores them)."""
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:a:0", "-c", "copy", "-bsf:a", "aac_adtstoasc", "-f", "framemd5", "-"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    return [line.split(",")[5].strip() for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def runs_in_order(parts, whole):
+    """Where each part occurs as a contiguous run of `whole`, each after the one before; None when one does not."""
+    positions, start = [], 0
+    for part in parts:
+        found = next((i for i in range(start, len(whole) - len(part) + 1) if whole[i:i + len(part)] == part), None)
+        if found is None:
+            return None
+        positions.append(found)
+        start = found + len(part)
+    return positions
 
 
 def packets(path):
@@ -87,7 +106,16 @@ def test_copy_splits_at_the_keyframe_of_a_new_size(binary, tmp_path):
     kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
     assert kept[0] + kept[1] == sent
     assert kept[1] == source_units(tmp_path / "b.ts")
-    assert [size for _, size in packets(tmp_path / "out" / "segment-001.mp4")][:1] != []
+    # The sound is copied too (AAC: MP4 takes it): each file's packets are a run of the
+    # sender's, byte for byte, in order; whole packets only, so a file's sound never
+    # outlasts its span (a packet across the boundary is left out).
+    sound = [audio_hashes(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    sent_sound = audio_hashes(source)
+    assert all(sound) and runs_in_order(sound, sent_sound) is not None, "copied sound packets are not the sender's, in order"
+    assert runs_in_order([sound[1]], audio_hashes(tmp_path / "b.ts")) is not None, "the second file's sound is not the second encode's"
+    for s in m["segments"]:
+        assert s["audio"]["codec"] == "aac" and s["audio"]["sampleCount"] == 1024 * len(audio_hashes(tmp_path / "out" / s["file"])), s["audio"]
+        assert s["audio"]["sampleCount"] <= round((s["sessionEndSeconds"] - s["sessionStartSeconds"]) * 48000) + 1
 
 
 def test_copy_keeps_one_file_across_a_parameter_set_change_of_the_same_size(binary, tmp_path):

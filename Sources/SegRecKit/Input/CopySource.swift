@@ -12,9 +12,11 @@
 /// and their relative spacing.
 ///
 /// Pictures before the first keyframe cannot start a file: they are dropped
-/// (`beforeKeyframe`, one event with their count). The input's first audio stream is
-/// decoded and delivered as ``CaptureOutputEvent/audioSampleBuffer(_:)`` events on its own
-/// timestamps (``FootageAudioTiming``), to be encoded into each segment's AAC track.
+/// (`beforeKeyframe`, one event with their count). The input's first audio stream is copied
+/// as sent when the MP4 muxer takes its codec (``CaptureOutputEvent/copiedAudio(_:)``, each
+/// packet at `convertTime(pts, inputAudio → host)`); otherwise it is decoded and delivered
+/// as ``CaptureOutputEvent/audioSampleBuffer(_:)`` events on its own timestamps
+/// (``FootageAudioTiming``), to be encoded into each segment's AAC track.
 package final class CopySource: CaptureOutputEventSource {
     /// The reader packets come from.
     package let reader: EncodedVideoReader
@@ -24,6 +26,8 @@ package final class CopySource: CaptureOutputEventSource {
     package let frameRate: FrameRate
     /// How the input's sound is placed on the session clock, when it is decoded.
     package private(set) var audioTiming: FootageAudioTiming?
+    /// The copied audio stream's clock (`inputAudio`), when its packets are copied.
+    package let copiedAudioClock: MediaClock?
 
     private var remarks: [CaptureOutputEvent] = []
     private var index: Int64 = 0
@@ -53,6 +57,13 @@ package final class CopySource: CaptureOutputEventSource {
         let ticks = Int128(reader.timeBase.den) * Int128(frameRate.denominator) / (Int128(reader.timeBase.num) * Int128(frameRate.numerator))
         frameTicks = Int64(clamping: max(1, ticks))
         for note in reader.notes { remarks.append(.note(note)) }
+        if reader.copiedAudioSampleRate > 0 {
+            do {
+                copiedAudioClock = try MediaClock(identifier: "inputAudio", timescale: reader.audioTimeBase.den, offsetNanoseconds: 0, driftPartsPerBillion: 0)
+            } catch { throw .time(error) }
+        } else {
+            copiedAudioClock = nil
+        }
         if let audio = reader.audio {
             audioTiming = try FootageAudioTiming(
                 timeBase: audio.timeBase, sampleRate: audio.sampleRate, allowsDiscontinuities: reader.allowsTimestampDiscontinuities)
@@ -67,13 +78,24 @@ package final class CopySource: CaptureOutputEventSource {
         while true {
             if !remarks.isEmpty { return remarks.removeFirst().detached() }
             if ended { return nil }
-            guard let picture = try reader.nextPicture() else {
+            guard let packet = try reader.nextPacket() else {
                 ended = true
                 collectAudio()
                 reportDroppedBeforeKeyframe()
                 continue
             }
             collectAudio()
+            let picture: EncodedPicture
+            switch consume packet {
+            case .video(let video): picture = video
+            case .audio(let audio):
+                guard let copied = try copiedAudio(audio) else { continue }
+                guard remarks.isEmpty else {
+                    remarks.append(.copiedAudio(copied))
+                    continue
+                }
+                return .copiedAudio(copied)
+            }
             guard let frame = try frame(for: picture) else { continue }
             reportDroppedBeforeKeyframe()
             // Sound decoded while reading up to this packet goes before it.
@@ -130,6 +152,13 @@ package final class CopySource: CaptureOutputEventSource {
         return VideoFrame(pixels: .encoded(picture), index: frameIndex, deviceTime: deviceTime, sessionTime: sessionTime, duration: duration)
     }
 
+    /// The copied audio packet at its session time, or nil without a timestamp.
+    private func copiedAudio(_ audio: sending EncodedAudioPacket) throws -> sending CopiedAudioPacket? {
+        guard let clock = copiedAudioClock, audio.pts != EncodedPicture.noTimestamp else { return nil }
+        let time = MediaTime(value: audio.pts * Int64(audio.timeBase.num), timescale: audio.timeBase.den)
+        return CopiedAudioPacket(packet: audio, sessionTime: try convertTime(time, from: clock, to: .host))
+    }
+
     private func seconds(_ ticks: Int64) -> String { String(format: "%.3f", Double(ticks) * Double(reader.timeBase.num) / Double(reader.timeBase.den)) }
 
     private func reportDroppedBeforeKeyframe() {
@@ -147,5 +176,19 @@ package final class CopySource: CaptureOutputEventSource {
             remarks.append(.audioSampleBuffer(buffer))
         }
         audioTiming = timing
+    }
+}
+
+/// A packet of the input's sound copied as sent, at its session time.
+package struct CopiedAudioPacket {
+    /// The packet.
+    package let packet: EncodedAudioPacket
+    /// Its pts on the session clock.
+    package let sessionTime: MediaTime
+
+    /// The same packet as a value that shares nothing with this one; nil when memory runs out.
+    package func detached() -> sending CopiedAudioPacket? {
+        guard let copy = packet.referenced() else { return nil }
+        return CopiedAudioPacket(packet: copy, sessionTime: sessionTime)
     }
 }

@@ -398,7 +398,9 @@ public struct SegmentAudioRecord: Codable, Sendable, Equatable {
 
     /// The record of a track rebuilt from a `.partial` file's complete fragments
     /// (`aac`, its rate, channels and the samples kept).
-    init(recovered audio: RecoveredAudio) { self.init(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount) }
+    init(recovered audio: RecoveredAudio) {
+        self.init(codec: audio.codecName, sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)
+    }
 
     /// The warning for a segment rebuilt from fragments that held none of its sound (a
     /// disk that filled before the first fragment's audio samples were written): the file

@@ -29,3 +29,82 @@ extension VideoFrame {
         return CopiedPacket(isKeyframe: picture.isKeyframe, timescale: base.num == 1 && base.den > 0 ? base.den : nil)
     }
 }
+
+/// The format of sound copied as sent (`--copy`), for each segment's `audio` record.
+package struct CopiedAudioFormat: Sendable, Equatable {
+    /// FFmpeg's codec name (`aac`, `opus`, …).
+    package var codec: String
+    /// Sample frames per second.
+    package var sampleRate: Int
+    /// Channels.
+    package var channels: Int
+
+    package init(codec: String, sampleRate: Int, channels: Int) {
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
+
+/// Sound copied as sent, held until the frames after it say which segment it belongs to.
+/// Packets stay whole: a packet goes into the segment open when a frame at or after its end
+/// comes (or when the segment closes at or after its end); one that straddles a file
+/// boundary, or comes before the first file's start, is left out. So each file holds the
+/// packets of its own span and its `sampleCount` never exceeds the span.
+struct CopiedSound {
+    var pending: [CopiedAudioPacket] = []
+    /// The open segment's first copied packet's time and its last one's end, in sample
+    /// ticks of the file (as its writer rounds them): the track's length is their difference
+    /// (a gap in the sender's sound lies inside it, as in the track).
+    var firstTick: Int64?
+    var endTick: Int64 = 0
+}
+
+extension CopiedAudioPacket {
+    /// Where its sound ends on the session clock (nanoseconds, rounded down).
+    var sessionEnd: MediaTime {
+        let nanoseconds = Int128(packet.sampleCount) * 1_000_000_000 / Int128(max(1, packet.sampleRate))
+        return (try? sessionTime.adding(MediaTime(value: Int64(clamping: nanoseconds), timescale: 1_000_000_000))) ?? sessionTime
+    }
+}
+
+extension SegmentMuxer {
+    func receiveCopiedAudio(_ audio: sending CopiedAudioPacket) {
+        announce(.audioReceived(samples: Int(audio.packet.sampleCount)))
+        copiedSound.pending.append(audio)
+    }
+
+    /// Hands the held packets that end at or before `time` to the open segment's writer
+    /// (those starting before its start, or with no segment open, are not recorded).
+    func flushCopiedAudio(before time: MediaTime) {
+        while let first = copiedSound.pending.first, first.sessionEnd <= time {
+            copiedSound.pending.removeFirst()
+            if let segment = current { write(first, into: segment) }
+        }
+    }
+
+    /// Before `segment` closes at `end`: its last held packets that end by then (one that
+    /// starts before `end` and ends after it is left out), and its `audio` record.
+    func finishCopiedAudio(of segment: OpenSegment, at end: MediaTime) {
+        guard let format = configuration.copiedAudio else { return }
+        while let first = copiedSound.pending.first, first.sessionTime < end {
+            copiedSound.pending.removeFirst()
+            if first.sessionEnd <= end { write(first, into: segment) }
+        }
+        let samples = copiedSound.firstTick.map { copiedSound.endTick - $0 } ?? 0
+        let record = SegmentAudioRecord(codec: format.codec, sampleRate: format.sampleRate, channels: format.channels, sampleCount: samples)
+        copiedSound.firstTick = nil
+        copiedSound.endTick = 0
+        announce(.segmentAudioWritten(file: segment.file, record))
+    }
+
+    private func write(_ audio: CopiedAudioPacket, into segment: OpenSegment) {
+        guard audio.sessionTime >= segment.sessionStart, let fileTime = try? audio.sessionTime.subtracting(segment.sessionStart), let packet = audio.detached()
+        else { return }
+        let rate = Int32(clamping: packet.packet.sampleRate)
+        guard let tick = TrackTiming.ticks(fileTime, atTimescale: rate), tick >= copiedSound.endTick else { return }
+        copiedSound.firstTick = copiedSound.firstTick ?? tick
+        copiedSound.endTick = tick + packet.packet.sampleCount
+        segment.writer.appendCopiedAudio(packet.packet, fileTime: fileTime)
+    }
+}

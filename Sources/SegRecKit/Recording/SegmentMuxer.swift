@@ -158,6 +158,8 @@ package final class SegmentMuxer {
     private var eventSequencer = SessionEventSequencer()
     /// Source warnings that arrived after a stop-on-change stop (not in `warnings`).
     private var warningsAfterStop = 0
+    /// Sound copied as sent, waiting for the frame after it (``CopiedSound``).
+    var copiedSound = CopiedSound()
     // ── end of session event log
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
@@ -206,6 +208,7 @@ package final class SegmentMuxer {
         case .formatChanged(let format): streamFormat = format
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
+            flushCopiedAudio(before: frame.sessionTime)
             try await receive(frame)
             try sound?.pump(into: &current, stopped: hasStopped)
         case .audioSampleBuffer(let buffer):
@@ -227,6 +230,7 @@ package final class SegmentMuxer {
             if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
         case .inputDamaged(let packets): announce(.inputDamaged(packets: packets))
         case .sessionEvent(let change): if let record = eventSequencer.received(SessionEventRecord(change)) { announce(.sessionEvent(record)) }
+        case .copiedAudio(let audio): receiveCopiedAudio(audio)
         }
     }
 

@@ -23,16 +23,20 @@ package final class EncodedPicture {
     /// extradata): what a segment that starts with this picture opens with. Nil for a
     /// picture that is not a keyframe.
     package let parameters: EncodedStreamParameters?
+    /// The parameters of the audio stream copied beside it (`--copy` of sound MP4 takes),
+    /// for a keyframe: what a segment that starts with it gives its audio track. Nil otherwise.
+    package let audioParameters: EncodedStreamParameters?
 
     init(
         packet: consuming sending Packet, dimensions: VideoDimensions, isKeyframe: Bool, timeBase: (num: Int32, den: Int32),
-        parameters: consuming sending EncodedStreamParameters?
+        parameters: consuming sending EncodedStreamParameters?, audioParameters: consuming sending EncodedStreamParameters? = nil
     ) {
         self.packet = packet
         self.dimensions = dimensions
         self.isKeyframe = isKeyframe
         self.timeBase = timeBase
         self.parameters = parameters
+        self.audioParameters = audioParameters
     }
 
     /// A missing timestamp (FFmpeg's `AV_NOPTS_VALUE`).
@@ -60,7 +64,14 @@ package final class EncodedPicture {
             return EncodedPicture(packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: nil)
         }
         guard let copiedParameters = EncodedStreamParameters.copying(parameters.pointer) else { return nil }
-        return EncodedPicture(packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters)
+        guard let audioParameters else {
+            return EncodedPicture(
+                packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters)
+        }
+        guard let copiedAudio = EncodedStreamParameters.copying(audioParameters.pointer) else { return nil }
+        return EncodedPicture(
+            packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters,
+            audioParameters: copiedAudio)
     }
 }
 
@@ -89,4 +100,43 @@ package final class EncodedStreamParameters {
         var p: UnsafeMutablePointer<AVCodecParameters>? = pointer
         avcodec_parameters_free(&p)
     }
+}
+
+/// One packet of an audio stream copied as sent (`--copy` when the MP4 muxer takes the
+/// codec: AAC, Opus, MP3, AC-3, E-AC-3, FLAC, ALAC): its data is never decoded. Not
+/// `Sendable` (it owns an `AVPacket`); it moves to the segment's writer as a `sending` value.
+package final class EncodedAudioPacket {
+    /// The packet (pts, dts and duration in ``timeBase`` ticks).
+    let packet: Packet
+    /// The input audio stream's time base.
+    package let timeBase: (num: Int32, den: Int32)
+    /// The stream's sample rate.
+    package let sampleRate: Int
+
+    init(packet: consuming sending Packet, timeBase: (num: Int32, den: Int32), sampleRate: Int) {
+        self.packet = packet
+        self.timeBase = timeBase
+        self.sampleRate = sampleRate
+    }
+
+    /// Presentation time, input ticks (``EncodedPicture/noTimestamp`` when missing).
+    package var pts: Int64 { packet.pointer.pointee.pts != EncodedPicture.noTimestamp ? packet.pointer.pointee.pts : packet.pointer.pointee.dts }
+
+    /// Sample frames it decodes to (its duration at ``sampleRate``; 0 when the demuxer gives none).
+    package var sampleCount: Int64 {
+        av_rescale_q(packet.pointer.pointee.duration, AVRational(num: timeBase.num, den: timeBase.den), AVRational(num: 1, den: Int32(sampleRate)))
+    }
+
+    /// A new reference to the same data, owned by nobody else (nil when memory runs out).
+    package func referenced() -> sending EncodedAudioPacket? {
+        guard let copy = segrec_av_packet_referenced(packet.pointer) else { return nil }
+        return EncodedAudioPacket(packet: Packet(adopting: copy), timeBase: timeBase, sampleRate: sampleRate)
+    }
+}
+
+/// What ``EncodedVideoReader/nextPacket()`` hands out: a video packet, or a packet of the
+/// audio stream copied beside it.
+package enum EncodedPacket {
+    case video(EncodedPicture)
+    case audio(EncodedAudioPacket)
 }

@@ -16,14 +16,17 @@ import SegRecTime
 ///   unchanged. A length-prefixed stream (MP4, FLV/RTMP) has them in the stream's extradata,
 ///   replaced by a packet's `AV_PKT_DATA_NEW_EXTRADATA`. Each keyframe carries the stream's
 ///   parameters with the parameter sets in force (``EncodedPicture/parameters``).
-/// - Sound: the first audio stream is decoded (``audio``) like ``VideoFileDecoder``'s, to be
-///   re-encoded into each segment.
+/// - Sound: the first audio stream's packets are handed out as they are (``EncodedPacket/audio(_:)``)
+///   when the MP4 muxer takes its codec and `copiesAudio` is set; otherwise it is decoded
+///   (``audio``) like ``VideoFileDecoder``'s, to be re-encoded into each segment.
 /// - Live sources end like ``VideoFileDecoder``'s: an I/O timeout, a closed connection.
 ///
-/// Not thread-safe: one consumer pulls packets with ``nextPicture()``.
+/// Not thread-safe: one consumer pulls packets with ``nextPacket()``.
 package final class EncodedVideoReader {
     /// The codecs a copy takes: those the MP4 muxer stores.
     package static let copyableCodecs: Set<String> = ["h264", "hevc", "vp9", "av1"]
+    /// The audio codecs the MP4 muxer stores, copied as sent; other sound is decoded (``audio``).
+    package static let copyableAudioCodecs: Set<String> = ["aac", "opus", "mp3", "ac3", "eac3", "flac", "alac"]
 
     /// The path as given.
     package let path: String
@@ -41,6 +44,12 @@ package final class EncodedVideoReader {
     package let audio: FootageAudioDecoder?
     /// Audio streams in the input.
     package let audioStreamCount: Int
+    /// The first audio stream when its packets are copied as sent (then ``audio`` is nil).
+    let copiedAudio: UnsafeMutablePointer<AVStream>?
+    /// The copied audio stream's sample rate (0 without one).
+    package let copiedAudioSampleRate: Int
+    /// The copied audio stream's channels and codec name, for the manifest.
+    package let copiedAudioFormat: (channels: Int, codec: String)?
     /// What was noticed on opening.
     package private(set) var notes: [String] = []
     /// Called with each warning (a live source that ended, a packet the parser refused).
@@ -69,9 +78,13 @@ package final class EncodedVideoReader {
     /// Opens `path` and its first video stream for copying.
     /// - Throws: ``MediaInputError`` (not found, unavailable, no video stream, a codec the
     ///   MP4 muxer does not take).
-    package init(path: String, options: VideoSourceOptions = VideoSourceOptions(), stopRequest: RecordingStopRequest? = nil, decodesAudio: Bool = true)
-        throws(MediaInputError)
-    {
+    ///   - decodesAudio: record the first audio stream (else every audio stream is ignored).
+    ///   - copiesAudio: with `decodesAudio`, copy its packets as sent when the MP4 muxer
+    ///     takes its codec (``copyableAudioCodecs``) instead of decoding it.
+    package init(
+        path: String, options: VideoSourceOptions = VideoSourceOptions(), stopRequest: RecordingStopRequest? = nil, decodesAudio: Bool = true,
+        copiesAudio: Bool = false
+    ) throws(MediaInputError) {
         FFmpegLog.silence()
         self.path = path
         self.stopRequest = stopRequest
@@ -93,7 +106,26 @@ package final class EncodedVideoReader {
                     "\(codecName) cannot be copied into MP4 (--copy takes \(Self.copyableCodecs.sorted().joined(separator: ", "))); leave out --copy to re-encode it"
             )
         }
-        (audio, notes) = VideoFileDecoder.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path)
+        let firstAudio = streams.first { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        let copied = firstAudio.flatMap { stream in
+            decodesAudio && copiesAudio && Self.copyableAudioCodecs.contains(String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id)))
+                && stream.pointee.codecpar.pointee.sample_rate > 0 ? stream : nil
+        }
+        copiedAudio = copied
+        if let copied {
+            (audio, notes) = VideoFileDecoder.openAudio(of: streams, besides: video, decodesAudio: false, path: path)
+            copied.pointee.discard = AVDISCARD_DEFAULT
+            let described = VideoFileDecoder.describe(copied)
+            notes.removeAll { $0.hasPrefix("input \(described) ") }
+            let parameters = copied.pointee.codecpar.pointee
+            copiedAudioSampleRate = Int(parameters.sample_rate)
+            copiedAudioFormat = (Int(parameters.ch_layout.nb_channels), String(cString: avcodec_get_name(parameters.codec_id)))
+            notes.append("input \(described) recorded as each segment's audio track, copied as sent (not decoded, not re-encoded)")
+        } else {
+            (audio, notes) = VideoFileDecoder.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path)
+            copiedAudioSampleRate = 0
+            copiedAudioFormat = nil
+        }
         audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count
         timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
         guard timeBase.num > 0, timeBase.den > 0 else {
@@ -127,60 +159,77 @@ package final class EncodedVideoReader {
 
     deinit { if let parser { av_parser_close(parser) } }
 
-    /// Reads no further packet; ``nextPicture()`` then returns nil.
+    /// Reads no further packet; ``nextPacket()`` then returns nil.
     package func stopReading() { readingStopped = true }
 
-    /// The next video packet in decode order with its size, or nil at the end of the input
-    /// (or after a stop).
+    /// The next packet in decode order: a video packet with its size, or a packet of the
+    /// copied audio stream; nil at the end of the input (or after a stop).
     /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` when the input cannot be
     ///   read any further.
-    package func nextPicture() throws(MediaInputError) -> sending EncodedPicture? {
-        guard !ended, try readVideoPacket() else {
+    package func nextPacket() throws(MediaInputError) -> sending EncodedPacket? {
+        guard !ended, let isVideo = try readPacket() else {
             if !ended { audio?.finish() }
             ended = true
             return nil
         }
-        packetsRead += 1
-        watchdog?.touch()
-        var isKeyframe = packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
-        takeParameterSets()
-        if let size = parsedSize(keyframe: &isKeyframe) { dimensions = size }
+        if isVideo {
+            packetsRead += 1
+            watchdog?.touch()
+        }
+        var isKeyframe = isVideo && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
+        if isVideo {
+            takeParameterSets(of: packet.pointer)
+            if let size = parsedSize(of: packet.pointer, keyframe: &isKeyframe) { dimensions = size }
+        }
         av_packet_free_side_data(packet.pointer)
         guard let moved = segrec_av_packet_moved(packet.pointer) else { throw .badInput(path: path, field: "data", detail: "out of memory") }
+        guard isVideo else { return .audio(EncodedAudioPacket(packet: Packet(adopting: moved), timeBase: audioTimeBase, sampleRate: copiedAudioSampleRate)) }
         guard isKeyframe else {
-            return EncodedPicture(packet: Packet(adopting: moved), dimensions: dimensions, isKeyframe: false, timeBase: timeBase, parameters: nil)
+            return .video(EncodedPicture(packet: Packet(adopting: moved), dimensions: dimensions, isKeyframe: false, timeBase: timeBase, parameters: nil))
         }
         guard let parameters = EncodedStreamParameters.copying(stream.pointee.codecpar, extradata: extradata) else {
             throw .badInput(path: path, field: "data", detail: "out of memory")
         }
-        return EncodedPicture(packet: Packet(adopting: moved), dimensions: dimensions, isKeyframe: true, timeBase: timeBase, parameters: parameters)
+        guard let copiedAudio else {
+            return .video(EncodedPicture(packet: Packet(adopting: moved), dimensions: dimensions, isKeyframe: true, timeBase: timeBase, parameters: parameters))
+        }
+        guard let audioParameters = EncodedStreamParameters.copying(copiedAudio.pointee.codecpar) else {
+            throw .badInput(path: path, field: "data", detail: "out of memory")
+        }
+        return .video(
+            EncodedPicture(
+                packet: Packet(adopting: moved), dimensions: dimensions, isKeyframe: true, timeBase: timeBase, parameters: parameters,
+                audioParameters: audioParameters))
     }
+
+    /// The copied audio stream's time base (1/1 without one).
+    package var audioTimeBase: (num: Int32, den: Int32) { copiedAudio.map { ($0.pointee.time_base.num, $0.pointee.time_base.den) } ?? (1, 1) }
 
     /// The parameter sets the packet brings: a new sequence header (FLV/RTMP side data), or
     /// those in band (`extract_extradata`, Annex B streams).
-    func takeParameterSets() {
+    func takeParameterSets(of packet: UnsafeMutablePointer<AVPacket>) {
         var size = 0
-        if let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 {
+        if let data = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 {
             extradata = Self.bytes(data, size)
             return
         }
         guard let extractor else { return }
         // The filter hands the same data back, with the parameter sets as side data.
         do {
-            try extractor.send(packet.pointer)
-            _ = try extractor.receive(into: packet.pointer)
+            try extractor.send(packet)
+            _ = try extractor.receive(into: packet)
         } catch {
             warningHandler?("\(path): packet \(packetsRead - 1): libavcodec's extract_extradata failed (\(error)); the parameter sets in force are kept")
             return
         }
-        if let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 { extradata = Self.bytes(data, size) }
+        if let data = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 { extradata = Self.bytes(data, size) }
     }
 
     /// The size the parser reads from the packet (at a keyframe), or nil; clears
     /// `isKeyframe` when the parser says the packet holds no keyframe although flagged one.
-    func parsedSize(keyframe isKeyframe: inout Bool) -> VideoDimensions? {
+    func parsedSize(of packet: UnsafeMutablePointer<AVPacket>, keyframe isKeyframe: inout Bool) -> VideoDimensions? {
         guard let parser else { return nil }
-        let p = packet.pointer.pointee
+        let p = packet.pointee
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize: Int32 = 0
         _ = av_parser_parse2(parser, parserCodec.pointer, &output, &outputSize, p.data, p.size, p.pts, p.dts, p.pos)
@@ -190,13 +239,14 @@ package final class EncodedVideoReader {
         return VideoDimensions(width: width, height: height)
     }
 
-    /// `av_read_frame` until a packet of the video stream (audio packets go to ``audio``);
-    /// false at the end, on a stop, or when the live source ended.
-    func readVideoPacket() throws(MediaInputError) -> Bool {
+    /// `av_read_frame` until a packet of the video stream (true) or of the copied audio
+    /// stream (false); decoded audio packets go to ``audio``; nil at the end, on a stop, or
+    /// when the live source ended.
+    func readPacket() throws(MediaInputError) -> Bool? {
         while true {
             if readingStopped || stopRequest?.isRequested == true {
                 wasInterrupted = true
-                return false
+                return nil
             }
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eagain() { continue }
@@ -208,13 +258,13 @@ package final class EncodedVideoReader {
                 if read != segrec_averror_eof() || packetsRead == 0 {
                     warningHandler?("\(path): live source ended after \(packetsRead) packets: \(why); the recording ends there")
                 }
-                return false
+                return nil
             }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
                 wasInterrupted = true
-                return false
+                return nil
             }
-            if read == segrec_averror_eof() { return false }
+            if read == segrec_averror_eof() { return nil }
             if read < 0 {
                 consecutiveReadErrors += 1
                 if consecutiveReadErrors >= VideoFileDecoder.maximumConsecutiveReadErrors {
@@ -223,6 +273,7 @@ package final class EncodedVideoReader {
                 continue
             }
             consecutiveReadErrors = 0
+            if let copiedAudio, packet.pointer.pointee.stream_index == copiedAudio.pointee.index { return false }
             guard packet.pointer.pointee.stream_index == stream.pointee.index else {
                 if let audio, packet.pointer.pointee.stream_index == audio.streamIndex { audio.decode(packet.pointer, seconds: audioSeconds(audio)) }
                 av_packet_unref(packet.pointer)

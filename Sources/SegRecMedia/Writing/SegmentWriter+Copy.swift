@@ -100,3 +100,64 @@ extension SegmentWriter {
         }
     }
 }
+
+extension SegmentWriter {
+    /// Adds the audio stream copied as sent: the input's codec parameters, time base
+    /// `1/sampleRate`, the muxer's own tag.
+    static func addCopiedAudioStream(to format: OutputFormatContext, parameters: EncodedStreamParameters) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(format.pointer, nil) else {
+            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: "audio")
+        }
+        try check(avcodec_parameters_copy(stream.pointee.codecpar, parameters.pointer), "avcodec_parameters_copy", context: parameters.codecName)
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = AVRational(num: 1, den: parameters.pointer.pointee.sample_rate)
+        return stream
+    }
+
+    /// Writes one packet of the copied audio stream as it is, at `fileTime` (its session time
+    /// less the segment's start), rounded to the track's sample tick; its decode offset and
+    /// duration kept. A packet at or before the previous one's time is skipped (false).
+    /// - Throws: the muxer's errors (then the writer has failed).
+    @discardableResult package func appendEncodedAudio(_ audio: EncodedAudioPacket, fileTime: MediaTime) throws -> Bool {
+        try ensureOpen()
+        guard let audioStream, let pts = TrackTiming.ticks(fileTime, atTimescale: Int32(audio.sampleRate)), pts >= 0 else { return false }
+        if let lastCopiedAudioPTS, pts <= lastCopiedAudioPTS { return false }
+        let p = audio.packet.pointer
+        let input = AVRational(num: audio.timeBase.num, den: audio.timeBase.den)
+        if audioStream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
+            // ADTS → raw AAC; the first packet carries the AudioSpecificConfig as new
+            // extradata, which the mov muxer takes before it writes the moov (delay_moov).
+            // Raw AAC with its extradata passes unchanged.
+            do {
+                let filter =
+                    try adtsFilter ?? BitstreamFilter(name: "aac_adtstoasc", parameters: audioStream.pointee.codecpar, timeBase: input, source: url.path)
+                adtsFilter = filter
+                try filter.send(p)
+                guard try filter.receive(into: p) else { return false }
+            } catch {
+                fail(error)
+                throw error
+            }
+        }
+        let samples = AVRational(num: 1, den: Int32(audio.sampleRate))
+        let decodeOffset = p.pointee.dts != EncodedPicture.noTimestamp && p.pointee.pts != EncodedPicture.noTimestamp ? p.pointee.pts - p.pointee.dts : 0
+        p.pointee.pts = pts
+        p.pointee.dts = pts - av_rescale_q(decodeOffset, input, samples)
+        p.pointee.duration = av_rescale_q(p.pointee.duration, input, samples)
+        p.pointee.pos = -1
+        p.pointee.stream_index = audioStream.pointee.index
+        lastCopiedAudioPTS = pts
+        audioSampleCount = pts + p.pointee.duration
+        av_packet_rescale_ts(p, samples, audioStream.pointee.time_base)
+        do {
+            let written = av_write_frame(format.pointer, p)
+            if let failure = format.file?.flush() { throw failure }
+            try check(written, "av_write_frame", context: "\(partialURL.path) audio")
+            audioPacketsWritten += 1
+        } catch {
+            fail(error)
+            throw error
+        }
+        return true
+    }
+}

@@ -148,6 +148,11 @@ package final class SegmentWriter {
     var copyOrigin: Int64?
     /// The last copied packet's dts (``timescale`` ticks).
     var lastCopiedDTS: Int64?
+    /// The last copied audio packet's pts (the audio stream's sample ticks).
+    var lastCopiedAudioPTS: Int64?
+    /// `aac_adtstoasc` for copied AAC (MPEG-TS carries ADTS; MP4 wants raw frames and the
+    /// AudioSpecificConfig, which the filter hands the muxer as new extradata).
+    var adtsFilter: BitstreamFilter?
 
     /// Opens the encoder, creates the partial file and writes the MP4 header.
     ///
@@ -186,12 +191,12 @@ package final class SegmentWriter {
     package convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
         fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil,
-        location: String? = nil, audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil
+        location: String? = nil, audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil, copyingAudio: EncodedStreamParameters? = nil
     ) throws {
         try self.init(
             url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
             fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, location: location, audio: audio,
-            copying: copying)
+            copying: copying, copyingAudio: copyingAudio)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
@@ -199,7 +204,7 @@ package final class SegmentWriter {
     init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
         sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil, location: String? = nil,
-        audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil
+        audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil, copyingAudio: EncodedStreamParameters? = nil
     ) throws {
         FFmpegLog.silence()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
@@ -241,15 +246,16 @@ package final class SegmentWriter {
         }
         let (encoder, pixelFormat, format) = opened
         self.audioSettings = audio
-        let audioTrack = try Self.addAudioStream(to: format, audio: audio)
+        let audioTrack = copyingAudio == nil ? try Self.addAudioStream(to: format, audio: audio) : nil
         self.audioEncoder = audioTrack?.encoder
-        self.audioStream = audioTrack?.stream
+        self.audioStream = try copyingAudio.map { try Self.addCopiedAudioStream(to: format, parameters: $0) } ?? audioTrack?.stream
+        let audioRate = copyingAudio.map { Int($0.pointer.pointee.sample_rate) } ?? audio?.sampleRate
         // mvhd/elst durations at a timescale both tracks' ticks divide (the track's own
         // without sound), so both edit lists are exact.
         try check(
             av_opt_set_int(
-                format.pointer.pointee.priv_data, "movie_timescale", TrackTiming.movieTimescale(videoTimescale: timescale, audioSampleRate: audio?.sampleRate),
-                0), "av_opt_set_int", context: "movie_timescale")
+                format.pointer.pointee.priv_data, "movie_timescale", TrackTiming.movieTimescale(videoTimescale: timescale, audioSampleRate: audioRate), 0),
+            "av_opt_set_int", context: "movie_timescale")
 
         let frame = try Frame()
         if copying == nil { try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height) }

@@ -32,6 +32,8 @@ struct BuiltSource {
     var pushAudio: PushInput.Audio? = nil
     /// The source's frames are packets copied as sent (`--copy`).
     var copiesStream = false
+    /// The sound copied as sent beside them, or nil.
+    var copiedAudio: CopiedAudioFormat? = nil
 }
 
 extension Recorder {

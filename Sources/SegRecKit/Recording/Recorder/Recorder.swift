@@ -107,6 +107,7 @@ public actor Recorder {
         muxer.audio = built.audio
         muxer.splitOnRotation = configuration.splitOnRotation
         muxer.copiesStream = built.copiesStream
+        muxer.copiedAudio = built.copiedAudio
         muxer.maximumSegmentDuration = configuration.maximumSegmentDuration
         muxer.maximumSegmentBytes = configuration.maximumSegmentBytes
         muxer.recordedAt = built.recordedAt ?? Date()
