@@ -38,6 +38,8 @@ package final class CopySource: CaptureOutputEventSource {
     /// Ticks added to the input's timestamps since the last time they went back.
     private var offset: Int64 = 0
     private var lastDTS: Int64?
+    /// The first packets, while none had a decode time (``takeWaiting(knownDTS:)``).
+    private var waitingForDTS: [EncodedPicture] = []
     private var ended = false
     /// One frame at ``frameRate``, in input ticks (at least 1).
     private let frameTicks: Int64
@@ -81,34 +83,54 @@ package final class CopySource: CaptureOutputEventSource {
             guard let packet = try reader.nextPacket() else {
                 ended = true
                 collectAudio()
+                try takeWaiting(knownDTS: nil)
                 reportDroppedBeforeKeyframe()
                 continue
             }
             collectAudio()
-            let picture: EncodedPicture
             switch consume packet {
-            case .video(let video): picture = video
-            case .audio(let audio):
-                guard let copied = try copiedAudio(audio) else { continue }
-                guard remarks.isEmpty else {
-                    remarks.append(.copiedAudio(copied))
+            case .video(let picture):
+                // The first packets of some inputs (Matroska, with B-frames) have no decode
+                // time: they wait for the first that has one, which their own are counted back from.
+                if lastDTS == nil, picture.dts == EncodedPicture.noTimestamp, picture.pts != EncodedPicture.noTimestamp,
+                    waitingForDTS.count < Self.maximumWaitingForDTS
+                {
+                    waitingForDTS.append(picture)
                     continue
                 }
-                return .copiedAudio(copied)
+                try takeWaiting(knownDTS: picture.dts == EncodedPicture.noTimestamp ? nil : picture.dts)
+                if let frame = try frame(for: picture) { remarks.append(.frame(frame)) }
+                reportDroppedBeforeKeyframe()
+            case .audio(let audio): if let copied = try copiedAudio(audio) { remarks.append(.copiedAudio(copied)) }
             }
-            guard let frame = try frame(for: picture) else { continue }
-            reportDroppedBeforeKeyframe()
-            // Sound decoded while reading up to this packet goes before it.
-            guard remarks.isEmpty else {
-                remarks.append(.frame(frame))
-                continue
-            }
-            return .frame(frame)
+        }
+    }
+
+    /// Packets without a decode time held before the first that has one, at most.
+    static let maximumWaitingForDTS = 32
+
+    /// Gives the packets waiting for a decode time theirs, one frame apart, ending one frame
+    /// before `knownDTS` (the next packet's; nil: at the end, ending at their earliest pts),
+    /// and queues their frames.
+    private func takeWaiting(knownDTS: Int64?) throws {
+        guard !waitingForDTS.isEmpty else { return }
+        let waiting = waitingForDTS
+        waitingForDTS = []
+        let last = knownDTS.map { $0 - frameTicks } ?? waiting.map(\.pts).min()!
+        for (k, picture) in waiting.enumerated() {
+            picture.dts = last - Int64(waiting.count - 1 - k) * frameTicks
+            if let frame = try frame(for: picture) { remarks.append(.frame(frame)) }
+        }
+        if !waiting.isEmpty {
+            remarks.append(
+                .note(
+                    "the input's first \(waiting.count) packet\(waiting.count == 1 ? "" : "s") had no decode time: counted back one frame apart from the next packet's"
+                ))
         }
     }
 
     /// The frame for `picture`, or nil when it comes before the first keyframe (counted).
-    private func frame(for picture: sending EncodedPicture) throws -> sending VideoFrame? {
+    private func frame(for picture: EncodedPicture) throws -> VideoFrame? {
         let nopts = EncodedPicture.noTimestamp
         var (pts, dts) = (picture.pts, picture.dts)
         if pts == nopts && dts == nopts {
@@ -153,7 +175,7 @@ package final class CopySource: CaptureOutputEventSource {
     }
 
     /// The copied audio packet at its session time, or nil without a timestamp.
-    private func copiedAudio(_ audio: sending EncodedAudioPacket) throws -> sending CopiedAudioPacket? {
+    private func copiedAudio(_ audio: EncodedAudioPacket) throws -> CopiedAudioPacket? {
         guard let clock = copiedAudioClock, audio.pts != EncodedPicture.noTimestamp else { return nil }
         let time = MediaTime(value: audio.pts * Int64(audio.timeBase.num), timescale: audio.timeBase.den)
         return CopiedAudioPacket(packet: audio, sessionTime: try convertTime(time, from: clock, to: .host))

@@ -108,3 +108,22 @@ extension SegmentMuxer {
         segment.writer.appendCopiedAudio(packet.packet, fileTime: fileTime)
     }
 }
+
+extension ManifestReader {
+    /// The `audio` record of a segment copied as sent (`--copy`): a codec the MP4 muxer
+    /// takes (``EncodedVideoReader/copyableAudioCodecs``), a sample rate of 1 Hz to 768 kHz,
+    /// 1 to 64 channels, and a sample count in range.
+    static func checkCopiedAudio(_ audio: SegmentAudioRecord, at field: String, path: String) throws(RecordingError) {
+        guard EncodedVideoReader.copyableAudioCodecs.contains(audio.codec) else {
+            throw .badInput(
+                path: path, field: "\(field).codec",
+                detail: "\(Excerpt.of(audio.codec)) is not allowed; allowed: \(EncodedVideoReader.copyableAudioCodecs.sorted().joined(separator: ", "))")
+        }
+        for (name, value, range) in [
+            ("sampleRate", Int64(audio.sampleRate), Int64(1)...768_000), ("channels", Int64(audio.channels), 1...64),
+            ("sampleCount", audio.sampleCount, 0...maximumCount)
+        ] where !range.contains(value) {
+            throw .badInput(path: path, field: "\(field).\(name)", detail: "\(value) is out of range; allowed \(range.lowerBound)...\(range.upperBound)")
+        }
+    }
+}
