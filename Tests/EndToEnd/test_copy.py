@@ -277,3 +277,19 @@ def test_copy_copies_the_sound_mp4_takes_and_re_encodes_the_rest(binary, tmp_pat
     def pictures(units):
         return [u for u in units if u[0] & 0x1F not in (7, 8)]
     assert pictures(segment_units(tmp_path / "out" / "segment-000.mp4")) == pictures(source_units(source))
+
+
+def test_copy_of_a_sender_restarting_at_time_zero_keeps_both_parts_with_sound(binary, tmp_path):
+    # The second encode's timestamps start again where the first's did (a restarted sender):
+    # its packets continue one frame after the last, and its sound is shifted with them.
+    a, b, ab = tmp_path / "a.ts", tmp_path / "b.ts", tmp_path / "ab.ts"
+    encode(a, "640x360")
+    encode(b, "360x640", tone=660)
+    ab.write_bytes(a.read_bytes() + b.read_bytes())
+    m = checked_recording(binary, tmp_path / "out", "--source", str(ab))
+    assert [(s["width"], s["height"], s["frameCount"]) for s in m["segments"]] == [(640, 360, 60), (360, 640, 60)]
+    assert any("went back" in w for w in m["warnings"]), m["warnings"]
+    kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    assert kept[0] + kept[1] == source_units(ab)
+    sound = [audio_hashes(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    assert runs_in_order([sound[1]], audio_hashes(b)) is not None and len(sound[1]) >= 80, "the restarted sender's sound is missing"

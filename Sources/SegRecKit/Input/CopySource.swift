@@ -9,7 +9,7 @@
 /// A missing pts or dts is taken from the other (both missing: the last dts plus a frame).
 /// A decode time that goes back or repeats (a restarted sender, concatenated captures) is
 /// shifted to continue one frame after the last, with a warning: packets keep their data
-/// and their relative spacing.
+/// and their relative spacing; copied sound is shifted by as much from then on.
 ///
 /// Pictures before the first keyframe cannot start a file: they are dropped
 /// (`beforeKeyframe`, one event with their count). The input's first audio stream is copied
@@ -175,10 +175,13 @@ package final class CopySource: CaptureOutputEventSource {
     }
 
     /// The copied audio packet at its session time, or nil without a timestamp.
+    /// The copied audio packet at its session time (its pts, shifted as the pictures' are
+    /// after their timestamps went back), or nil without a timestamp.
     private func copiedAudio(_ audio: EncodedAudioPacket) throws -> CopiedAudioPacket? {
         guard let clock = copiedAudioClock, audio.pts != EncodedPicture.noTimestamp else { return nil }
         let time = MediaTime(value: audio.pts * Int64(audio.timeBase.num), timescale: audio.timeBase.den)
-        return CopiedAudioPacket(packet: audio, sessionTime: try convertTime(time, from: clock, to: .host))
+        let shift = try convertTime(MediaTime(value: offset * Int64(reader.timeBase.num), timescale: reader.timeBase.den), from: deviceClock, to: .host)
+        return CopiedAudioPacket(packet: audio, sessionTime: try convertTime(time, from: clock, to: .host).adding(shift))
     }
 
     private func seconds(_ ticks: Int64) -> String { String(format: "%.3f", Double(ticks) * Double(reader.timeBase.num) / Double(reader.timeBase.den)) }
