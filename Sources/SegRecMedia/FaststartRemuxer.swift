@@ -240,6 +240,11 @@ enum FaststartRemuxer {
         guard let outStream = avformat_new_stream(format.pointer, nil) else {
             throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
         }
+        // VP9's sample entry (vpcC) is written from the pixel format, which the mov demuxer does
+        // not read from it (a VP9 stream copied as sent, `--copy`): decoding a picture tells it.
+        if inStream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_VP9, inStream.pointee.codecpar.pointee.format < 0 {
+            _ = avformat_find_stream_info(input.pointer, nil)
+        }
         try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
         outStream.pointee.time_base = inStream.pointee.time_base
         try copySideData(from: inStream, to: outStream, context: output)

@@ -293,3 +293,28 @@ def test_copy_of_a_sender_restarting_at_time_zero_keeps_both_parts_with_sound(bi
     assert kept[0] + kept[1] == source_units(ab)
     sound = [audio_hashes(tmp_path / "out" / s["file"]) for s in m["segments"]]
     assert runs_in_order([sound[1]], audio_hashes(b)) is not None and len(sound[1]) >= 80, "the restarted sender's sound is missing"
+
+
+@pytest.mark.parametrize("encoder,args,container,codec,tag", [
+    ("libvpx-vp9", ["-deadline", "realtime", "-cpu-used", "8"], "webm", "vp9", "vp09"),
+    ("libsvtav1", ["-preset", "12"], "matroska", "av1", "av01"),
+])
+def test_copy_of_vp9_and_av1_into_mp4(binary, tmp_path, encoder, args, container, codec, tag):
+    # What the MP4 muxer takes beside H.264 and HEVC: the sample entry (vpcC, av1C) is made
+    # from the stream's parameters, and the finished file decodes whole.
+    if encoder not in h.run(["ffmpeg", "-hide_banner", "-encoders"]).stdout:
+        pytest.skip(f"this ffmpeg has no {encoder}")
+    source = tmp_path / f"in.{container}"
+    h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size=320x180:rate={RATE}", "-t", "1", "-c:v", encoder, *args, "-g", "15",
+           "-f", container, str(source)])
+    r = subprocess.run([binary, "record", "--copy", "--source", str(source), "--output", str(tmp_path / "out"), "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    m = h.load_manifest(tmp_path / "out")
+    h.validate_manifest(m)
+    assert [(s["width"], s["height"], s["frameCount"], s["copied"]) for s in m["segments"]] == [(320, 180, RATE, True)]
+    probed = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                    "stream=codec_name,codec_tag_string,nb_read_frames", "-of", "csv=p=0", str(tmp_path / "out" / "segment-000.mp4")]).stdout.strip()
+    assert probed == f"{codec},{tag},{RATE}", probed
+    v = subprocess.run([binary, "verify", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
