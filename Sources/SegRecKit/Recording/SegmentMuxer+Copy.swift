@@ -52,6 +52,10 @@ package struct CopiedAudioFormat: Sendable, Equatable {
 /// boundary, or comes before the first file's start, is left out. So each file holds the
 /// packets of its own span and its `sampleCount` never exceeds the span.
 struct CopiedSound {
+    /// Packets held at most (about 21 s of AAC at 48 kHz): while no picture comes (a sender
+    /// sending only sound), the oldest go into the open segment, or are not recorded before
+    /// the first one.
+    static let maximumHeld = 1024
     var pending: [CopiedAudioPacket] = []
     /// The open segment's first copied packet's time and its last one's end, in sample
     /// ticks of the file (as its writer rounds them): the track's length is their difference
@@ -72,6 +76,10 @@ extension SegmentMuxer {
     func receiveCopiedAudio(_ audio: sending CopiedAudioPacket) {
         announce(.audioReceived(samples: Int(audio.packet.sampleCount)))
         copiedSound.pending.append(audio)
+        while copiedSound.pending.count > CopiedSound.maximumHeld {
+            let oldest = copiedSound.pending.removeFirst()
+            if let segment = current { write(oldest, into: segment) }
+        }
     }
 
     /// Hands the held packets that end at or before `time` to the open segment's writer
