@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/falloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -161,6 +162,42 @@ static inline AVFrame *_Nullable segrec_av_frame_ref_picture(const AVFrame *_Non
     dst->format = src->format;
     dst->width = width;
     dst->height = height;
+    return dst;
+}
+
+/// A new packet that takes over `src`'s data and properties (`av_packet_move_ref`), leaving
+/// `src` blank: shares nothing with any Swift value (hence `sending`). NULL without memory.
+static inline AVPacket *_Nullable segrec_av_packet_moved(AVPacket *_Nonnull src) SEGREC_SENDING {
+    AVPacket *dst = av_packet_alloc();
+    if (dst) av_packet_move_ref(dst, src);
+    return dst;
+}
+
+/// A new reference to `src`'s data with a copy of its properties (`av_packet_clone`),
+/// shared with no Swift value (hence `sending`). NULL without memory.
+static inline AVPacket *_Nullable segrec_av_packet_referenced(const AVPacket *_Nonnull src) SEGREC_SENDING { return av_packet_clone(src); }
+
+/// A copy of `src` (`avcodec_parameters_copy`) whose extradata is `extradata` (`size` bytes,
+/// padded) when `size` >= 0, shared with no Swift value (hence `sending`). NULL on failure.
+static inline AVCodecParameters *_Nullable segrec_codecpar_copied(const AVCodecParameters *_Nonnull src, const uint8_t *_Nullable extradata, int size)
+    SEGREC_SENDING {
+    AVCodecParameters *dst = avcodec_parameters_alloc();
+    if (!dst) return NULL;
+    if (avcodec_parameters_copy(dst, src) < 0) {
+        avcodec_parameters_free(&dst);
+        return NULL;
+    }
+    if (size < 0) return dst;
+    av_freep(&dst->extradata);
+    dst->extradata_size = 0;
+    if (size == 0 || !extradata) return dst;
+    dst->extradata = av_mallocz((size_t)size + AV_INPUT_BUFFER_PADDING_SIZE);
+    if (!dst->extradata) {
+        avcodec_parameters_free(&dst);
+        return NULL;
+    }
+    memcpy(dst->extradata, extradata, (size_t)size);
+    dst->extradata_size = size;
     return dst;
 }
 

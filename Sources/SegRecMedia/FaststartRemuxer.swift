@@ -40,7 +40,7 @@ enum FaststartRemuxer {
         /// The first audio stream's packets in file order (empty without one).
         var audioPackets: [PacketTiming] = []
         /// The first audio stream's time base, sample rate and channels (nil without one).
-        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int)? = nil
+        var audio: (timeBase: AVRational, sampleRate: Int, channelCount: Int, codecName: String)? = nil
     }
 
     /// Pass 1: every packet of the first video stream that libavformat can read. A read
@@ -91,7 +91,13 @@ enum FaststartRemuxer {
         }
         return Scan(
             timeBase: stream.pointee.time_base, packets: packets, readError: readError, audioPackets: audioPackets,
-            audio: audio.map { a in (a.pointee.time_base, Int(a.pointee.codecpar.pointee.sample_rate), Int(a.pointee.codecpar.pointee.ch_layout.nb_channels)) })
+            audio: audio.map { a in
+                let parameters = a.pointee.codecpar.pointee
+                return (
+                    a.pointee.time_base, Int(parameters.sample_rate), Int(parameters.ch_layout.nb_channels),
+                    String(cString: avcodec_get_name(parameters.codec_id))
+                )
+            })
     }
 
     /// An audio packet's timing and completeness, judged like a video packet's (flag, index
@@ -233,6 +239,11 @@ enum FaststartRemuxer {
         let format = try OutputFormatContext(formatName: "mp4", path: output)
         guard let outStream = avformat_new_stream(format.pointer, nil) else {
             throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: output)
+        }
+        // VP9's sample entry (vpcC) is written from the pixel format, which the mov demuxer does
+        // not read from it (a VP9 stream copied as sent, `--copy`): decoding a picture tells it.
+        if inStream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_VP9, inStream.pointee.codecpar.pointee.format < 0 {
+            _ = avformat_find_stream_info(input.pointer, nil)
         }
         try check(avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar), "avcodec_parameters_copy", context: output)
         outStream.pointee.time_base = inStream.pointee.time_base

@@ -41,6 +41,9 @@ final class Packet {
         pointer = packet
     }
 
+    /// The packet `packet` points to, owned from now on (freed with this object).
+    init(adopting packet: consuming sending UnsafeMutablePointer<AVPacket>) { pointer = packet }
+
     /// A new packet that takes over `other`'s data and properties (`av_packet_move_ref`),
     /// leaving `other` blank for reuse.
     convenience init(movingFrom other: Packet) throws(FFmpegError) {

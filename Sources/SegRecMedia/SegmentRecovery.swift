@@ -144,7 +144,10 @@ package enum SegmentRecovery {
             firstPresentationTime: MediaTime(value: firstPTS, timescale: timescale), end: MediaTime(value: end, timescale: timescale),
             endsAtKnownEnd: usedKnownEnd, byteCount: size, reusedReservation: reused)
         if let audio = scan.audio, let kept = keptAudio(scan, videoEnd: end) {
-            recovered.audio = RecoveredAudio(sampleRate: audio.sampleRate, channelCount: audio.channelCount, sampleCount: kept.end)
+            // A track that starts after the file's 0 (sound copied as sent) declares its length from its first packet.
+            let start = max(0, scan.audioPackets.first?.pts ?? 0)
+            recovered.audio = RecoveredAudio(
+                sampleRate: audio.sampleRate, channelCount: audio.channelCount, sampleCount: kept.end - start, codecName: audio.codecName)
         }
         return recovered
     }

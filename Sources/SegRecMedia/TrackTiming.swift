@@ -84,7 +84,7 @@ package enum TrackTiming {
 
     /// `time` in ticks of `timescale`, rounded half away from zero; nil when it does not fit
     /// in Int64.
-    static func ticks(_ time: MediaTime, atTimescale timescale: Int32) -> Int64? {
+    package static func ticks(_ time: MediaTime, atTimescale timescale: Int32) -> Int64? {
         try? time.converted(toTimescale: timescale, rounding: .roundHalfAwayFromZero).value
     }
 }

@@ -26,7 +26,11 @@ enum RecordCommand {
                     "Crash safety: while a segment is open its .partial file gets a fragment at least this often (default 1); 0 writes each file whole at its end, so a crash loses the open segment."
             ), .flag("force", help: "Replace an earlier recording in the output folder (only the files its manifest lists)."),
             .flag("stamp-frame-index", help: "Stamp each frame's index into rows 0-15 (always on for synthetic)."),
-            .flag("quiet", help: "No live progress line; only the summary."),
+            .flag(
+                "copy",
+                help:
+                    "Write the footage's H.264/HEVC/VP9/AV1 packets as sent, without decoding or re-encoding: a new file at the first keyframe of a new size (read by libavcodec's parser); segment limits cut at the first keyframe past them; the sound copied when MP4 takes its codec, else re-encoded to AAC."
+            ), .flag("quiet", help: "No live progress line; only the summary."),
             .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
             .flag("json", help: "Print the manifest as JSON instead of the summary table."), .flag("help", help: "Show help.")
         ] + limitOptions + audioOptions + cameraOptions + benchmarkOptions
@@ -38,7 +42,7 @@ enum RecordCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "record", options: options,
                 usage:
-                    "segrec record [--source synthetic|PATH|URL|-] [--listen] [--io-timeout SECONDS] [--reconnect-for SECONDS] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--audio-bitrate N] [--no-audio] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
+                    "segrec record [--source synthetic|PATH|URL|-] [--listen] [--io-timeout SECONDS] [--reconnect-for SECONDS] [--scenario FILE] [--mode segment|stop-on-change] [--output DIR] [--codec h264|hevc] [--preset NAME] [--crf N] [--force] [--stamp-frame-index] [--copy] [--video-size WxH --pixel-format NAME --framerate RATE] [--fragment-interval SECONDS] [--max-segment-duration SECONDS] [--max-segment-bytes N] [--audio-bitrate N] [--no-audio] [--mirror off|on|auto] [--split-on-rotation] [--camera-source ID=PATH ...] [--stats FILE] [--realtime] [--frames-in-flight N]",
                 abstract: "Record timestamped frames into MP4 segments, one per run of constant dimensions, plus manifest.json.")
         else { return }
         guard parsed.positionals.isEmpty else { throw CommandLineError("record: unexpected argument '\(Excerpt.of(parsed.positionals[0]))'", exitCode: .usage) }
@@ -89,6 +93,7 @@ enum RecordCommand {
         request.stampsFrameIndex = parsed.flag("stamp-frame-index")
         request.force = parsed.flag("force")
         input.realtime = parsed.flag("realtime")
+        input.copiesStream = parsed.flag("copy")
         request.statisticsURL = parsed.value("stats").map { URL(fileURLWithPath: $0) }
         return (request, input)
     }
@@ -131,6 +136,7 @@ enum RecordCommand {
                 exitCode: .usage)
         case .statisticsFolderMissing(_, let folder):
             return CommandLineError("\(parsed.value("stats") ?? ""): --stats: folder \(folder) does not exist", exitCode: .cannotCreate)
+        case .unsupportedCopy(let reason): return CommandLineError("record: --copy: \(reason)", exitCode: .usage)
         case .unsupportedAudio(let reason):
             // Pushed sound only; `record` pulls its input.
             return CommandLineError("record: \(reason)", exitCode: .usage)

@@ -28,6 +28,7 @@ extension CaptureOutputEvent {
         case .warning(let warning): .warning(warning)
         case .inputDamaged(let packets): .inputDamaged(packets: packets)
         case .sessionEvent(let change): .sessionEvent(change)
+        case .copiedAudio(let audio): audio.detached().map { .copiedAudio($0) } ?? .warning("out of memory: a copied audio packet was lost")
         }
     }
 }

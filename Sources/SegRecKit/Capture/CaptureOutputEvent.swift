@@ -38,6 +38,9 @@ package enum CaptureOutputEvent {
     /// Something the session did or saw (posture change, camera switch, constituent swap,
     /// facing or mirroring change, …): the recorder logs it in the manifest's `events`.
     case sessionEvent(CaptureSessionChange)
+    /// A packet of the input's sound copied as sent (`--copy`), at its session time: it goes
+    /// into the segment open at that time, never decoded.
+    case copiedAudio(CopiedAudioPacket)
 }
 
 /// A `setDynamicAspectRatio` request that completed with the error `superseded`.

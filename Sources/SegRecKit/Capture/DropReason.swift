@@ -18,4 +18,7 @@ public enum DropReason: String, Sendable, Codable, CaseIterable {
     /// It had been handed to the writer when the recording process died, and no complete
     /// fragment on disk holds it (counted by `segrec recover`).
     case interrupted
+    /// A stream copied as sent (`--copy`) delivered it before its first keyframe, which a
+    /// file must start with.
+    case beforeKeyframe
 }

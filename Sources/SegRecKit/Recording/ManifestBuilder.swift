@@ -40,6 +40,10 @@ package struct ManifestBuilder: Sendable {
         if recordsSessionEvents { manifest.events = [] }
     }
 
+    /// A recording whose segments copy the input's packets (`--copy`): nothing is encoded,
+    /// so the manifest names no encoder.
+    package mutating func copiesStream() { manifest.encoder = nil }
+
     /// Applies one event.
     package mutating func apply(_ event: SegmentMuxerEvent) {
         switch event {

@@ -118,7 +118,9 @@ public enum ManifestReader {
                     try count(time.value, "\(at).change.\(name).value", timeRange)
                 }
             }
-            if let audio = segment.audio {
+            if let audio = segment.audio, segment.copied == true {
+                try checkCopiedAudio(audio, at: "\(at).audio", path: path)
+            } else if let audio = segment.audio {
                 guard AudioTrackSettings.supportedSampleRates.contains(audio.sampleRate) else {
                     throw .badInput(
                         path: path, field: "\(at).audio.sampleRate",

@@ -343,6 +343,9 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var constituent: String? = nil
     /// The segment's audio track (Docs/DESIGN.md "Audio"); absent in a recording without sound.
     public var audio: SegmentAudioRecord? = nil
+    /// `true` when the file holds the input's video packets as they were sent (`--copy`:
+    /// not decoded, not re-encoded); absent otherwise.
+    package var copied: Bool? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -364,6 +367,7 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encodeIfPresent(facing, forKey: .facing)
         try c.encodeIfPresent(constituent, forKey: .constituent)
         try c.encodeIfPresent(audio, forKey: .audio)
+        try c.encodeIfPresent(copied, forKey: .copied)
     }
 }
 
@@ -390,7 +394,9 @@ public struct SegmentAudioRecord: Codable, Sendable, Equatable {
 
     /// The record of a track rebuilt from a `.partial` file's complete fragments
     /// (`aac`, its rate, channels and the samples kept).
-    init(recovered audio: RecoveredAudio) { self.init(sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount) }
+    init(recovered audio: RecoveredAudio) {
+        self.init(codec: audio.codecName, sampleRate: audio.sampleRate, channels: audio.channelCount, sampleCount: audio.sampleCount)
+    }
 
     /// The warning for a segment rebuilt from fragments that held none of its sound (a
     /// disk that filled before the first fragment's audio samples were written): the file

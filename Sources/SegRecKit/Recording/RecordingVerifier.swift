@@ -126,7 +126,10 @@ public enum RecordingVerifier {
             }
             if info.frameCount != segment.frameCount { report.problems.append("\(info.frameCount) frames, manifest says \(segment.frameCount)") }
             if let problem = rotationProblem(file: info.rotationDegrees, manifest: segment.rotationDegrees) { report.problems.append(problem) }
-            if let limit = maximumDuration, let latest = info.packets.map(\.pts).max(), let problem = limitProblem(latest, info.timeBase, limit) {
+            // A copied file (`--copy`) is cut at the first keyframe past the limit: only its
+            // keyframes after the first must start before it.
+            let limited = segment.copied == true ? info.packets.dropFirst().filter(\.isKeyframe) : info.packets
+            if let limit = maximumDuration, let latest = limited.map(\.pts).max(), let problem = limitProblem(latest, info.timeBase, limit) {
                 report.problems.append(problem)
             }
             if let problem = spanProblem(info, segment) { report.problems.append(problem) }

@@ -43,6 +43,7 @@ extension SegmentMuxer {
         announce(.segmentEnded(file: segment.file, end: end))
         let startReason = builder.manifest.segments.last { $0.file == segment.file }?.startReason ?? .recordingStarted
         segment.writer.setChapters(chapters(from: segment.sessionStart, to: end, startReason: startReason))
+        finishCopiedAudio(of: segment, at: end)
         if let sound {
             try sound.closeSegment(segment, at: end, fileEnd: fileEnd)
             try sound.pump(into: &current, stopped: hasStopped)

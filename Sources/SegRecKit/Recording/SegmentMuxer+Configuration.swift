@@ -34,6 +34,11 @@ extension SegmentMuxer {
         /// events only once one is logged. (Each segment is encoded at its first frame's
         /// capture rate, ``VideoStreamFormat/frameRate``, whichever camera made it.)
         package var recordsSessionEvents = false
+        /// The source's frames are encoded packets written as sent (`--copy`): no encoder,
+        /// the manifest's `encoder` is null and every segment says `copied`.
+        package var copiesStream = false
+        /// The sound copied as sent beside a copied stream (codec, rate, channels), or nil.
+        package var copiedAudio: CopiedAudioFormat?
         /// Every rate the source may capture at (each camera's rate in each of its formats),
         /// or empty when only ``settings``' rate is known: every file whose rate is exact in
         /// ``TrackTiming/timescale(forEvery:)`` of them then shares that one timescale

@@ -158,6 +158,8 @@ package final class SegmentMuxer {
     private var eventSequencer = SessionEventSequencer()
     /// Source warnings that arrived after a stop-on-change stop (not in `warnings`).
     private var warningsAfterStop = 0
+    /// Sound copied as sent, waiting for the frame after it (``CopiedSound``).
+    var copiedSound = CopiedSound()
     // ── end of session event log
 
     /// A muxer that has written nothing yet (the first frame opens `segment-000.mp4`).
@@ -180,6 +182,7 @@ package final class SegmentMuxer {
             segmentLimits: configuration.maximumSegmentDuration == nil && configuration.maximumSegmentBytes == nil
                 ? nil : SegmentLimits(maxSegmentDuration: configuration.maximumSegmentDuration, maxSegmentBytes: configuration.maximumSegmentBytes))
         for note in configuration.notes { builder.apply(.note(note)) }
+        if configuration.copiesStream { builder.copiesStream() }
         sound = configuration.audio.map { SoundSegmenter(settings: $0) }
         sound?.announce = { [unowned self] event in self.announce(event) }
     }
@@ -205,6 +208,7 @@ package final class SegmentMuxer {
         case .formatChanged(let format): streamFormat = format
         case .frame(let frame):
             releaseSessionEvents(naming: frame.index, at: frame.sessionTime)
+            flushCopiedAudio(before: frame.sessionTime)
             try await receive(frame)
             try sound?.pump(into: &current, stopped: hasStopped)
         case .audioSampleBuffer(let buffer):
@@ -226,6 +230,7 @@ package final class SegmentMuxer {
             if state == .stopped { warningsAfterStop += 1 } else { announce(.warning(warning)) }
         case .inputDamaged(let packets): announce(.inputDamaged(packets: packets))
         case .sessionEvent(let change): if let record = eventSequencer.received(SessionEventRecord(change)) { announce(.sessionEvent(record)) }
+        case .copiedAudio(let audio): receiveCopiedAudio(audio)
         }
     }
 
@@ -304,9 +309,9 @@ package final class SegmentMuxer {
             segment.boundary.maximumBytes = limit
             current = segment
         }
-        switch try boundaryRule.decision(
+        let decision = try boundaryRule.decision(
             for: frame, in: streamFormat, open: current?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
-        {
+        switch atKeyframes(decision, copied: frame.copiedPacket) {
         case .append: try await append(frame)
         case .drop(let reason, let warning):
             announce(.frameDropped(reason))
@@ -366,6 +371,7 @@ package final class SegmentMuxer {
             settings.frameRate = rate
             if !TrackTiming.isExact(rate, atTimescale: timescale) { timescale = TrackTiming.timescale(for: rate) }
         }
+        if let copied = frame.copiedPacket?.timescale { timescale = copied }
         // The capture angle of the first frame is the file's display matrix (a movie file
         // output fixes it at the start); footage keeps the configured rotation.
         let displayRotation = format?.rotationAngle.displayMatrixRotationDegrees ?? configuration.rotationDegrees
@@ -384,7 +390,8 @@ package final class SegmentMuxer {
                     file: file, width: frame.dimensions.width, height: frame.dimensions.height,
                     aspectRatio: DynamicAspectRatio(matching: frame.dimensions)?.rawValue, frameCount: 0, firstFrameIndex: frame.index, sessionStart: start,
                     sessionStartSeconds: start.seconds, sessionEnd: start, sessionEndSeconds: start.seconds, startReason: reason, change: change, byteCount: 0,
-                    rotationDegrees: manifestRotation, camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent)))
+                    rotationDegrees: manifestRotation, camera: format?.camera?.id, facing: format?.camera?.facing, constituent: format?.camera?.constituent,
+                    copied: configuration.copiesStream ? true : nil)))
         apply(decisions)
         // The journal lists the segment before its writer creates the .partial file.
         if let failure = journal.failure.error { throw failure }

@@ -30,6 +30,8 @@ actor SegmentWriterActor {
         case append(FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant, queued: ContinuousClock.Instant)
         /// Encode sound into the audio track, after the sound given before.
         case appendAudio(AudioPCMBuffer)
+        /// Write a packet of sound copied as sent at `fileTime` (relative to the segment's start).
+        case appendCopiedAudio(EncodedAudioPacket, fileTime: MediaTime)
         /// Encode this many sample frames of silence, after the sound given before (written in bounded pieces).
         case appendSilence(Int64)
         /// Flush, write the trailer so the last frame ends at `endTime`, rename into place.
@@ -44,6 +46,10 @@ actor SegmentWriterActor {
 
         /// The layout of the picture an `append` carries, else nil.
         var pixelFormat: PixelBuffer.PixelFormat? { if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil } }
+        /// The stream parameters of the copied keyframe an `append` carries (`--copy`), else nil.
+        var copiedStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _) = self { picture.parameters } else { nil } }
+        /// The parameters of the sound copied beside that keyframe, else nil.
+        var copiedAudioStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _) = self { picture.audioParameters } else { nil } }
     }
 
     /// What the muxer holds of one segment's writer. Sendable.
@@ -62,6 +68,9 @@ actor SegmentWriterActor {
         func append(_ pixels: sending FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
             commands.yield(.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
         }
+
+        /// Queues a packet of sound copied as sent (never waits).
+        func appendCopiedAudio(_ packet: sending EncodedAudioPacket, fileTime: MediaTime) { commands.yield(.appendCopiedAudio(packet, fileTime: fileTime)) }
 
         /// Queues sound for the audio track (never waits).
         func appendAudio(_ pcm: AudioPCMBuffer) {
@@ -173,7 +182,7 @@ actor SegmentWriterActor {
         // The muxer queues the segment's first picture with the writer's start: the encoder
         // opens in that picture's layout (no conversion pass when it takes it).
         var next = await iterator.next(isolation: self)
-        open(pixelFormat: next?.pixelFormat ?? .nv12)
+        open(pixelFormat: next?.pixelFormat ?? .nv12, copying: next?.copiedStream, copyingAudio: next?.copiedAudioStream)
         // Each command is consumed before the wait for the next one: a picture kept alive
         // across that wait would still reference its planes when the encoder has released
         // them to the pool, and the producer's next write into them would copy them in full.
@@ -203,6 +212,10 @@ actor SegmentWriterActor {
             guard let writer, error == nil else { return nil }
             do { try writer.appendAudio(pcm) } catch { fail(error) }
             return nil
+        case .appendCopiedAudio(let packet, let fileTime):
+            guard let writer, error == nil else { return nil }
+            do { try writer.appendEncodedAudio(packet, fileTime: fileTime) } catch { fail(error) }
+            return nil
         case .appendSilence(let count):
             guard let writer, error == nil else { return nil }
             do { try writer.appendSilence(frameCount: count) } catch { fail(error) }
@@ -225,14 +238,14 @@ actor SegmentWriterActor {
     }
 
     /// Opens the writer with its encoder in `pixelFormat` (the first picture's layout) when
-    /// the encoder takes it.
-    private func open(pixelFormat: PixelBuffer.PixelFormat) {
+    /// the encoder takes it, or without an encoder for a copied stream (`copying`).
+    private func open(pixelFormat: PixelBuffer.PixelFormat, copying: EncodedStreamParameters?, copyingAudio: EncodedStreamParameters?) {
         let start = ContinuousClock.now
         do {
             writer = try SegmentWriter(
                 url: parameters.url, dimensions: parameters.dimensions, timescale: parameters.timescale, settings: parameters.settings,
                 displayRotationDegrees: parameters.displayRotationDegrees, fragmentInterval: parameters.fragmentInterval, pixelFormat: pixelFormat,
-                creationTime: parameters.creationTime, location: parameters.location, audio: parameters.audio)
+                creationTime: parameters.creationTime, location: parameters.location, audio: parameters.audio, copying: copying, copyingAudio: copyingAudio)
         } catch { fail(error) }
         statistics?.segmentOpened(parameters.segment, firstFrame: parameters.firstFrameIndex, close: parameters.closeDuration, open: .now - start)
     }

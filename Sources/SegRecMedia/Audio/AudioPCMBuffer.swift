@@ -61,4 +61,6 @@ package struct RecoveredAudio: Sendable, Hashable {
     package let channelCount: Int
     /// Sample frames the track declares (its edit list's length).
     package let sampleCount: Int64
+    /// FFmpeg's codec name (`aac`; another for sound copied as sent).
+    package var codecName = "aac"
 }

@@ -65,12 +65,16 @@ package enum FramePixels {
     case pixelBuffer(PixelBuffer)
     /// The decoder's buffers, referenced.
     case decoded(DecodedFrameBuffer)
+    /// A picture still encoded as its sender sent it, copied into the file without
+    /// decoding (`--copy`; the writer was opened for its stream).
+    case encoded(EncodedPicture)
 
     /// The picture's dimensions (even).
     package var dimensions: VideoDimensions {
         switch self {
         case .pixelBuffer(let buffer): buffer.dimensions
         case .decoded(let frame): frame.dimensions
+        case .encoded(let picture): picture.dimensions
         }
     }
 
@@ -79,6 +83,7 @@ package enum FramePixels {
         switch self {
         case .pixelBuffer(let buffer): buffer.pixelFormat
         case .decoded(let frame): frame.pixelFormat
+        case .encoded: .yuv420p  // not decoded: no layout of its own; the writer opens no encoder for it
         }
     }
 
@@ -92,6 +97,9 @@ package enum FramePixels {
         case .decoded(let frame):
             if let reference = frame.referenced() { return .decoded(reference) }
             return .pixelBuffer(frame.copyToPixelBuffer(from: PixelBufferPool()))
+        case .encoded(let picture):
+            if let reference = picture.referenced() { return .encoded(reference) }
+            preconditionFailure("out of memory referencing an encoded packet")
         }
     }
 
@@ -101,6 +109,9 @@ package enum FramePixels {
         switch self {
         case .pixelBuffer(let buffer): buffer
         case .decoded(let frame): frame.copyToPixelBuffer(from: pool)
+        case .encoded(let picture):
+            // Never decoded (`--copy`): nothing reads its pixels; a mid-grey picture of its size.
+            PixelBuffer(width: picture.dimensions.width, height: picture.dimensions.height)
         }
     }
 }

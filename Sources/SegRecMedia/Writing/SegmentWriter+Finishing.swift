@@ -36,11 +36,15 @@ extension SegmentWriter {
         guard endTime > lastPresentationTime else { throw SegmentWriterError.endTimeNotAfterLastFrame(lastFrame: lastPresentationTime, endTime: endTime) }
         endTicks = max(endTicks, lastPTS + 1)
         let duration = MediaTime(value: endTicks, timescale: timescale)
-        durations[lastPTS] = endTicks - lastPTS
+        if !copiesStream { durations[lastPTS] = endTicks - lastPTS }
         do {
-            try check(avcodec_send_frame(encoder.pointer, nil), "avcodec_send_frame", context: "flush")
-            try drainEncoder(writing: false)
-            try writeTail(end: endTicks)
+            if copiesStream {
+                try writeHeldVideoPacket()
+            } else {
+                try check(avcodec_send_frame(encoder.pointer, nil), "avcodec_send_frame", context: "flush")
+                try drainEncoder(writing: false)
+                try writeTail(end: endTicks)
+            }
             try finishAudio()
             guard packetsWritten == frameCount, durations.isEmpty else {
                 throw SegmentWriterError.packetCountMismatch(frames: frameCount, packets: packetsWritten)

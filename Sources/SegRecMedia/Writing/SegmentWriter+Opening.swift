@@ -40,16 +40,19 @@ extension SegmentWriter {
         stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
         try Self.tag(format: format, stream: stream, encoderName: encoderName, creationTime: creationTime ?? Date())
         if let location { try check(av_dict_set(&format.pointer.pointee.metadata, "location", location, 0), "av_dict_set", context: "location") }
-        if let degrees = displayRotationDegrees {
-            guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) else {
-                throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem())
-            }
-            // FFmpeg 5.1's av_display_rotation_set takes *clockwise* degrees while
-            // av_display_rotation_get (and ffprobe's `rotation`) report counter-clockwise
-            // ones; negate so the file reads back as `degrees`.
-            UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_set($0, -Double(degrees)) }
-        }
+        if let degrees = displayRotationDegrees { try setDisplayRotation(of: stream, degrees: degrees) }
         return stream
+    }
+
+    /// Stores `degrees` (counter-clockwise) as the stream's display matrix.
+    static func setDisplayRotation(of stream: UnsafeMutablePointer<AVStream>, degrees: Int) throws(FFmpegError) {
+        guard let data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) else {
+            throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem())
+        }
+        // FFmpeg 5.1's av_display_rotation_set takes *clockwise* degrees while
+        // av_display_rotation_get (and ffprobe's `rotation`) report counter-clockwise
+        // ones; negate so the file reads back as `degrees`.
+        UnsafeMutableRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_set($0, -Double(degrees)) }
     }
 
     /// Opens the AAC encoder and adds the audio stream (time base `1/sampleRate`) to `format`;

@@ -35,6 +35,7 @@ extension SegmentWriter {
     ///   writer has failed (``finish(endTime:)`` rethrows the error) and its partial file is
     ///   kept or deleted as the type's documentation says.
     package func append(_ pixels: FramePixels, presentationTime: MediaTime, recyclingInto pool: PixelBufferPool? = nil) throws {
+        if case .encoded(let picture) = pixels { return try appendEncoded(picture, presentationTime: presentationTime) }
         try ensureOpen()
         guard pixels.dimensions == dimensions else { throw SegmentWriterError.dimensionsMismatch(expected: dimensions, got: pixels.dimensions) }
         guard var pts = TrackTiming.ticks(presentationTime, atTimescale: timescale), pts < Int64.max else {
@@ -85,6 +86,7 @@ extension SegmentWriter {
             }
             // Another layout than the encoder's: converted below, from a copy.
             buffer = decoded.copyToPixelBuffer(from: pool ?? PixelBufferPool())
+        case .encoded: throw SegmentWriterError.notWritable(path: partialURL.path, underlying: "an encoded picture reached the encoder")
         }
         let format = buffer.pixelFormat.avPixelFormat
         if format == encoderPixelFormat, buffer.hasPlanePadding {

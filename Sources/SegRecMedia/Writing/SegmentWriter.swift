@@ -140,6 +140,19 @@ package final class SegmentWriter {
     var isRecoverable = false
     /// The room held at ``temporaryURL`` for the finished copy (``SpaceReservation``).
     var reservation: SpaceReservation?
+    /// Whether the file copies an encoded stream (``EncodedPicture``s, `--copy`) instead of
+    /// encoding pictures: then ``encoder`` is an unopened context holding the stream's
+    /// parameters.
+    package let copiesStream: Bool
+    /// A copied stream's first pts (input ticks): the file's time 0.
+    var copyOrigin: Int64?
+    /// The last copied packet's dts (``timescale`` ticks).
+    var lastCopiedDTS: Int64?
+    /// The last copied audio packet's pts (the audio stream's sample ticks).
+    var lastCopiedAudioPTS: Int64?
+    /// `aac_adtstoasc` for copied AAC (MPEG-TS carries ADTS; MP4 wants raw frames and the
+    /// AudioSpecificConfig, which the filter hands the muxer as new extradata).
+    var adtsFilter: BitstreamFilter?
 
     /// Opens the encoder, creates the partial file and writes the MP4 header.
     ///
@@ -178,11 +191,12 @@ package final class SegmentWriter {
     package convenience init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int? = nil,
         fragmentInterval: MediaTime? = MediaTime(value: 1, timescale: 1), pixelFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil,
-        location: String? = nil, audio: AudioTrackSettings? = nil
+        location: String? = nil, audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil, copyingAudio: EncodedStreamParameters? = nil
     ) throws {
         try self.init(
             url: url, dimensions: dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotationDegrees,
-            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, location: location, audio: audio)
+            fragmentInterval: fragmentInterval, sizeLimit: nil, pixelFormat: pixelFormat, creationTime: creationTime, location: location, audio: audio,
+            copying: copying, copyingAudio: copyingAudio)
     }
 
     /// The designated initializer; `sizeLimit` (tests only) makes every file this writer
@@ -190,17 +204,19 @@ package final class SegmentWriter {
     init(
         url: URL, dimensions: VideoDimensions, timescale: Int32, settings: EncoderSettings, displayRotationDegrees: Int?, fragmentInterval: MediaTime?,
         sizeLimit: Int64?, pixelFormat inputFormat: PixelBuffer.PixelFormat = .nv12, creationTime: Date? = nil, location: String? = nil,
-        audio: AudioTrackSettings? = nil
+        audio: AudioTrackSettings? = nil, copying: EncodedStreamParameters? = nil, copyingAudio: EncodedStreamParameters? = nil
     ) throws {
         FFmpegLog.silence()
-        try settings.validate()
         guard timescale > 0 else { throw SegmentWriterError.invalidTimescale(timescale) }
         let fragmentMicroseconds = try Self.microseconds(of: fragmentInterval)
-        precondition(
-            dimensions.width > 0 && dimensions.height > 0 && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
-            "NV12 needs even, positive dimensions, got \(dimensions)")
-        guard settings.codec.accepts(dimensions) else {
-            throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
+        if copying == nil {
+            try settings.validate()
+            precondition(
+                dimensions.width > 0 && dimensions.height > 0 && dimensions.width % 2 == 0 && dimensions.height % 2 == 0,
+                "NV12 needs even, positive dimensions, got \(dimensions)")
+            guard settings.codec.accepts(dimensions) else {
+                throw SegmentWriterError.pictureTooSmall(path: url.path, dimensions: dimensions, codec: settings.codec)
+            }
         }
         guard !SafeFile.exists(path: url.path) else { throw SegmentWriterError.fileExists(path: url.path) }
         self.url = url
@@ -213,24 +229,36 @@ package final class SegmentWriter {
         self.timescale = timescale
         self.settings = settings
 
-        let (encoder, pixelFormat, format) = try Self.openEncoder(
-            settings: settings, dimensions: dimensions, timescale: timescale, inputFormat: inputFormat, partialPath: partialURL.path)
-        let stream = try Self.addVideoStream(
-            to: format, encoder: encoder, settings: settings, timescale: timescale, displayRotationDegrees: displayRotationDegrees, creationTime: creationTime,
-            location: location)
+        copiesStream = copying != nil
+        let partialPath = partialURL.path
+        let opened: (CodecContext, AVPixelFormat, OutputFormatContext)
+        let stream: UnsafeMutablePointer<AVStream>
+        if let copying {
+            opened = try Self.copyingContext(copying, timescale: timescale, partialPath: partialPath)
+            stream = try Self.addCopiedStream(
+                to: opened.2, parameters: copying, dimensions: dimensions, timescale: timescale, displayRotationDegrees: displayRotationDegrees,
+                creationTime: creationTime, location: location)
+        } else {
+            opened = try Self.openEncoder(settings: settings, dimensions: dimensions, timescale: timescale, inputFormat: inputFormat, partialPath: partialPath)
+            stream = try Self.addVideoStream(
+                to: opened.2, encoder: opened.0, settings: settings, timescale: timescale, displayRotationDegrees: displayRotationDegrees,
+                creationTime: creationTime, location: location)
+        }
+        let (encoder, pixelFormat, format) = opened
         self.audioSettings = audio
-        let audioTrack = try Self.addAudioStream(to: format, audio: audio)
+        let audioTrack = copyingAudio == nil ? try Self.addAudioStream(to: format, audio: audio) : nil
         self.audioEncoder = audioTrack?.encoder
-        self.audioStream = audioTrack?.stream
+        self.audioStream = try copyingAudio.map { try Self.addCopiedAudioStream(to: format, parameters: $0) } ?? audioTrack?.stream
+        let audioRate = copyingAudio.map { Int($0.pointer.pointee.sample_rate) } ?? audio?.sampleRate
         // mvhd/elst durations at a timescale both tracks' ticks divide (the track's own
         // without sound), so both edit lists are exact.
         try check(
             av_opt_set_int(
-                format.pointer.pointee.priv_data, "movie_timescale", TrackTiming.movieTimescale(videoTimescale: timescale, audioSampleRate: audio?.sampleRate),
-                0), "av_opt_set_int", context: "movie_timescale")
+                format.pointer.pointee.priv_data, "movie_timescale", TrackTiming.movieTimescale(videoTimescale: timescale, audioSampleRate: audioRate), 0),
+            "av_opt_set_int", context: "movie_timescale")
 
         let frame = try Frame()
-        try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height)
+        if copying == nil { try frame.allocateBuffers(format: pixelFormat, width: dimensions.width, height: dimensions.height) }
         if settings.encodesInterlaced(height: dimensions.height), let order = settings.fieldOrder {
             // x264 takes its field order from each frame.
             fieldFlags = (1, order.isTopFieldDisplayedFirst ? 1 : 0)

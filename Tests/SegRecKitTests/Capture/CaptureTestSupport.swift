@@ -48,7 +48,7 @@ enum CaptureTestSupport {
             case .formatChanged: break  // the stream format before a frame (StreamFormatAnnouncementTests)
             case .sessionEvent: break  // zoom, smart framing, rotation, format records for the manifest's events
             case .audioSampleBuffer: break  // a microphone (MicrophoneTests)
-            case .frameDropped, .note, .warning, .inputDamaged: Issue.record("a capture session delivered \(event)")
+            case .frameDropped, .note, .warning, .inputDamaged, .copiedAudio: Issue.record("a capture session delivered \(event)")
             }
         }
         return (tokens, frames, changes)

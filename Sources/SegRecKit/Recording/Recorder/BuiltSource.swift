@@ -30,6 +30,10 @@ struct BuiltSource {
     var location: String? = nil
     /// The pushed sound's format (push inputs with sound only).
     var pushAudio: PushInput.Audio? = nil
+    /// The source's frames are packets copied as sent (`--copy`).
+    var copiesStream = false
+    /// The sound copied as sent beside them, or nil.
+    var copiedAudio: CopiedAudioFormat? = nil
 }
 
 extension Recorder {
@@ -47,11 +51,16 @@ extension Recorder {
             try checkCombinations(
                 configuration, passesThrough: request.passesFootageThrough, camerasScenario: request.camerasScenario != nil,
                 hasClips: !request.cameraClips.isEmpty)
+            if request.copiesStream, !request.passesFootageThrough {
+                throw RecordingInputError.unsupportedCopy("it applies to footage passed through (a file, a pipe or a URL), not to the camera model")
+            }
             var built: BuiltSource
             if let scenario = request.camerasScenario {
                 built = try camerasSource(configuration, request, scenario: scenario, pool: pool, stopRequest: stopRequest)
             } else if request.source == .synthetic || request.scenario != nil {
                 built = try oneCameraSource(configuration, request, scenario: request.scenario ?? Scenario.tapToRotate, pool: pool, stopRequest: stopRequest)
+            } else if request.copiesStream {
+                built = try footageCopied(configuration, request, stopRequest: stopRequest)
             } else {
                 built = try footagePassedThrough(configuration, request, pool: pool, stopRequest: stopRequest)
             }

@@ -53,6 +53,9 @@ public struct PullInput: Sendable {
     /// Pace the source at its frame rate (like a real camera); a frame the recorder cannot
     /// take in time is dropped (`late`).
     public var realtime = false
+    /// Record the footage's video packets as they were sent (`--copy`): not decoded nor
+    /// re-encoded, a new file at the first keyframe of a new size (``CopySource``).
+    package var copiesStream = false
 
     /// An input reading `source`, everything else at its default.
     public init(_ source: Source = .synthetic) { self.source = source }

@@ -126,6 +126,8 @@ public actor Recorder {
         muxer.deviceControls = built.deviceControls
         muxer.audio = built.audio
         muxer.splitOnRotation = configuration.splitOnRotation
+        muxer.copiesStream = built.copiesStream
+        muxer.copiedAudio = built.copiedAudio
         muxer.maximumSegmentDuration = configuration.maximumSegmentDuration
         muxer.maximumSegmentBytes = configuration.maximumSegmentBytes
         muxer.recordedAt = built.recordedAt ?? Date()

@@ -20,6 +20,8 @@ public enum RecordingInputError: Error, Equatable, Sendable, CustomStringConvert
     case statisticsFolderMissing(path: String, folder: String)
     /// Pushed sound the recorder cannot take (the reason names the field and what is allowed).
     case unsupportedAudio(String)
+    /// A setting a stream copied as sent (`copiesStream`, `--copy`) cannot honour (the reason says why).
+    case unsupportedCopy(String)
     /// The stop request was set before the output folder was claimed: nothing was written.
     case stoppedBeforeStart
 
@@ -39,6 +41,7 @@ public enum RecordingInputError: Error, Equatable, Sendable, CustomStringConvert
             return "standard input can feed one camera only, but cameras \(ids.joined(separator: ", ")) would read it"
         case .statisticsFolderMissing(let path, let folder): return "\(path): statisticsURL: folder \(folder) does not exist"
         case .unsupportedAudio(let reason): return "PushInput.audio: \(reason)"
+        case .unsupportedCopy(let reason): return "copying the stream as sent: \(reason)"
         case .stoppedBeforeStart: return "a stop was requested before the recording started; nothing was written"
         }
     }
