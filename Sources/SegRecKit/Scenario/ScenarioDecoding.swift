@@ -24,7 +24,7 @@ extension Scenario {
         "id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
     /// Keys allowed in `virtual`.
-    package static let virtualKeys = ["format", "fps", "clock"]
+    package static let virtualKeys = ["format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// The action keys of an event in a cameras scenario.
     package static let cameraActionKeys = actionKeys + ["posture"]
 
@@ -148,6 +148,7 @@ struct ScenarioReader {
             }
             device.fixedFormat = format.name
             device.format = format.squareSide
+            try refuseFixedFormatKeys(fields, at: path)
         } else if let v = fields["format"] {
             device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
         }
@@ -183,6 +184,23 @@ struct ScenarioReader {
             device.geometricDistortionCorrectionEnabled = try bool(v, at: "\(path).geometricDistortionCorrectionEnabled", allowed: "true or false")
         }
         return device
+    }
+
+    /// The earlier front camera's keys that would change nothing: it has no dynamic aspect
+    /// ratio (its fixed format decides the frame size) and no smart framing format, so an
+    /// initial ratio, enabled framings or a smart framing policy are refused, not ignored.
+    private func refuseFixedFormatKeys(_ fields: [String: JSONValue], at path: String) throws(ScenarioError) {
+        let type = CaptureDevice.DeviceType.builtInWideAngleCamera.rawValue
+        if fields["initialAspectRatio"] != nil {
+            throw error(
+                "\(path).initialAspectRatio", "\(type) has no dynamic aspect ratio: its fixed 4:3 format decides the frame size",
+                "no initialAspectRatio with \(type); choose the size with \(path).format (1280x960, 1920x1440)")
+        }
+        for key in ["enabledFramings", "smartFramingPolicy"] where fields[key] != nil {
+            throw error(
+                "\(path).\(key)", "\(type) has no smart framing format (smart framing runs only on the 4032 format of builtInUltraWideCamera)",
+                "no \(key) with \(type)")
+        }
     }
 
     func clock(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Clock {
@@ -270,6 +288,9 @@ struct ScenarioReader {
         if let v = fields["format"] { virtual.format = Int(truncatingIfNeeded: try integer(v, at: "\(path).format", allowed: ScenarioLimits.virtualAllowed)) }
         if let v = fields["fps"] { virtual.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["clock"] { virtual.clock = try clock(v, at: "\(path).clock") }
+        if let v = fields["preferredVideoStabilizationMode"] {
+            virtual.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
+        }
         return virtual
     }
 

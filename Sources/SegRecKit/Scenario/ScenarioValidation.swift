@@ -166,6 +166,7 @@ extension Scenario {
             if let mode = camera.preferredVideoStabilizationMode {
                 try Self.checkStabilization(mode, type: camera.type, format: format, at: "\(path).preferredVideoStabilizationMode", file: file)
             }
+            if frontCamera == .virtual { try checkConstituentSettings(camera, at: path, file: file) }
         }
         let types = Set(cameras.map(\.type))
         guard types.contains(.builtInOuterUltraWideCamera), types.contains(.builtInInnerUltraWideCamera) else {
@@ -187,6 +188,9 @@ extension Scenario {
             }
             try Self.checkRate(virtual.fps, format: format, at: "virtual.fps", file: file)
             try Self.checkClock(virtual.clock, at: "virtual.clock", file: file)
+            if let mode = virtual.preferredVideoStabilizationMode {
+                try Self.checkStabilization(mode, type: .builtInVirtualFrontCamera, format: format, at: "virtual.preferredVideoStabilizationMode", file: file)
+            }
         case (.individual, .none): break
         }
     }
