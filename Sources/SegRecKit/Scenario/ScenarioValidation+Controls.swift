@@ -100,8 +100,10 @@ extension Scenario {
                 let formats = device.type.formats
                 guard formats.contains(where: { $0.name == name }) else {
                     throw ScenarioError(
-                        file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera (\(device.type.rawValue))",
-                        allowed: formats.map(\.name).joined(separator: ", "))
+                        file: file, key: key,
+                        problem: "\(Self.echoFormat(name)) is not a format of the front camera"
+                            + (device.type == .builtInUltraWideCamera ? "" : " (\(device.type.rawValue))"), allowed: formats.map(\.name).joined(separator: ", ")
+                    )
                 }
                 return
             }
