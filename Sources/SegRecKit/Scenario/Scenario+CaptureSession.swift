@@ -10,6 +10,9 @@ extension Scenario {
         package var format: String
         /// Capture rate, at most the format's maximum.
         package var fps: FrameRate
+        /// Whether the file gave `fps` (refused in virtual mode, where the Virtual Front
+        /// Camera's `virtual.fps` is the rate).
+        package var isFrameRateGiven = false
         /// The camera's device clock.
         package var clock: Clock
         /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.

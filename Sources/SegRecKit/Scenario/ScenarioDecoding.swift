@@ -263,7 +263,10 @@ struct ScenarioReader {
         default: throw error("\(path).format", "expected a number or \"WxH\", got \(formatValue.rendered)", "\(formats) for \(typeText)")
         }
         var camera = Scenario.Camera(id: id, type: type, format: format)
-        if let v = fields["fps"] { camera.fps = try frameRate(v, at: "\(path).fps") }
+        if let v = fields["fps"] {
+            camera.fps = try frameRate(v, at: "\(path).fps")
+            camera.isFrameRateGiven = true
+        }
         if let v = fields["clock"] { camera.clock = try clock(v, at: "\(path).clock") }
         if let v = fields["preferredVideoStabilizationMode"] {
             camera.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")

@@ -31,10 +31,18 @@ extension Scenario {
     /// A constituent camera's own settings in virtual mode (`"frontCamera": "virtual"`): the
     /// session streams from the Virtual Front Camera, so the video connection (and its
     /// stabilization mode) is the virtual camera's and depth exists only on individual
-    /// cameras, as the seeds say. A constituent's stabilization mode, depth or distortion
-    /// correction would be reported and never applied: each is refused, naming the key.
+    /// cameras, as the seeds say. A constituent's rate, stabilization mode, depth or
+    /// distortion correction would be reported or kept and never applied: each is refused,
+    /// naming the key. (Its `format` and `clock` describe the camera: the manifest's
+    /// `devices` entry reports its clock and whether its format supports Center Stage.)
     /// - Throws: ``ScenarioError`` naming `cameras[i].<key>` and where the setting belongs.
     func checkConstituentSettings(_ camera: Camera, at path: String, file: String) throws(ScenarioError) {
+        if camera.isFrameRateGiven {
+            throw ScenarioError(
+                file: file, key: "\(path).fps",
+                problem: "\(camera.fps) fps on \(camera.id) would not be applied: with \"frontCamera\": \"virtual\" every frame is the Virtual Front Camera's",
+                allowed: "no fps on the cameras in virtual mode: the rate is \"virtual\": {\"fps\": …} (or \"frontCamera\": \"individual\")")
+        }
         if let mode = camera.preferredVideoStabilizationMode {
             throw ScenarioError(
                 file: file, key: "\(path).preferredVideoStabilizationMode",

@@ -166,7 +166,6 @@ extension Scenario {
             if let mode = camera.preferredVideoStabilizationMode {
                 try Self.checkStabilization(mode, type: camera.type, format: format, at: "\(path).preferredVideoStabilizationMode", file: file)
             }
-            if frontCamera == .virtual { try checkConstituentSettings(camera, at: path, file: file) }
         }
         let types = Set(cameras.map(\.type))
         guard types.contains(.builtInOuterUltraWideCamera), types.contains(.builtInInnerUltraWideCamera) else {
@@ -193,6 +192,7 @@ extension Scenario {
             }
         case (.individual, .none): break
         }
+        if frontCamera == .virtual { for (i, camera) in cameras.enumerated() { try checkConstituentSettings(camera, at: "cameras[\(i)]", file: file) } }
     }
 
     /// A camera's `fps` on `format`: terms that fit the encoder's 32-bit time base, at least

@@ -104,9 +104,9 @@ import Testing
 /// Camera; the individual cameras are asked for by type.
 @Suite("Cameras: discovering the front camera", .tags(.cameras)) struct FrontCameraDiscoveryTests {
     @Test("Duo: .front builtInUltraWideCamera discovers virtualFront; by type, outer and inner; a single front camera is itself") func discovery() throws {
-        let json = DuoFixtures.individual(start: "1.0", events: "").replacingOccurrences(
-            of: #""frontCamera": "individual","#,
-            with: #""frontCamera": "virtual", "virtual": {"format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}},"#)
+        let json = DuoFixtures.virtualized(
+            DuoFixtures.individual(start: "1.0", events: ""),
+            virtual: #""format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}"#)
         let scenario = try DuoFixtures.scenario(json)
         let phone = try scenario.makeCameraDescriptors() + [try #require(try scenario.makeVirtualDescriptor())]
         let front = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: .front, available: phone)
