@@ -2,7 +2,7 @@
 
 The walk reads the schema from the binary itself (each object's allowed keys, as an unknown key's exit-65
 message lists them: the one-camera top level, `device`, clocks, events, `microphone`, the `cameras` top
-level, `cameras[i]` and `virtual`), so a key added later without a case here fails the walk. For each key
+level, `cameras[i]`, `virtual` and `discovery`), so a key added later without a case here fails the walk. For each key
 it records a baseline scenario and the same scenario with that key changed (added, or given another value)
 and asserts what the table says:
 - "differs": the recordings differ: the manifest (without `recordedAt` and byte counts) or the decoded
@@ -33,6 +33,11 @@ DUO = {"cameras": [{"id": "outer", "type": "builtInOuterUltraWideCamera", "forma
 VIRTUAL = {**{k: v for k, v in DUO.items() if k not in ("events", "cameras")}, "frontCamera": "virtual",
            "cameras": [{k: v for k, v in c.items() if k != "fps"} for c in DUO["cameras"]],
            "virtual": {"format": 1280, "fps": 10, "clock": CLOCK}, "events": [{"atSeconds": 0.3, "setDynamicAspectRatio": "16x9"}]}
+
+# a phone (the DUO cameras) that starts from a discovery request instead of frontCamera/initialPosture
+FOUND = {**{k: v for k, v in DUO.items() if k not in ("frontCamera", "initialPosture", "cameras")},
+         "cameras": VIRTUAL["cameras"] + [{"id": "back", "type": "builtInDualWideCamera", "format": "1920x1080", "clock": CLOCK}],
+         "discovery": {"deviceTypes": ["builtInDualWideCamera", "builtInOuterUltraWideCamera"], "position": "front"}}
 
 
 def change(base, path, value):
@@ -107,6 +112,11 @@ CASES = {
     ("microphone", "clock"): (MIC, change(MIC, ("microphone", "clock", "offsetSeconds"), -3.5), "differs"),
     ("cameras-top", "cameras"): (DUO, change(DUO, ("cameras", 0, "format"), 1920), "differs"),
     ("cameras-top", "frontCamera"): (VIRTUAL, change(change(VIRTUAL, ("frontCamera",), "individual"), ("virtual",), ...), "differs"),
+    ("cameras-top", "discovery"): (change(FOUND, ("discovery",), ...),
+                                   change(FOUND, ("discovery",), {"deviceTypes": ["builtInWideAngleCamera"], "position": "front"}),
+                                   "differs"),
+    ("discovery", "deviceTypes"): (FOUND, change(FOUND, ("discovery", "deviceTypes"), ["builtInInnerUltraWideCamera"]), "differs"),
+    ("discovery", "position"): (FOUND, change(FOUND, ("discovery", "position"), "back"), "differs"),
     ("cameras-top", "virtual"): (VIRTUAL, change(VIRTUAL, ("virtual", "format"), 1920), "differs"),
     ("cameras-top", "initialPosture"): (DUO, change(DUO, ("initialPosture",), "open"), "differs"),
     ("cameras-top", "initialAspectRatio"): (DUO, change(DUO, ("initialAspectRatio",), "1x1"), "differs"),
@@ -163,6 +173,7 @@ PROBES = {
     "cameras-top": {**DUO, "bogus": 1},
     "camera": change(DUO, ("cameras", 0, "bogus"), 1),
     "virtual": change(VIRTUAL, ("virtual", "bogus"), 1),
+    "discovery": change(FOUND, ("discovery", "bogus"), 1),
     "virtual-camera": change(VIRTUAL, ("cameras", 0, "bogus"), 1),
 }
 # The event keys of a cameras scenario (posture added) are walked with the one-camera events'.
@@ -209,7 +220,7 @@ def test_every_schema_key_has_a_case(binary, tmp_path):
 
 
 def test_baselines_are_reproducible(binary, tmp_path):
-    for name, base in {"one": ONE, "smart": SMART, "mic": MIC, "duo": DUO, "virtual": VIRTUAL}.items():
+    for name, base in {"one": ONE, "smart": SMART, "mic": MIC, "duo": DUO, "virtual": VIRTUAL, "found": FOUND}.items():
         first, a = record(binary, tmp_path, f"{name}-a", base)
         second, b = record(binary, tmp_path, f"{name}-b", base)
         assert first.returncode == 0 and second.returncode == 0, first.stderr[-400:] + second.stderr[-400:]

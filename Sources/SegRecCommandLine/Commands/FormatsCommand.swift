@@ -75,6 +75,10 @@ enum FormatsCommand {
         }
         print("camera \(id): \(type.rawValue), position \(type.position.rawValue)")
         print(table(formats))
+        if formats.allSatisfy({ $0.supportedDynamicAspectRatios.isEmpty }) {
+            // What an app's fallback path reads: the active format's supportedDynamicAspectRatios.
+            print("dynamic aspect ratios: none (supportedDynamicAspectRatios is empty: setDynamicAspectRatio fails, frames keep the format's fixed size)")
+        }
         print(stabilizationLine(type, formats: formats))
     }
 

@@ -16,13 +16,15 @@ extension Scenario {
     /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
     package static let camerasTopLevelKeys =
         [
-            "description", "cameras", "frontCamera", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
-            "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
+            "description", "cameras", "frontCamera", "discovery", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames",
+            "completionDelayFrames", "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
     package static let cameraKeys = [
         "id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
+    /// Keys allowed in `discovery`.
+    package static let discoveryKeys = ["deviceTypes", "position"]
     /// Keys allowed in `virtual`.
     package static let virtualKeys = ["format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// The action keys of an event in a cameras scenario.
@@ -46,6 +48,7 @@ extension Scenario {
         }
         var scenario = try ScenarioReader(file: file).scenario(from: root)
         scenario.name = Self.baseName(of: file)
+        if case .object(let members) = root { try scenario.resolveDiscovery(file: file, initialPostureGiven: members.contains { $0.key == "initialPosture" }) }
         try scenario.validate(file: file)
         return scenario
     }
@@ -98,6 +101,12 @@ struct ScenarioReader {
             scenario.cameras = cameras
         }
         if let v = top["frontCamera"] { scenario.frontCamera = try named(v, at: "frontCamera", "a switching strategy") }
+        if let v = top["discovery"] {
+            guard top["frontCamera"] == nil else {
+                throw error("discovery", "is given with frontCamera", "either \"discovery\" (the camera it finds decides) or \"frontCamera\"")
+            }
+            scenario.discovery = try discovery(v, at: "discovery")
+        }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
         if let v = top["microphone"] { scenario.microphone = try microphone(v, at: "microphone") }
         try readControls(top, into: &scenario)
@@ -278,6 +287,19 @@ struct ScenarioReader {
             camera.geometricDistortionCorrectionEnabled = try bool(v, at: "\(path).geometricDistortionCorrectionEnabled", allowed: "true or false")
         }
         return camera
+    }
+
+    /// `discovery`: `{"deviceTypes": [...], "position": "front"}` (position optional: any).
+    func discovery(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.DiscoveryRequest {
+        let fields = try object(value, at: path, allowed: Scenario.discoveryKeys)
+        let types = CaptureDevice.DeviceType.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .array(let items)? = fields["deviceTypes"], !items.isEmpty else {
+            throw error("\(path).deviceTypes", "is missing or not a non-empty array", "an array of device types: \(types)")
+        }
+        var request = Scenario.DiscoveryRequest(deviceTypes: [], position: nil)
+        for (i, item) in items.enumerated() { request.deviceTypes.append(try named(item, at: "\(path).deviceTypes[\(i)]", "a device type")) }
+        if let v = fields["position"] { request.position = try named(v, at: "\(path).position", "a position") }
+        return request
     }
 
     func virtualCamera(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.VirtualCamera {

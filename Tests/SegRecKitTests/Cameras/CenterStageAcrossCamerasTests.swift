@@ -112,6 +112,10 @@ import Testing
         let front = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: .front, available: phone)
         #expect(front.devices.map(\.uniqueID) == ["virtualFront"])
         #expect(front.devices.first?.deviceType == .builtInVirtualFrontCamera)
+        // The Wide type at .front finds it too, as the seeds say ("the Wide or Ultra Wide device type").
+        let wide = CaptureDeviceDiscoverySession(deviceTypes: [.builtInWideAngleCamera], position: .front, available: phone)
+        #expect(wide.devices.map(\.uniqueID) == ["virtualFront"])
+        #expect(CaptureDeviceDiscoverySession(deviceTypes: [.builtInWideAngleCamera], position: .back, available: phone).devices.isEmpty)
         // Asked twice (ultra-wide and the virtual type itself): listed once.
         let twice = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera, .builtInVirtualFrontCamera], position: .front, available: phone)
         #expect(twice.devices.map(\.uniqueID) == ["virtualFront"])
