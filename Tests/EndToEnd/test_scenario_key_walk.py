@@ -2,7 +2,7 @@
 
 The walk reads the schema from the binary itself (each object's allowed keys, as an unknown key's exit-65
 message lists them: the one-camera top level, `device`, clocks, events, `microphone`, the `cameras` top
-level, `cameras[i]`, `virtual` and `discovery`), so a key added later without a case here fails the walk. For each key
+level, `cameras[i]`, `virtual`, `discovery`, `views[i]` and a `moveView` event's object), so a key added later without a case here fails the walk. For each key
 it records a baseline scenario and the same scenario with that key changed (added, or given another value)
 and asserts what the table says:
 - "differs": the recordings differ: the manifest (without `recordedAt` and byte counts) or the decoded
@@ -38,6 +38,10 @@ VIRTUAL = {**{k: v for k, v in DUO.items() if k not in ("events", "cameras")}, "
 FOUND = {**{k: v for k, v in DUO.items() if k not in ("frontCamera", "initialPosture", "cameras")},
          "cameras": VIRTUAL["cameras"] + [{"id": "back", "type": "builtInDualWideCamera", "format": "1920x1080", "clock": CLOCK}],
          "discovery": {"deviceTypes": ["builtInDualWideCamera", "builtInOuterUltraWideCamera"], "position": "front"}}
+
+# the app's two views on the DUO phone (main on the outer display drives; guest on the inner one)
+VIEWS = {**DUO, "views": [{"id": "main", "display": "outer"}, {"id": "guest", "display": "inner"}]}
+MOVE = {**VIEWS, "events": VIEWS["events"] + [{"atSeconds": 0.8, "moveView": {"id": "main", "display": "inner"}}]}
 
 
 def change(base, path, value):
@@ -117,6 +121,14 @@ CASES = {
                                    "differs"),
     ("discovery", "deviceTypes"): (FOUND, change(FOUND, ("discovery", "deviceTypes"), ["builtInInnerUltraWideCamera"]), "differs"),
     ("discovery", "position"): (FOUND, change(FOUND, ("discovery", "position"), "back"), "differs"),
+    ("cameras-top", "views"): (DUO, change(DUO, ("views",), [{"id": "main", "display": "outer"}]), "differs"),
+    ("cameras-top", "drivingView"): (VIEWS, change(VIEWS, ("drivingView",), "guest"), "differs"),
+    ("event", "moveView"): (VIEWS, MOVE, "differs"),
+    ("event", "drivingView"): (VIEWS, add_event(VIEWS, {"atSeconds": 0.8, "drivingView": "guest"}), "differs"),
+    ("view", "id"): (VIEWS, change(VIEWS, ("views", 1, "id"), "visitor"), "differs"),
+    ("view", "display"): (VIEWS, change(VIEWS, ("views", 0, "display"), "inner"), "differs"),
+    ("moveView", "id"): (MOVE, change(MOVE, ("events", 2, "moveView", "id"), "guest"), "differs"),
+    ("moveView", "display"): (MOVE, change(MOVE, ("events", 2, "moveView", "display"), "outer"), "differs"),
     ("cameras-top", "virtual"): (VIRTUAL, change(VIRTUAL, ("virtual", "format"), 1920), "differs"),
     ("cameras-top", "initialPosture"): (DUO, change(DUO, ("initialPosture",), "open"), "differs"),
     ("cameras-top", "initialAspectRatio"): (DUO, change(DUO, ("initialAspectRatio",), "1x1"), "differs"),
@@ -174,6 +186,8 @@ PROBES = {
     "camera": change(DUO, ("cameras", 0, "bogus"), 1),
     "virtual": change(VIRTUAL, ("virtual", "bogus"), 1),
     "discovery": change(FOUND, ("discovery", "bogus"), 1),
+    "view": change(VIEWS, ("views", 0, "bogus"), 1),
+    "moveView": change(MOVE, ("events", 2, "moveView", "bogus"), 1),
     "virtual-camera": change(VIRTUAL, ("cameras", 0, "bogus"), 1),
 }
 # The event keys of a cameras scenario (posture added) are walked with the one-camera events'.
@@ -220,7 +234,8 @@ def test_every_schema_key_has_a_case(binary, tmp_path):
 
 
 def test_baselines_are_reproducible(binary, tmp_path):
-    for name, base in {"one": ONE, "smart": SMART, "mic": MIC, "duo": DUO, "virtual": VIRTUAL, "found": FOUND}.items():
+    for name, base in {"one": ONE, "smart": SMART, "mic": MIC, "duo": DUO, "virtual": VIRTUAL, "found": FOUND,
+                       "views": VIEWS, "move": MOVE}.items():
         first, a = record(binary, tmp_path, f"{name}-a", base)
         second, b = record(binary, tmp_path, f"{name}-b", base)
         assert first.returncode == 0 and second.returncode == 0, first.stderr[-400:] + second.stderr[-400:]

@@ -83,7 +83,9 @@ extension Scenario {
     /// with its `virtual` description) from `initialPosture`.
     package var routing: CaptureSession.Routing {
         guard cameras != nil else { return .fixed }
-        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture) : .individual(initialPosture: initialPosture)
+        // With views the driving view's display decides the posture its coordinator sees.
+        let posture = appViews?.drivingPosture ?? initialPosture
+        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: posture) : .individual(initialPosture: posture)
     }
 
     /// The change latency of `camera`: an explicit `changeLatencyFrames` wins, else its
@@ -260,6 +262,7 @@ extension CaptureSession {
         try self.init(
             devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart, duration: scenario.duration,
             events: scenario.sessionEvents, controls: scenario.cameraControlState, mirrorMode: mirrorMode, microphone: try scenario.makeMicrophone())
+        if let views = scenario.appViews { try setViews(views) }
     }
 
     /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`

@@ -16,8 +16,8 @@ extension Scenario {
     /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
     package static let camerasTopLevelKeys =
         [
-            "description", "cameras", "frontCamera", "discovery", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames",
-            "completionDelayFrames", "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
+            "description", "cameras", "frontCamera", "discovery", "views", "drivingView", "virtual", "initialPosture", "initialAspectRatio",
+            "changeLatencyFrames", "completionDelayFrames", "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
     package static let cameraKeys = [
@@ -28,7 +28,7 @@ extension Scenario {
     /// Keys allowed in `virtual`.
     package static let virtualKeys = ["format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// The action keys of an event in a cameras scenario.
-    package static let cameraActionKeys = actionKeys + ["posture"]
+    package static let cameraActionKeys = actionKeys + ["posture", "moveView", "drivingView"]
 
     /// Decodes and validates a scenario file's JSON (strict: unknown keys and wrong types are
     /// errors; missing optional keys take the documented defaults).
@@ -108,6 +108,8 @@ struct ScenarioReader {
             scenario.discovery = try discovery(v, at: "discovery")
         }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
+        if let v = top["views"] { scenario.views = try views(v, at: "views") }
+        if let v = top["drivingView"] { scenario.drivingView = try string(v, at: "drivingView", allowed: "a view id of views") }
         if let v = top["microphone"] { scenario.microphone = try microphone(v, at: "microphone") }
         try readControls(top, into: &scenario)
         if let v = top["initialPosture"] { scenario.initialPosture = try named(v, at: "initialPosture", "a posture") }
@@ -243,6 +245,10 @@ struct ScenarioReader {
         switch key {
         case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
         case "posture": action = .posture(try named(actionValue, at: "\(path).\(key)", "a posture"))
+        case "moveView":
+            let view = try view(actionValue, at: "\(path).\(key)", keys: Scenario.moveViewKeys)
+            action = .moveView(id: view.id, display: view.display)
+        case "drivingView": action = .drivingView(try string(actionValue, at: "\(path).\(key)", allowed: "a view id of views"))
         case "videoZoomFactor": action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
         case let key where Scenario.controlActionKeys.contains(key): action = try controlAction(key, actionValue, at: "\(path).\(key)")
         default:

@@ -93,6 +93,7 @@ extension Scenario {
             case .peopleInFrame(let count):
                 // A fact about the scene: accepted whatever the camera does with it.
                 guard ScenarioLimits.peopleRange.contains(count) else { throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed) }
+            case .moveView, .drivingView: break  // validateViews
             case .posture:
                 guard cameras != nil else {
                     throw fail(
@@ -104,6 +105,7 @@ extension Scenario {
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
+        try validateViews(file: file)
         try rehearseEvents(file: file)
     }
 

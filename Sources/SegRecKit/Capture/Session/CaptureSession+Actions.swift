@@ -56,7 +56,18 @@ extension CaptureSession {
             guard routing != .fixed else {
                 throw .invalidParameter(name: "posture", value: posture.rawValue, allowed: "posture events only with several cameras (scenario key cameras)")
             }
-            try changePosture(to: posture, at: event.hostTime)
+            guard views != nil else { return try changePosture(to: posture, at: event.hostTime) }
+            try changeViews(at: event.hostTime) { $0.isOpen = posture != .closed }
+        case .moveView(let id, let display):
+            try changeViews(at: event.hostTime) { views throws(CaptureError) in
+                guard let index = views.index(of: id) else { throw .invalidParameter(name: "moveView", value: id, allowed: "a view id of views") }
+                views.views[index].display = display
+            }
+        case .drivingView(let id):
+            try changeViews(at: event.hostTime) { views throws(CaptureError) in
+                guard let index = views.index(of: id) else { throw .invalidParameter(name: "drivingView", value: id, allowed: "a view id of views") }
+                views.driving = index
+            }
         case .deviceOrientation(let orientation):
             if let change = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(change)) }
         case .centerStageEnabled(let enabled):
