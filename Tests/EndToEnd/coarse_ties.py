@@ -120,7 +120,7 @@ def duo_virtual(rng):
         events.append(_event(t, s0, posture=rng.choice(["closed", "open", "openOuterDisplay"])) if rng.random() < 0.7
                       else _event(t, s0, setDynamicAspectRatio=rng.choice(sm.RATIOS)))
     sc["events"] = sorted(events, key=lambda e: e["atSeconds"])
-    return sc
+    return sm.drop_constituent_rates(sc)
 
 
 def generate(rng: random.Random):

@@ -286,6 +286,8 @@ def predict(sc: dict, mode: str = "segment") -> Prediction:
         gap = rhaz(dec(sc.get("switchGapSeconds", Fraction(1, 4))) * NS)
         ids_by_type = {c.type: c.id for c in cams.values()}
         if sc.get("frontCamera", "individual") == "virtual":
+            if any("fps" in c for c in sc["cameras"]):
+                raise Invalid("a camera's fps in virtual mode (the Virtual Front Camera's virtual.fps is the rate)")
             v = sc["virtual"]
             if v.get("format") not in (1280, 1920) or parse_fps(v.get("fps", 30)) > 60:
                 raise Invalid("virtual format above what inner and outer share")
@@ -631,6 +633,15 @@ def gen_one_camera(rng):
     return sc
 
 
+def drop_constituent_rates(sc):
+    """In virtual mode the cameras take no `fps` (the Virtual Front Camera's `virtual.fps` is
+    the rate; segrec refuses it): drawn like the others' to keep the random stream, then dropped."""
+    if sc.get("frontCamera") == "virtual":
+        for camera in sc["cameras"]:
+            camera.pop("fps", None)
+    return sc
+
+
 def gen_duo(rng):
     virtual = rng.random() < 0.25
     cams = [{"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 1280,
@@ -681,7 +692,7 @@ def gen_duo(rng):
 def generate(rng: random.Random):
     """A random scenario DESIGN.md decides (redrawn while the model finds it ambiguous)."""
     while True:
-        sc = gen_duo(rng) if rng.random() < 0.5 else gen_one_camera(rng)
+        sc = drop_constituent_rates(gen_duo(rng)) if rng.random() < 0.5 else gen_one_camera(rng)
         try:
             pred = predict(sc)
             _check_end(sc, pred)
@@ -807,7 +818,7 @@ def gen_ties(rng):
     events = [e for e in events if 0 <= e["atSeconds"] < sc["durationSeconds"]]
     events.sort(key=lambda e: e["atSeconds"])
     sc["events"] = events
-    return sc
+    return drop_constituent_rates(sc)
 
 
 def generate_ties(rng: random.Random):

@@ -126,7 +126,8 @@ def test_hls_export_one_time_base_plays_every_frame_each_segment_at_its_session_
     def probe(entries, name):
         return h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", entries,
                       "-of", "csv=p=0", hls_dir / name]).stdout
-    tb = Fraction(probe("stream=time_base", "segment-000-init.mp4").strip() or "0") if hls.returncode == 0 else Fraction(0)
+    # csv=p=0 ends the line with a comma when the stream has side data (the back camera's display matrix)
+    tb = Fraction(probe("stream=time_base", "segment-000-init.mp4").strip().split(",")[0] or "0") if hls.returncode == 0 else Fraction(0)
     played = [int(x.split(",")[0]) * tb for x in probe("frame=pts", "index.m3u8").split()
               if x.split(",")[0].isdigit()] if tb else []
     starts = [sum(s["frameCount"] for s in segments[:k]) for k in range(len(segments))]

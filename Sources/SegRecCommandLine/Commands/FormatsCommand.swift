@@ -6,7 +6,9 @@ import SegRecKit
 /// Camera, or a camera of `--scenario FILE`).
 enum FormatsCommand {
     static let options: [OptionSpec] = [
-        .option("camera", "ID", help: "List this camera's formats: front, outer, inner, back, virtualFront, or a camera id of --scenario."),
+        .option(
+            "camera", "ID",
+            help: "List this camera's formats: front, outer, inner, back, virtualFront, earlierFront (builtInWideAngleCamera), or a camera id of --scenario."),
         .option("scenario", "FILE", help: "A scenario with cameras whose ids --camera names."),
         .option(
             "format", "F",
@@ -18,7 +20,7 @@ enum FormatsCommand {
     /// The cameras `--camera` knows without a scenario.
     static let builtInCameras: [(id: String, type: CaptureDevice.DeviceType)] = [
         ("front", .builtInUltraWideCamera), ("outer", .builtInOuterUltraWideCamera), ("inner", .builtInInnerUltraWideCamera), ("back", .builtInDualWideCamera),
-        (Scenario.virtualFrontID, .builtInVirtualFrontCamera)
+        (Scenario.virtualFrontID, .builtInVirtualFrontCamera), ("earlierFront", .builtInWideAngleCamera)
     ]
 
     static func run(_ arguments: [String]) throws {
@@ -73,6 +75,10 @@ enum FormatsCommand {
         }
         print("camera \(id): \(type.rawValue), position \(type.position.rawValue)")
         print(table(formats))
+        if formats.allSatisfy({ $0.supportedDynamicAspectRatios.isEmpty }) {
+            // What an app's fallback path reads: the active format's supportedDynamicAspectRatios.
+            print("dynamic aspect ratios: none (supportedDynamicAspectRatios is empty: setDynamicAspectRatio fails, frames keep the format's fixed size)")
+        }
         print(stabilizationLine(type, formats: formats))
     }
 
@@ -80,7 +86,7 @@ enum FormatsCommand {
     static func knownCameras(_ parsed: ParsedArguments) throws -> [(id: String, type: CaptureDevice.DeviceType)] {
         guard let path = parsed.value("scenario") else { return builtInCameras }
         let scenario = try RecordCommand.loadScenario(path)
-        guard let cameras = scenario.cameras else { return [("front", .builtInUltraWideCamera)] }
+        guard let cameras = scenario.cameras else { return [("front", scenario.device.type)] }
         return cameras.map { ($0.id, $0.type) } + (scenario.frontCamera == .virtual ? [(Scenario.virtualFrontID, .builtInVirtualFrontCamera)] : [])
     }
 

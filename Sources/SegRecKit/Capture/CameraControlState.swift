@@ -96,7 +96,7 @@ package struct CameraControlState: Sendable {
         let wasActive = isCenterStageActive(device)
         switch feature {
         case .depthDataDelivery: try device.setDepthDataDeliveryEnabled(enabled)
-        case .geometricDistortionCorrection: device.isGeometricDistortionCorrectionEnabled = enabled
+        case .geometricDistortionCorrection: try device.setGeometricDistortionCorrectionEnabled(enabled)
         }
         let isActive = isCenterStageActive(device)
         try followCenterStage(wasActive: wasActive, on: device, inactiveCause: "Center Stage inactive: \(feature.rawValue) on")
@@ -265,8 +265,10 @@ extension CaptureDevice {
         device.preferredVideoStabilizationMode = preferredVideoStabilizationMode
         device.changeLatencyFollowsStabilization = changeLatencyFollowsStabilization
         try device.applyVideoZoomFactor(videoZoomFactor)
-        device.isDepthDataDeliveryEnabled = isDepthDataDeliveryEnabled
-        device.isGeometricDistortionCorrectionEnabled = isGeometricDistortionCorrectionEnabled
+        device.configureInitially(
+            depthDataDeliveryEnabled: isDepthDataDeliveryEnabled, geometricDistortionCorrectionEnabled: isGeometricDistortionCorrectionEnabled)
+        // The same AVCaptureDevice on iOS: the app's lock holds across the format change.
+        if isLockedForConfiguration { device.lockForConfiguration() }
         device.appEnabledFramings = chosenFramings
         if let new = device.smartFramingMonitor {
             if let chosen = device.appEnabledFramings { try new.setEnabledFramings(chosen.filter { new.supportedFramings.contains($0) }) }

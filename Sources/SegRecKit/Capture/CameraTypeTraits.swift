@@ -20,7 +20,8 @@ package struct CameraTypeTraits: Sendable, Hashable {
 
     /// The device types the camera model has (Docs/cameras.md), in table order.
     package static let knownDeviceTypes = [
-        "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera", "builtInWideAngleCamera"
+        "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInDualWideCamera", "builtInWideAngleCamera",
+        "builtInVirtualFrontCamera"
     ]
 
     /// The traits of `deviceType`.
@@ -28,7 +29,7 @@ package struct CameraTypeTraits: Sendable, Hashable {
     ///   ``knownDeviceTypes``.
     package init(deviceType: String) throws(CameraControlError) {
         switch deviceType {
-        case "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera":
+        case "builtInUltraWideCamera", "builtInOuterUltraWideCamera", "builtInInnerUltraWideCamera", "builtInVirtualFrontCamera":
             isCenterStageFrontCamera = true
             sensorMounting = .portrait
         case "builtInDualWideCamera":

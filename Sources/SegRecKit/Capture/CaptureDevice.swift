@@ -218,13 +218,17 @@ package final class CaptureDevice {
     /// - Returns: the request; its `change.deviceTime` is `D(k)`, the device time of the
     ///   first frame with the new dimensions (the frame `k` on which the request takes effect
     ///   when the ratio is already in effect).
-    /// - Throws: ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` (no fallback),
+    /// Made between ``lockForConfiguration()`` and ``unlockForConfiguration()``, as on iOS.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the device
+    ///   is not locked (nothing changes);
+    ///   ``CaptureError/unsupportedRatio(_:formatSide:supported:)`` (no fallback),
     ///   ``CaptureError/notCapturing``, ``CaptureError/requestOutOfOrder(requested:current:)``,
     ///   ``CaptureError/time(_:)``; ``CaptureError/dynamicAspectRatioUnsupported(camera:deviceType:)``
     ///   on a camera without dynamic aspect ratio (the back camera).
     @discardableResult package func submitDynamicAspectRatio(_ ratio: DynamicAspectRatio, atSessionTime sessionTime: MediaTime) throws(CaptureError)
         -> DynamicAspectRatioRequest
     {
+        try requireLock("setDynamicAspectRatio")
         guard activeFormat.fixedDimensions == nil else { throw .dynamicAspectRatioUnsupported(camera: uniqueID, deviceType: deviceType.rawValue) }
         let dimensions = try activeFormat.dimensions(for: ratio)
         guard let timing = frameTiming else { throw .notCapturing }
@@ -267,8 +271,7 @@ package final class CaptureDevice {
     /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
     ///   device is not locked; otherwise as ``submitDynamicAspectRatio(_:atSessionTime:)``.
     @discardableResult nonisolated(nonsending) public func setDynamicAspectRatio(_ ratio: DynamicAspectRatio) async throws(CaptureError) -> MediaTime {
-        guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: "setDynamicAspectRatio") }
-        return try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
+        try requestDynamicAspectRatio(ratio, atSessionTime: currentHostTime)
     }
 
     /// Sets `videoZoomFactor` (`AVCaptureDevice.videoZoomFactor`), between
@@ -278,12 +281,13 @@ package final class CaptureDevice {
     ///   device is not locked; ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``
     ///   outside ``videoZoomFactorRange`` or when not finite.
     package func setVideoZoomFactor(_ factor: Double) throws(CaptureError) {
-        guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: "videoZoomFactor") }
+        try requireLock("videoZoomFactor")
         try applyVideoZoomFactor(factor)
     }
 
-    /// Sets `videoZoomFactor` for the session, which applies its scheduled events (and
-    /// Center Stage's framing) as the app would inside its own configuration lock.
+    /// Sets `videoZoomFactor` without the lock: the system's own zoom (Center Stage's
+    /// framing, a reconfigured camera keeping its zoom). The app's zoom goes through
+    /// ``setVideoZoomFactor(_:)``.
     /// - Throws: ``CaptureError/zoomFactorOutOfRange(_:minimum:maximum:)``.
     func applyVideoZoomFactor(_ factor: Double) throws(CaptureError) {
         try Self.validateVideoZoomFactor(factor)
@@ -317,15 +321,18 @@ package final class CaptureDevice {
 
     /// Whether depth data is delivered (`isDepthDataDeliveryEnabled`); Center Stage is
     /// inactive while it is on. The Virtual Front Camera has no depth.
-    package internal(set) var isDepthDataDeliveryEnabled = false
+    package private(set) var isDepthDataDeliveryEnabled = false
     /// `AVCaptureDevice.isGeometricDistortionCorrectionEnabled`; Center Stage is inactive
     /// while it is on.
-    package internal(set) var isGeometricDistortionCorrectionEnabled = false
+    package private(set) var isGeometricDistortionCorrectionEnabled = false
 
-    /// Turns depth data delivery on or off.
-    /// - Throws: ``CaptureError/invalidParameter(name:value:allowed:)`` when turning it on
-    ///   on the Virtual Front Camera (depth only on the individual cameras, as the seeds say).
-    func setDepthDataDeliveryEnabled(_ enabled: Bool) throws(CaptureError) {
+    /// Turns depth data delivery on or off, inside the configuration lock.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   device is not locked; ``CaptureError/invalidParameter(name:value:allowed:)`` when
+    ///   turning it on on the Virtual Front Camera (depth only on the individual cameras, as
+    ///   the seeds say).
+    package func setDepthDataDeliveryEnabled(_ enabled: Bool) throws(CaptureError) {
+        try requireLock("depthDataDeliveryEnabled")
         guard !enabled || deviceType != .builtInVirtualFrontCamera else {
             throw .invalidParameter(
                 name: "depthDataDeliveryEnabled", value: "true on \(uniqueID)",
@@ -334,19 +341,59 @@ package final class CaptureDevice {
         isDepthDataDeliveryEnabled = enabled
     }
 
+    /// Sets `isGeometricDistortionCorrectionEnabled`, inside the configuration lock.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   device is not locked.
+    package func setGeometricDistortionCorrectionEnabled(_ enabled: Bool) throws(CaptureError) {
+        try requireLock("geometricDistortionCorrectionEnabled")
+        isGeometricDistortionCorrectionEnabled = enabled
+    }
+
+    /// Sets the smart framing monitor's `enabledFramings` (the seeds' `start()` does it inside
+    /// the lock), kept for a later switch to the smart framing format when the active format
+    /// has no monitor.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   device is not locked; ``CaptureError/invalidParameter(name:value:allowed:)`` for a
+    ///   framing the monitor does not support.
+    package func setEnabledFramings(_ framings: [CaptureFraming]) throws(CaptureError) {
+        try requireLock("enabledFramings")
+        if let monitor = smartFramingMonitor { try monitor.setEnabledFramings(framings) }
+        appEnabledFramings = framings
+    }
+
     /// Whether the app holds the configuration lock (`lockForConfiguration()` called,
     /// `unlockForConfiguration()` not yet).
     package private(set) var isLockedForConfiguration = false
 
     /// `AVCaptureDevice.lockForConfiguration()`: from now until
-    /// ``unlockForConfiguration()``, ``setVideoZoomFactor(_:)`` and
-    /// ``setDynamicAspectRatio(_:)`` may change the device. (The model has no other client
-    /// that could hold the lock, so it never fails.)
+    /// ``unlockForConfiguration()`` the app may change the device: every configuration
+    /// change (``setDynamicAspectRatio(_:)`` and its synchronous core
+    /// ``submitDynamicAspectRatio(_:atSessionTime:)``, ``setVideoZoomFactor(_:)``,
+    /// ``setDepthDataDeliveryEnabled(_:)``, ``setGeometricDistortionCorrectionEnabled(_:)``,
+    /// ``setEnabledFramings(_:)``, and `activeFormat` through
+    /// ``CaptureSession/setActiveFormat(_:)``) throws
+    /// ``CaptureError/notLockedForConfiguration(camera:operation:)`` outside it, as
+    /// AVFoundation raises `NSGenericException` there. (The model has no other client that
+    /// could hold the lock, so it never fails.)
     package func lockForConfiguration() { isLockedForConfiguration = true }
 
     /// `AVCaptureDevice.unlockForConfiguration()`: ends the configuration; later changes throw
     /// ``CaptureError/notLockedForConfiguration(camera:operation:)``.
     package func unlockForConfiguration() { isLockedForConfiguration = false }
+
+    /// Throws unless the app holds the configuration lock.
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` naming `operation`.
+    private func requireLock(_ operation: String) throws(CaptureError) {
+        guard isLockedForConfiguration else { throw .notLockedForConfiguration(camera: uniqueID, operation: operation) }
+    }
+
+    /// Sets the device's initial configuration when a descriptor builds it or a reconfigured
+    /// camera carries its state over (before it captures: no lock, as a new
+    /// `AVCaptureDevice`'s settings are not changes).
+    func configureInitially(depthDataDeliveryEnabled depth: Bool, geometricDistortionCorrectionEnabled correction: Bool) {
+        isDepthDataDeliveryEnabled = depth
+        isGeometricDistortionCorrectionEnabled = correction
+    }
 
     /// Sets `videoZoomFactor` to `factor` from grid frame `index` on (the first frame of the
     /// request it follows), replacing a zoom still pending.

@@ -90,7 +90,9 @@ package struct ManifestBuilder: Sendable {
             Self.insertInSessionOrder(record, into: &manifest.events!)
         case .inputDamaged(let packets): manifest.frames.corruptPackets = (manifest.frames.corruptPackets ?? 0) + packets
         case .audioReceived(let samples):
-            manifest.audio = AudioCounts(received: (manifest.audio?.received ?? 0) + Int64(samples), written: manifest.audio?.written ?? 0)
+            var counts = AudioCounts(received: (manifest.audio?.received ?? 0) + Int64(samples), written: manifest.audio?.written ?? 0)
+            counts.buffers = (manifest.audio?.buffers ?? 0) + 1
+            manifest.audio = counts
         case .segmentAudioWritten(let file, let record):
             guard let position = position(of: file) else { return }
             // A segment rebuilt by recovery replaces the record it had: counted once.
@@ -98,7 +100,9 @@ package struct ManifestBuilder: Sendable {
             manifest.segments[position].audio = record
             guard record != nil || manifest.audio != nil else { return }
             let written = (manifest.audio?.written ?? 0) - before + (record?.sampleCount ?? 0)
-            manifest.audio = AudioCounts(received: manifest.audio?.received ?? 0, written: written)
+            var counts = AudioCounts(received: manifest.audio?.received ?? 0, written: written)
+            counts.buffers = manifest.audio?.buffers
+            manifest.audio = counts
         case .stopped(let reason, let time):
             manifest.stopReason = reason
             manifest.stopTime = time

@@ -414,6 +414,9 @@ public struct AudioCounts: Codable, Sendable, Equatable {
     /// resampling: differs from `received` by the microphone's drift and by what lies
     /// outside the recorded segments).
     public var written: Int64 = 0
+    /// Buffers received: the microphone's (each of its `bufferFrames`, the last one shorter)
+    /// or the footage decoder's audio frames; nil in manifests written before it was counted.
+    package var buffers: Int64?
 
     /// Counts; zero by default.
     public init(received: Int64 = 0, written: Int64 = 0) {

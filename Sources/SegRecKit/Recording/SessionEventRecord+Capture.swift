@@ -7,6 +7,16 @@ extension SessionEventRecord {
         case .postureChanged(let from, let to, let s): self.init(kind: .postureChanged, sessionTime: s, from: from.rawValue, to: to.rawValue)
         case .facingChanged(let camera, let from, let to, let s):
             self.init(kind: .facingChanged, sessionTime: s, camera: camera, from: from?.rawValue, to: to.rawValue)
+        case .viewMoved(let view, let from, let to, let s):
+            self.init(kind: .viewMoved, sessionTime: s, from: from.rawValue, to: to.rawValue, message: "view \(view) moved to the \(to.rawValue) display")
+        case .drivingViewChanged(let from, let to, let s):
+            self.init(
+                kind: .drivingViewChanged, sessionTime: s, from: from, to: to,
+                message: "view \(to)'s direction coordinator drives the recording (camera, facing, mirroring)")
+        case .viewFacingChanged(let view, let display, let camera, let from, let to, let s):
+            self.init(
+                kind: .viewFacingChanged, sessionTime: s, camera: camera, from: from?.rawValue, to: to.rawValue,
+                message: "relative to view \(view) on the \(display.rawValue) display (its own direction coordinator; it does not drive the recording)")
         case .deviceOrientationChanged(let from, let to, let s):
             self.init(kind: .deviceOrientationChanged, sessionTime: s, from: from.rawValue, to: to.rawValue)
         case .cameraSwitched(let from, let to, let frame): self.init(.cameraSwitched, at: frame, camera: to, from: from, to: to)

@@ -12,6 +12,14 @@ package struct SessionEventRecord: Codable, Sendable, Equatable {
         /// The device posture changed (`from`/`to`: `closed`, `open`, `openOuterDisplay`);
         /// `sessionTime` is the event's host time.
         case postureChanged
+        /// An app view moved between iPhone Duo's displays (`from`/`to`: `inner`, `outer`;
+        /// `message` names the view); `sessionTime` is the event's host time.
+        case viewMoved
+        /// Another view's direction coordinator drives the recording (`from`/`to`: view ids).
+        case drivingViewChanged
+        /// A camera's facing relative to a view that does not drive the recording changed
+        /// (`camera`, `from`/`to`: `user`, `away`; `message` names the view and its display).
+        case viewFacingChanged
         /// The session switched cameras (individual cameras): `camera` (= `to`) delivers
         /// from `sessionTime`, its first frame, captured at `deviceTime` on its own clock;
         /// `from` is the previous camera.

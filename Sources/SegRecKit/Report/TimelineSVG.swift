@@ -230,7 +230,7 @@ enum EventCategory: String, CaseIterable {
     init(of kind: SessionEventRecord.Kind) {
         switch kind {
         case .cameraSwitched, .constituentSwapped, .facingChanged, .mirroringChanged: self = .camera
-        case .postureChanged: self = .posture
+        case .postureChanged, .viewMoved, .drivingViewChanged, .viewFacingChanged: self = .posture
         case .deviceOrientationChanged, .rotationChanged: self = .orientation
         case .zoomChanged: self = .zoom
         case .smartFramingChanged, .smartFramingStartFailed, .smartFramingRecommended, .centerStageEnabledChanged, .centerStageActiveChanged,

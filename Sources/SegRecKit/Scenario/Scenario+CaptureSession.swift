@@ -10,6 +10,9 @@ extension Scenario {
         package var format: String
         /// Capture rate, at most the format's maximum.
         package var fps: FrameRate
+        /// Whether the file gave `fps` (refused in virtual mode, where the Virtual Front
+        /// Camera's `virtual.fps` is the rate).
+        package var isFrameRateGiven = false
         /// The camera's device clock.
         package var clock: Clock
         /// `preferredVideoStabilizationMode`, or nil; sets the camera's default change latency.
@@ -41,6 +44,10 @@ extension Scenario {
         package var fps: FrameRate
         /// Its own device clock.
         package var clock: Clock
+        /// Its video connection's `preferredVideoStabilizationMode` (in virtual mode the
+        /// connection is the Virtual Front Camera's, not a constituent's), or nil; sets its
+        /// default change latency as on any camera (`lowLatency`: 1 frame).
+        package var preferredVideoStabilizationMode: VideoStabilizationMode? = nil
 
         /// A configuration; see the properties.
         package init(format: Int = 1920, fps: FrameRate = Scenario.defaultFrameRate, clock: Clock = Clock()) {
@@ -76,7 +83,9 @@ extension Scenario {
     /// with its `virtual` description) from `initialPosture`.
     package var routing: CaptureSession.Routing {
         guard cameras != nil else { return .fixed }
-        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: initialPosture) : .individual(initialPosture: initialPosture)
+        // With views the driving view's display decides the posture its coordinator sees.
+        let posture = appViews?.drivingPosture ?? initialPosture
+        return frontCamera == .virtual && virtual != nil ? .virtualFrontCamera(initialPosture: posture) : .individual(initialPosture: posture)
     }
 
     /// The change latency of `camera`: an explicit `changeLatencyFrames` wins, else its
@@ -118,10 +127,20 @@ extension Scenario {
         guard let format = CaptureDevice.Format.virtualFrontFormats.first(where: { $0.squareSide == virtual.format }) else {
             throw .invalidParameter(name: "virtual.format", value: "\(virtual.format)", allowed: "1280, 1920")
         }
+        let mode = virtual.preferredVideoStabilizationMode
         return CaptureDeviceDescriptor(
             uniqueID: Self.virtualFrontID, deviceType: .builtInVirtualFrontCamera, format: format, frameRate: virtual.fps,
-            clock: try Self.makeClock(Self.virtualFrontID, virtual.clock), stampPosition: cameras?.count ?? 0, changeLatencyFrames: device.changeLatencyFrames,
-            completionDelayFrames: device.completionDelayFrames)
+            clock: try Self.makeClock(Self.virtualFrontID, virtual.clock), stampPosition: cameras?.count ?? 0, changeLatencyFrames: virtualChangeLatencyFrames,
+            completionDelayFrames: device.completionDelayFrames, preferredVideoStabilizationMode: mode,
+            changeLatencyFollowsStabilization: !device.isChangeLatencyExplicit && mode != nil)
+    }
+
+    /// The Virtual Front Camera's change latency: an explicit `changeLatencyFrames` wins, else
+    /// its stabilization mode's default, else `changeLatencyFrames`.
+    var virtualChangeLatencyFrames: Int64 {
+        Device.changeLatency(
+            explicit: device.isChangeLatencyExplicit ? device.changeLatencyFrames : nil, mode: virtual?.preferredVideoStabilizationMode,
+            fallback: device.changeLatencyFrames)
     }
 
     /// Every device clock, the manifest's `devices`: the cameras' in order, then the virtual one.
@@ -199,7 +218,8 @@ extension Scenario {
         }
         if cameras != nil, frontCamera == .virtual, let virtual {
             result[Self.virtualFrontID] = info(
-                .builtInVirtualFrontCamera, CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format }, nil, device.changeLatencyFrames)
+                .builtInVirtualFrontCamera, CaptureDevice.Format.virtualFrontFormats.first { $0.squareSide == virtual.format },
+                virtual.preferredVideoStabilizationMode, virtualChangeLatencyFrames)
         }
         return result
     }
@@ -242,6 +262,7 @@ extension CaptureSession {
         try self.init(
             devices: devices, routing: scenario.routing, output: output, sessionStart: scenario.sessionStart, duration: scenario.duration,
             events: scenario.sessionEvents, controls: scenario.cameraControlState, mirrorMode: mirrorMode, microphone: try scenario.makeMicrophone())
+        if let views = scenario.appViews { try setViews(views) }
     }
 
     /// A one-camera scenario's session with `frameSource` as the camera's pictures (`nil`

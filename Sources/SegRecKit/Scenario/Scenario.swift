@@ -141,6 +141,17 @@ public struct Scenario: Sendable, Hashable {
     package var switchGapSeconds: Double = 0.25
     /// With `"frontCamera": "virtual"`: the Virtual Front Camera's format, rate and clock.
     package var virtual: VirtualCamera? = nil
+    /// With cameras: a discovery request (`discovery`) that chooses ``frontCamera`` (and the
+    /// initial posture) instead of naming them; resolved when the file is decoded.
+    package var discovery: DiscoveryRequest? = nil
+    /// What the discovery found, for the manifest's `notes`; nil without `discovery`.
+    package var discoveryNote: String? = nil
+    /// With cameras: the app's views on the two displays (`views`), or nil for the one
+    /// implicit view the posture places.
+    package var views: [AppViews.View]? = nil
+    /// The id of the view whose direction coordinator drives the recording (`drivingView`;
+    /// default the first view).
+    package var drivingView: String? = nil
     /// How the phone is held at session start (`initialDeviceOrientation`, default portrait).
     package var initialDeviceOrientation: DeviceOrientation = .portrait
     /// Center Stage's process-wide intent at session start (`centerStageEnabled`, default false).

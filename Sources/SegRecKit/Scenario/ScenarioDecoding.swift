@@ -16,17 +16,19 @@ extension Scenario {
     /// Keys allowed at the top level of a scenario with `cameras` (Docs/cameras.md, "Scenario files").
     package static let camerasTopLevelKeys =
         [
-            "description", "cameras", "frontCamera", "virtual", "initialPosture", "initialAspectRatio", "changeLatencyFrames", "completionDelayFrames",
-            "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
+            "description", "cameras", "frontCamera", "discovery", "views", "drivingView", "virtual", "initialPosture", "initialAspectRatio",
+            "changeLatencyFrames", "completionDelayFrames", "switchGapSeconds", "sessionStartSeconds", "durationSeconds", "events", "microphone"
         ] + controlTopLevelKeys
     /// Keys allowed in each `cameras[i]`.
     package static let cameraKeys = [
         "id", "type", "format", "fps", "clock", "preferredVideoStabilizationMode", "depthDataDeliveryEnabled", "geometricDistortionCorrectionEnabled"
     ]
+    /// Keys allowed in `discovery`.
+    package static let discoveryKeys = ["deviceTypes", "position"]
     /// Keys allowed in `virtual`.
-    package static let virtualKeys = ["format", "fps", "clock"]
+    package static let virtualKeys = ["format", "fps", "clock", "preferredVideoStabilizationMode"]
     /// The action keys of an event in a cameras scenario.
-    package static let cameraActionKeys = actionKeys + ["posture"]
+    package static let cameraActionKeys = actionKeys + ["posture", "moveView", "drivingView"]
 
     /// Decodes and validates a scenario file's JSON (strict: unknown keys and wrong types are
     /// errors; missing optional keys take the documented defaults).
@@ -46,6 +48,7 @@ extension Scenario {
         }
         var scenario = try ScenarioReader(file: file).scenario(from: root)
         scenario.name = Self.baseName(of: file)
+        if case .object(let members) = root { try scenario.resolveDiscovery(file: file, initialPostureGiven: members.contains { $0.key == "initialPosture" }) }
         try scenario.validate(file: file)
         return scenario
     }
@@ -98,7 +101,15 @@ struct ScenarioReader {
             scenario.cameras = cameras
         }
         if let v = top["frontCamera"] { scenario.frontCamera = try named(v, at: "frontCamera", "a switching strategy") }
+        if let v = top["discovery"] {
+            guard top["frontCamera"] == nil else {
+                throw error("discovery", "is given with frontCamera", "either \"discovery\" (the camera it finds decides) or \"frontCamera\"")
+            }
+            scenario.discovery = try discovery(v, at: "discovery")
+        }
         if let v = top["virtual"] { scenario.virtual = try virtualCamera(v, at: "virtual") }
+        if let v = top["views"] { scenario.views = try views(v, at: "views") }
+        if let v = top["drivingView"] { scenario.drivingView = try string(v, at: "drivingView", allowed: "a view id of views") }
         if let v = top["microphone"] { scenario.microphone = try microphone(v, at: "microphone") }
         try readControls(top, into: &scenario)
         if let v = top["initialPosture"] { scenario.initialPosture = try named(v, at: "initialPosture", "a posture") }
@@ -148,6 +159,7 @@ struct ScenarioReader {
             }
             device.fixedFormat = format.name
             device.format = format.squareSide
+            try refuseFixedFormatKeys(fields, at: path)
         } else if let v = fields["format"] {
             device.format = Int(try integer(v, at: "\(path).format", allowed: ScenarioLimits.formatAllowed))
         }
@@ -185,6 +197,23 @@ struct ScenarioReader {
         return device
     }
 
+    /// The earlier front camera's keys that would change nothing: it has no dynamic aspect
+    /// ratio (its fixed format decides the frame size) and no smart framing format, so an
+    /// initial ratio, enabled framings or a smart framing policy are refused, not ignored.
+    private func refuseFixedFormatKeys(_ fields: [String: JSONValue], at path: String) throws(ScenarioError) {
+        let type = CaptureDevice.DeviceType.builtInWideAngleCamera.rawValue
+        if fields["initialAspectRatio"] != nil {
+            throw error(
+                "\(path).initialAspectRatio", "\(type) has no dynamic aspect ratio: its fixed 4:3 format decides the frame size",
+                "no initialAspectRatio with \(type); choose the size with \(path).format (1280x960, 1920x1440)")
+        }
+        for key in ["enabledFramings", "smartFramingPolicy"] where fields[key] != nil {
+            throw error(
+                "\(path).\(key)", "\(type) has no smart framing format (smart framing runs only on the 4032 format of builtInUltraWideCamera)",
+                "no \(key) with \(type)")
+        }
+    }
+
     func clock(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.Clock {
         let fields = try object(value, at: path, allowed: Scenario.clockKeys)
         var clock = Scenario.Clock()
@@ -216,6 +245,10 @@ struct ScenarioReader {
         switch key {
         case "setDynamicAspectRatio": action = .setDynamicAspectRatio(try ratio(actionValue, at: "\(path).\(key)"))
         case "posture": action = .posture(try named(actionValue, at: "\(path).\(key)", "a posture"))
+        case "moveView":
+            let view = try view(actionValue, at: "\(path).\(key)", keys: Scenario.moveViewKeys)
+            action = .moveView(id: view.id, display: view.display)
+        case "drivingView": action = .drivingView(try string(actionValue, at: "\(path).\(key)", allowed: "a view id of views"))
         case "videoZoomFactor": action = .videoZoomFactor(try number(actionValue, at: "\(path).\(key)", allowed: ScenarioLimits.zoomAllowed))
         case let key where Scenario.controlActionKeys.contains(key): action = try controlAction(key, actionValue, at: "\(path).\(key)")
         default:
@@ -245,7 +278,10 @@ struct ScenarioReader {
         default: throw error("\(path).format", "expected a number or \"WxH\", got \(formatValue.rendered)", "\(formats) for \(typeText)")
         }
         var camera = Scenario.Camera(id: id, type: type, format: format)
-        if let v = fields["fps"] { camera.fps = try frameRate(v, at: "\(path).fps") }
+        if let v = fields["fps"] {
+            camera.fps = try frameRate(v, at: "\(path).fps")
+            camera.isFrameRateGiven = true
+        }
         if let v = fields["clock"] { camera.clock = try clock(v, at: "\(path).clock") }
         if let v = fields["preferredVideoStabilizationMode"] {
             camera.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
@@ -259,6 +295,19 @@ struct ScenarioReader {
         return camera
     }
 
+    /// `discovery`: `{"deviceTypes": [...], "position": "front"}` (position optional: any).
+    func discovery(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.DiscoveryRequest {
+        let fields = try object(value, at: path, allowed: Scenario.discoveryKeys)
+        let types = CaptureDevice.DeviceType.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .array(let items)? = fields["deviceTypes"], !items.isEmpty else {
+            throw error("\(path).deviceTypes", "is missing or not a non-empty array", "an array of device types: \(types)")
+        }
+        var request = Scenario.DiscoveryRequest(deviceTypes: [], position: nil)
+        for (i, item) in items.enumerated() { request.deviceTypes.append(try named(item, at: "\(path).deviceTypes[\(i)]", "a device type")) }
+        if let v = fields["position"] { request.position = try named(v, at: "\(path).position", "a position") }
+        return request
+    }
+
     func virtualCamera(_ value: JSONValue, at path: String) throws(ScenarioError) -> Scenario.VirtualCamera {
         if case .object(let members) = value, members.contains(where: { $0.key == "depthDataDeliveryEnabled" }) {
             throw error(
@@ -270,6 +319,9 @@ struct ScenarioReader {
         if let v = fields["format"] { virtual.format = Int(truncatingIfNeeded: try integer(v, at: "\(path).format", allowed: ScenarioLimits.virtualAllowed)) }
         if let v = fields["fps"] { virtual.fps = try frameRate(v, at: "\(path).fps") }
         if let v = fields["clock"] { virtual.clock = try clock(v, at: "\(path).clock") }
+        if let v = fields["preferredVideoStabilizationMode"] {
+            virtual.preferredVideoStabilizationMode = try stabilizationMode(v, at: "\(path).preferredVideoStabilizationMode")
+        }
         return virtual
     }
 

@@ -28,6 +28,44 @@ extension Scenario {
         }
     }
 
+    /// A constituent camera's own settings in virtual mode (`"frontCamera": "virtual"`): the
+    /// session streams from the Virtual Front Camera, so the video connection (and its
+    /// stabilization mode) is the virtual camera's and depth exists only on individual
+    /// cameras, as the seeds say. A constituent's rate, stabilization mode, depth or
+    /// distortion correction would be reported or kept and never applied: each is refused,
+    /// naming the key. (Its `format` and `clock` describe the camera: the manifest's
+    /// `devices` entry reports its clock and whether its format supports Center Stage.)
+    /// - Throws: ``ScenarioError`` naming `cameras[i].<key>` and where the setting belongs.
+    func checkConstituentSettings(_ camera: Camera, at path: String, file: String) throws(ScenarioError) {
+        if camera.isFrameRateGiven {
+            throw ScenarioError(
+                file: file, key: "\(path).fps",
+                problem: "\(camera.fps) fps on \(camera.id) would not be applied: with \"frontCamera\": \"virtual\" every frame is the Virtual Front Camera's",
+                allowed: "no fps on the cameras in virtual mode: the rate is \"virtual\": {\"fps\": …} (or \"frontCamera\": \"individual\")")
+        }
+        if let mode = camera.preferredVideoStabilizationMode {
+            throw ScenarioError(
+                file: file, key: "\(path).preferredVideoStabilizationMode",
+                problem:
+                    "\(mode.rawValue) on \(camera.id) would not be applied: with \"frontCamera\": \"virtual\" the video connection is the Virtual Front Camera's",
+                allowed: "\"virtual\": {\"preferredVideoStabilizationMode\": …} (or \"frontCamera\": \"individual\" for the camera's own)")
+        }
+        if camera.depthDataDeliveryEnabled {
+            throw ScenarioError(
+                file: file, key: "\(path).depthDataDeliveryEnabled",
+                problem: "depth on \(camera.id) would not be applied: the session streams from the Virtual Front Camera, which has no depth",
+                allowed: "depth data delivery only on individual cameras: \"frontCamera\": \"individual\"")
+        }
+        if camera.geometricDistortionCorrectionEnabled {
+            throw ScenarioError(
+                file: file, key: "\(path).geometricDistortionCorrectionEnabled",
+                problem: "distortion correction on \(camera.id) would not be applied: the session streams from the Virtual Front Camera",
+                allowed:
+                    "an event {\"atSeconds\": 0, \"geometricDistortionCorrectionEnabled\": true} (it applies to the streaming camera), or \"frontCamera\": \"individual\""
+            )
+        }
+    }
+
     /// `preferredVideoStabilizationMode` on a camera of `type` whose active format at start
     /// is `format` (checked against that format, as the seeds' code checks
     /// `activeFormat.isVideoStabilizationModeSupported`).
@@ -65,11 +103,15 @@ extension Scenario {
         switch event.action {
         case .activeFormat(let name):
             guard let cameras else {
-                let formats = CaptureDevice.Format.frontCenterStageFormats
+                // The one camera's own formats: the Center Stage camera's, or the earlier
+                // front camera's fixed 4:3 ones.
+                let formats = device.type.formats
                 guard formats.contains(where: { $0.name == name }) else {
                     throw ScenarioError(
-                        file: file, key: key, problem: "\(Self.echoFormat(name)) is not a format of the front camera",
-                        allowed: formats.map(\.name).joined(separator: ", "))
+                        file: file, key: key,
+                        problem: "\(Self.echoFormat(name)) is not a format of the front camera"
+                            + (device.type == .builtInUltraWideCamera ? "" : " (\(device.type.rawValue))"), allowed: formats.map(\.name).joined(separator: ", ")
+                    )
                 }
                 return
             }

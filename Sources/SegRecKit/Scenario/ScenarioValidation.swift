@@ -93,6 +93,7 @@ extension Scenario {
             case .peopleInFrame(let count):
                 // A fact about the scene: accepted whatever the camera does with it.
                 guard ScenarioLimits.peopleRange.contains(count) else { throw fail(key, "\(count) is out of range", ScenarioLimits.peopleAllowed) }
+            case .moveView, .drivingView: break  // validateViews
             case .posture:
                 guard cameras != nil else {
                     throw fail(
@@ -104,6 +105,7 @@ extension Scenario {
                 try validateControlEvent(event, at: path, format: format, file: file)
             }
         }
+        try validateViews(file: file)
         try rehearseEvents(file: file)
     }
 
@@ -187,8 +189,12 @@ extension Scenario {
             }
             try Self.checkRate(virtual.fps, format: format, at: "virtual.fps", file: file)
             try Self.checkClock(virtual.clock, at: "virtual.clock", file: file)
+            if let mode = virtual.preferredVideoStabilizationMode {
+                try Self.checkStabilization(mode, type: .builtInVirtualFrontCamera, format: format, at: "virtual.preferredVideoStabilizationMode", file: file)
+            }
         case (.individual, .none): break
         }
+        if frontCamera == .virtual { for (i, camera) in cameras.enumerated() { try checkConstituentSettings(camera, at: "cameras[\(i)]", file: file) } }
     }
 
     /// A camera's `fps` on `format`: terms that fit the encoder's 32-bit time base, at least

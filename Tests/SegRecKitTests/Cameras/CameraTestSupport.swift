@@ -33,6 +33,14 @@ enum DuoFixtures {
         """
     }
 
+    /// `json` (an ``individual(start:events:duration:delay:)`` scenario) with the Virtual
+    /// Front Camera described by `virtual` (the inside of `"virtual": {…}`) instead: the
+    /// cameras lose their `fps`, which virtual mode refuses (the virtual camera's is the rate).
+    static func virtualized(_ json: String, virtual: String) -> String {
+        json.replacingOccurrences(of: #""fps": [0-9]+,\s*"#, with: "", options: .regularExpression).replacingOccurrences(
+            of: #""frontCamera": "individual","#, with: #""frontCamera": "virtual", "virtual": {"# + virtual + "},")
+    }
+
     static func scenario(_ json: String, file: String = "duo-test.json") throws(ScenarioError) -> Scenario { try Scenario.decode(Data(json.utf8), file: file) }
 
     /// Every event the session delivers.

@@ -104,14 +104,18 @@ import Testing
 /// Camera; the individual cameras are asked for by type.
 @Suite("Cameras: discovering the front camera", .tags(.cameras)) struct FrontCameraDiscoveryTests {
     @Test("Duo: .front builtInUltraWideCamera discovers virtualFront; by type, outer and inner; a single front camera is itself") func discovery() throws {
-        let json = DuoFixtures.individual(start: "1.0", events: "").replacingOccurrences(
-            of: #""frontCamera": "individual","#,
-            with: #""frontCamera": "virtual", "virtual": {"format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}},"#)
+        let json = DuoFixtures.virtualized(
+            DuoFixtures.individual(start: "1.0", events: ""),
+            virtual: #""format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}"#)
         let scenario = try DuoFixtures.scenario(json)
         let phone = try scenario.makeCameraDescriptors() + [try #require(try scenario.makeVirtualDescriptor())]
         let front = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera], position: .front, available: phone)
         #expect(front.devices.map(\.uniqueID) == ["virtualFront"])
         #expect(front.devices.first?.deviceType == .builtInVirtualFrontCamera)
+        // The Wide type at .front finds it too, as the seeds say ("the Wide or Ultra Wide device type").
+        let wide = CaptureDeviceDiscoverySession(deviceTypes: [.builtInWideAngleCamera], position: .front, available: phone)
+        #expect(wide.devices.map(\.uniqueID) == ["virtualFront"])
+        #expect(CaptureDeviceDiscoverySession(deviceTypes: [.builtInWideAngleCamera], position: .back, available: phone).devices.isEmpty)
         // Asked twice (ultra-wide and the virtual type itself): listed once.
         let twice = CaptureDeviceDiscoverySession(deviceTypes: [.builtInUltraWideCamera, .builtInVirtualFrontCamera], position: .front, available: phone)
         #expect(twice.devices.map(\.uniqueID) == ["virtualFront"])

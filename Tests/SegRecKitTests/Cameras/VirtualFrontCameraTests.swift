@@ -10,9 +10,9 @@ import Testing
 
     static let json = """
         {"cameras": [
-          {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 3840, "fps": 120,
+          {"id": "outer", "type": "builtInOuterUltraWideCamera", "format": 3840,
            "clock": {"timescale": 24000000, "offsetSeconds": 12.5, "driftPPM": 50}},
-          {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1920, "fps": 60,
+          {"id": "inner", "type": "builtInInnerUltraWideCamera", "format": 1920,
            "clock": {"timescale": 90000, "offsetSeconds": -3.25, "driftPPM": -20}}],
          "frontCamera": "virtual",
          "virtual": {"format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 100.125, "driftPPM": 35}},

@@ -44,6 +44,7 @@ import Testing
         let format = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 4032))
         let device = try CaptureDevice(format: format, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio3x4)
         try device.startCapture(sessionStart: MediaTime(value: 1, timescale: 1))
+        device.lockForConfiguration()
         #expect(throws: CaptureError.unsupportedRatio(.ratio16x9, formatSide: 4032, supported: [.ratio3x4, .ratio4x3])) {
             try device.requestDynamicAspectRatio(.ratio16x9, atSessionTime: MediaTime(value: 2, timescale: 1))
         }

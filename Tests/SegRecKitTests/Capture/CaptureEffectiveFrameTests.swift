@@ -81,12 +81,15 @@ import Testing
             expectedDeviceTicks: 172_190_448_620, expectedSessionNanoseconds: 2_000_010_178_874_664)
     ]
 
-    static func device(_ c: Case) throws -> CaptureDevice {
+    /// The case's camera, capturing; `locked`: inside the app's configuration lock, where
+    /// requests may be made.
+    static func device(_ c: Case, locked: Bool = true) throws -> CaptureDevice {
         let clock = try MediaClock(identifier: "front", timescale: c.timescale, offsetNanoseconds: c.offsetNanoseconds, driftPartsPerBillion: c.driftPPB)
         let format = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1280))
         let device = try CaptureDevice(
             format: format, frameRate: try FrameRate(c.fps.0, c.fps.1), clock: clock, initialAspectRatio: .ratio9x16, changeLatencyFrames: c.latency)
         try device.startCapture(sessionStart: MediaTime(value: c.sessionStartNanoseconds, timescale: 1_000_000_000))
+        if locked { device.lockForConfiguration() }
         return device
     }
 
@@ -108,7 +111,7 @@ import Testing
 
     @Test("the async setDynamicAspectRatio returns D(k) for a request made now") func asyncSet() async throws {
         let c = Self.cases[2]  // A, L = 2, request at session start + 1 s
-        let device = try Self.device(c)
+        let device = try Self.device(c, locked: false)
         // At session start (host 1.0 s = D0) with L = 2: k = 2, D(2) = 24_000_000 + 1_600_000.
         device.lockForConfiguration()
         let deviceTime = try await device.setDynamicAspectRatio(.ratio1x1)
@@ -158,7 +161,7 @@ import Testing
     }
 
     @Test("configuration outside lockForConfiguration/unlockForConfiguration throws; nothing changes") func configurationLock() async throws {
-        let device = try Self.device(Self.cases[2])  // A, L = 2, initial 9x16
+        let device = try Self.device(Self.cases[2], locked: false)  // A, L = 2, initial 9x16
         #expect(!device.isLockedForConfiguration)
         #expect(throws: CaptureError.notLockedForConfiguration(camera: device.uniqueID, operation: "videoZoomFactor")) { try device.setVideoZoomFactor(2) }
         await #expect(throws: CaptureError.notLockedForConfiguration(camera: device.uniqueID, operation: "setDynamicAspectRatio")) {
@@ -190,6 +193,7 @@ import Testing
     @Test("a request before startCapture throws notCapturing") func notCapturing() throws {
         let format = try #require(CaptureDevice.Format.frontCenterStage(squareSide: 1920))
         let device = try CaptureDevice(format: format, frameRate: try FrameRate(30), clock: .host, initialAspectRatio: .ratio9x16)
+        device.lockForConfiguration()
         #expect(throws: CaptureError.notCapturing) { try device.requestDynamicAspectRatio(.ratio16x9, atSessionTime: .zero) }
     }
 }

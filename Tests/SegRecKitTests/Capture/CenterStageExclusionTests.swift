@@ -56,9 +56,9 @@ import Testing
     }
 
     @Test("the Virtual Front Camera refuses depth, at start and as an event, naming individual cameras") func virtualHasNoDepth() throws {
-        let base = DuoFixtures.individual(start: "1.0", events: "").replacingOccurrences(
-            of: #""frontCamera": "individual","#,
-            with: #""frontCamera": "virtual", "virtual": {"format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}},"#)
+        let base = DuoFixtures.virtualized(
+            DuoFixtures.individual(start: "1.0", events: ""),
+            virtual: #""format": 1280, "fps": 30, "clock": {"timescale": 48000, "offsetSeconds": 2, "driftPPM": 5}"#)
         let atStart = base.replacingOccurrences(of: #""virtual": {"format": 1280,"#, with: #""virtual": {"depthDataDeliveryEnabled": true, "format": 1280,"#)
         #expect { _ = try Scenario.decode(Data(atStart.utf8), file: "virtual.json") } throws: {
             ($0 as? ScenarioError)?.key == "virtual.depthDataDeliveryEnabled"

@@ -57,7 +57,9 @@ import Testing
         #expect(
             throws: CameraControlError.unknownValue(
                 name: "device type", value: "builtInTelephotoCamera",
-                allowed: "builtInUltraWideCamera, builtInOuterUltraWideCamera, builtInInnerUltraWideCamera, builtInDualWideCamera, builtInWideAngleCamera")
+                allowed:
+                    "builtInUltraWideCamera, builtInOuterUltraWideCamera, builtInInnerUltraWideCamera, builtInDualWideCamera, builtInWideAngleCamera, builtInVirtualFrontCamera"
+            )
         ) { _ = try RotationCoordinator(deviceType: "builtInTelephotoCamera") }
         #expect(
             throws: CameraControlError.unknownValue(

@@ -25,6 +25,7 @@ import Testing
                 format: CaptureDevice.Format.frontCenterStage(squareSide: 1280)!, frameRate: try FrameRate(30), clock: clock, initialAspectRatio: .ratio9x16,
                 changeLatencyFrames: mode.changeLatencyFrames(explicit: nil))
             try device.startCapture(sessionStart: MediaTime(value: 1_000_000_000, timescale: 1_000_000_000))
+            device.lockForConfiguration()
             let request = try device.submitDynamicAspectRatio(.ratio16x9, atSessionTime: MediaTime(value: 2_000_000_000, timescale: 1_000_000_000))
             firstNewFrames.append(request.effectiveFrameIndex)
             #expect(request.change.deviceTime == MediaTime(value: 24_000_000 + 800_000 * request.effectiveFrameIndex, timescale: 24_000_000))

@@ -41,6 +41,13 @@ import Testing
         #expect(manifest.warnings == ["segment-001.mp4 was removed: disk full"])
     }
 
+    /// Audio counts with `buffers` received (one `audioReceived` each).
+    static func counts(received: Int64, written: Int64, buffers: Int64) -> AudioCounts {
+        var counts = AudioCounts(received: received, written: written)
+        counts.buffers = buffers
+        return counts
+    }
+
     /// A segment's audio record says what its file holds: the writer's record, replaced by a
     /// rebuilt file's (counted once), and removed when the rebuilt file kept no sound (a disk
     /// that filled before a fragment's audio samples were written), `written` following.
@@ -51,12 +58,12 @@ import Testing
         builder.apply(.audioReceived(samples: 96_000))
         builder.apply(.segmentAudioWritten(file: "segment-000.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 48_000)))
         builder.apply(.segmentAudioWritten(file: "segment-001.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 47_000)))
-        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 95_000))
+        #expect(builder.manifest.audio == Self.counts(received: 96_000, written: 95_000, buffers: 1))
         builder.apply(.segmentAudioWritten(file: "segment-001.mp4", SegmentAudioRecord(sampleRate: 48_000, channels: 1, sampleCount: 20_000)))
-        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 68_000))
+        #expect(builder.manifest.audio == Self.counts(received: 96_000, written: 68_000, buffers: 1))
         builder.apply(.segmentAudioWritten(file: "segment-001.mp4", nil))
         #expect(builder.manifest.segments.map(\.audio?.sampleCount) == [48_000, nil])
-        #expect(builder.manifest.audio == AudioCounts(received: 96_000, written: 48_000))
+        #expect(builder.manifest.audio == Self.counts(received: 96_000, written: 48_000, buffers: 1))
         // A recording without sound gets no counts from a nil record.
         var silent = ManifestBuilder(mode: .segment, devices: [.host], encoder: EncoderSettings(), frameIndexStamp: true)
         silent.apply(.segmentOpened(Self.record("segment-000.mp4", start: 0)))

@@ -89,6 +89,9 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
         let device = try CaptureDevice(
             format: format, frameRate: frameRate, clock: clock, initialAspectRatio: ratio, changeLatencyFrames: changeLatencyFrames,
             completionDelayFrames: completionDelayFrames, formats: deviceType.formats, deviceType: deviceType)
+        // The app configures the camera before the session runs, inside the lock as on iOS.
+        device.lockForConfiguration()
+        defer { device.unlockForConfiguration() }
         if let enabledFramings {
             do {
                 if let monitor = device.smartFramingMonitor {
@@ -100,7 +103,7 @@ package struct CaptureDeviceDescriptor: Sendable, Hashable, CustomStringConverti
             } catch { throw .invalidParameter(name: "enabledFramings", value: enabledFramings.joined(separator: ", "), allowed: "\(error)") }
         }
         try device.setDepthDataDeliveryEnabled(depthDataDeliveryEnabled)
-        device.isGeometricDistortionCorrectionEnabled = geometricDistortionCorrectionEnabled
+        try device.setGeometricDistortionCorrectionEnabled(geometricDistortionCorrectionEnabled)
         device.preferredVideoStabilizationMode = preferredVideoStabilizationMode
         device.changeLatencyFollowsStabilization = changeLatencyFollowsStabilization
         if startsSmartFraming {

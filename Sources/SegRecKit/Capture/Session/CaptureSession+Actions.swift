@@ -2,8 +2,42 @@
 /// times: requests, zoom, people counts and smart framing, Center Stage and the features it
 /// excludes, orientation; format and camera switches are in their own extensions.
 extension CaptureSession {
-    /// Applies one scheduled event to the streaming device at its host time.
+    /// Applies one scheduled event to the streaming device at its host time, as the seeds'
+    /// code makes each change: inside the device's configuration lock
+    /// (`lockForConfiguration()` … `unlockForConfiguration()`). A scenario has no lock key:
+    /// every event is one locked change. A lock the app already holds through the library
+    /// is left as it was.
     func apply(_ event: Event) throws(CaptureError) {
+        let device = self.device
+        guard !device.isLockedForConfiguration else { return try applyLocked(event) }
+        device.lockForConfiguration()
+        defer {
+            device.unlockForConfiguration()
+            // A format switch replaced the camera (it keeps the lock), a posture may have
+            // switched to another: the streaming one ends unlocked too.
+            self.device.unlockForConfiguration()
+        }
+        try applyLocked(event)
+    }
+
+    /// `activeFormat` through the library: switches the streaming camera's format now (at
+    /// its current host time), a reconfiguration like an `activeFormat` event. Only inside
+    /// the configuration lock, as on iOS; the reconfigured camera (``device`` from now on)
+    /// keeps the lock, so a ratio request may follow before `unlockForConfiguration()`, as
+    /// the seeds' `apply()` does.
+    /// - Parameter name: a format of the streaming camera as `segrec formats` names it
+    ///   (`"1920"`, `"1920x1440"`).
+    /// - Throws: ``CaptureError/notLockedForConfiguration(camera:operation:)`` when the
+    ///   streaming camera is not locked (nothing changes);
+    ///   ``CaptureError/invalidParameter(name:value:allowed:)`` for a format the camera lacks.
+    package func setActiveFormat(_ name: String) throws(CaptureError) {
+        let device = self.device
+        guard device.isLockedForConfiguration else { throw .notLockedForConfiguration(camera: device.uniqueID, operation: "activeFormat") }
+        try switchActiveFormat(to: name, at: device.currentHostTime)
+    }
+
+    /// ``apply(_:)`` with the lock held.
+    private func applyLocked(_ event: Event) throws(CaptureError) {
         let device = self.device
         let grid = nextGrid[streaming]
         switch event.action {
@@ -22,7 +56,18 @@ extension CaptureSession {
             guard routing != .fixed else {
                 throw .invalidParameter(name: "posture", value: posture.rawValue, allowed: "posture events only with several cameras (scenario key cameras)")
             }
-            try changePosture(to: posture, at: event.hostTime)
+            guard views != nil else { return try changePosture(to: posture, at: event.hostTime) }
+            try changeViews(at: event.hostTime) { $0.isOpen = posture != .closed }
+        case .moveView(let id, let display):
+            try changeViews(at: event.hostTime) { views throws(CaptureError) in
+                guard let index = views.index(of: id) else { throw .invalidParameter(name: "moveView", value: id, allowed: "a view id of views") }
+                views.views[index].display = display
+            }
+        case .drivingView(let id):
+            try changeViews(at: event.hostTime) { views throws(CaptureError) in
+                guard let index = views.index(of: id) else { throw .invalidParameter(name: "drivingView", value: id, allowed: "a view id of views") }
+                views.driving = index
+            }
         case .deviceOrientation(let orientation):
             if let change = controls.setDeviceOrientation(orientation, at: event.hostTime) { outbox.append(.sessionEvent(change)) }
         case .centerStageEnabled(let enabled):

@@ -9,8 +9,14 @@ extension CaptureSession {
         /// at once as a `setDynamicAspectRatio` followed by a zoom.
         case peopleInFrame(Int)
         /// The device posture changes (several-camera routings only); a session with
-        /// ``CaptureSession/Routing/fixed`` rejects it.
+        /// ``CaptureSession/Routing/fixed`` rejects it. With ``CaptureSession/views`` it only
+        /// opens or closes the phone (`closed`, `open`): the views' displays say the rest.
         case posture(DevicePosture)
+        /// The app's view `id` moves to `display` (with ``CaptureSession/views`` only).
+        case moveView(id: String, display: AppViews.Display)
+        /// The app lets view `id`'s direction coordinator drive the recording (with
+        /// ``CaptureSession/views`` only).
+        case drivingView(String)
         /// The phone is now held this way (`UIDeviceOrientation`): the rotation coordinator's
         /// capture angle follows from the first frame captured at or after it.
         case deviceOrientation(DeviceOrientation)
@@ -44,6 +50,8 @@ extension CaptureSession {
             case .videoZoomFactor: "videoZoomFactor"
             case .peopleInFrame: "peopleInFrame"
             case .posture: "posture"
+            case .moveView: "moveView"
+            case .drivingView: "drivingView"
             case .deviceOrientation: "deviceOrientation"
             case .apply: "apply"
             case .activeFormat: "activeFormat"

@@ -32,7 +32,7 @@ extension CaptureSession {
         switch event.action {
         case .setDynamicAspectRatio: true
         case .apply(let ratio): device.activeFormat.supportedDynamicAspectRatios.contains(ratio) || device.activeFormat.fixedDimensions != nil
-        case .posture: isVirtual
+        case .posture, .moveView, .drivingView: isVirtual
         default: false
         }
     }

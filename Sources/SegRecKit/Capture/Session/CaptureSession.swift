@@ -131,6 +131,14 @@ package final class CaptureSession {
         return rates
     }
 
+    /// The app's views on the two displays, each with its own direction coordinator
+    /// (``viewCoordinators``), or nil: one implicit view whose display the posture says.
+    /// Set before the session runs (``setViews(_:)``).
+    package internal(set) var views: AppViews?
+    /// One direction coordinator per view of ``views``, each reporting facing relative to
+    /// its own view; the driving view's posture is also ``coordinator``'s.
+    package internal(set) var viewCoordinators: [DirectionCoordinator] = []
+
     /// Whether the session has started (the first ``next()`` starts it).
     package private(set) var isRunning = false
     /// Frames delivered so far.

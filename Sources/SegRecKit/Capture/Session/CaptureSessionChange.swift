@@ -12,6 +12,13 @@ package enum CaptureSessionChange: Sendable, Hashable {
     case postureChanged(from: DevicePosture, to: DevicePosture, at: MediaTime)
     /// `camera`'s facing relative to the app's display changed (`from` is nil when it had none).
     case facingChanged(camera: String, from: CameraFacing?, to: CameraFacing, at: MediaTime)
+    /// The app's view `view` moved from one display to the other at a host time.
+    case viewMoved(view: String, from: AppViews.Display, to: AppViews.Display, at: MediaTime)
+    /// The app let view `to`'s direction coordinator drive the recording instead of `from`'s.
+    case drivingViewChanged(from: String, to: String, at: MediaTime)
+    /// `camera`'s facing relative to view `view` (on `display`), which does not drive the
+    /// recording, changed: what that view's own coordinator reports.
+    case viewFacingChanged(view: String, display: AppViews.Display, camera: String, from: CameraFacing?, to: CameraFacing, at: MediaTime)
     /// `UIDevice.orientation` changed at a host time.
     case deviceOrientationChanged(from: DeviceOrientation, to: DeviceOrientation, at: MediaTime)
     /// The session streams from `to` instead of `from` (individual cameras) from `frame`.

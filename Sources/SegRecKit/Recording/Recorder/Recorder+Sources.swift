@@ -125,7 +125,7 @@ extension Recorder {
         if stdinReaders.count > 1 { throw RecordingInputError.standardInputFeedsSeveralCameras(stdinReaders) }
         let virtualSide = scenario.frontCamera == .virtual ? scenario.virtual?.format : nil
         var sources: [any SensorImageSource] = []
-        var notes: [String] = []
+        var notes: [String] = scenario.discoveryNote.map { [$0] } ?? []
         var descriptions: [String: PictureDescription] = [:]
         for (position, camera) in cameras.enumerated() {
             guard let path = clips[camera.id] ?? request.source.path else {
