@@ -18,6 +18,12 @@ import SegRecTime
 ///   file's last decode times, so its leading dts are raised to one tick after
 ///   `decodeFloor` (still ≤ their pts). The time base is refined to at least 90 kHz
 ///   (an exact integer multiple) so there are ticks to spare.
+///
+/// Those demuxers also keep the first file's display matrix (the `hls` one none at all), so
+/// an H.264 file whose matrix turns the picture says so in band too: `h264_metadata`
+/// (`display_orientation=insert`) writes a display orientation SEI into every access unit
+/// from the packet's display matrix, which FFmpeg's decoder hands each frame
+/// (`AV_FRAME_DATA_DISPLAYMATRIX`): ffmpeg's autorotate and mpv turn each frame by its own.
 package enum FragmentedRemuxer {
     /// What ``remux(input:initOutput:mediaOutput:offset:end:decodeFloor:)`` wrote.
     package struct Result: Sendable, Equatable {
@@ -170,9 +176,13 @@ package enum FragmentedRemuxer {
     ///     start before the next media segment's first picture (so a media segment holds the
     ///     sound of its own span, to the AAC frame), the rest at the end. The input's own
     ///     audio is never copied (nil: the output has no sound).
+    ///   - rotationInBandOnly: an H.264 file's display matrix goes in band only (its SEI),
+    ///     not into the output's `tkhd` (a concat list's first file, whose matrix FFmpeg's
+    ///     concat demuxer would apply to every file without one in band).
     package static func remux(
         input: String, initOutput: String, mediaOutput: String?, offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
-        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = [], audio: AudioPacketSlice? = nil
+        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = [], audio: AudioPacketSlice? = nil,
+        rotationInBandOnly: Bool = false
     ) throws -> Result {
         precondition(cuts.count == moreMediaOutputs.count && (cuts.isEmpty || mediaOutput != nil), "one output per cut")
         FFmpegLog.silence()
@@ -189,7 +199,8 @@ package enum FragmentedRemuxer {
         let (filter, tag) = try inBandParameterSets(of: inStream, timeBase: inputTimeBase, input: input)
 
         let format = try OutputFormatContext(formatName: "mp4", path: mediaOutput ?? initOutput)
-        let outStream = try addVideoStream(to: format, from: inStream, filter: filter, tag: tag, timeBase: timeBase)
+        let outStream = try addVideoStream(
+            to: format, from: inStream, filter: filter, tag: tag, timeBase: timeBase, keepingDisplayMatrix: !(rotationInBandOnly && codecIsH264(inStream)))
         let audioWriter = try audio.map { slice throws(FFmpegError) in try AudioInterleaver(slice: slice, format: format, videoTimeBase: timeBase) }
 
         var created: [String] = []
@@ -240,45 +251,6 @@ package enum FragmentedRemuxer {
             for path in created { SafeFile.remove(path: path) }
             throw error
         }
-    }
-
-    /// The bitstream filter that puts the parameter sets in band (`h264_mp4toannexb`,
-    /// `hevc_mp4toannexb`) and the sample entry that says so (`avc3`, `hev1`); nil for another codec.
-    private static func inBandParameterSets(of inStream: UnsafeMutablePointer<AVStream>, timeBase inputTimeBase: AVRational, input: String) throws -> (
-        filter: BitstreamFilter?, tag: UInt32?
-    ) {
-        let codecID = inStream.pointee.codecpar.pointee.codec_id
-        let filter: BitstreamFilter?
-        let tag: UInt32?
-        switch codecID {
-        case AV_CODEC_ID_H264:
-            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
-        case AV_CODEC_ID_HEVC:
-            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
-        default:
-            filter = nil
-            tag = nil
-        }
-        return (filter, tag)
-    }
-
-    /// The output's video stream: the filtered (or the input's) codec parameters, `tag`,
-    /// `timeBase` and the input stream's side data.
-    private static func addVideoStream(
-        to format: OutputFormatContext, from inStream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, tag: UInt32?, timeBase: AVRational
-    ) throws -> UnsafeMutablePointer<AVStream> {
-        guard let outStream = avformat_new_stream(format.pointer, nil) else {
-            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
-        }
-        try check(
-            avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
-            "avcodec_parameters_copy", context: format.path)
-        outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
-        outStream.pointee.time_base = timeBase
-        try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
-        return outStream
     }
 
     /// How input timestamps become output ones: `rescale(ts) + offset` (output time base),
@@ -345,6 +317,7 @@ package enum FragmentedRemuxer {
         var written = 0
         var lastDTS = timing.floor
         var presented = Set<Int64>()
+        let matrix = stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_H264 ? displayMatrix(of: stream) : nil
         func emit(_ next: UnsafeMutablePointer<AVPacket>?) throws {
             if let next {
                 // Output timing: refine, shift, then keep decode times increasing.
@@ -422,6 +395,13 @@ package enum FragmentedRemuxer {
             r.pointee.stream_index = outStream.pointee.index
             r.pointee.pos = -1
             if let filter {
+                if let matrix {
+                    // What h264_metadata turns into the access unit's display orientation SEI.
+                    guard let data = av_packet_new_side_data(r, AV_PKT_DATA_DISPLAYMATRIX, matrix.count) else {
+                        throw FFmpegError(call: "av_packet_new_side_data", code: segrec_averror_enomem(), context: path)
+                    }
+                    data.update(from: matrix, count: matrix.count)
+                }
                 try filter.send(r)
                 try drain()
             } else {

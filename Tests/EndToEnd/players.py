@@ -88,3 +88,22 @@ def runs(sizes):
         else:
             out.append([size, 1])
     return [tuple(x) for x in out]
+
+
+MPV_ROTATION_SCRIPT = """
+mp.observe_property("video-params", "native", function(name, v)
+  if v and v.rotate ~= nil then mp.msg.warn(string.format("PARAMS %d %d %d", v.w, v.h, v.rotate)) end
+end)
+"""
+
+
+def mpv_turns(path, folder, timeout=300):
+    """[(width, height, rotate), …]: mpv's video parameters each time they change while it
+    plays `path` (`rotate` is the clockwise turn mpv applies to the decoded picture), and its log."""
+    script = pathlib.Path(folder) / "turns.lua"
+    script.write_text(MPV_ROTATION_SCRIPT)
+    run = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--untimed", f"--script={script}",
+                          "--msg-level=all=warn", str(path)], capture_output=True, text=True, timeout=timeout)
+    log = run.stdout + run.stderr
+    changes = [tuple(int(x) for x in m) for m in re.findall(r"PARAMS (\d+) (\d+) (\d+)", log)]
+    return [c for i, c in enumerate(changes) if i == 0 or changes[i - 1] != c], log

@@ -106,7 +106,7 @@ enum ExportCommand {
             for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             let files = RecordingExporter.safeConcatName(result.list.deletingPathExtension().lastPathComponent) + "-files/"
             var extras: [String] = []
-            if result.copies > 0 { extras.append("\(result.copies) HEVC file(s) remuxed with in-band parameter sets into \(files)") }
+            if result.copies > 0 { extras.append("\(result.copies) file(s) remuxed with in-band parameter sets (and rotation) into \(files)") }
             if result.links > 0 {
                 extras.append("\(result.links) file(s) listed through symbolic links in \(files) (a path the concat demuxer's safe mode takes)")
             }

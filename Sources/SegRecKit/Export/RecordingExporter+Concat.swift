@@ -16,7 +16,8 @@ extension RecordingExporter {
         package let segments: Int
         /// Frames the manifest counts in them.
         package let frames: Int
-        /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
+        /// In-band copies written to `LIST-files/` (non-H.264 files, and turned H.264 files
+        /// of a recording whose files turn differently).
         package let copies: Int
         /// Symbolic links written to `LIST-files/` (files whose path from the list is not
         /// safe for the concat demuxer: outside the list's folder, or a name it refuses).
@@ -39,7 +40,11 @@ extension RecordingExporter {
     /// itself, so each file's SPS/PPS reach the decoder). For any other codec (HEVC) the
     /// demuxer hands the decoder only the first file's parameter sets, so each file is
     /// remuxed (not re-encoded) by `FragmentedRemuxer` into a copy with in-band parameter
-    /// sets (`hev1`) in `LIST-files/`, and the list names those.
+    /// sets (`hev1`) in `LIST-files/`, and the list names those. The concat demuxer also
+    /// keeps the first file's display matrix: when the files turn differently, each turned
+    /// H.264 file is such a copy too, its turn in band only (a display orientation SEI in
+    /// every access unit, which FFmpeg's decoder gives each frame: ffmpeg and mpv show
+    /// it upright) and none in its `tkhd` (so the first file's never reaches the others).
     /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
@@ -48,7 +53,12 @@ extension RecordingExporter {
         let source = try ExportSource(directory: directory)
         let folder = list.deletingLastPathComponent()
         let segments = source.manifest.segments
-        let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
+        let codecs = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) }
+        // The concat demuxer keeps the first file's display matrix: when the files turn
+        // differently, each turned H.264 file is listed as a copy that says so in band.
+        let turnsDiffer = Set(segments.map { $0.rotationDegrees ?? 0 }).count > 1
+        let turnedInBand = zip(segments, codecs).map { turnsDiffer && ($0.rotationDegrees ?? 0) != 0 && $1 == "h264" }
+        let needsCopy = zip(codecs, turnedInBand).map { $0 != "h264" || $1 }
         let recordingPrefix = relativePath(from: folder, to: directory)
         let direct = segments.map { recordingPrefix.isEmpty ? $0.file : recordingPrefix + "/" + $0.file }
         let needsLink = zip(needsCopy, direct).map { !$0 && !isSafeConcatPath($1) }
@@ -63,7 +73,7 @@ extension RecordingExporter {
             for (index, segment) in segments.enumerated() {
                 let path = copies.appendingPathComponent(segment.file).path
                 if needsCopy[index] {
-                    try writeInBandCopy(of: segment, in: source, to: path)
+                    try writeInBandCopy(of: segment, in: source, to: path, rotationInBandOnly: turnedInBand[index])
                     written.append(path)
                 } else if needsLink[index] {
                     do {
@@ -79,24 +89,26 @@ extension RecordingExporter {
             try ExportOutput.writeText(text, to: list.path)
             return ConcatResult(
                 list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: needsCopy.filter { $0 }.count,
-                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, export: "concat"))
+                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, codecs: codecs, export: "concat"))
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error
         }
     }
 
-    /// Remuxes `segment` with in-band parameter sets into `path`, with its own sound
+    /// Remuxes `segment` with in-band parameter sets (and, with `rotationInBandOnly`, its
+    /// display matrix as a display orientation SEI in every access unit instead of in its
+    /// `tkhd`) into `path`, with its own sound
     /// re-encoded from its first sample (a fragmented file cannot hide AAC priming from
     /// FFmpeg 5.1).
-    private static func writeInBandCopy(of segment: SegmentRecord, in source: ExportSource, to path: String) throws {
+    private static func writeInBandCopy(of segment: SegmentRecord, in source: ExportSource, to path: String, rotationInBandOnly: Bool) throws {
         let sound = try ExportAudio.settings(of: [segment]).map { settings in
             let track = try EncodedAudioTrack(encoding: ExportAudio.pcm(of: segment, in: source, settings: settings), settings: settings)
             return AudioPacketSlice(track: track, range: 0..<track.packetCount)
         }
         _ = try FragmentedRemuxer.remux(
             input: source.path(of: segment), initOutput: path, mediaOutput: nil, offset: .zero, end: ExportSource.duration(of: segment), decodeFloor: nil,
-            audio: sound)
+            audio: sound, rotationInBandOnly: rotationInBandOnly)
     }
 
     /// Whether FFmpeg's concat demuxer takes `path` with its default `safe=1`

@@ -137,7 +137,7 @@ package enum RecordingExporter {
         var bytes: Int64 = 0
         let first = segments[0].sessionStart
         var decodeFloor: MediaTime?
-        var warnings = rotationChangeWarnings(segments, export: "HLS")
+        var warnings = rotationChangeWarnings(segments, codecs: try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) }, export: "HLS")
         do {
             for (index, (segment, plan)) in zip(segments, plans).enumerated() {
                 let initName = layout.initName(for: segment)
@@ -233,13 +233,16 @@ package enum RecordingExporter {
     }
 
     /// One warning per rotation change between consecutive files (the manifest's
-    /// `rotationDegrees`, absent = 0): players that keep one demuxer (FFmpeg's `hls` and
-    /// `concat` demuxers, a `-c copy` join) keep the first file's display matrix.
-    static func rotationChangeWarnings(_ segments: [SegmentRecord], export: String) -> [String] {
+    /// `rotationDegrees`, absent = 0) of a recording not all H.264 (`codecs`, libavcodec's
+    /// names): players that keep one demuxer (FFmpeg's `hls` and `concat` demuxers, a `-c
+    /// copy` join) keep the first file's display matrix (or none), and only H.264 files get
+    /// theirs in band (a display orientation SEI in every access unit).
+    static func rotationChangeWarnings(_ segments: [SegmentRecord], codecs: [String], export: String) -> [String] {
+        guard codecs.contains(where: { $0 != "h264" }) else { return [] }
         var warnings: [String] = []
         for (previous, next) in zip(segments, segments.dropFirst()) where (previous.rotationDegrees ?? 0) != (next.rotationDegrees ?? 0) {
             warnings.append(
-                "\(next.file): rotation changes from \(previous.rotationDegrees ?? 0)° to \(next.rotationDegrees ?? 0)° (clockwise); its file keeps its own display matrix, but players that read the \(export) export with one demuxer (ffmpeg, ffplay, mpv) keep the first file's and show it turned: export --mp4 gives one upright file"
+                "\(next.file): rotation changes from \(previous.rotationDegrees ?? 0)° to \(next.rotationDegrees ?? 0)° (clockwise); its file keeps its own display matrix (an HEVC file cannot carry it in band), but players that read the \(export) export with one demuxer (ffmpeg, ffplay, mpv) keep the first file's and show it turned: export --mp4 gives one upright file"
             )
         }
         return warnings
