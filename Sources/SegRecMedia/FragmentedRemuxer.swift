@@ -3,8 +3,9 @@ import SegRecTime
 
 /// Remuxes one finished segment MP4 into the two files an HLS fMP4 rendition needs: an
 /// initialization section (`ftyp` + `moov` with an empty sample table) and one media
-/// segment (`moof` + `mdat` pairs, one per GOP). A stream copy with libavformat's `mp4`
-/// muxer (`movflags=frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont`),
+/// segment (`moof` + `mdat` pairs, one at each keyframe and at least every 0.25 s, so its
+/// video and sound interleave). A stream copy with libavformat's `mp4` muxer
+/// (`movflags=frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont`, `frag_duration`),
 /// never a re-encode, the way FFmpeg's own `hls` muxer writes `hls_segment_type=fmp4`.
 ///
 /// Two things make a sequence of such pairs play as one stream in players that keep one
@@ -434,11 +435,19 @@ package enum FragmentedRemuxer {
 
     /// `avformat_write_header` with the fragmenting flags; no edit list and no shifting of
     /// timestamps (the offset is the point), so `tfdt` is the first dts.
+    /// The longest fragment inside a media segment, microseconds (`frag_duration`).
+    static let fragmentDuration = 250_000
+
     private static func writeHeader(_ format: OutputFormatContext, timeBase: AVRational) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         try check(
             av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont", 0), "av_dict_set", context: "movflags")
+        // A fragment at each keyframe and at least every 0.25 s: a media segment's video and
+        // sound interleave by time (a `moof` + `mdat` holds one track's samples after the
+        // other's), so a player reading it in order (GStreamer's hlsdemux from a local file)
+        // never waits behind a whole GOP of pictures for the sound.
+        try check(av_dict_set(&options, "frag_duration", "\(fragmentDuration)", 0), "av_dict_set", context: "frag_duration")
         try check(av_dict_set(&options, "use_editlist", "0", 0), "av_dict_set", context: "use_editlist")
         try check(av_dict_set(&options, "avoid_negative_ts", "disabled", 0), "av_dict_set", context: "avoid_negative_ts")
         if timeBase.num == 1 { try check(av_dict_set(&options, "movie_timescale", "\(timeBase.den)", 0), "av_dict_set", context: "movie_timescale") }
