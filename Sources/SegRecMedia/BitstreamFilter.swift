@@ -14,10 +14,16 @@ final class BitstreamFilter {
     /// whose packets come from `source` (a file path, for errors).
     /// - Throws: ``FFmpegError`` (`AVERROR_BSF_NOT_FOUND`-like EINVAL when FFmpeg has no
     ///   filter of that name, or what `av_bsf_init` returns).
+    /// `name` may be a chain, as `-bsf` takes it (`h264_mp4toannexb,h264_metadata=…`:
+    /// `av_bsf_list_parse_str`).
     init(name: String, parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, source: String) throws(FFmpegError) {
-        guard let filter = av_bsf_get_by_name(name) else { throw FFmpegError(call: "av_bsf_get_by_name", code: segrec_averror_einval(), context: name) }
         var context: UnsafeMutablePointer<AVBSFContext>?
-        try check(av_bsf_alloc(filter, &context), "av_bsf_alloc", context: name)
+        if name.contains(",") || name.contains("=") {
+            try check(av_bsf_list_parse_str(name, &context), "av_bsf_list_parse_str", context: name)
+        } else {
+            guard let filter = av_bsf_get_by_name(name) else { throw FFmpegError(call: "av_bsf_get_by_name", code: segrec_averror_einval(), context: name) }
+            try check(av_bsf_alloc(filter, &context), "av_bsf_alloc", context: name)
+        }
         guard let context else { throw FFmpegError(call: "av_bsf_alloc", code: segrec_averror_enomem(), context: name) }
         pointer = context
         self.source = source

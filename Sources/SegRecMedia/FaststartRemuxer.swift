@@ -414,9 +414,12 @@ enum FaststartRemuxer {
     }
 
     /// Copies every stream side data entry (`AV_PKT_DATA_DISPLAYMATRIX`, …).
-    static func copySideData(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, context: String) throws(FFmpegError) {
+    static func copySideData(
+        from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, context: String, skipping skipped: AVPacketSideDataType? = nil
+    ) throws(FFmpegError) {
         for i in 0..<Int(input.pointee.nb_side_data) {
             let entry = input.pointee.side_data[i]
+            if let skipped, entry.type == skipped { continue }
             guard let data = av_stream_new_side_data(output, entry.type, entry.size) else {
                 throw FFmpegError(call: "av_stream_new_side_data", code: segrec_averror_enomem(), context: context)
             }

@@ -3,8 +3,9 @@ import SegRecTime
 
 /// Remuxes one finished segment MP4 into the two files an HLS fMP4 rendition needs: an
 /// initialization section (`ftyp` + `moov` with an empty sample table) and one media
-/// segment (`moof` + `mdat` pairs, one per GOP). A stream copy with libavformat's `mp4`
-/// muxer (`movflags=frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont`),
+/// segment (`moof` + `mdat` pairs, one at each keyframe and at least every 0.25 s, so its
+/// video and sound interleave). A stream copy with libavformat's `mp4` muxer
+/// (`movflags=frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont`, `frag_duration`),
 /// never a re-encode, the way FFmpeg's own `hls` muxer writes `hls_segment_type=fmp4`.
 ///
 /// Two things make a sequence of such pairs play as one stream in players that keep one
@@ -18,6 +19,12 @@ import SegRecTime
 ///   file's last decode times, so its leading dts are raised to one tick after
 ///   `decodeFloor` (still ≤ their pts). The time base is refined to at least 90 kHz
 ///   (an exact integer multiple) so there are ticks to spare.
+///
+/// Those demuxers also keep the first file's display matrix (the `hls` one none at all), so
+/// an H.264 file whose matrix turns the picture says so in band too: `h264_metadata`
+/// (`display_orientation=insert`) writes a display orientation SEI into every access unit
+/// from the packet's display matrix, which FFmpeg's decoder hands each frame
+/// (`AV_FRAME_DATA_DISPLAYMATRIX`): ffmpeg's autorotate and mpv turn each frame by its own.
 package enum FragmentedRemuxer {
     /// What ``remux(input:initOutput:mediaOutput:offset:end:decodeFloor:)`` wrote.
     package struct Result: Sendable, Equatable {
@@ -170,9 +177,13 @@ package enum FragmentedRemuxer {
     ///     start before the next media segment's first picture (so a media segment holds the
     ///     sound of its own span, to the AAC frame), the rest at the end. The input's own
     ///     audio is never copied (nil: the output has no sound).
+    ///   - rotationInBandOnly: an H.264 file's display matrix goes in band only (its SEI),
+    ///     not into the output's `tkhd` (a concat list's first file, whose matrix FFmpeg's
+    ///     concat demuxer would apply to every file without one in band).
     package static func remux(
         input: String, initOutput: String, mediaOutput: String?, offset: MediaTime, end: MediaTime, decodeFloor: MediaTime?,
-        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = [], audio: AudioPacketSlice? = nil
+        timeBase commonTimeBase: AVRational? = nil, cuts: [Int] = [], moreMediaOutputs: [String] = [], audio: AudioPacketSlice? = nil,
+        rotationInBandOnly: Bool = false
     ) throws -> Result {
         precondition(cuts.count == moreMediaOutputs.count && (cuts.isEmpty || mediaOutput != nil), "one output per cut")
         FFmpegLog.silence()
@@ -189,7 +200,8 @@ package enum FragmentedRemuxer {
         let (filter, tag) = try inBandParameterSets(of: inStream, timeBase: inputTimeBase, input: input)
 
         let format = try OutputFormatContext(formatName: "mp4", path: mediaOutput ?? initOutput)
-        let outStream = try addVideoStream(to: format, from: inStream, filter: filter, tag: tag, timeBase: timeBase)
+        let outStream = try addVideoStream(
+            to: format, from: inStream, filter: filter, tag: tag, timeBase: timeBase, keepingDisplayMatrix: !(rotationInBandOnly && codecIsH264(inStream)))
         let audioWriter = try audio.map { slice throws(FFmpegError) in try AudioInterleaver(slice: slice, format: format, videoTimeBase: timeBase) }
 
         var created: [String] = []
@@ -240,45 +252,6 @@ package enum FragmentedRemuxer {
             for path in created { SafeFile.remove(path: path) }
             throw error
         }
-    }
-
-    /// The bitstream filter that puts the parameter sets in band (`h264_mp4toannexb`,
-    /// `hevc_mp4toannexb`) and the sample entry that says so (`avc3`, `hev1`); nil for another codec.
-    private static func inBandParameterSets(of inStream: UnsafeMutablePointer<AVStream>, timeBase inputTimeBase: AVRational, input: String) throws -> (
-        filter: BitstreamFilter?, tag: UInt32?
-    ) {
-        let codecID = inStream.pointee.codecpar.pointee.codec_id
-        let filter: BitstreamFilter?
-        let tag: UInt32?
-        switch codecID {
-        case AV_CODEC_ID_H264:
-            filter = try BitstreamFilter(name: "h264_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x61, 0x76, 0x63, 0x33)  // avc3
-        case AV_CODEC_ID_HEVC:
-            filter = try BitstreamFilter(name: "hevc_mp4toannexb", parameters: inStream.pointee.codecpar, timeBase: inputTimeBase, source: input)
-            tag = segrec_mktag(0x68, 0x65, 0x76, 0x31)  // hev1
-        default:
-            filter = nil
-            tag = nil
-        }
-        return (filter, tag)
-    }
-
-    /// The output's video stream: the filtered (or the input's) codec parameters, `tag`,
-    /// `timeBase` and the input stream's side data.
-    private static func addVideoStream(
-        to format: OutputFormatContext, from inStream: UnsafeMutablePointer<AVStream>, filter: BitstreamFilter?, tag: UInt32?, timeBase: AVRational
-    ) throws -> UnsafeMutablePointer<AVStream> {
-        guard let outStream = avformat_new_stream(format.pointer, nil) else {
-            throw FFmpegError(call: "avformat_new_stream", code: segrec_averror_enomem(), context: format.path)
-        }
-        try check(
-            avcodec_parameters_copy(outStream.pointee.codecpar, filter.map { UnsafePointer($0.outputParameters) } ?? UnsafePointer(inStream.pointee.codecpar)),
-            "avcodec_parameters_copy", context: format.path)
-        outStream.pointee.codecpar.pointee.codec_tag = tag ?? 0
-        outStream.pointee.time_base = timeBase
-        try FaststartRemuxer.copySideData(from: inStream, to: outStream, context: format.path)
-        return outStream
     }
 
     /// How input timestamps become output ones: `rescale(ts) + offset` (output time base),
@@ -345,6 +318,7 @@ package enum FragmentedRemuxer {
         var written = 0
         var lastDTS = timing.floor
         var presented = Set<Int64>()
+        let matrix = stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_H264 ? displayMatrix(of: stream) : nil
         func emit(_ next: UnsafeMutablePointer<AVPacket>?) throws {
             if let next {
                 // Output timing: refine, shift, then keep decode times increasing.
@@ -422,6 +396,13 @@ package enum FragmentedRemuxer {
             r.pointee.stream_index = outStream.pointee.index
             r.pointee.pos = -1
             if let filter {
+                if let matrix {
+                    // What h264_metadata turns into the access unit's display orientation SEI.
+                    guard let data = av_packet_new_side_data(r, AV_PKT_DATA_DISPLAYMATRIX, matrix.count) else {
+                        throw FFmpegError(call: "av_packet_new_side_data", code: segrec_averror_enomem(), context: path)
+                    }
+                    data.update(from: matrix, count: matrix.count)
+                }
                 try filter.send(r)
                 try drain()
             } else {
@@ -454,11 +435,19 @@ package enum FragmentedRemuxer {
 
     /// `avformat_write_header` with the fragmenting flags; no edit list and no shifting of
     /// timestamps (the offset is the point), so `tfdt` is the first dts.
+    /// The longest fragment inside a media segment, microseconds (`frag_duration`).
+    static let fragmentDuration = 250_000
+
     private static func writeHeader(_ format: OutputFormatContext, timeBase: AVRational) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         try check(
             av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof+skip_trailer+frag_discont", 0), "av_dict_set", context: "movflags")
+        // A fragment at each keyframe and at least every 0.25 s: a media segment's video and
+        // sound interleave by time (a `moof` + `mdat` holds one track's samples after the
+        // other's), so a player reading it in order (GStreamer's hlsdemux from a local file)
+        // never waits behind a whole GOP of pictures for the sound.
+        try check(av_dict_set(&options, "frag_duration", "\(fragmentDuration)", 0), "av_dict_set", context: "frag_duration")
         try check(av_dict_set(&options, "use_editlist", "0", 0), "av_dict_set", context: "use_editlist")
         try check(av_dict_set(&options, "avoid_negative_ts", "disabled", 0), "av_dict_set", context: "avoid_negative_ts")
         if timeBase.num == 1 { try check(av_dict_set(&options, "movie_timescale", "\(timeBase.den)", 0), "av_dict_set", context: "movie_timescale") }

@@ -2,7 +2,8 @@
 with ffprobe, ffmpeg and mediainfo (the check_recording tests of test_recordings.py, and
 here): size on disk, frame rate (the producing camera's), each frame's camera code (rows
 16-31) names the manifest's camera; segments tile the timeline across every switch (the old
-camera's last frame lasts until the new camera's first); the HLS export plays each segment
+segment lasts until the new camera's first frame; its pictures end at its framesEnd,
+test_switch_rates.py); the HLS export plays each segment
 at its sessionStart. Also stop-on-change on a switch, and `segrec formats --camera` errors (65)."""
 import json
 from fractions import Fraction

@@ -325,3 +325,19 @@ def test_browser_test_headless_chromium_passes(exports):
     if browser.stderr.strip():
         print(browser.stderr.strip()[-1500:])
     assert browser.returncode == 0, browser.stdout.strip().splitlines()[-1:]
+
+
+@keyed
+def test_report_says_under_every_hevc_player_that_chromium_plays_its_sound_only(exports, key):
+    """Issue 46 item 8: Chromium may call HEVC playable and then play the sound alone (no picture,
+    no error), so every HEVC segment's card says so, whatever the browser answers, and names the
+    H.264 export; H.264 cards say nothing of it. (The page's script also marks a video that
+    loads with no picture, videoWidth 0, unplayable.)"""
+    e = exports(key)
+    html, _ = page_of(e)
+    cards = re.findall(r'<section class="segment-card".*?</section>', html, re.S)
+    codecs = [h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+                     e.folder / s["file"]]).stdout.strip() for s in e.segments]
+    noted = ['class="hevc-note"' in c and "sound" in c and "export DIR --mp4" in c for c in cards]
+    assert len(cards) == len(e.segments) and noted == [c == "hevc" for c in codecs], (codecs, noted)
+    assert "videoWidth === 0" in html

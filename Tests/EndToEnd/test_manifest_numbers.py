@@ -55,6 +55,8 @@ CASES = {
     "stop-time-146-years": (_set(["stopTime"], {"value": 2 ** 62, "timescale": 1000}), "stopTime", "allowed: within ±2^62 ns"),
     "sample-count-2^50": (_set(["segments", 0, "audio", "sampleCount"], 2 ** 50), "segments[0].audio.sampleCount",
                           "allowed 0..."),
+    "frames-end-after-session-end": (_set(["segments", 0, "framesEnd"], {"value": 10 ** 12, "timescale": 1000}),
+                                     "segments[0].framesEnd", "allowed: after the one, before the other"),
     "crf-1000": (_set(["encoder", "crf"], 1000), "encoder.crf", "allowed 0...51"),
     "preset-unknown": (_set(["encoder", "preset"], "warp"), "encoder.preset", "allowed: ultrafast"),
     "keyframe-interval-0": (_set(["encoder", "keyframeInterval"], 0), "encoder.keyframeInterval", "allowed 1...100000"),

@@ -104,13 +104,15 @@ enum ExportCommand {
         if let concat {
             let result = try RecordingExporter.exportConcat(from: directory, to: URL(fileURLWithPath: concat), force: force)
             for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
-            let copies =
-                result.copies > 0
-                ? " (\(result.copies) HEVC file(s) remuxed with in-band parameter sets into \(result.list.deletingPathExtension().lastPathComponent)-files/)"
-                : ""
+            let files = RecordingExporter.safeConcatName(result.list.deletingPathExtension().lastPathComponent) + "-files/"
+            var extras: [String] = []
+            if result.copies > 0 { extras.append("\(result.copies) file(s) remuxed with in-band parameter sets (and rotation) into \(files)") }
+            if result.links > 0 {
+                extras.append("\(result.links) file(s) listed through symbolic links in \(files) (a path the concat demuxer's safe mode takes)")
+            }
+            let detail = extras.isEmpty ? "" : " (" + extras.joined(separator: "; ") + ")"
             print(
-                "concat: \(result.list.path): \(result.segments) file(s), \(result.frames) frames\(copies); play with: ffmpeg -f concat -safe 0 -i \(result.list.path)"
-            )
+                "concat: \(result.list.path): \(result.segments) file(s), \(result.frames) frames\(detail); play with: ffmpeg -f concat -i \(result.list.path)")
         }
         if let mp4 {
             // Re-encoding takes a while: a progress line on a terminal, as `record` shows.

@@ -138,7 +138,7 @@ package enum RecordingExporter {
         var bytes: Int64 = 0
         let first = segments[0].sessionStart
         var decodeFloor: MediaTime?
-        var warnings = rotationChangeWarnings(segments, export: "HLS")
+        var warnings = rotationChangeWarnings(segments, codecs: try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) }, export: "HLS")
         do {
             for (index, (segment, plan)) in zip(segments, plans).enumerated() {
                 let initName = layout.initName(for: segment)
@@ -234,104 +234,19 @@ package enum RecordingExporter {
     }
 
     /// One warning per rotation change between consecutive files (the manifest's
-    /// `rotationDegrees`, absent = 0): players that keep one demuxer (FFmpeg's `hls` and
-    /// `concat` demuxers, a `-c copy` join) keep the first file's display matrix.
-    static func rotationChangeWarnings(_ segments: [SegmentRecord], export: String) -> [String] {
+    /// `rotationDegrees`, absent = 0) of a recording not all H.264 (`codecs`, libavcodec's
+    /// names): players that keep one demuxer (FFmpeg's `hls` and `concat` demuxers, a `-c
+    /// copy` join) keep the first file's display matrix (or none), and only H.264 files get
+    /// theirs in band (a display orientation SEI in every access unit).
+    static func rotationChangeWarnings(_ segments: [SegmentRecord], codecs: [String], export: String) -> [String] {
+        guard codecs.contains(where: { $0 != "h264" }) else { return [] }
         var warnings: [String] = []
         for (previous, next) in zip(segments, segments.dropFirst()) where (previous.rotationDegrees ?? 0) != (next.rotationDegrees ?? 0) {
             warnings.append(
-                "\(next.file): rotation changes from \(previous.rotationDegrees ?? 0)° to \(next.rotationDegrees ?? 0)° (clockwise); its file keeps its own display matrix, but players that read the \(export) export with one demuxer (ffmpeg, ffplay, mpv) keep the first file's and show it turned: export --mp4 gives one upright file"
+                "\(next.file): rotation changes from \(previous.rotationDegrees ?? 0)° to \(next.rotationDegrees ?? 0)° (clockwise); its file keeps its own display matrix (an HEVC file cannot carry it in band), but players that read the \(export) export with one demuxer (ffmpeg, ffplay, mpv) keep the first file's and show it turned: export --mp4 gives one upright file"
             )
         }
         return warnings
-    }
-
-    /// What ``exportConcat(from:to:force:)`` wrote.
-    package struct ConcatResult: Sendable, Equatable {
-        /// The list file.
-        package let list: URL
-        /// The list as written.
-        package let text: String
-        /// Files listed.
-        package let segments: Int
-        /// Frames the manifest counts in them.
-        package let frames: Int
-        /// In-band-parameter copies written to `LIST-files/` (non-H.264 files), 0 for H.264.
-        package let copies: Int
-        /// What a user should know: a rotation change between files (FFmpeg's concat
-        /// demuxer keeps the first file's display matrix).
-        package let warnings: [String]
-    }
-
-    /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
-    /// 1.0`, then per segment `file '…'` (relative to the list's folder) and `duration` (the
-    /// exact `sessionEnd − sessionStart`), so `ffmpeg -f concat -safe 0 -i LIST` and mpv play
-    /// every frame in order.
-    ///
-    /// H.264 files are listed as they are (FFmpeg's concat demuxer inserts
-    /// `h264_mp4toannexb` itself, so each file's SPS/PPS reach the decoder). For any other
-    /// codec (HEVC) the demuxer hands the decoder only the first file's parameter sets, so
-    /// each file is remuxed (not re-encoded) by `FragmentedRemuxer` into a copy with
-    /// in-band parameter sets (`hev1`) in the folder `LIST-files/`, and the list names those.
-    /// - Throws: what `ExportSource/init(directory:)` throws;
-    ///   ``RecordingError/outputExists(path:)`` without `force`;
-    ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
-    ///   copy cannot be made (copies made so far are removed).
-    package static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
-        let source = try ExportSource(directory: directory)
-        let folder = list.deletingLastPathComponent()
-        let segments = source.manifest.segments
-        // FFmpeg reads a list line by line: a path with a line break cannot be in one.
-        for target in [directory, list.deletingPathExtension()] {
-            let prefix = relativePath(from: folder, to: target)
-            guard !prefix.contains(where: { $0 == "\n" || $0 == "\r" }) else {
-                throw RecordingError.badInput(
-                    path: list.path, field: "--concat",
-                    detail:
-                        "the path from the list to the segment files, '\(prefix.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r"))', holds a line break, which an ffconcat list cannot carry (FFmpeg reads it line by line); allowed: names without line breaks, or the list inside the recording folder (it then names the files alone)"
-                )
-            }
-        }
-        let needsCopy = try segments.map { try FragmentedRemuxer.codecName(path: source.path(of: $0)) != "h264" }
-        let copies = folder.appendingPathComponent(list.deletingPathExtension().lastPathComponent + "-files")
-        _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source)
-        if needsCopy.contains(true) {
-            _ = try ExportOutput(
-                folder: copies, paths: zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }, force: force,
-                protecting: source)
-        }
-        let recordingPrefix = relativePath(from: folder, to: directory)
-        let copiesPrefix = relativePath(from: folder, to: copies)
-        var written: [String] = []
-        do {
-            var entries: [ConcatList.Entry] = []
-            for (segment, copy) in zip(segments, needsCopy) {
-                let prefix = copy ? copiesPrefix : recordingPrefix
-                if copy {
-                    let path = copies.appendingPathComponent(segment.file).path
-                    // The copy's sound: the segment's own, re-encoded from its first sample
-                    // (a fragmented file cannot hide AAC priming from FFmpeg 5.1).
-                    let sound = try ExportAudio.settings(of: [segment]).map { settings in
-                        let track = try EncodedAudioTrack(encoding: ExportAudio.pcm(of: segment, in: source, settings: settings), settings: settings)
-                        return AudioPacketSlice(track: track, range: 0..<track.packetCount)
-                    }
-                    _ = try FragmentedRemuxer.remux(
-                        input: source.path(of: segment), initOutput: path, mediaOutput: nil, offset: .zero, end: ExportSource.duration(of: segment),
-                        decodeFloor: nil, audio: sound)
-                    written.append(path)
-                }
-                entries.append(
-                    ConcatList.Entry(path: prefix.isEmpty ? segment.file : prefix + "/" + segment.file, duration: ExportSource.duration(of: segment)))
-            }
-            let text = ConcatList(entries: entries).render()
-            try ExportOutput.writeText(text, to: list.path)
-            return ConcatResult(
-                list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: written.count,
-                warnings: rotationChangeWarnings(segments, export: "concat"))
-        } catch {
-            for path in written { SafeFile.remove(path: path) }
-            throw error
-        }
     }
 
     /// The relative path from folder `base` to folder `target` (`""` when equal, `..` steps

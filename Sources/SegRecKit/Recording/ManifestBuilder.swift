@@ -57,10 +57,12 @@ package struct ManifestBuilder: Sendable {
             manifest.frames.received += count
             manifest.frames.drop(reason, count: count)
         case .changeAttached(let file, let change): if let position = position(of: file) { manifest.segments[position].change = change }
-        case .segmentEnded(let file, let end):
+        case .segmentEnded(let file, let end, let framesEnd):
             guard let position = position(of: file) else { return }
             manifest.segments[position].sessionEnd = end
             manifest.segments[position].sessionEndSeconds = end.seconds
+            manifest.segments[position].framesEnd = framesEnd
+            manifest.segments[position].framesEndSeconds = framesEnd?.seconds
             manifest.stopTime = end
         case .segmentClosed(let file, _, _, _, let bytes): if let position = position(of: file) { manifest.segments[position].byteCount = bytes }
         case .segmentFailed(let file, let frames, let reason):
@@ -164,6 +166,10 @@ package struct ManifestBuilder: Sendable {
         manifest.segments[position].frameCount = frames
         manifest.segments[position].sessionEnd = end
         manifest.segments[position].sessionEndSeconds = end.seconds
+        if let framesEnd = manifest.segments[position].framesEnd, framesEnd >= end {
+            manifest.segments[position].framesEnd = nil
+            manifest.segments[position].framesEndSeconds = nil
+        }
         manifest.segments[position].byteCount = bytes
         let found = max(0, frames - counted)
         let lost = max(0, counted - frames)

@@ -45,6 +45,7 @@ extension ManifestReader {
                 throw fail("\(at).rotationDegrees", "\(rotation) is not allowed; allowed: null, 0, 90, 180, 270 (clockwise degrees)")
             }
             try checkSpan(segment, at, path: path)
+            if let framesEnd = segment.framesEnd { try checkFramesEnd(framesEnd, of: segment, at, path: path) }
             if let audio = segment.audio {
                 // round(span · rate) + 1 at most: the recorder writes the span's samples ± 1,
                 // a rebuilt file what it holds (fewer).
@@ -82,6 +83,21 @@ extension ManifestReader {
             throw .badInput(
                 path: path, field: field,
                 detail: "\(time.value)/\(time.timescale) s lies more than 2^62 ns (146 years) from the session's zero; allowed: within ±2^62 ns")
+        }
+    }
+
+    /// A segment's pictures end after its start and before its end.
+    private static func checkFramesEnd(_ framesEnd: MediaTime, of segment: SegmentRecord, _ at: String, path: String) throws(RecordingError) {
+        try checkTime(framesEnd, "\(at).framesEnd", path: path)
+        func scaled(_ a: MediaTime, _ b: MediaTime) -> Int128 { Int128(a.value) * Int128(b.timescale) }
+        guard scaled(framesEnd, segment.sessionStart) > scaled(segment.sessionStart, framesEnd),
+            scaled(framesEnd, segment.sessionEnd) < scaled(segment.sessionEnd, framesEnd)
+        else {
+            throw .badInput(
+                path: path, field: "\(at).framesEnd",
+                detail:
+                    "\(framesEnd) is not between sessionStart \(segment.sessionStart) and sessionEnd \(segment.sessionEnd); allowed: after the one, before the other"
+            )
         }
     }
 

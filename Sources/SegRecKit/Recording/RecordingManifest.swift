@@ -320,6 +320,13 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var sessionEnd: MediaTime
     /// `sessionEnd` in seconds, for display only.
     public var sessionEndSeconds: Double
+    /// Before a camera or format switch: the session time at which the file's pictures end
+    /// (its last frame plus the camera's frame period), before `sessionEnd`; the switch's
+    /// gap without pictures runs from here to the next segment's `sessionStart` (its sound
+    /// stays in this file). Absent when the pictures last until `sessionEnd`.
+    package var framesEnd: MediaTime? = nil
+    /// `framesEnd` in seconds, for display only.
+    package var framesEndSeconds: Double? = nil
     /// Why this file was started.
     public var startReason: SegmentStartReason
     /// The change for segments that start on new dimensions (`dimensionsChanged`, or a
@@ -359,6 +366,8 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
         try c.encode(sessionStartSeconds, forKey: .sessionStartSeconds)
         try c.encode(sessionEnd, forKey: .sessionEnd)
         try c.encode(sessionEndSeconds, forKey: .sessionEndSeconds)
+        try c.encodeIfPresent(framesEnd, forKey: .framesEnd)
+        try c.encodeIfPresent(framesEndSeconds, forKey: .framesEndSeconds)
         try c.encode(startReason, forKey: .startReason)
         try c.encode(change, forKey: .change)
         try c.encode(byteCount, forKey: .byteCount)

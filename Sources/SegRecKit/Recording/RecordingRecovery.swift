@@ -276,8 +276,8 @@ package enum RecordingRecovery {
     /// the session clock and its size; nil when it cannot be read, holds no frame, is not the
     /// journal's width and height, or a frame of it does not decode.
     ///
-    /// The end is the journal's own `sessionEnd` when the file's span equals it (rounded to the
-    /// file's tick as the writer rounds it), else the next segment's `sessionStart` when the
+    /// The end is the journal's own `sessionEnd` when the file's span equals it or its
+    /// `framesEnd` (rounded to the file's tick as the writer rounds it), else the next segment's `sessionStart` when the
     /// file ends there (segments tile exactly), else `sessionStart` + the file's span.
     static func finishedFile(_ url: URL, of segment: SegmentRecord, next: SegmentRecord?) -> (frames: Int, end: MediaTime, bytes: Int64)? {
         guard let info = try? MediaFileReader(url: url).streamInfo(), info.frameCount > 0, info.timeBase.num == 1, info.timeBase.den > 0,
@@ -295,7 +295,8 @@ package enum RecordingRecovery {
             return MediaTime(value: max(ticks.value, last + 1), timescale: info.timeBase.den) == fileSpan
         }
         let sessionEnd: MediaTime
-        if matches(segment.sessionEnd) {
+        if matches(segment.sessionEnd) || segment.framesEnd.map(matches) == true {
+            // Before a camera or format switch the file's pictures end at `framesEnd`.
             sessionEnd = segment.sessionEnd
         } else if let next, next.startReason != .timestampGap, matches(next.sessionStart) {
             sessionEnd = next.sessionStart

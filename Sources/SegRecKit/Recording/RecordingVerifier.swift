@@ -7,7 +7,8 @@ import Foundation
 /// frame; the frame count; the first frame a keyframe; the pictures, in the codec's own
 /// output order, at strictly increasing presentation times inside `[0, end)` (a container
 /// time moved off its picture shows here); the file's duration (last pts +
-/// duration) equal to `sessionEnd − sessionStart` exactly; and, when the manifest says
+/// duration) equal to `sessionEnd − sessionStart` exactly (`framesEnd − sessionStart`
+/// before a camera or format switch); and, when the manifest says
 /// frames carry the stamp, every frame's index read back from the pixels (first ==
 /// `firstFrameIndex`, strictly increasing, contiguous when nothing was dropped). Across
 /// files: `sessionEnd[k] == sessionStart[k+1]` exactly, and the frame accounting adds up.
@@ -187,7 +188,8 @@ public enum RecordingVerifier {
         return (report, lastIndex)
     }
 
-    /// The file's track against the manifest's span: it must hold the exact span rounded
+    /// The file's track against the manifest's span (to `framesEnd` when the pictures end
+    /// before `sessionEnd`): it must hold the exact span rounded
     /// once to its own tick, or end one tick after its last frame; the problem, or nil.
     private static func spanProblem(_ info: StreamInfo, _ segment: SegmentRecord) -> String? {
         guard let last = info.packets.last else { return nil }
@@ -198,7 +200,7 @@ public enum RecordingVerifier {
         let (end, o1) = last.pts.addingReportingOverflow(last.duration)
         let (ticks, o2) = end.multipliedReportingOverflow(by: Int64(info.timeBase.num))
         let (afterLast, o3) = last.pts.addingReportingOverflow(1)
-        let span = try? segment.sessionEnd.subtracting(segment.sessionStart)
+        let span = try? (segment.framesEnd ?? segment.sessionEnd).subtracting(segment.sessionStart)
         if o1 || o2 || o3 || info.timeBase.num <= 0 || info.timeBase.den <= 0 {
             return "file timing out of range (last pts \(last.pts), duration \(last.duration), time base \(info.timeBase.num)/\(info.timeBase.den))"
         } else if let span {

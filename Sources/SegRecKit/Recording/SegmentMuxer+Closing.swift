@@ -6,18 +6,24 @@ extension SegmentMuxer {
 
     /// The end of the open segment's last frame by its own duration (at least one session
     /// tick after the last frame, whatever duration it claimed).
-    var naturalEndOfOpenSegment: MediaTime? {
-        guard let segment = current?.boundary else { return nil }
+    var naturalEndOfOpenSegment: MediaTime? { current.map { naturalEnd(of: $0.boundary) } }
+
+    /// The end of `segment`'s last frame by its own duration (at least one session tick
+    /// after it).
+    func naturalEnd(of segment: SegmentBoundaryRule.OpenSegment) -> MediaTime {
         let oneTick = MediaTime(value: 1, timescale: MediaClock.host.timescale)
         return max(segment.lastFrameEnd, (try? segment.lastSessionTime.adding(oneTick)) ?? segment.lastFrameEnd)
     }
 
     /// Closes the open segment so that its last frame lasts until `requestedEnd` (session
     /// clock; capped at ``maximumFrameDuration`` after it, with a warning) and hands the
-    /// writer its finish; then waits for the segment closed before it.
+    /// writer its finish; then waits for the segment closed before it. With
+    /// `picturesEndEarly` (a camera or format switch) the last frame keeps its own duration
+    /// when that ends before `requestedEnd`: the video track ends there (`framesEnd`), the
+    /// segment and its sound at `requestedEnd`.
     /// - Throws: an end not after the last frame (the segment is removed), or the error with
     ///   which an earlier segment failed to finish.
-    nonisolated(nonsending) func closeOpenSegment(at requestedEnd: MediaTime) async throws {
+    nonisolated(nonsending) func closeOpenSegment(at requestedEnd: MediaTime, picturesEndEarly: Bool = false) async throws {
         guard let segment = current else { return }
         let closeStart = ContinuousClock.now
         let resumeState = state
@@ -35,12 +41,14 @@ extension SegmentMuxer {
             discard(segment, because: "its end \(end) is not after its last frame")
             throw RecordingError.invalidState("segment end \(end) must come after its last frame at \(segment.boundary.lastSessionTime)")
         }
+        var framesEnd: MediaTime?
+        if picturesEndEarly, naturalEnd(of: segment.boundary) < end { framesEnd = naturalEnd(of: segment.boundary) }
         let fileEnd: MediaTime
-        do { fileEnd = try end.subtracting(segment.sessionStart) } catch {
+        do { fileEnd = try (framesEnd ?? end).subtracting(segment.sessionStart) } catch {
             discard(segment, because: "\(error)")
             throw error
         }
-        announce(.segmentEnded(file: segment.file, end: end))
+        announce(.segmentEnded(file: segment.file, end: end, framesEnd: framesEnd))
         let startReason = builder.manifest.segments.last { $0.file == segment.file }?.startReason ?? .recordingStarted
         segment.writer.setChapters(chapters(from: segment.sessionStart, to: end, startReason: startReason))
         finishCopiedAudio(of: segment, at: end)

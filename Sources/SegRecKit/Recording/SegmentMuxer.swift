@@ -322,7 +322,9 @@ package final class SegmentMuxer {
             if let warning { announce(.warning(warning)) }
             let previousCamera = current?.boundary.camera
             let previousFormat = current?.boundary.lastFormat
-            if let end { try await closeOpenSegment(at: end) }
+            // A camera or format switch: the pictures end one frame after the last (the
+            // camera's period), the reconfiguration's gap lies between the files' pictures.
+            if let end { try await closeOpenSegment(at: end, picturesEndEarly: reason == .cameraSwitched || reason == .formatChanged) }
             try await openSegment(with: frame, reason: reason, previousCamera: previousCamera, previousFormat: previousFormat)
         case .stop(let reason, let note):
             try await closeOpenSegment(at: frame.sessionTime)

@@ -12,8 +12,10 @@ package enum SegmentMuxerEvent: Sendable, Equatable {
     /// The change that opened segment `file` is known (a completion arrived, or the
     /// recording ended without one: `announced: false`).
     case changeAttached(file: String, ChangeRecord)
-    /// The open segment was handed off to be finished: its last frame lasts until `end`.
-    case segmentEnded(file: String, end: MediaTime)
+    /// The open segment was handed off to be finished: it ends at `end`; its last frame
+    /// lasts until `framesEnd` when that is earlier (a camera or format switch's gap without
+    /// pictures follows), else until `end`.
+    case segmentEnded(file: String, end: MediaTime, framesEnd: MediaTime? = nil)
     /// A segment file is finished and in place.
     case segmentClosed(file: String, start: MediaTime, end: MediaTime, frames: Int, bytes: Int64)
     /// A segment could not be written or finished: its partial file is gone, its frames

@@ -44,7 +44,7 @@ enum ReportPage {
         if let whole {
             let note =
                 whole.isHEVC
-                ? "HEVC: browsers without an HEVC decoder (Chromium) cannot play it; open it in ffplay, mpv or Safari."
+                ? "HEVC: a browser without an HEVC decoder (Chromium, Firefox) plays at most its sound, with no picture and often no error; open it in ffplay, mpv or Safari, or make an H.264 copy for any browser with segrec export DIR --mp4 FILE."
                 : "HLS, played natively by Safari and Chromium; elsewhere open it in ffplay or mpv."
             html.append(
                 """
@@ -167,11 +167,19 @@ enum ReportPage {
             <section class="segment-card" id="seg-\(index)" data-index="\(index)">
             <h3>\(HTMLText.escape(s.file)) <small>\(s.width)x\(s.height) · \(HTMLText.escape(ratio)) · \(s.frameCount) frames</small></h3>
             <video controls muted playsinline preload="none" data-index="\(index)" data-codecs="\(HTMLText.escape(media.codecs))" poster="\(HTMLText.url(media.poster))" width="\(media.posterWidth)" height="\(media.posterHeight)"><source src="\(HTMLText.url(s.file))" type="\(type)"></video>
-            <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>
+            <p class="unsupported" hidden>This browser cannot play \(HTMLText.escape(media.codecs)) video; the poster shows the first frame.</p>\(Self.isHEVC(media.codecs) ? Self.hevcNote : "")
             <dl>\(rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined())</dl>
             </section>
             """
     }
+
+    /// Whether an RFC 6381 codec string names HEVC.
+    static func isHEVC(_ codecs: String) -> Bool { codecs.hasPrefix("hev1") || codecs.hasPrefix("hvc1") }
+
+    /// Shown under every HEVC segment's player, whatever the browser says: Chromium may
+    /// report it playable (`canPlayType`) and then play the sound alone, no picture, no error.
+    static let hevcNote =
+        "<p class=\"hevc-note\">HEVC: a browser without an HEVC decoder (Chromium, Firefox) plays only this file's sound, with no picture and often no error; Safari, ffplay and mpv play it. For a picture in any browser: <code>segrec export DIR --mp4 FILE</code> (one H.264 file).</p>"
 
     static let css = """
         body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 32px;color:#1d1d1f;background:#fafafa}
@@ -193,7 +201,7 @@ enum ReportPage {
         .segment-card.selected{outline:2px solid #4e8ad6}
         .segment-card h3{grid-column:1/3}.segment-card video{max-width:320px;max-height:320px;width:auto;height:auto;background:#000}
         .segment-card dl{margin:0;align-self:start;display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;font-size:13px}.segment-card dt{color:#666}.segment-card dd{margin:0;font-variant-numeric:tabular-nums}
-        .unsupported{grid-column:1;color:#b00020;font-size:12px;margin:0}
+        .unsupported,.hevc-note{grid-column:1;color:#b00020;font-size:12px;margin:0}
         .key.gap{color:#6a1b9a}.key.event{color:#00695c}
         g.gap rect.gap{fill:url(#hatch);stroke:#6a1b9a;stroke-width:1}text.gap-label{font-size:11px;fill:#6a1b9a;text-anchor:middle}
         circle.event{stroke:#fff;stroke-width:1}circle.event.camera{fill:#6a1b9a}circle.event.posture{fill:#00695c}circle.event.orientation{fill:#c62828}
@@ -234,7 +242,10 @@ enum ReportPage {
             if (video.canPlayType(type) === "") { unsupported(); return; }
             video.setAttribute("data-playable", "maybe");
             video.querySelector("source").addEventListener("error", unsupported);
-            video.addEventListener("loadeddata", function () { video.setAttribute("data-playable", "yes"); });
+            // Loaded with no picture (sound only: HEVC in Chromium): not playable here.
+            video.addEventListener("loadeddata", function () {
+              if (video.videoWidth === 0) { unsupported(); } else { video.setAttribute("data-playable", "yes"); }
+            });
             video.addEventListener("play", function () { select(video.getAttribute("data-index")); });
           });
           if (location.hash.indexOf("#seg-") === 0) { select(location.hash.slice(5)); }

@@ -43,12 +43,13 @@ package struct ReportTimeline: Sendable {
         package let x: Double
     }
 
-    /// A camera switch: from the previous segment's end to the next segment's first frame
-    /// (no frame is recorded in between; zero long when the cameras hand over at once).
+    /// A camera switch: from the end of the previous segment's pictures (its `framesEnd`,
+    /// else its `sessionEnd`) to the next segment's first frame (no frame is recorded in
+    /// between; zero long when the cameras hand over at once).
     package struct Gap: Sendable, Equatable {
         /// The segment the switch opened.
         package let segment: Int
-        /// The previous segment's `sessionEnd` and this segment's `sessionStart`.
+        /// The previous segment's `framesEnd` (else `sessionEnd`) and this segment's `sessionStart`.
         package let from: MediaTime, to: MediaTime
         /// Left edge and width in user units (at least 1, so a zero gap still shows).
         package let x: Double, width: Double
@@ -95,8 +96,9 @@ package struct ReportTimeline: Sendable {
         gaps = zip(segments.indices.dropFirst(), zip(segments, segments.dropFirst())).compactMap { index, pair in
             let (previous, next) = pair
             guard Self.isCameraSwitch(from: previous, to: next) else { return nil }
-            let left = x(previous.sessionEnd)
-            return Gap(segment: index, from: previous.sessionEnd, to: next.sessionStart, x: left, width: max(1, x(next.sessionStart) - left))
+            let from = previous.framesEnd ?? previous.sessionEnd
+            let left = x(from)
+            return Gap(segment: index, from: from, to: next.sessionStart, x: left, width: max(1, x(next.sessionStart) - left))
         }
         var markers: [Marker] = []
         for (index, s) in segments.enumerated() where index > 0 || s.change != nil {

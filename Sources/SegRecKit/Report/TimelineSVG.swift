@@ -140,11 +140,12 @@ enum TimelineSVG {
 
     /// What a camera-switch gap is: its exact length and the cameras on either side.
     static func gapNote(previous: SegmentRecord, next: SegmentRecord, camera: String) -> String {
-        let length = next.sessionStart - previous.sessionEnd
+        let picturesEnd = previous.framesEnd ?? previous.sessionEnd
+        let length = next.sessionStart - picturesEnd
         let from = next.change?.previousCamera ?? previous.camera ?? camera
         let to = next.change?.camera ?? next.camera ?? camera
         return
-            "camera switch \(from) → \(to): no frame from session \(DecimalSeconds.text(previous.sessionEnd)) s (end of \(previous.file)) to \(DecimalSeconds.text(next.sessionStart)) s (first frame of \(next.file)), a gap of \(DecimalSeconds.text(length, digits: 6)) s"
+            "camera switch \(from) → \(to): no frame from session \(DecimalSeconds.text(picturesEnd)) s (end of \(previous.file)'s last frame) to \(DecimalSeconds.text(next.sessionStart)) s (first frame of \(next.file)), a gap of \(DecimalSeconds.text(length, digits: 6)) s"
     }
 
     /// One line for a session event: kind, camera, from → to, message, exact session time.

@@ -57,6 +57,11 @@ import Testing
 
     @Test func relativePathsAndWallClock() throws {
         #expect(RecordingExporter.relativePath(from: URL(fileURLWithPath: "/a/x"), to: URL(fileURLWithPath: "/a/b/c")) == "../b/c")
+        #expect(RecordingExporter.isSafeConcatPath("all-files/segment-000.mp4") && RecordingExporter.isSafeConcatPath("segment-000.mp4"))
+        for unsafe in ["../rec/segment-000.mp4", "/a/segment-000.mp4", "my rec/x.mp4", ".x/y.mp4", "a//b.mp4", "caf\u{E9}/x.mp4", ""] {
+            #expect(!RecordingExporter.isSafeConcatPath(unsafe), "\(unsafe)")
+        }
+        #expect(RecordingExporter.safeConcatName(".my rec\nday") == "_my_rec_day")
         #expect(RecordingExporter.relativePath(from: URL(fileURLWithPath: "/a/b"), to: URL(fileURLWithPath: "/a/b")) == "")
         let start = try #require(RecordingExporter.parseWallClock("2026-11-30T08:00:00Z"))
         #expect(RecordingExporter.parseWallClock("2026-11-30T09:00:00.250+01:00") == start.addingTimeInterval(0.25))

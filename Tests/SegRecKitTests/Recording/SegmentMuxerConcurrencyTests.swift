@@ -21,7 +21,7 @@ import Testing
         muxer.observer = { event, _ in
             switch event {
             case .segmentOpened(let record): seen.withLock { $0.append("open \(record.file) \(record.width)x\(record.height)") }
-            case .segmentEnded(let file, _): seen.withLock { $0.append("end \(file)") }
+            case .segmentEnded(let file, _, _): seen.withLock { $0.append("end \(file)") }
             case .segmentClosed(let file, _, _, let frames, let bytes): seen.withLock { $0.append("closed \(file) \(frames) \(bytes > 0)") }
             case .finished(let reason, _): seen.withLock { $0.append("finished \(reason)") }
             default: break

@@ -102,8 +102,8 @@ final class SoundSegmenter {
         return count
     }
 
-    /// The open segment closed at session time `end` (`fileEnd` in its file): it waits for
-    /// its sound up to there; an earlier one still waiting is finished first (its sound fell
+    /// The open segment closed at session time `end` (its pictures end at `fileEnd` in its
+    /// file, at or before `end`): it waits for its sound up to `end`; an earlier one still waiting is finished first (its sound fell
     /// silent).
     func closeSegment(_ segment: SegmentMuxer.OpenSegment, at end: MediaTime, fileEnd: MediaTime) throws {
         try completeClosedSegment()
