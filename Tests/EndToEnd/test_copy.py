@@ -18,6 +18,11 @@ PART_SECONDS = 2
 RATE = 30
 
 
+def nanoseconds(value):
+    """A manifest time of `value` nanoseconds, as the manifest writes it."""
+    return {"timescale": 1_000_000_000, "value": value}
+
+
 def encode(path, size, extra=(), offset=None, tone=440):
     """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC in MPEG-TS."""
     h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-f", "lavfi", "-i",
@@ -116,6 +121,25 @@ def test_copy_splits_at_the_keyframe_of_a_new_size(binary, tmp_path):
     for s in m["segments"]:
         assert s["audio"]["codec"] == "aac" and s["audio"]["sampleCount"] == 1024 * len(audio_hashes(tmp_path / "out" / s["file"])), s["audio"]
         assert s["audio"]["sampleCount"] <= round((s["sessionEndSeconds"] - s["sessionStartSeconds"]) * 48000) + 1
+
+
+def test_copy_places_frames_on_the_session_clock_as_the_decoding_path_does(binary, tmp_path):
+    # 90 kHz MPEG-TS at 30 fps: a frame lasts 3000 ticks, 33 333 333.3 ns. Each segment's
+    # start and end are the device times converted (nearest ns), as when the footage is
+    # decoded, not the start plus a rounded period (1 ns short before).
+    # One encode: it starts at 1.4 s plus x264's B-frame delay (2 frames), a third of a tick
+    # of the session clock away from whole nanoseconds, and ends its 60 frames later.
+    source = tmp_path / "a.ts"
+    encode(source, "640x360")
+    copied = checked_recording(binary, tmp_path / "copy", "--source", str(source))
+    r = subprocess.run([binary, "record", "--source", str(source), "--output", str(tmp_path / "decoded"), "--quiet", "--preset", "ultrafast"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    decoded = h.load_manifest(tmp_path / "decoded")
+    spans = [[(s["sessionStart"], s["sessionEnd"], s["frameCount"]) for s in m["segments"]] for m in (copied, decoded)]
+    assert spans[0] == spans[1]
+    # 60 frames of 3000 ticks: the file lasts exactly 2 s, from 1.466666667 s (132000 ticks) to 3.466666667 s.
+    assert spans[0] == [(nanoseconds(1_466_666_667), nanoseconds(3_466_666_667), 60)]
 
 
 def test_copy_keeps_one_file_across_a_parameter_set_change_of_the_same_size(binary, tmp_path):

@@ -129,25 +129,35 @@ package final class CopySource: CaptureOutputEventSource {
         }
     }
 
+    /// `value` as 64-bit ticks.
+    /// - Throws: ``CaptureError/time(_:)`` (an overflow naming the packet) when it does not
+    ///   fit: a damaged timestamp near the 64-bit limit ends the copy with an error, never a trap.
+    private func fit(_ value: Int128, _ picture: EncodedPicture) throws -> Int64 {
+        guard let ticks = Int64(exactly: value) else {
+            throw CaptureError.time(.overflow(operation: "timestamp of input packet \(reader.packetsRead - 1) (pts \(picture.pts), dts \(picture.dts))"))
+        }
+        return ticks
+    }
+
     /// The frame for `picture`, or nil when it comes before the first keyframe (counted).
     private func frame(for picture: EncodedPicture) throws -> VideoFrame? {
         let nopts = EncodedPicture.noTimestamp
         var (pts, dts) = (picture.pts, picture.dts)
         if pts == nopts && dts == nopts {
-            dts = (lastDTS ?? -frameTicks) + frameTicks - offset
+            dts = try fit(Int128(lastDTS ?? -frameTicks) + Int128(frameTicks) - Int128(offset), picture)
             pts = dts
         } else if pts == nopts {
             pts = dts
         } else if dts == nopts {
             dts = pts
         }
-        pts += offset
-        dts += offset
+        pts = try fit(Int128(pts) + Int128(offset), picture)
+        dts = try fit(Int128(dts) + Int128(offset), picture)
         if let lastDTS, dts <= lastDTS {
-            let shift = lastDTS + frameTicks - dts
-            offset += shift
-            pts += shift
-            dts += shift
+            let shift = try fit(Int128(lastDTS) + Int128(frameTicks) - Int128(dts), picture)
+            offset = try fit(Int128(offset) + Int128(shift), picture)
+            pts = try fit(Int128(pts) + Int128(shift), picture)
+            dts = try fit(Int128(dts) + Int128(shift), picture)
             remarks.append(
                 .warning(
                     "input timestamps went back at packet \(reader.packetsRead - 1) (decode time \(seconds(dts - shift)) s after \(seconds(lastDTS)) s): the copy continues one frame after the last packet, with the packets' own spacing"
@@ -163,14 +173,18 @@ package final class CopySource: CaptureOutputEventSource {
                 droppedBeforeKeyframe += 1
                 return nil
             }
-            reorderDelay = max(0, pts - dts)
+            reorderDelay = try fit(max(0, Int128(pts) - Int128(dts)), picture)
         }
-        let ticks = dts + (reorderDelay ?? 0)
-        let (num, den) = (Int64(reader.timeBase.num), reader.timeBase.den)
-        let deviceTime = MediaTime(value: ticks * num, timescale: den)
+        let ticks = Int128(dts) + Int128(reorderDelay ?? 0)
+        let (num, den) = (Int128(reader.timeBase.num), reader.timeBase.den)
+        let deviceTime = MediaTime(value: try fit(ticks * num, picture), timescale: den)
         let sessionTime = try convertTime(deviceTime, from: deviceClock, to: .host)
-        // On the session clock (nanoseconds), like the time: no common timescale to overflow.
-        let duration = try convertTime(MediaTime(value: frameTicks * num, timescale: den), from: deviceClock, to: .host)
+        // The end on the session clock less the start, each converted from the device clock
+        // (as the decoding path does), so a frame ends exactly where the next one, one
+        // period later, begins: converting the period alone rounds it (1/30 s at 1/90000:
+        // 33 333 333 ns, 1 ns short per frame's end).
+        let end = try convertTime(MediaTime(value: try fit((ticks + Int128(frameTicks)) * num, picture), timescale: den), from: deviceClock, to: .host)
+        let duration = try end.subtracting(sessionTime)
         return VideoFrame(pixels: .encoded(picture), index: frameIndex, deviceTime: deviceTime, sessionTime: sessionTime, duration: duration)
     }
 
