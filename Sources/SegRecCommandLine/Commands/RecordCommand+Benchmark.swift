@@ -13,7 +13,7 @@ extension RecordCommand {
         .option(
             "frames-in-flight", "N",
             help:
-                "Pictures queued to the encoder at most, 1...\(RecordCommand.maximumFramesInFlight) (default \(SegmentMuxer.framesInFlight); \(SegmentMuxer.passThroughFramesInFlight) for a file passed through without --realtime, \(SegmentMuxer.rawFrameStreamFramesInFlight) for a YUV4MPEG2 or raw video one): with --realtime a frame that finds the queue full is dropped (late), else the source waits."
+                "Pictures queued to the encoder at most, 1...\(RecordCommand.maximumFramesInFlight) (default \(SegmentMuxer.framesInFlight); \(SegmentMuxer.passThroughFramesInFlight) for a file passed through without --realtime, \(SegmentMuxer.rawFrameStreamFramesInFlight) for a YUV4MPEG2 or raw video one; half a second of frames, at least \(SegmentMuxer.framesInFlight), for a file or pipe with --realtime): with --realtime a frame that finds the queue full is dropped (late), else the source waits."
         )
     ]
 

@@ -75,24 +75,6 @@ package final class SegmentMuxer {
     /// frames ends the file (`timestampGap`).
     package var maximumFrameDuration: MediaTime { boundaryRule.maximumFrameDuration }
 
-    /// Pictures queued to writers and not yet encoded, across segments, at most.
-    package static let framesInFlight = 6
-
-    /// The same for footage passed through without `--realtime`: the file is read as fast
-    /// as the encoder takes it, nothing waits on a capture deadline, and each picture
-    /// queued holds its demuxed packet (3 MiB at 1080p yuv420p) until the encoder has
-    /// copied it; two keep one read ahead of one encode. (Measured on a 1080p Y4M file:
-    /// 2–4 % less CPU and fewer page faults than 6; an H.264 file the same either way.)
-    package static let passThroughFramesInFlight = 2
-
-    /// The same for a raw frame stream (YUV4MPEG2, raw video) passed through without
-    /// `--realtime`: reading a picture is one `read(2)` into pool planes (about 1 ms for 3 MiB),
-    /// far less than encoding it, so the reader refills the one slot as soon as the encoder
-    /// empties it; a second queued picture only holds 3 MiB more at 1080p. (Measured on the
-    /// 1080p 300-frame Y4M clip: peak RSS 3 MiB lower, CPU and wall the same; see
-    /// Docs/performance.md.)
-    package static let rawFrameStreamFramesInFlight = 1
-
     enum State: Equatable {
         case collecting
         case endingFile

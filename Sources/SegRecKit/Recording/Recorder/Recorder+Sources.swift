@@ -78,7 +78,8 @@ extension Recorder {
             // Read as fast as the encoder takes it: a deeper queue only holds more pictures;
             // a raw frame stream's next picture is one read(2) away.
             framesInFlight: request.realtime
-                ? nil : decoder is RawFrameReader ? SegmentMuxer.rawFrameStreamFramesInFlight : SegmentMuxer.passThroughFramesInFlight,
+                ? SegmentMuxer.realtimeFootageFramesInFlight(frameRate: settings.frameRate)
+                : decoder is RawFrameReader ? SegmentMuxer.rawFrameStreamFramesInFlight : SegmentMuxer.passThroughFramesInFlight,
             dropsFramesWhenBehind: request.realtime)
         keepFootageTags(of: decoder as? VideoFileDecoder, in: &built)
         return built
