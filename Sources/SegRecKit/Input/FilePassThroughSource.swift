@@ -85,6 +85,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
         if let audio = decoder.audio {
             audioTiming = try FootageAudioTiming(
                 timeBase: audio.timeBase, sampleRate: audio.sampleRate, allowsDiscontinuities: decoder.allowsTimestampDiscontinuities)
+            audioTiming?.followsPictureDiscontinuities = decoder.allowsTimestampDiscontinuities
             audio.warningHandler = { [weak self] in self?.remarks.append(.warning($0)) }
         }
         decoder.noteHandler = { [weak self] in self?.remarks.append(.note($0)) }
@@ -148,6 +149,7 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
             collectDamage()
             guard let picture else {
                 ended = true
+                deliver(audioTiming?.releaseHeld() ?? [])
                 reportDerived()
                 continue
             }
@@ -403,6 +405,12 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
                                 : "(a discontinuity, allowed in this container)"
                             : "(more than \(Self.jumpLimitSeconds) s \(ticks > last ? "ahead of the file's sound: a damaged or discontinuous timestamp, not a still picture" : "back: a damaged or discontinuous timestamp"))")
                     + ": the frames that follow continue one frame period after the last"))
+        // The sound of a joined encoder session takes the same offset, spliced where its pictures begin.
+        if decoder.allowsTimestampDiscontinuities,
+            let splice = try? convertTime(MediaTime(value: continued, timescale: deviceClock.timescale), from: deviceClock, to: .host)
+        {
+            deliver(audioTiming?.picturesJumped(offsetNanoseconds: Int128(offset) * 1_000_000_000 / Int128(timescale), splicePoint: Int128(splice.value)) ?? [])
+        }
         return continued
     }
 
@@ -456,12 +464,16 @@ package final class FilePassThroughSource: CaptureOutputEventSource {
     /// that follow), with a warning before the buffer that starts a discontinuity.
     private func collectAudio() {
         guard let audio = decoder.audio, var timing = audioTiming else { return }
-        for decoded in audio.takeDecoded() {
-            let (buffer, warning) = timing.buffer(for: decoded)
+        for decoded in audio.takeDecoded() { deliver(timing.take(decoded)) }
+        audioTiming = timing
+    }
+
+    /// Placed sound as in-band events, each warning before its buffer.
+    private func deliver(_ placed: [(AudioSampleBuffer, warning: String?)]) {
+        for (buffer, warning) in placed {
             if let warning { remarks.append(.warning(warning)) }
             remarks.append(.audioSampleBuffer(buffer))
         }
-        audioTiming = timing
     }
 
     private func reportDerived() {

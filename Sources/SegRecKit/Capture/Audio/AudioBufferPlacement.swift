@@ -10,4 +10,14 @@ package enum AudioBufferPlacement: Sendable, Hashable {
     /// where it would follow: a gap is filled with silence, an overlap trimmed off the
     /// buffer's start, so every sample sits at its own timestamp within `tolerance`.
     case timestamped(tolerance: MediaTime)
+    /// Footage at a splice: the first buffer of a new encoder session in a container whose
+    /// timestamps may jump (MPEG-TS, HLS), placed at its timestamp (the pictures' offset
+    /// applied). The sound before ends at `splicePoint` (the session time of the new
+    /// session's first picture): what of it lies after that point, and not yet handed to a
+    /// segment, is cut; this buffer's samples before it are not recorded; a gap before it is
+    /// silence. Then each buffer follows as ``timestamped(tolerance:)``. A buffer without
+    /// samples announces the splice point before the new session's sound comes (its
+    /// pictures came first): no sound from there on is handed to a segment until the next
+    /// buffer, spliced (the sound before is cut there) or timestamped (it goes on).
+    case spliced(at: MediaTime, tolerance: MediaTime)
 }

@@ -22,7 +22,11 @@
 /// exact position `(sessionTime − origin) · R` lies more than the tolerance from
 /// ``produced``: then silence fills the gap, or the overlap is trimmed off the buffer's
 /// start (``silenceFilled``, ``samplesTrimmed``), and the buffer starts at its timestamp
-/// rounded to a whole sample.
+/// rounded to a whole sample. A new encoder session's first buffer
+/// (``AudioBufferPlacement/spliced(at:tolerance:)``) cuts the sound before at its splice
+/// point instead: the old session's tail after it goes, not the new session's head. A
+/// splice point announced before its sound (the pictures jumped first) holds the sound from
+/// there back until the next buffer says whether it is cut.
 ///
 /// A segment `[S, E)` holds the samples `m` with `S ≤ τ(m) < E`: indices
 /// ``sampleIndex(at:)`` of `S` up to that of `E` (`⌈(t − origin) · R⌉`), so adjacent
@@ -62,6 +66,11 @@ final class SessionAudioTimeline {
     private(set) var samplesTrimmed: Int64 = 0
     /// Gaps filled and overlaps trimmed in footage timestamps.
     private(set) var corrections = 0
+    /// A splice point announced before its sound (a zero-frame
+    /// ``AudioBufferPlacement/spliced(at:tolerance:)`` buffer: the pictures jumped first): no
+    /// sample from this index on is handed out until the next buffer says whether the sound
+    /// before ends there (a spliced one) or goes on (a timestamped one).
+    private var spliceHold: Int64?
 
     /// A stream at `sampleRate` Hz in `channelCount` channels whose sample 0 is at session time `origin`.
     /// - Throws: ``FFmpegError`` from libswresample.
@@ -91,8 +100,20 @@ final class SessionAudioTimeline {
     /// - Throws: ``FFmpegError``, ``MediaTimeError``.
     func append(_ buffer: AudioSampleBuffer) throws {
         receivedSamples += Int64(buffer.frameCount)
-        guard !flushed, buffer.frameCount > 0, buffer.pcm.channelCount == channelCount else { return }
-        if case .timestamped(let tolerance) = buffer.placement { return try place(buffer, tolerance: tolerance) }
+        guard !flushed else { return }
+        if case .spliced(let splicePoint, _) = buffer.placement, buffer.frameCount == 0 {
+            // The pictures' splice point, before the sound says whether it jumps there too.
+            spliceHold = max(taken, sampleIndex(at: splicePoint))
+            return
+        }
+        guard buffer.frameCount > 0, buffer.pcm.channelCount == channelCount else { return }
+        switch buffer.placement {
+        case .timestamped(let tolerance):
+            spliceHold = nil
+            return try place(buffer, tolerance: tolerance)
+        case .spliced(let splicePoint, _): return try splice(buffer, at: splicePoint)
+        case .compensated: break
+        }
         resampled = true
         let billion = Int128(1_000_000_000)
         var pcm = buffer.pcm
@@ -149,6 +170,45 @@ final class SessionAudioTimeline {
         started = produced > 0
     }
 
+    /// Places the first footage buffer of a new encoder session (see
+    /// ``AudioBufferPlacement/spliced(at:tolerance:)``): the sound before ends at the splice
+    /// point's sample (the first at or after it, as a segment's start), or where a segment already took it, when
+    /// that is later; the buffer's samples before that are not recorded and a gap after it
+    /// is silence (the source's warning at the jump says so: no correction is counted).
+    /// - Throws: ``MediaTimeError``.
+    private func splice(_ buffer: AudioSampleBuffer, at splicePoint: MediaTime) throws {
+        let billion = Int128(1_000_000_000)
+        spliceHold = nil
+        let cut = max(taken, sampleIndex(at: splicePoint))
+        if cut < produced { truncate(to: cut) } else { appendSilence(cut - produced) }
+        let position = Int64(
+            clamping: ExactArithmetic.multiplyDivide(try scaledPosition(buffer.sessionTime), 1, billion, rounding: .roundHalfAwayFromZero) ?? 0)
+        var pcm = buffer.pcm
+        if position < produced {
+            let skip = Int(min(produced - position, Int64(pcm.frameCount)))
+            pcm = pcm.frames(skip..<pcm.frameCount)
+        } else {
+            appendSilence(position - produced)
+        }
+        if pcm.frameCount > 0 { append(output: pcm) }
+        started = produced > 0
+    }
+
+    /// Drops the samples from `index` on that no segment took yet (`taken ≤ index < produced`).
+    private func truncate(to index: Int64) {
+        var excess = produced - max(index, taken)
+        produced -= max(0, excess)
+        while excess > 0, let last = queue.last {
+            if last.frameCount <= excess {
+                queue.removeLast()
+                excess -= last.frameCount
+            } else {
+                queue[queue.count - 1] = last.split(at: last.frameCount - excess).0
+                excess = 0
+            }
+        }
+    }
+
     /// Drains the resampler (the recording ends): every sample received is now output,
     /// followed by some silence. libswresample's own drain (`swr_convert` without input)
     /// gives back less than its delay while a compensation is running, so silence is pushed
@@ -157,6 +217,9 @@ final class SessionAudioTimeline {
     func flush() throws {
         guard !flushed else { return }
         flushed = true
+        // A splice point no sound came after: the sound before still ends there.
+        if let hold = spliceHold, hold < produced { truncate(to: hold) }
+        spliceHold = nil
         guard started, resampled else { return }
         try resampler.setCompensation(sampleDelta: 0, distance: 1)
         append(output: try resampler.convert(AudioPCMBuffer(silenceOf: Int(max(0, resampler.delay)) + 64, channelCount: channelCount)))
@@ -180,7 +243,7 @@ final class SessionAudioTimeline {
     /// decoded samples and counts of silence (never more memory than the samples decoded);
     /// samples not produced (yet) are silence when `padding`, else left for later.
     func takePieces(upTo end: Int64, padding: Bool) -> [AudioPiece] {
-        let limit = padding ? end : min(end, produced)
+        let limit = padding ? end : min(end, produced, spliceHold ?? end)
         guard limit > taken else { return [] }
         var pieces: [AudioPiece] = []
         var wanted = min(limit, produced) - taken
