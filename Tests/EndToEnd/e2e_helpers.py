@@ -218,3 +218,12 @@ def write_json(path, obj):
     path = pathlib.Path(path)
     path.write_text(json.dumps(obj))
     return path
+
+
+def record_scenario(binary, tmp_path, name, scenario):
+    """`segrec record` of `scenario` (written to tmp_path/NAME.json) into tmp_path/NAME, ultrafast
+    and quiet; returns (the completed process, the output folder)."""
+    out = tmp_path / name
+    rec = run([binary, "record", "--scenario", write_json(tmp_path / f"{name}.json", scenario), "--output", out,
+               "--preset", "ultrafast", "--quiet"])
+    return rec, out

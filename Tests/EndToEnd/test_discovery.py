@@ -21,13 +21,6 @@ PHONE = {"cameras": [{"id": "outer", "type": "builtInOuterUltraWideCamera", "for
          "initialAspectRatio": "9x16", "sessionStartSeconds": 1.0, "durationSeconds": 0.5}
 
 
-def record(binary, tmp_path, name, scenario):
-    out = tmp_path / name
-    rec = h.run([binary, "record", "--scenario", h.write_json(tmp_path / f"{name}.json", scenario), "--output", out,
-                 "--preset", "ultrafast", "--quiet"])
-    return rec, out
-
-
 def read_back(out):
     manifest = h.load_manifest(out)
     segs = manifest["segments"]
@@ -38,7 +31,7 @@ def read_back(out):
 def test_front_wide_or_ultra_wide_discovers_the_virtual_front_camera(binary, tmp_path, device_type):
     scenario = {**PHONE, "discovery": {"deviceTypes": [device_type], "position": "front"},
                 "virtual": {"format": 1280, "fps": 10, "clock": CLOCK}}
-    rec, out = record(binary, tmp_path, "virtual", scenario)
+    rec, out = h.record_scenario(binary, tmp_path, "virtual", scenario)
     assert rec.returncode == 0, rec.stderr[-400:]
     manifest, read = read_back(out)
     # 0.5 s at 10 fps: frames 0-4, one virtualFront segment of its 1280 format's 9x16; the pictures are its
@@ -53,7 +46,7 @@ def test_front_wide_or_ultra_wide_discovers_the_virtual_front_camera(binary, tmp
 def test_a_discovered_individual_camera_streams_from_its_posture(binary, tmp_path):
     scenario = {**PHONE, "discovery": {"deviceTypes": ["builtInInnerUltraWideCamera", "builtInOuterUltraWideCamera"],
                                        "position": "front"}}
-    rec, out = record(binary, tmp_path, "inner", scenario)
+    rec, out = h.record_scenario(binary, tmp_path, "inner", scenario)
     assert rec.returncode == 0, rec.stderr[-400:]
     manifest, read = read_back(out)
     # inner (code 1) at the default 30 fps: frames 0-14
@@ -71,7 +64,7 @@ def test_a_discovered_individual_camera_streams_from_its_posture(binary, tmp_pat
     ({"discovery": {"deviceTypes": [], "position": "front"}}, "discovery.deviceTypes"),
 ])
 def test_a_discovery_that_cannot_start_the_recording_exits_65(binary, tmp_path, change, key):
-    rec, out = record(binary, tmp_path, "bad", {**PHONE, **change})
+    rec, out = h.record_scenario(binary, tmp_path, "bad", {**PHONE, **change})
     assert rec.returncode == 65, rec.stderr[-400:]
     assert f": {key}: " in rec.stderr, rec.stderr
     assert not out.exists()

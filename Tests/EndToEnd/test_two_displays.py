@@ -22,20 +22,13 @@ TWO = {"cameras": CAMERAS, "frontCamera": "individual", "views": [{"id": "main",
        "events": [{"atSeconds": 0.3, "drivingView": "guest"}, {"atSeconds": 0.7, "posture": "closed"}]}
 
 
-def record(binary, tmp_path, name, scenario):
-    out = tmp_path / name
-    rec = h.run([binary, "record", "--scenario", h.write_json(tmp_path / f"{name}.json", scenario), "--output", out,
-                 "--preset", "ultrafast", "--quiet"])
-    return rec, out
-
-
 def read_back(out):
     manifest = h.load_manifest(out)
     return manifest, [(s["camera"], *h.stored_stamps(out / s["file"]), h.duo_camera_codes(out / s["file"])) for s in manifest["segments"]]
 
 
 def test_the_driving_view_chooses_the_camera_and_each_view_reports_its_own_facing(binary, tmp_path):
-    rec, out = record(binary, tmp_path, "two", TWO)
+    rec, out = h.record_scenario(binary, tmp_path, "two", TWO)
     assert rec.returncode == 0, rec.stderr[-400:]
     manifest, read = read_back(out)
     assert [(cam, sizes[0], indices, codes) for cam, sizes, indices, codes in read] == [
@@ -57,7 +50,7 @@ def test_the_driving_view_chooses_the_camera_and_each_view_reports_its_own_facin
 def test_moving_the_driving_view_to_the_outer_display_turns_to_the_back_camera(binary, tmp_path):
     one = {**TWO, "views": [{"id": "main", "display": "inner"}], "drivingView": "main",
            "events": [{"atSeconds": 0.3, "moveView": {"id": "main", "display": "outer"}}]}
-    rec, out = record(binary, tmp_path, "move", one)
+    rec, out = h.record_scenario(binary, tmp_path, "move", one)
     assert rec.returncode == 0, rec.stderr[-400:]
     manifest, read = read_back(out)
     # inner (code 1) for frames 0-2, then back (code 2) from its first frame at or after 0.55 s (0.6 s)
@@ -74,9 +67,9 @@ def test_views_that_cannot_be_followed_exit_65_naming_the_key(binary, tmp_path):
              ({"views": [{"id": "a", "display": "inner"}, {"id": "a", "display": "outer"}]}, "views[1].id"),
              ({"views": [{"id": "a", "display": "side"}]}, "views[0].display")]
     for change, key in cases:
-        rec, out = record(binary, tmp_path, "bad", {**TWO, **change})
+        rec, out = h.record_scenario(binary, tmp_path, "bad", {**TWO, **change})
         assert rec.returncode == 65 and f": {key}: " in rec.stderr, (change, rec.stderr)
         assert not out.exists()
     plain = {k: v for k, v in TWO.items() if k not in ("views", "drivingView")}
-    rec, _ = record(binary, tmp_path, "no-views", {**plain, "events": [{"atSeconds": 0.3, "drivingView": "guest"}]})
+    rec, _ = h.record_scenario(binary, tmp_path, "no-views", {**plain, "events": [{"atSeconds": 0.3, "drivingView": "guest"}]})
     assert rec.returncode == 65 and ": events[0].drivingView: " in rec.stderr, rec.stderr

@@ -127,12 +127,7 @@ package final class EncodedVideoReader {
             copiedAudioFormat = nil
         }
         audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count
-        timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
-        guard timeBase.num > 0, timeBase.den > 0 else {
-            throw .badInput(path: path, field: "time base", detail: "\(timeBase.num)/\(timeBase.den) is not positive")
-        }
-        func rate(_ r: AVRational) -> FrameRate? { try? FrameRate(Int64(r.num), Int64(r.den)) }
-        frameRate = rate(video.pointee.avg_frame_rate) ?? rate(video.pointee.r_frame_rate) ?? options.frameRate
+        (timeBase, frameRate) = try VideoFileDecoder.timing(of: video, path: path, fallback: options.frameRate)
         rotationDegrees = MediaFileReader.rotation(of: video).flatMap { $0 % 90 == 0 ? $0 : nil }
         allowsTimestampDiscontinuities = input.pointer.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0
         dimensions = VideoDimensions(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height))

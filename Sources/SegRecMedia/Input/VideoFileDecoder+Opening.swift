@@ -93,6 +93,23 @@ extension VideoFileDecoder {
         return video
     }
 
+    /// `video`'s time base and frame rate: `avg_frame_rate`, else `r_frame_rate`, else
+    /// `fallback` (the `--framerate` given).
+    /// - Throws: ``MediaInputError/badInput(path:field:detail:)`` (`time base`) when the time
+    ///   base is not positive.
+    static func timing(of video: UnsafeMutablePointer<AVStream>, path: String, fallback: FrameRate?) throws(MediaInputError) -> (
+        timeBase: (num: Int32, den: Int32), frameRate: FrameRate?
+    ) {
+        let timeBase = (num: video.pointee.time_base.num, den: video.pointee.time_base.den)
+        guard timeBase.num > 0, timeBase.den > 0 else {
+            throw .badInput(path: path, field: "time base", detail: "\(timeBase.num)/\(timeBase.den) is not positive")
+        }
+        return (timeBase, rate(video.pointee.avg_frame_rate) ?? rate(video.pointee.r_frame_rate) ?? fallback)
+    }
+
+    /// `r` as a frame rate, nil when it is not one (0/0, negative).
+    static func rate(_ r: AVRational) -> FrameRate? { try? FrameRate(Int64(r.num), Int64(r.den)) }
+
     /// The decoder of the first audio stream when `decodesAudio` (nil when there is none or
     /// FFmpeg cannot decode it), every other stream discarded, and the notes saying so.
     static func openAudio(

@@ -223,13 +223,8 @@ package final class VideoFileDecoder {
         notes.append(contentsOf: audioNotes)
         audio = audioDecoder
         audioStreamCount = streams.filter { $0.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }.count
-        timeBase = (video.pointee.time_base.num, video.pointee.time_base.den)
-        guard timeBase.num > 0, timeBase.den > 0 else {
-            throw .badInput(path: path, field: "time base", detail: "\(timeBase.num)/\(timeBase.den) is not positive")
-        }
-        func rate(_ r: AVRational) -> FrameRate? { try? FrameRate(Int64(r.num), Int64(r.den)) }
-        frameRate = rate(video.pointee.avg_frame_rate) ?? rate(video.pointee.r_frame_rate) ?? options.frameRate
-        realFrameRate = rate(video.pointee.r_frame_rate)
+        (timeBase, frameRate) = try Self.timing(of: video, path: path, fallback: options.frameRate)
+        realFrameRate = Self.rate(video.pointee.r_frame_rate)
         // Only a quarter turn is a display rotation a segment (and its manifest) can keep; a
         // damaged or sheared matrix (e.g. −24°) is noted and the pictures kept as decoded.
         let matrixRotation = MediaFileReader.rotation(of: video)
