@@ -8,7 +8,9 @@ import Testing
 /// How many pictures may wait for the encoder when `--frames-in-flight` is not given:
 /// ``SegmentMuxer/rawFrameStreamFramesInFlight`` for a raw frame stream (here YUV4MPEG2) and
 /// ``SegmentMuxer/passThroughFramesInFlight`` for another file passed through without
-/// `--realtime`, ``SegmentMuxer/framesInFlight`` otherwise; the option always wins.
+/// `--realtime`, half a second of frames for a file paced with `--realtime` (15 for the 30 fps
+/// clip: ``SegmentMuxer/realtimeFootageFramesInFlight(frameRate:)``),
+/// ``SegmentMuxer/framesInFlight`` otherwise; the option always wins.
 @Suite("Recording: the writer queue's default depth", .tags(.recording)) struct FramesInFlightDefaultTests {
     static func request(_ dir: URL, file: Bool, realtime: Bool, framesInFlight: Int? = nil) throws -> (RecordingConfiguration, PullInput) {
         var request = RecordingConfiguration(output: dir.appendingPathComponent("out"))
@@ -28,8 +30,8 @@ import Testing
 
     @Test(
         arguments: [
-            (true, false, nil, SegmentMuxer.rawFrameStreamFramesInFlight), (true, true, nil, SegmentMuxer.framesInFlight),
-            (false, false, nil, SegmentMuxer.framesInFlight), (false, true, nil, SegmentMuxer.framesInFlight), (true, false, 9, 9), (false, false, 3, 3)
+            (true, false, nil, SegmentMuxer.rawFrameStreamFramesInFlight), (true, true, nil, 15), (false, false, nil, SegmentMuxer.framesInFlight),
+            (false, true, nil, SegmentMuxer.framesInFlight), (true, false, 9, 9), (false, false, 3, 3)
         ] as [(Bool, Bool, Int?, Int)]) func depth(file: Bool, realtime: Bool, option: Int?, expected: Int) throws
     {
         let dir = try MediaTestSupport.makeTemporaryDirectory()

@@ -124,7 +124,9 @@ import Testing
             if position == 5 { try fm.createSymbolicLink(atPath: dir.appendingPathComponent(name).path, withDestinationPath: outside.path) }
             do { try await muxer.process(event.detached()) } catch { failure = error }
         }
-        if failure == nil { do { _ = try await muxer.finishReleasingLock() } catch { failure = error } }
+        // As the Recorder does: a finish that fails is followed by abort, and only then is the
+        // folder's lock released (finishReleasingLock would release it before the abort's manifest).
+        if failure == nil { do { _ = try await muxer.finish(reason: .endOfStream) } catch { failure = error } }
         let error = try #require(failure)
         // As the command line and the manifest show it: the folder's own path, not the
         // descriptor path the files are written through.
@@ -141,7 +143,7 @@ import Testing
         #expect(try RecorderTestSupport.stampedIndices(dir.appendingPathComponent("segment-000.mp4")) == Array(0...6))
         // The kept segment verifies; the recording as a whole does not, since it failed.
         let report = try RecordingVerifier.verify(dir)
-        #expect(report.segments.map(\.problems) == [[]])
+        #expect(report.segments.map(\.problems) == [[]], "\(report.problems)")
         #expect(report.problems.count == 1 && report.problems[0].hasPrefix("the manifest says the recording failed (stopReason error"), "\(report.problems)")
     }
 }
