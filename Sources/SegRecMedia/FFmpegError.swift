@@ -74,8 +74,9 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 }
 
 /// Returns `code` when it is ≥ 0; otherwise throws ``FFmpegError`` naming `call`.
-/// The standard way every FFmpeg return value is checked in the media layer.
-@discardableResult func check(_ code: Int32, _ call: String, context: String? = nil) throws(FFmpegError) -> Int32 {
-    guard code >= 0 else { throw FFmpegError(call: call, code: code, context: context) }
+/// The standard way every FFmpeg return value is checked in the media layer. `context` is
+/// only evaluated on failure (a path built per packet costs more than the call it checks).
+@discardableResult func check(_ code: Int32, _ call: String, context: @autoclosure () -> String? = nil) throws(FFmpegError) -> Int32 {
+    guard code >= 0 else { throw FFmpegError(call: call, code: code, context: context()) }
     return code
 }

@@ -123,6 +123,21 @@ def test_copy_splits_at_the_keyframe_of_a_new_size(binary, tmp_path):
         assert s["audio"]["sampleCount"] <= round((s["sessionEndSeconds"] - s["sessionStartSeconds"]) * 48000) + 1
 
 
+@pytest.mark.parametrize("in_flight", ["1", "3", "16", "40"])
+def test_copy_batches_keep_every_packet_whatever_the_queue_depth(binary, tmp_path, in_flight):
+    """A copied stream's packets reach the writer in batches (up to 8 pictures or 0.25 s); a
+    batch's pictures hold their queue slots, so it is capped at `--frames-in-flight`: at 1
+    and 3 the recording neither hangs nor loses a packet, and every depth keeps the sender's
+    NAL units byte for byte, in order, split at the new size's keyframe."""
+    source = joined(tmp_path, "640x360", "360x640")
+    m = checked_recording(binary, tmp_path / "out", "--source", str(source), "--frames-in-flight", in_flight)
+    frames = PART_SECONDS * RATE
+    assert [(s["width"], s["height"], s["frameCount"]) for s in m["segments"]] == [(640, 360, frames), (360, 640, frames)]
+    assert m["frames"]["written"] == 2 * frames and m["frames"]["dropped"] == 0
+    kept = [segment_units(tmp_path / "out" / s["file"]) for s in m["segments"]]
+    assert kept[0] + kept[1] == source_units(source)
+
+
 def test_copy_places_frames_on_the_session_clock_as_the_decoding_path_does(binary, tmp_path):
     # 90 kHz MPEG-TS at 30 fps: a frame lasts 3000 ticks, 33 333 333.3 ns. Each segment's
     # start and end are the device times converted (nearest ns), as when the footage is

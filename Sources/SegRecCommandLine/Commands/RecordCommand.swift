@@ -95,6 +95,8 @@ enum RecordCommand {
         input.realtime = parsed.flag("realtime")
         input.copiesStream = parsed.flag("copy")
         request.statisticsURL = parsed.value("stats").map { URL(fileURLWithPath: $0) }
+        // Progress events only for the live line (``record(_:printedPath:quiet:json:)``).
+        request.reportsProgress = Self.showsProgressLine(parsed)
         return (request, input)
     }
 
@@ -150,11 +152,15 @@ enum RecordCommand {
         }
     }
 
+    /// Whether `segrec record` shows its live progress line: on a terminal, without
+    /// `--quiet` or `--json`.
+    static func showsProgressLine(_ parsed: ParsedArguments) -> Bool { !parsed.flag("quiet") && !parsed.flag("json") && Terminal.standardErrorIsTerminal }
+
     /// Runs the session with a live progress line on a terminal, then prints the summary.
     static func record(_ recorder: Recorder, printedPath: Bool, quiet: Bool, json: Bool) async throws {
         let output = recorder.output
         if printedPath && !json { print("recording into \(output.path)") }
-        let line = ProgressLine(enabled: !quiet && !json && Terminal.standardErrorIsTerminal)
+        let line = ProgressLine(enabled: recorder.configuration.reportsProgress && !quiet && !json && Terminal.standardErrorIsTerminal)
         // The events say what the progress line shows and whether a segment is open (what
         // a stop signal's message says).
         let events = recorder.events

@@ -5,6 +5,20 @@ extension SegmentMuxer {
     /// Pictures queued to writers and not yet encoded, across segments, at most.
     package static let framesInFlight = 6
 
+    /// The same for a stream copied as sent (`--copy`): its packets are small (tens of
+    /// kilobytes for 1080p H.264) and handed to the writer in batches of at most
+    /// ``copyBatchPictures``, which hold their slots, so there is room for two batches.
+    package static let copyFramesInFlight = 2 * copyBatchPictures
+
+    /// Pictures of a copied stream handed to the writer together, at most
+    /// (``WriterCommandBatch``).
+    static let copyBatchPictures = 8
+
+    /// File time a batch of a copied stream spans at most: a quarter of a second, well within
+    /// a fragment (`--fragment-interval`, default 1 s), so the writer's thread wakes about
+    /// four times a second at 30 fps instead of 80 (pictures and sound packets).
+    static let copyBatchSpan = MediaTime(value: 1, timescale: 4)
+
     /// The same for footage passed through without `--realtime`: the file is read as fast
     /// as the encoder takes it, nothing waits on a capture deadline, and each picture
     /// queued holds its demuxed packet (3 MiB at 1080p yuv420p) until the encoder has

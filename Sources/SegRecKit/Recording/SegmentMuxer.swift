@@ -285,7 +285,8 @@ package final class SegmentMuxer {
 
     /// Carries out the ``SegmentBoundaryRule``'s decision for `frame`.
     private nonisolated(nonsending) func route(_ frame: sending VideoFrame) async throws {
-        if let limit = configuration.maximumSegmentBytes, var segment = current, segment.frameCount > 0 {
+        // (A copied stream is cut at keyframes only: the other packets need not wait.)
+        if let limit = configuration.maximumSegmentBytes, var segment = current, segment.frameCount > 0, frame.copiedPacket?.isKeyframe ?? true {
             // Wait until the writer has encoded every frame given before this one.
             segment.boundary.encodedBytes = await segment.writer.encodedBytes()
             segment.boundary.maximumBytes = limit
@@ -385,7 +386,11 @@ package final class SegmentMuxer {
                 segment: index, url: url, dimensions: frame.dimensions, timescale: timescale, settings: settings, displayRotationDegrees: displayRotation,
                 fragmentInterval: configuration.fragmentInterval, firstFrameIndex: frame.index, closeDuration: lastCloseDuration, journal: journal,
                 journalGeneration: generation, creationTime: creationTime, location: configuration.location, audio: configuration.audio), slots: slots,
-            pool: configuration.pixelBufferPool, statistics: configuration.statistics)
+            pool: configuration.pixelBufferPool, statistics: configuration.statistics,
+            batch: configuration.copiesStream
+                ? WriterCommandBatch(
+                    // A batch's pictures hold their slots: never more than there are (`--frames-in-flight`).
+                    maximumPictures: min(Self.copyBatchPictures, slots.capacity), maximumSpan: Self.copyBatchSpan) : nil)
         lastCloseDuration = nil
         current = OpenSegment(
             index: index, writer: writer, sessionStart: start, audioStart: try sound?.startSegment(at: start) ?? 0,

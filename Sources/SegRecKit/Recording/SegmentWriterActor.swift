@@ -43,22 +43,28 @@ actor SegmentWriterActor {
         /// Answer the bytes of the packets the encoder has put out, once every command
         /// before it is carried out (0 when the writer failed).
         case encodedBytes(CheckedContinuation<Int64, Never>)
+        /// Appends held back by the muxer (``WriterCommandBatch``), carried out in order.
+        case batch([Command])
 
+        /// The first command a batch holds, or the command itself.
+        private var first: Command? { if case .batch(let commands) = self { commands.first } else { self } }
         /// The layout of the picture an `append` carries, else nil.
-        var pixelFormat: PixelBuffer.PixelFormat? { if case .append(let pixels, _, _, _, _) = self { pixels.pixelFormat } else { nil } }
+        var pixelFormat: PixelBuffer.PixelFormat? { if case .append(let pixels, _, _, _, _)? = first { pixels.pixelFormat } else { nil } }
         /// The stream parameters of the copied keyframe an `append` carries (`--copy`), else nil.
-        var copiedStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _) = self { picture.parameters } else { nil } }
+        var copiedStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _)? = first { picture.parameters } else { nil } }
         /// The parameters of the sound copied beside that keyframe, else nil.
-        var copiedAudioStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _) = self { picture.audioParameters } else { nil } }
+        var copiedAudioStream: EncodedStreamParameters? { if case .append(.encoded(let picture), _, _, _, _)? = first { picture.audioParameters } else { nil } }
     }
 
-    /// What the muxer holds of one segment's writer. Sendable.
-    struct Handle: Sendable {
+    /// What the muxer holds of one segment's writer, on its executor.
+    struct Handle {
         /// The segment's index.
         let segment: Int
         /// Ticks per second of the writer's time base.
         let timescale: Int32
         fileprivate let commands: AsyncStream<Command>.Continuation
+        /// Appends held back and handed over together, or nil (each command at once).
+        fileprivate let batch: WriterCommandBatch?
         fileprivate let firstError: FirstError
         /// The writer's outcome once its command stream has ended.
         let outcome: Task<Result<SegmentWriterSummary, any Error>, Never>
@@ -66,29 +72,54 @@ actor SegmentWriterActor {
         /// Queues one picture (never waits). The caller holds one of `slots`; the writer
         /// releases it once the picture is consumed.
         func append(_ pixels: sending FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
-            commands.yield(.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now))
+            let command = Command.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now)
+            guard let batch else {
+                commands.yield(command)
+                return
+            }
+            if batch.add(command, at: presentationTime) { handOver() }
         }
 
         /// Queues a packet of sound copied as sent (never waits).
-        func appendCopiedAudio(_ packet: sending EncodedAudioPacket, fileTime: MediaTime) { commands.yield(.appendCopiedAudio(packet, fileTime: fileTime)) }
+        func appendCopiedAudio(_ packet: sending EncodedAudioPacket, fileTime: MediaTime) {
+            let command = Command.appendCopiedAudio(packet, fileTime: fileTime)
+            guard let batch else {
+                commands.yield(command)
+                return
+            }
+            if batch.add(command, at: fileTime) { handOver() }
+        }
+
+        /// Hands the appends held back (``WriterCommandBatch``) to the writer.
+        func handOver() {
+            guard let batch else { return }
+            let commands = batch.take()
+            if !commands.isEmpty { self.commands.yield(.batch(commands)) }
+        }
 
         /// Queues sound for the audio track (never waits).
         func appendAudio(_ pcm: AudioPCMBuffer) {
             guard pcm.frameCount > 0 else { return }
+            handOver()
             commands.yield(.appendAudio(pcm))
         }
 
         /// Queues the file's chapters (relative to its start), written when it is finished.
-        func setChapters(_ chapters: [MovieChapter]) { commands.yield(.chapters(chapters)) }
+        func setChapters(_ chapters: [MovieChapter]) {
+            handOver()
+            commands.yield(.chapters(chapters))
+        }
 
         /// Queues `frameCount` sample frames of silence (a count: no samples held; never waits).
         func appendSilence(frameCount: Int64) {
             guard frameCount > 0 else { return }
+            handOver()
             commands.yield(.appendSilence(frameCount))
         }
 
         /// Queues finishing the file at `endTime` (relative to its start) after the queued pictures.
         func finish(endTime: MediaTime) {
+            handOver()
             commands.yield(.finish(endTime: endTime, handedOff: .now))
             commands.finish()
         }
@@ -96,10 +127,14 @@ actor SegmentWriterActor {
         /// The bytes of the packets the encoder has put out for this segment, once every
         /// picture queued before the call is encoded. Call only before ``finish(endTime:)``
         /// or ``cancel()``.
-        func encodedBytes() async -> Int64 { await withCheckedContinuation { commands.yield(.encodedBytes($0)) } }
+        nonisolated(nonsending) func encodedBytes() async -> Int64 {
+            handOver()
+            return await withCheckedContinuation { commands.yield(.encodedBytes($0)) }
+        }
 
         /// Queues abandoning the segment.
         func cancel() {
+            handOver()
             commands.yield(.cancel)
             commands.finish()
         }
@@ -165,14 +200,18 @@ actor SegmentWriterActor {
     /// - Parameters:
     ///   - slots: released once per appended picture.
     ///   - pool: where encoded pictures' planes go back (``PixelBufferPool``).
-    static func start(_ parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool, statistics: RecordingStatistics?) -> Handle {
+    ///   - batch: appends held back and handed over together (``WriterCommandBatch``), or nil.
+    static func start(_ parameters: Parameters, slots: FrameSlots, pool: PixelBufferPool, statistics: RecordingStatistics?, batch: WriterCommandBatch? = nil)
+        -> Handle
+    {
         let (stream, continuation) = AsyncStream<Command>.makeStream()
         let firstError = FirstError()
         let executor = SerialQueueExecutor(label: "segrec.segment-writer.\(parameters.segment)")
         let actor = SegmentWriterActor(
             executor: executor, parameters: parameters, commands: stream, slots: slots, pool: pool, statistics: statistics, firstError: firstError)
         let outcome = Task(executorPreference: executor) { await actor.run() }
-        return Handle(segment: parameters.segment, timescale: parameters.timescale, commands: continuation, firstError: firstError, outcome: outcome)
+        return Handle(
+            segment: parameters.segment, timescale: parameters.timescale, commands: continuation, batch: batch, firstError: firstError, outcome: outcome)
     }
 
     /// Opens the writer, then carries out every command in order until the stream ends.
@@ -234,6 +273,13 @@ actor SegmentWriterActor {
             writer?.cancel()
             writer = nil
             return .failure(error ?? RecordingError.invalidState("segment \(parameters.segment) was cancelled"))
+        case .batch(let commands):
+            for command in commands {
+                let isPicture = command.isPicture
+                _ = carryOut(command)  // appends only: none ends the segment
+                if isPicture { slots.release() }
+            }
+            return nil
         }
     }
 

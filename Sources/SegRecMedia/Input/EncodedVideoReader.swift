@@ -173,7 +173,7 @@ package final class EncodedVideoReader {
         }
         var isKeyframe = isVideo && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
         if isVideo {
-            takeParameterSets(of: packet.pointer)
+            takeParameterSets(of: packet.pointer, keyframe: isKeyframe)
             if let size = parsedSize(of: packet.pointer, keyframe: &isKeyframe) { dimensions = size }
         }
         av_packet_free_side_data(packet.pointer)
@@ -201,14 +201,18 @@ package final class EncodedVideoReader {
     package var audioTimeBase: (num: Int32, den: Int32) { copiedAudio.map { ($0.pointee.time_base.num, $0.pointee.time_base.den) } ?? (1, 1) }
 
     /// The parameter sets the packet brings: a new sequence header (FLV/RTMP side data), or
-    /// those in band (`extract_extradata`, Annex B streams).
-    func takeParameterSets(of packet: UnsafeMutablePointer<AVPacket>) {
+    /// those in band (`extract_extradata`, Annex B streams) of a keyframe's packet only: a
+    /// file starts at a keyframe, and the access unit of a keyframe carries the parameter
+    /// sets it starts with (the demuxers of Annex B streams assemble whole access units with
+    /// libavcodec's parser), while scanning every packet's bytes for them cost more than
+    /// the rest of copying it.
+    func takeParameterSets(of packet: UnsafeMutablePointer<AVPacket>, keyframe: Bool) {
         var size = 0
         if let data = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 {
             extradata = Self.bytes(data, size)
             return
         }
-        guard let extractor else { return }
+        guard keyframe, let extractor else { return }
         // The filter hands the same data back, with the parameter sets as side data.
         do {
             try extractor.send(packet)

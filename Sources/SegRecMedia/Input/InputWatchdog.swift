@@ -1,3 +1,4 @@
+import SegRecTime
 import Synchronization
 
 /// The I/O timeout of a live source: how long libavformat may wait for its data before the
@@ -12,11 +13,16 @@ package final class InputWatchdog: Sendable {
     package let timeout: Duration
     /// How long the first wait may last (connecting and probing), for messages.
     package let initialAllowance: Duration?
-    private let deadline: Mutex<ContinuousClock.Instant?>
+    /// The instant the watchdog's times count from.
+    private let origin: ContinuousClock.Instant
+    /// The deadline, in nanoseconds after ``origin``; `Int64.max` while unarmed. An atomic,
+    /// not a lock: the interrupt callback asks ``isExpired`` for every read of every datagram.
+    private let deadline: Atomic<Int64>
     /// When the source must have sent its first packet, whatever the deadline (a
-    /// reconnection's window); nil: no such limit.
-    private let firstPacketLimit: ContinuousClock.Instant?
-    private let touched = Mutex(false)
+    /// reconnection's window), in nanoseconds after ``origin``; nil: no such limit.
+    private let firstPacketLimit: Int64?
+    private let touched = Atomic<Bool>(false)
+    private let timeoutNanoseconds: Int64
 
     /// A watchdog of `timeout`; `initialAllowance` (nil: unarmed) is the first deadline's
     /// distance from now, for connecting and probing; `firstPacketBy` (nil: none) ends the
@@ -24,8 +30,11 @@ package final class InputWatchdog: Sendable {
     package init(timeout: Duration, initialAllowance: Duration?, firstPacketBy: ContinuousClock.Instant? = nil) {
         self.timeout = timeout
         self.initialAllowance = initialAllowance
-        deadline = Mutex(initialAllowance.map { ContinuousClock.now + $0 })
-        firstPacketLimit = firstPacketBy
+        let origin = ContinuousClock.now
+        self.origin = origin
+        timeoutNanoseconds = timeout.nanoseconds
+        deadline = Atomic(initialAllowance.map { $0.nanoseconds } ?? .max)
+        firstPacketLimit = firstPacketBy.map { ($0 - origin).nanoseconds }
     }
 
     /// `duration` in seconds, for messages (`5`, `0.5`).
@@ -43,14 +52,18 @@ package final class InputWatchdog: Sendable {
 
     /// Data arrived: the source has ``timeout`` from now.
     package func touch() {
-        deadline.withLock { $0 = ContinuousClock.now + timeout }
-        touched.withLock { $0 = true }
+        let (now, overflow) = elapsed.addingReportingOverflow(timeoutNanoseconds)
+        deadline.store(overflow ? .max : now, ordering: .relaxed)
+        touched.store(true, ordering: .relaxed)
     }
 
     /// Whether the source has sent nothing for longer than allowed.
     package var isExpired: Bool {
-        let now = ContinuousClock.now
-        if let limit = firstPacketLimit, now >= limit, !touched.withLock({ $0 }) { return true }
-        return deadline.withLock { $0.map { now >= $0 } ?? false }
+        let now = elapsed
+        if let limit = firstPacketLimit, now >= limit, !touched.load(ordering: .relaxed) { return true }
+        return now >= deadline.load(ordering: .relaxed)
     }
+
+    /// Nanoseconds since ``origin``.
+    private var elapsed: Int64 { (ContinuousClock.now - origin).nanoseconds }
 }

@@ -25,7 +25,7 @@ extension Recorder {
             stampsFrameIndex: false,
             notes: !configuration.recordsAudio && reader.audioStreamCount > 0
                 ? ["\(configuration.settingNames.noAudio): the input's sound is not recorded"] : [], rotationDegrees: reader.rotationDegrees, audio: audio,
-            framesInFlight: SegmentMuxer.framesInFlight)
+            framesInFlight: SegmentMuxer.copyFramesInFlight)
         built.copiesStream = true
         built.copiedAudio = reader.copiedAudioFormat.map { CopiedAudioFormat(codec: $0.codec, sampleRate: reader.copiedAudioSampleRate, channels: $0.channels) }
         return built

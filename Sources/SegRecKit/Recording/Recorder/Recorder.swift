@@ -193,7 +193,8 @@ public actor Recorder {
         let stop = stopRequest
         muxer.filesFinished = { stop.markEnded() }
         let result = await Self.record(
-            source, into: muxer, statisticsURL: configuration.statisticsURL, isStopRequested: { stop.isRequested }, progress: { sink.yield(.progress($0)) })
+            source, into: muxer, statisticsURL: configuration.statisticsURL, isStopRequested: { stop.isRequested },
+            progress: configuration.reportsProgress ? { sink.yield(.progress($0)) } : { _ in })
         stop.markEnded()
         switch result {
         case .success(let manifest): sink.yield(.finished(manifest))

@@ -38,7 +38,7 @@ public struct RecordingConfiguration: Sendable {
     /// AAC bit rate of the segments' audio track, bits per second (default 128 000).
     public var audioBitRate = AudioTrackSettings.defaultBitRate
     /// Pictures queued to the encoder and not yet encoded, at most (≥ 1); nil: the input's
-    /// own depth (6; 2 for footage read as fast as it encodes).
+    /// own depth (6; 2 for footage read as fast as it encodes; 16 for a stream copied as sent).
     public var framesInFlight: Int?
     /// Every frame carries the frame-index stamp (rows 0–15) `segrec verify` reads back:
     /// always on for the synthetic pattern; for footage the recorder draws it; for pushed
@@ -49,6 +49,11 @@ public struct RecordingConfiguration: Sendable {
     public var statisticsURL: URL?
     /// How messages and notes name these settings (the command line sets its options' spellings).
     package var settingNames = SettingNames()
+    /// Whether ``Recorder/events`` carries a ``RecordingEvent/progress(_:)`` after each frame
+    /// (the default). `segrec record` turns it off when it shows no progress line: each
+    /// event wakes the task reading the events, which costs a copied stream (`--copy`, a few
+    /// microseconds of work per packet) more than writing its packets.
+    package var reportsProgress = true
 
     /// A configuration writing into `output`, everything else at its default.
     public init(output: URL) { self.output = output }
