@@ -90,6 +90,19 @@ def test_the_earlier_front_camera_switches_to_its_own_1920x1440(binary, tmp_path
     assert verified.returncode == 0, verified.stdout[-400:] + verified.stderr[-400:]
 
 
+def test_the_earlier_front_camera_s_format_change_names_its_fixed_size_and_new_rate(binary, tmp_path):
+    """Its formats have no dynamic aspect ratio: the `activeFormatChanged` message names the
+    fixed size and the new rate (60 fps at 1280x960; 1920x1440 runs at 30 at most), not a
+    Center Stage ratio (it said `9x16`, and nothing of the rate)."""
+    rec, out = record(binary, tmp_path, "earlier-message", {**EARLIER, "device": {**EARLIER["device"], "fps": 60}})
+    assert rec.returncode == 0, rec.stderr[-400:]
+    changed = [e for e in h.load_manifest(out)["events"] if e["kind"] == "activeFormatChanged"]
+    assert [(e["from"], e["to"]) for e in changed] == [("1280x960@60", "1920x1440@30")]
+    message = changed[0]["message"]
+    assert "1920x1440 (a fixed-size format) at 30 fps (a new rate)" in message, message
+    assert not any(ratio in message for ratio in ("9x16", "16x9", "3x4", "4x3", "1x1")), message
+
+
 def test_segrec_formats_shows_the_earlier_front_camera(binary, tmp_path):
     listed = h.run([binary, "formats", "--camera", "earlierFront"])
     assert listed.returncode == 0, listed.stderr

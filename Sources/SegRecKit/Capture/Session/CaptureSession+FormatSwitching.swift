@@ -128,13 +128,18 @@ extension CaptureSession {
                     camera: new.uniqueID, from: .init(name: old.activeFormat.name, frameRate: old.frameRate),
                     to: .init(name: new.activeFormat.name, frameRate: new.frameRate), frame: first,
                     reason: formatChangeReason(
-                        cause, at: s, dimensions: selection.dimensions, ratio: selection.aspectRatio, startsSegment: selection.startsSegment))))
+                        cause, at: s, dimensions: selection.dimensions, ratio: ratio, frameRate: new.frameRate, rateChanged: selection.frameRateChanged,
+                        startsSegment: selection.startsSegment))))
     }
 
     /// The `activeFormatChanged` message: what asked for the switch at `s`, the new format's
-    /// first frame (its dimensions and ratio) and what that does to the segments.
-    private func formatChangeReason(_ cause: String, at s: MediaTime, dimensions: VideoDimensions, ratio: DynamicAspectRatio, startsSegment: Bool) -> String {
-        "\(cause) at session time \(s): \(dimensions) \(ratio.rawValue) after a \(controls.switchGap) reconfiguration gap"
+    /// first frame (its dimensions, its ratio, nil for a fixed-size format that has none, and
+    /// its rate, said to be new when `rateChanged`) and what that does to the segments.
+    private func formatChangeReason(
+        _ cause: String, at s: MediaTime, dimensions: VideoDimensions, ratio: DynamicAspectRatio?, frameRate: FrameRate, rateChanged: Bool, startsSegment: Bool
+    ) -> String {
+        "\(cause) at session time \(s): \(dimensions) \(ratio.map(\.rawValue) ?? "(a fixed-size format)") at \(frameRate) fps"
+            + (rateChanged ? " (a new rate)" : "") + " after a \(controls.switchGap) reconfiguration gap"
             + (startsSegment ? "; new segment (formatChanged)" : "; same dimensions and rate: no new segment")
     }
 
@@ -152,7 +157,8 @@ extension CaptureSession {
         guard ratio != started else { return }
         let starts = announcedFormat.map { $0.dimensions != dimensions } ?? true || pending.rateChanged
         let cause = pending.cause + " (it started at \(started.rawValue); \(ratio.rawValue) was asked in the gap)"
-        let reason = formatChangeReason(cause, at: pending.at, dimensions: dimensions, ratio: ratio, startsSegment: starts)
+        let reason = formatChangeReason(
+            cause, at: pending.at, dimensions: dimensions, ratio: ratio, frameRate: device.frameRate, rateChanged: pending.rateChanged, startsSegment: starts)
         outbox.rewrite(at: pending.position) { event in
             guard case .sessionEvent(.activeFormatChanged(let camera, let from, let to, let frame, _)) = event else { return nil }
             return .sessionEvent(.activeFormatChanged(camera: camera, from: from, to: to, frame: frame, reason: reason))
