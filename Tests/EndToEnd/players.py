@@ -89,7 +89,8 @@ def vlc_decoded_frames(source, folder, *options, timeout=300):
     file or playlist inside `folder`, a shared_folder) at its own pace with no picture or
     sound output, and cvlc's log. `--avcodec-debug=1` (FF_DEBUG_PICT_INFO) makes libavcodec
     log every slice it decodes (`slice:1 F mb:0 I … frame:0 …`), and `-vvv` lets VLC pass
-    libavcodec's debug level through: a picture is its slice starting at macroblock 0.
+    libavcodec's debug level through: a picture is counted once, by its slice that starts
+    at macroblock 0, however many slices it has.
     VLC's decoder skips pictures it finds late (hurry-up) on a busy machine unless told not
     to (VLC_NO_LATE_DROPS, given by default); its video output also drops the pictures
     queued ahead at every size change of any input (a plain MPEG-TS file too), which is why
@@ -101,7 +102,9 @@ def vlc_decoded_frames(source, folder, *options, timeout=300):
     run = subprocess.run([*vlc_command(), "-vvv", "--play-and-exit", "--vout=dummy", "--aout=dummy", "--avcodec-debug=1",
                           *(options or VLC_NO_LATE_DROPS), str(source)], capture_output=True, text=True, timeout=timeout, env=env)
     log = run.stdout + run.stderr
-    return len(re.findall(r"\] slice:\d+ \S+ mb:0 ", log)), log
+    # Not anchored to libavcodec's `[h264 @ 0x…] ` prefix: another thread's line may come
+    # between that prefix and its message on stderr.
+    return len(re.findall(r"slice:\d+ \S+ mb:0 ", log)), log
 
 
 def playbin_frames(playlist, timeout=120):
