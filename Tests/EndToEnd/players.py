@@ -1,6 +1,8 @@
 """Reading exports back with real players (issue 46): mpv (every decoded frame through
 FFmpeg's showinfo filter, logged by mpv), VLC 3's cvlc (what it reads, remuxed by its own
-stream output into Matroska, then decoded by ffprobe) and GStreamer's playbin.
+stream output into Matroska, then decoded by ffprobe; or every picture its libavcodec
+decoder decodes, logged by libavcodec) and GStreamer's playbin (every buffer its video
+sink receives).
 
 VLC refuses to run as root: as root the tests run it as `nobody` (runuser), so its inputs
 and outputs live in a world-readable folder under /tmp (`shared_folder`), not in pytest's
@@ -77,6 +79,42 @@ def vlc_remuxed_sizes(source, folder, timeout=300):
     sizes = [tuple(int(x) for x in line.split(",")[:2]) for line in probe.stdout.splitlines()
              if re.match(r"\d+,\d+", line)]
     return sizes, log
+
+
+VLC_NO_LATE_DROPS = ["--no-avcodec-hurry-up", "--avcodec-skip-frame=0", "--no-drop-late-frames", "--no-skip-frames"]
+
+
+def vlc_decoded_frames(source, folder, *options, timeout=300):
+    """How many H.264 pictures cvlc's decoder (libavcodec) decodes while it plays `source` (a
+    file or playlist inside `folder`, a shared_folder) at its own pace with no picture or
+    sound output, and cvlc's log. `--avcodec-debug=1` (FF_DEBUG_PICT_INFO) makes libavcodec
+    log every slice it decodes (`slice:1 F mb:0 I … frame:0 …`), and `-vvv` lets VLC pass
+    libavcodec's debug level through: a picture is counted once, by its slice that starts
+    at macroblock 0, however many slices it has.
+    VLC's decoder skips pictures it finds late (hurry-up) on a busy machine unless told not
+    to (VLC_NO_LATE_DROPS, given by default); its video output also drops the pictures
+    queued ahead at every size change of any input (a plain MPEG-TS file too), which is why
+    this counts decoded pictures, not shown ones."""
+    home = pathlib.Path(folder) / "vlc-home"
+    home.mkdir(exist_ok=True)
+    home.chmod(0o777)
+    env = dict(os.environ, HOME=str(home))
+    run = subprocess.run([*vlc_command(), "-vvv", "--play-and-exit", "--vout=dummy", "--aout=dummy", "--avcodec-debug=1",
+                          *(options or VLC_NO_LATE_DROPS), str(source)], capture_output=True, text=True, timeout=timeout, env=env)
+    log = run.stdout + run.stderr
+    # Not anchored to libavcodec's `[h264 @ 0x…] ` prefix: another thread's line may come
+    # between that prefix and its message on stderr.
+    return len(re.findall(r"slice:\d+ \S+ mb:0 ", log)), log
+
+
+def playbin_frames(playlist, timeout=120):
+    """Buffers GStreamer's playbin hands its video sink (a fakesink, with clock sync) while it
+    plays `playlist` to its end, the exit code and the log (gst-launch-1.0 -v prints a
+    `last-message = chain` line per buffer)."""
+    run = subprocess.run(["gst-launch-1.0", "-v", "playbin", f"uri=file://{playlist}",
+                          "video-sink=fakesink name=vs sync=true silent=false", "audio-sink=fakesink sync=true"],
+                         capture_output=True, text=True, timeout=timeout)
+    return run.stdout.count("vs: last-message = chain"), run.returncode, run.stdout[-2000:] + run.stderr[-2000:]
 
 
 def runs(sizes):

@@ -80,10 +80,14 @@ def test_extinf_of_each_file_adds_up_to_its_exact_duration(exported):
             (s["file"], [float(x) for _, x in parts])
 
 
-def test_maps_and_discontinuities_only_where_a_file_starts(exported):
+def test_maps_only_where_a_file_starts_and_no_discontinuity(exported):
+    """A map per file; no EXT-X-DISCONTINUITY without --hls-discontinuities (test_hls_players.py)."""
     name, m, work, lines, entries, e = exported
-    assert sum(l.startswith("#EXT-X-MAP:") for l in lines) == len(m["segments"])
-    assert lines.count("#EXT-X-DISCONTINUITY") == len(m["segments"]) - 1
+    maps = [i for i, l in enumerate(lines) if l.startswith("#EXT-X-MAP:")]
+    firsts = [i for i, l in enumerate(lines) if l.endswith("-0.m4s")]
+    # Each map right before its file's first EXTINF (no wall clock here): map, EXTINF, URI.
+    assert len(firsts) == len(m["segments"]) and maps == [f - 2 for f in firsts], (maps, firsts)
+    assert "#EXT-X-DISCONTINUITY" not in lines
 
 
 def test_each_media_segment_starts_with_a_keyframe_and_spans_its_extinf(exported):

@@ -1,7 +1,7 @@
 """`segrec export --hls / --concat` and `segrec report` on the shared recordings (issue 16):
 both exports decode (ffmpeg) to the manifest's total frame count with every frame's size and
-index stamp in order; the playlist's tags are right (version 7, an EXT-X-MAP per file, a
-discontinuity at every change, exact EXTINF, TARGETDURATION = ceil of the longest); the
+index stamp in order; the playlist's tags are right (version 7, an EXT-X-MAP per file, with
+--hls-discontinuities a discontinuity at every change, exact EXTINF, TARGETDURATION = ceil of the longest); the
 fMP4 copies the packets (no re-encode); the report's HTML has a bar per segment with the
 manifest's sizes, a poster (JPEG written by libavcodec, checked by ffprobe) and a <video>
 per segment and no network reference; then Scripts/browser-test checks the pages and three
@@ -35,8 +35,9 @@ class Export:
         self.hls_dir = work / "hls"
         self.ffconcat = work / "lists" / "all.ffconcat"
         self.work, self.binary = work, binary
+        # With the discontinuity tags: the form Chromium's native HLS plays (browser-test below).
         self.proc = h.run([binary, "export", self.folder, "--hls", self.hls_dir, "--concat", self.ffconcat,
-                           "--wall-clock", WALL_CLOCK])
+                           "--wall-clock", WALL_CLOCK, "--hls-discontinuities"])
         self._report = None
         self._decoded = {}
 
@@ -278,6 +279,9 @@ def test_report_a_video_per_segment_src_relative_and_one_for_the_whole_recording
     counted = h.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                      "stream=nb_read_frames", "-of", "csv=p=0", e.folder / "report-hls" / "index.m3u8"]).stdout.split()
     assert counted and int(counted[0].split(",")[0]) == total, counted
+    # The page's playlist is the browsers' form: a discontinuity before each file after the first.
+    tags = (e.folder / "report-hls" / "index.m3u8").read_text().splitlines().count("#EXT-X-DISCONTINUITY")
+    assert tags == len(e.segments) - 1, tags
 
 
 @keyed

@@ -18,7 +18,11 @@ enum ExportCommand {
             "hls-segment-duration", "SECONDS",
             help: "With --hls: the longest media segment, cut at keyframes (decimal, default 4); a longer keyframe interval makes a longer one (warned)."),
         .option("wall-clock", "ISO8601", help: "With --hls: wall-clock time of the first frame (e.g. 2026-11-30T08:00:00.000Z); adds EXT-X-PROGRAM-DATE-TIME."),
-        .flag("force", help: "Replace files of the same names."), .flag("help", help: "Show help.")
+        .flag(
+            "hls-discontinuities",
+            help:
+                "With --hls: EXT-X-DISCONTINUITY before each file after the first, for browsers (Chromium's native HLS needs it; VLC 3 stops at the first one)."
+        ), .flag("force", help: "Replace files of the same names."), .flag("help", help: "Show help.")
     ]
 
     static func run(_ arguments: [String]) throws {
@@ -26,9 +30,9 @@ enum ExportCommand {
             let parsed = try ArgumentParser.parse(
                 arguments, command: "export", options: options,
                 usage:
-                    "segrec export DIR [--hls OUT] [--concat LIST] [--mp4 FILE [--canvas WxH]] [--hls-segment-duration SECONDS] [--wall-clock ISO8601] [--force]",
+                    "segrec export DIR [--hls OUT] [--concat LIST] [--mp4 FILE [--canvas WxH]] [--hls-segment-duration SECONDS] [--wall-clock ISO8601] [--hls-discontinuities] [--force]",
                 abstract:
-                    "Play a segmented recording as one: an HLS playlist whose size changes are discontinuities with their own init sections, or an ffconcat list with exact durations (neither re-encodes a picture; the HLS sound is one AAC stream encoded once, the list keeps the files' own), or one MP4 file re-encoded onto one canvas, upright, with one continuous sound track, for sharing or editing."
+                    "Play a segmented recording as one: an HLS playlist with an init section per file on one continuous timeline, or an ffconcat list with exact durations (neither re-encodes a picture; the HLS sound is one AAC stream encoded once, the list keeps the files' own), or one MP4 file re-encoded onto one canvas, upright, with one continuous sound track, for sharing or editing."
             )
         else { return }
         let directory = try parsed.existingFolder(command: "export")
@@ -69,10 +73,13 @@ enum ExportCommand {
             }
             mediaSegmentDuration = MediaTime(value: milliseconds, timescale: 1000)
         }
+        let discontinuities = parsed.flag("hls-discontinuities")
+        guard !discontinuities || hls != nil else { throw CommandLineError("export: --hls-discontinuities needs --hls", exitCode: .usage) }
         let force = parsed.flag("force")
         try readingRecording(directory) {
             try export(
-                directory, hls: hls, concat: concat, mp4: mp4, canvas: canvas, wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)
+                directory, hls: hls, concat: concat, mp4: mp4, canvas: canvas, wallClock: wallClock, hlsOptions: (mediaSegmentDuration, discontinuities),
+                force: force)
         }
     }
 
@@ -91,11 +98,13 @@ enum ExportCommand {
     }
 
     private static func export(
-        _ directory: URL, hls: String?, concat: String?, mp4: String?, canvas: VideoDimensions?, wallClock: Date?, mediaSegmentDuration: MediaTime, force: Bool
+        _ directory: URL, hls: String?, concat: String?, mp4: String?, canvas: VideoDimensions?, wallClock: Date?,
+        hlsOptions: (mediaSegmentDuration: MediaTime, discontinuities: Bool), force: Bool
     ) throws {
         if let hls {
             let result = try RecordingExporter.exportHLS(
-                from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: mediaSegmentDuration, force: force)
+                from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: hlsOptions.mediaSegmentDuration,
+                discontinuities: hlsOptions.discontinuities, force: force)
             for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             print(
                 "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (pictures remuxed, not re-encoded)\(result.audioSamples > 0 ? "; sound: one AAC stream of \(result.audioSamples) samples across the files" : "")"

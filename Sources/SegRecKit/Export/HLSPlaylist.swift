@@ -1,10 +1,14 @@
 /// A VOD media playlist of fMP4 segments (RFC 8216bis, `EXT-X-VERSION:7`) as text.
 ///
 /// An entry that starts a recorded file has its initialization section (`EXT-X-MAP`), and,
-/// after the first, `EXT-X-DISCONTINUITY`: each recorded file is its own encoding sequence
-/// (its own encoder, parameter sets and, at a size change or camera switch, dimensions),
-/// which RFC 8216 §4.3.2.3 says must be signalled. The file's further media segments
-/// (entries with no `initURI`) follow with neither: same map, same sequence.
+/// after the first, `EXT-X-DISCONTINUITY` when ``discontinuities`` is set. Each recorded
+/// file is its own encoding sequence (its own encoder, parameter sets and, at a size change
+/// or camera switch, dimensions), which RFC 8216 §4.3.2.3 says should be signalled; what it
+/// says must be (file format; number, type and identifiers of tracks; timestamp sequence)
+/// never changes between the files of an export, whose timestamps continue. Without the tag
+/// VLC 3 plays every frame, with it Chromium's native HLS does (Docs/output.md). The file's
+/// further media segments (entries with no `initURI`) follow with neither: same map, same
+/// sequence.
 /// `EXTINF` carries the exact duration with 9 decimals; `EXT-X-TARGETDURATION` is the
 /// ceiling of the longest.
 package struct HLSPlaylist: Sendable, Equatable {
@@ -35,9 +39,14 @@ package struct HLSPlaylist: Sendable, Equatable {
 
     /// The segments in play order.
     package var entries: [Entry]
+    /// Whether each entry with an `initURI` after the first starts with `EXT-X-DISCONTINUITY`.
+    package var discontinuities: Bool
 
-    /// A playlist of `entries`.
-    package init(entries: [Entry]) { self.entries = entries }
+    /// A playlist of `entries`, with or without `EXT-X-DISCONTINUITY` before each file after the first.
+    package init(entries: [Entry], discontinuities: Bool = false) {
+        self.entries = entries
+        self.discontinuities = discontinuities
+    }
 
     /// `EXT-X-TARGETDURATION`: the ceiling of the longest `EXTINF`, at least 1.
     package var targetDuration: Int64 { max(1, entries.map { DecimalSeconds.ceilingSeconds($0.duration) }.max() ?? 1) }
@@ -50,7 +59,7 @@ package struct HLSPlaylist: Sendable, Equatable {
         ]
         for (index, entry) in entries.enumerated() {
             if let initURI = entry.initURI {
-                if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+                if index > 0 && discontinuities { lines.append("#EXT-X-DISCONTINUITY") }
                 lines.append("#EXT-X-MAP:URI=\"\(Self.quoted(initURI))\"")
             }
             if let date = entry.programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date)") }

@@ -2,13 +2,13 @@ import Foundation
 import SegRecMedia
 
 /// Turns a finished recording folder into something one player plays from start to end:
-/// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``) or an
+/// an HLS playlist of fMP4 segments (``exportHLS(from:to:wallClock:mediaSegmentDuration:discontinuities:force:)``) or an
 /// ffconcat list of the MP4 files themselves (``exportConcat(from:to:force:)``). Neither
 /// re-encodes a picture: HLS segments are remuxed with libavformat (`FragmentedRemuxer`).
 /// The HLS sound is the one thing encoded: the segments' AAC tracks joined into one AAC
 /// stream, so that no discontinuity repeats the encoder's priming.
 package enum RecordingExporter {
-    /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:force:)`` wrote.
+    /// What ``exportHLS(from:to:wallClock:mediaSegmentDuration:discontinuities:force:)`` wrote.
     package struct HLSResult: Sendable, Equatable {
         /// The playlist file.
         package let playlist: URL
@@ -22,7 +22,7 @@ package enum RecordingExporter {
         package let frames: Int
         /// Bytes written (initialization sections and media segments).
         package let bytes: Int64
-        /// `EXT-X-DISCONTINUITY` tags written (files − 1).
+        /// `EXT-X-DISCONTINUITY` tags written: files − 1 when asked for, else 0.
         package let discontinuities: Int
         /// Sample frames of sound carried (one continuous AAC stream over every media
         /// segment), 0 for a recording without sound.
@@ -72,8 +72,8 @@ package enum RecordingExporter {
     /// only before keyframes (`FragmentedRemuxer.planMediaSegments`: each media segment
     /// decodes on its own; where one keyframe interval alone is longer than the target, its
     /// media segment is that long and ``HLSResult/warnings`` says so). The first media
-    /// segment of every file after the first starts with `EXT-X-DISCONTINUITY` and its own
-    /// `EXT-X-MAP`. `EXTINF` is each media segment's presentation span, exact to the
+    /// segment of every file after the first starts with its own `EXT-X-MAP`, after
+    /// `EXT-X-DISCONTINUITY` when `discontinuities` is set. `EXTINF` is each media segment's presentation span, exact to the
     /// nanosecond: from its earliest pts to the next one's (the file's last to its
     /// `sessionEnd − sessionStart`), whatever the decode order (B-frames, HEVC), so a file's
     /// `EXTINF`s add up to its exact duration. Timestamps continue across files: each file's
@@ -102,13 +102,20 @@ package enum RecordingExporter {
     ///     first media segment then gets `EXT-X-PROGRAM-DATE-TIME` = `wallClock +
     ///     (sessionStart − first sessionStart)`, in UTC with milliseconds.
     ///   - mediaSegmentDuration: the longest media segment wanted (positive).
+    ///   - discontinuities: write `EXT-X-DISCONTINUITY` before each file after the first
+    ///     (RFC 8216's advice for a change of encoding parameters; what Chromium's native HLS
+    ///     needs to switch files). Without it the files' timestamps and tracks continue as
+    ///     one sequence, which VLC 3 plays through: at a discontinuity it restarts its demuxer
+    ///     without any initialization section (it keeps only the playlist's first `EXT-X-MAP`)
+    ///     and stops (Docs/output.md).
     ///   - force: replace files of the same names; without it an existing one is an error.
     /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
     ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
     ///   recording is never touched).
     package static func exportHLS(
-        from directory: URL, to output: URL, wallClock: Date? = nil, mediaSegmentDuration: MediaTime = defaultMediaSegmentDuration, force: Bool = false
+        from directory: URL, to output: URL, wallClock: Date? = nil, mediaSegmentDuration: MediaTime = defaultMediaSegmentDuration,
+        discontinuities: Bool = false, force: Bool = false
     ) throws -> HLSResult {
         let source = try ExportSource(directory: directory)
         let layout = HLSLayout(output: output)
@@ -175,12 +182,12 @@ package enum RecordingExporter {
                             title: title(of: segment)))
                 }
             }
-            let playlist = HLSPlaylist(entries: entries)
+            let playlist = HLSPlaylist(entries: entries, discontinuities: discontinuities)
             let text = playlist.render()
             try ExportOutput.writeText(text, to: playlistPath)
             return HLSResult(
                 playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, files: segments.count, frames: frames, bytes: bytes,
-                discontinuities: max(0, segments.count - 1), audioSamples: audio?.sampleCount ?? 0, warnings: warnings)
+                discontinuities: discontinuities ? segments.count - 1 : 0, audioSamples: audio?.sampleCount ?? 0, warnings: warnings)
         } catch {
             for path in written { SafeFile.remove(path: path) }
             throw error

@@ -22,8 +22,9 @@ package enum RecordingReport {
         package let posters: [URL]
         /// Bytes of the page.
         package let pageBytes: Int
-        /// The whole recording's HLS export (``RecordingExporter/exportHLS(from:to:wallClock:mediaSegmentDuration:force:)``
-        /// into ``hlsFolder``), which the page's one player plays.
+        /// The whole recording's HLS export (``RecordingExporter/exportHLS(from:to:wallClock:mediaSegmentDuration:discontinuities:force:)``
+        /// into ``hlsFolder``, with `EXT-X-DISCONTINUITY` before each file after the first: the
+        /// form Chromium's native HLS plays), which the page's one player plays.
         package let hls: RecordingExporter.HLSResult
     }
 
@@ -73,7 +74,7 @@ package enum RecordingReport {
                         poster: postersFolder + "/" + name, posterWidth: poster.width, posterHeight: poster.height, codecs: poster.codecs,
                         waveform: try waveform(of: segment, in: source, width: bar.width)))
             }
-            let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, force: replacesLeftovers)
+            let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, discontinuities: true, force: replacesLeftovers)
             let whole = ReportPage.WholeRecording(
                 playlist: Self.hlsFolder + "/" + hls.playlist.lastPathComponent, mediaSegments: hls.segments,
                 isHEVC: source.manifest.encoder?.codec == "hevc" || media.contains { $0.codecs.hasPrefix("hev1") || $0.codecs.hasPrefix("hvc1") })

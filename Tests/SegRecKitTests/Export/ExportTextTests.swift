@@ -19,7 +19,7 @@ import Testing
         #expect(DecimalSeconds.ceilingSeconds(MediaTime(value: 1, timescale: 30)) == 1)
     }
 
-    @Test func playlistHasMapAndDiscontinuityPerFile() {
+    @Test func playlistHasMapPerFileAndDiscontinuitiesWhenAsked() {
         let durations = [
             MediaTime(value: 2_066_666_667, timescale: 1_000_000_000), MediaTime(value: 1001, timescale: 30000),
             MediaTime(value: 3_000_000_001, timescale: 1_000_000_000)
@@ -29,7 +29,7 @@ import Testing
                 HLSPlaylist.Entry(
                     initURI: "s\($0.offset)-init.mp4", mediaURI: "s \($0.offset).m4s", duration: $0.element,
                     programDateTime: $0.offset == 0 ? "2026-11-30T08:00:00.000Z" : nil, title: "x")
-            })
+            }, discontinuities: true)
         let lines = playlist.render().split(separator: "\n").map(String.init)
         #expect(lines.prefix(2) == ["#EXTM3U", "#EXT-X-VERSION:7"])
         #expect(lines.contains("#EXT-X-TARGETDURATION:4"))
@@ -44,6 +44,11 @@ import Testing
         #expect(lines[map1 - 1] == "#EXT-X-DISCONTINUITY")
         #expect(lines[map1 + 1].hasPrefix("#EXTINF:0.033366667"))
         #expect(lines.filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") } == ["#EXT-X-PROGRAM-DATE-TIME:2026-11-30T08:00:00.000Z"])
+        // By default the same playlist without the tags: one continuous sequence of maps.
+        var continuous = playlist
+        continuous.discontinuities = false
+        #expect(continuous.render().split(separator: "\n").map(String.init) == lines.filter { $0 != "#EXT-X-DISCONTINUITY" })
+        #expect(HLSPlaylist(entries: playlist.entries).render() == continuous.render())
     }
 
     @Test func concatListQuotesAndTimesExactly() {

@@ -17,8 +17,9 @@ import Testing
         let out = dir.deletingLastPathComponent().appendingPathComponent("hls")
         let result = try RecordingExporter.exportHLS(from: dir, to: out, wallClock: RecordingExporter.parseWallClock("2026-11-30T08:00:00Z"))
         let total = manifest.segments.reduce(0) { $0 + $1.frameCount }
-        #expect(result.segments == 3 && result.frames == total && result.discontinuities == 2)
+        #expect(result.segments == 3 && result.frames == total && result.discontinuities == 0)
         let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(!lines.contains("#EXT-X-DISCONTINUITY") && lines.filter { $0.hasPrefix("#EXT-X-MAP:") }.count == 3)
         #expect(
             lines.filter { $0.hasPrefix("#EXTINF:") }
                 == manifest.segments.map { "#EXTINF:\(DecimalSeconds.text($0.sessionEnd - $0.sessionStart)),\($0.width)x\($0.height) \($0.aspectRatio ?? "")" })
