@@ -70,6 +70,19 @@ def test_a_discovery_that_cannot_start_the_recording_exits_65(binary, tmp_path, 
     assert not out.exists()
 
 
+def test_a_constituent_rate_refused_after_a_discovery_names_the_discovery_not_a_missing_key(binary, tmp_path):
+    """The file chose the Virtual Front Camera through `discovery`: the refusal of a
+    constituent's own fps says so, and does not quote `"frontCamera": "virtual"`, a key the
+    file does not have (the build before did)."""
+    cameras = [{**PHONE["cameras"][0], "fps": 10}] + PHONE["cameras"][1:]
+    scenario = {**PHONE, "cameras": cameras, "discovery": {"deviceTypes": ["builtInUltraWideCamera"], "position": "front"},
+                "virtual": {"format": 1280, "fps": 10, "clock": CLOCK}}
+    rec, _ = h.record_scenario(binary, tmp_path, "constituent-fps", scenario)
+    assert rec.returncode == 65, rec.stderr[-400:]
+    assert "cameras[0].fps" in rec.stderr and "with the discovery finding the Virtual Front Camera" in rec.stderr, rec.stderr
+    assert '"frontCamera": "virtual" every frame' not in rec.stderr, rec.stderr
+
+
 def test_the_unsupported_cameras_empty_ratio_list_can_be_queried(binary):
     listed = h.run([binary, "formats", "--camera", "earlierFront"])
     assert listed.returncode == 0, listed.stderr

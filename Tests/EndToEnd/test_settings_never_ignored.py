@@ -103,6 +103,22 @@ def test_the_earlier_front_camera_s_format_change_names_its_fixed_size_and_new_r
     assert not any(ratio in message for ratio in ("9x16", "16x9", "3x4", "4x3", "1x1")), message
 
 
+@pytest.mark.parametrize("device, name", [({"type": "builtInWideAngleCamera", "format": "1280x960", "fps": 10}, "1280x960"),
+                                          ({"format": 1280, "fps": 10}, "1280")])
+def test_switching_to_the_active_format_leaves_a_note_and_no_change(binary, tmp_path, device, name):
+    """`activeFormat` naming the format already active: no reconfiguration (one segment, every
+    frame, no activeFormatChanged) and a note that says so (the build before left no trace)."""
+    scenario = {"device": {**device, "clock": CLOCK}, "sessionStartSeconds": 1.0, "durationSeconds": 1.0,
+                "events": [{"atSeconds": 0.4, "activeFormat": name}]}
+    rec, out = record(binary, tmp_path, "same-format", scenario)
+    assert rec.returncode == 0, rec.stderr[-400:]
+    m = h.load_manifest(out)
+    assert [s["frameCount"] for s in m["segments"]] == [10]
+    assert not [e for e in m.get("events", []) if e["kind"] == "activeFormatChanged"]
+    assert [n for n in m["notes"] if "nothing changes" in n] == [
+        f"activeFormat {name} at session time 1400000000/1000000000 (1.4 s): camera front's active format already; nothing changes (no reconfiguration)"]
+
+
 def test_segrec_formats_shows_the_earlier_front_camera(binary, tmp_path):
     listed = h.run([binary, "formats", "--camera", "earlierFront"])
     assert listed.returncode == 0, listed.stderr

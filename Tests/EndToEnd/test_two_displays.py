@@ -59,6 +59,22 @@ def test_moving_the_driving_view_to_the_outer_display_turns_to_the_back_camera(b
     assert moved == [("viewMoved", "inner", "outer"), ("postureChanged", "open", "openOuterDisplay")]
 
 
+def test_a_view_event_that_changes_nothing_leaves_a_note_and_no_change(binary, tmp_path):
+    """Moving a view to the display it is on, or letting the view that drives drive: nothing
+    changes (one segment, no viewMoved or drivingViewChanged), and a note says each was seen
+    (the build before took them silently, leaving no trace in the manifest)."""
+    same = {**TWO, "events": [{"atSeconds": 0.3, "moveView": {"id": "main", "display": "outer"}}, {"atSeconds": 0.5, "drivingView": "main"}]}
+    rec, out = h.record_scenario(binary, tmp_path, "same", same)
+    assert rec.returncode == 0, rec.stderr[-400:]
+    manifest, read = read_back(out)
+    assert [(cam, indices) for cam, _, indices, _ in read] == [("back", list(range(12)))]
+    assert not [e for e in manifest["events"] if e["kind"] in ("viewMoved", "drivingViewChanged", "postureChanged")]
+    notes = [n for n in manifest["notes"] if "nothing changes" in n]
+    assert len(notes) == 2, manifest["notes"]
+    assert notes[0].startswith("moveView main at session time 1300000000/1000000000") and "outer display already" in notes[0]
+    assert notes[1].startswith("drivingView main at session time 1500000000/1000000000") and "drives the recording already" in notes[1]
+
+
 def test_views_that_cannot_be_followed_exit_65_naming_the_key(binary, tmp_path):
     cases = [({"initialPosture": "openOuterDisplay"}, "initialPosture"),
              ({"events": [{"atSeconds": 0.3, "posture": "openOuterDisplay"}]}, "events[0].posture"),

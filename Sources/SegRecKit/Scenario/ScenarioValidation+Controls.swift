@@ -37,17 +37,18 @@ extension Scenario {
     /// `devices` entry reports its clock and whether its format supports Center Stage.)
     /// - Throws: ``ScenarioError`` naming `cameras[i].<key>` and where the setting belongs.
     func checkConstituentSettings(_ camera: Camera, at path: String, file: String) throws(ScenarioError) {
+        // How the scenario chose the Virtual Front Camera: the file's own words.
+        let chosen = discovery == nil ? "with \"frontCamera\": \"virtual\"" : "with the discovery finding the Virtual Front Camera"
         if camera.isFrameRateGiven {
             throw ScenarioError(
                 file: file, key: "\(path).fps",
-                problem: "\(camera.fps) fps on \(camera.id) would not be applied: with \"frontCamera\": \"virtual\" every frame is the Virtual Front Camera's",
+                problem: "\(camera.fps) fps on \(camera.id) would not be applied: \(chosen) every frame is the Virtual Front Camera's",
                 allowed: "no fps on the cameras in virtual mode: the rate is \"virtual\": {\"fps\": …} (or \"frontCamera\": \"individual\")")
         }
         if let mode = camera.preferredVideoStabilizationMode {
             throw ScenarioError(
                 file: file, key: "\(path).preferredVideoStabilizationMode",
-                problem:
-                    "\(mode.rawValue) on \(camera.id) would not be applied: with \"frontCamera\": \"virtual\" the video connection is the Virtual Front Camera's",
+                problem: "\(mode.rawValue) on \(camera.id) would not be applied: \(chosen) the video connection is the Virtual Front Camera's",
                 allowed: "\"virtual\": {\"preferredVideoStabilizationMode\": …} (or \"frontCamera\": \"individual\" for the camera's own)")
         }
         if camera.depthDataDeliveryEnabled {

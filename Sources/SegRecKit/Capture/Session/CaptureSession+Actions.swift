@@ -59,11 +59,18 @@ extension CaptureSession {
             guard views != nil else { return try changePosture(to: posture, at: event.hostTime) }
             try changeViews(at: event.hostTime) { $0.isOpen = posture != .closed }
         case .moveView(let id, let display):
+            if let index = views?.index(of: id), views?.views[index].display == display {
+                return outbox.append(
+                    .note("moveView \(id) at session time \(event.hostTime): the view is on the \(display.rawValue) display already; nothing changes"))
+            }
             try changeViews(at: event.hostTime) { views throws(CaptureError) in
                 guard let index = views.index(of: id) else { throw .invalidParameter(name: "moveView", value: id, allowed: "a view id of views") }
                 views.views[index].display = display
             }
         case .drivingView(let id):
+            if let views, views.index(of: id) == views.driving {
+                return outbox.append(.note("drivingView \(id) at session time \(event.hostTime): the view drives the recording already; nothing changes"))
+            }
             try changeViews(at: event.hostTime) { views throws(CaptureError) in
                 guard let index = views.index(of: id) else { throw .invalidParameter(name: "drivingView", value: id, allowed: "a view id of views") }
                 views.driving = index

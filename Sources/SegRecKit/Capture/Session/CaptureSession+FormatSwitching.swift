@@ -80,7 +80,11 @@ extension CaptureSession {
                 throw .invalidParameter(name: "activeFormat", value: name, allowed: (routing == .fixed ? "" : "camera \(device.uniqueID): ") + "\(error)")
             }
         }
-        guard selection.formatChanged else { return }
+        guard selection.formatChanged else {
+            // No reconfiguration, and so no activeFormatChanged: the note says the event was seen.
+            return outbox.append(
+                .note("activeFormat \(name) at session time \(s): camera \(device.uniqueID)'s active format already; nothing changes (no reconfiguration)"))
+        }
         try switchFormat(to: selection, at: s, because: "activeFormat \(name)")
         // Requests pending at the switch were superseded: the app's ratio is the one kept.
         if selection.format.fixedDimensions == nil { appRatio = selection.aspectRatio }
