@@ -13,6 +13,7 @@ import time
 import pytest
 
 import e2e_helpers as h
+from test_live_sources import free_port, wait_for_port
 
 PART_SECONDS = 2
 RATE = 30
@@ -180,8 +181,9 @@ def test_copy_of_a_live_udp_sender_splits_at_its_new_size(binary, tmp_path):
     source = joined(tmp_path, "640x360", "360x640")
     port = free_udp_port()
     out = tmp_path / "out"
-    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "2", "--output", str(out),
-                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # --reconnect-for 0: the sender's end ends the recording (it is not waited for again).
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "2", "--reconnect-for", "0",
+                                 "--output", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 30
         while time.time() < deadline and not any(int(line.split()[1].split(":")[1], 16) == port
@@ -342,3 +344,99 @@ def test_copy_of_vp9_and_av1_into_mp4(binary, tmp_path, encoder, args, container
     assert probed == f"{codec},{tag},{RATE}", probed
     v = subprocess.run([binary, "verify", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def copy_across_a_restart(binary, tmp_path, scheme, second_size, second_extra=()):
+    """segrec --copy of a live sender (UDP pulled, or SRT pushed into --listen) that sends
+    a.ts (320x240), goes away, and comes back with b.ts (`second_size`, `second_extra`): the
+    manifest, each segment's NAL units, the sent ones (a, b), and each file's sound."""
+    if scheme == "srt" and "srt" not in h.run(["ffmpeg", "-v", "error", "-protocols"]).stdout.split():
+        pytest.skip("this ffmpeg has no SRT protocol (libsrt)")
+    a, b = tmp_path / "a.ts", tmp_path / "b.ts"
+    encode(a, "320x240")
+    encode(b, second_size, second_extra, tone=660)
+    port = free_port(socket.SOCK_DGRAM)
+    url = f"{scheme}://127.0.0.1:{port}"
+    # UDP: silent for --io-timeout (1 s), then reopened; SRT: the sender's close is the outage,
+    # and it lingers until what it sent is delivered.
+    args, sent_to = (["--io-timeout", "1"], url + "?pkt_size=1316") if scheme == "udp" else (["--listen", "--io-timeout", "2"], url + "?linger=3")
+    out = tmp_path / "out"
+    started = time.time()
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", url, *args, "--reconnect-for", "5", "--output", str(out), "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for part in (a, b):
+            wait_for_port(port, "udp")  # bound (or listening) again for the next sender
+            r = subprocess.run(["ffmpeg", "-v", "error", "-re", "-i", str(part), "-c", "copy", "-f", "mpegts", sent_to], capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == 0, r.stderr
+            time.sleep(2.5 if scheme == "udp" else 0.5)
+        _, stderr = recorder.communicate(timeout=60)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+            recorder.wait(timeout=30)
+    assert recorder.returncode == 0, stderr
+    assert time.time() - started < 60
+    m = h.load_manifest(out)
+    h.validate_manifest(m)
+    assert m["encoder"] is None and all(s.get("copied") is True for s in m["segments"]), m["segments"]
+    v = subprocess.run([binary, "verify", str(out)], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+    events = [e for e in m.get("events", []) if e["kind"] == "liveSourceReconnected"]
+    assert len(events) == 1, m.get("events")
+    assert 0.5 < events[0]["durationSeconds"] < 30, events[0]
+    assert m["frames"]["received"] == m["frames"]["written"] == 2 * PART_SECONDS * RATE, (m["frames"], m["warnings"])
+    for s in m["segments"]:
+        path = out / s["file"]
+        assert packets(path)[0][0], f"{s['file']} does not start with a keyframe"
+        # Every picture and sound packet decodes, with no error.
+        decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "null", "-"], capture_output=True, text=True, timeout=60)
+        assert decoded.returncode == 0 and not decoded.stderr.strip(), (s["file"], decoded.stderr)
+    kept = [segment_units(out / s["file"]) for s in m["segments"]]
+    sound = [audio_hashes(out / s["file"]) for s in m["segments"]]
+    return m, events[0], kept, [source_units(a), source_units(b)], sound, [audio_hashes(a), audio_hashes(b)]
+
+
+@pytest.mark.parametrize("scheme", ["udp", "srt"])
+def test_copy_of_a_live_sender_restarted_at_a_new_size_reconnects_into_a_new_file(binary, tmp_path, scheme):
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, scheme, "640x360")
+    frames = PART_SECONDS * RATE
+    got = [(s["width"], s["height"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    assert got == [(320, 240, frames, "recordingStarted"), (640, 360, frames, "dimensionsChanged")], (got, m["warnings"])
+    # Byte-identical, split at the new sender's first keyframe.
+    assert kept == sent
+    # The new connection's first frame starts the second file, after the outage on the
+    # session clock (its timestamps back at the start are placed after the first file's).
+    assert event["frameIndex"] == m["segments"][1]["firstFrameIndex"] == frames
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"] == m["segments"][0]["sessionEnd"]
+    assert m["segments"][1]["sessionStartSeconds"] > m["segments"][0]["sessionStartSeconds"] + PART_SECONDS + 0.5
+    # Each file's copied sound is a run of its own sender's packets, byte for byte.
+    for part, whole in zip(sound, sent_sound):
+        assert len(part) >= 80 and runs_in_order([part], whole) is not None, (len(part), len(whole))
+
+
+@pytest.mark.parametrize("scheme", ["udp", "srt"])
+def test_copy_of_a_live_sender_restarted_at_the_same_size_goes_on_in_the_same_file(binary, tmp_path, scheme):
+    # The same encoder settings give the same parameter sets: the file's sample description
+    # describes the new sender's packets too, so the copy goes on in the open file.
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, scheme, "320x240")
+    frames = PART_SECONDS * RATE
+    assert [(s["width"], s["height"], s["frameCount"]) for s in m["segments"]] == [(320, 240, 2 * frames)], m["warnings"]
+    assert kept == [sent[0] + sent[1]]
+    assert event["frameIndex"] == frames
+    assert m["segments"][0]["sessionStartSeconds"] + PART_SECONDS + 0.5 < event["sessionTime"]["value"] / 1e9 < m["segments"][0]["sessionEndSeconds"]
+    assert runs_in_order([sent_sound[0][-40:], sent_sound[1][:40]], sound[0]) is not None, "the sound of both senders is not in the file"
+
+
+def test_copy_of_a_live_sender_restarted_at_the_same_size_with_other_parameter_sets_starts_a_new_file(binary, tmp_path):
+    # Another profile: other parameter sets, which the open file's sample description does not
+    # hold; the new sender's first keyframe starts a new file (startReason streamParametersChanged).
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, "udp", "320x240", ["-profile:v", "baseline"])
+    frames = PART_SECONDS * RATE
+    got = [(s["width"], s["height"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    assert got == [(320, 240, frames, "recordingStarted"), (320, 240, frames, "streamParametersChanged")], (got, m["warnings"])
+    assert kept == sent
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"]
+    for part, whole in zip(sound, sent_sound):
+        assert len(part) >= 80 and runs_in_order([part], whole) is not None, (len(part), len(whole))
