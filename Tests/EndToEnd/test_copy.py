@@ -24,11 +24,11 @@ def nanoseconds(value):
     return {"timescale": 1_000_000_000, "value": value}
 
 
-def encode(path, size, extra=(), offset=None, tone=440):
-    """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC in MPEG-TS."""
+def encode(path, size, extra=(), offset=None, tone=440, audio="aac"):
+    """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC (or `audio`) in MPEG-TS."""
     h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-f", "lavfi", "-i",
            f"sine=frequency={tone}:beep_factor=4:sample_rate=48000", "-t", str(PART_SECONDS), "-c:v", "libx264", "-g", "15", *extra,
-           "-c:a", "aac", *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
+           "-c:a", audio, *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
 
 
 def joined(tmp_path, first, second, first_extra=(), second_extra=()):
@@ -346,15 +346,16 @@ def test_copy_of_vp9_and_av1_into_mp4(binary, tmp_path, encoder, args, container
     assert v.returncode == 0, v.stdout + v.stderr
 
 
-def copy_across_a_restart(binary, tmp_path, scheme, second_size, second_extra=()):
+def copy_across_a_restart(binary, tmp_path, scheme, second_size, second_extra=(), audio="aac"):
     """segrec --copy of a live sender (UDP pulled, or SRT pushed into --listen) that sends
     a.ts (320x240), goes away, and comes back with b.ts (`second_size`, `second_extra`): the
-    manifest, each segment's NAL units, the sent ones (a, b), and each file's sound."""
+    manifest, the liveSourceReconnected event, each segment's NAL units, the sent ones (a, b),
+    and each file's and part's AAC packets (when the sound is AAC, copied)."""
     if scheme == "srt" and "srt" not in h.run(["ffmpeg", "-v", "error", "-protocols"]).stdout.split():
         pytest.skip("this ffmpeg has no SRT protocol (libsrt)")
     a, b = tmp_path / "a.ts", tmp_path / "b.ts"
-    encode(a, "320x240")
-    encode(b, second_size, second_extra, tone=660)
+    encode(a, "320x240", audio=audio)
+    encode(b, second_size, second_extra, tone=660, audio=audio)
     port = free_port(socket.SOCK_DGRAM)
     url = f"{scheme}://127.0.0.1:{port}"
     # UDP: silent for --io-timeout (1 s), then reopened; SRT: the sender's close is the outage,
@@ -394,6 +395,8 @@ def copy_across_a_restart(binary, tmp_path, scheme, second_size, second_extra=()
         decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "null", "-"], capture_output=True, text=True, timeout=60)
         assert decoded.returncode == 0 and not decoded.stderr.strip(), (s["file"], decoded.stderr)
     kept = [segment_units(out / s["file"]) for s in m["segments"]]
+    if audio != "aac":
+        return m, events[0], kept, [source_units(a), source_units(b)], None, None
     sound = [audio_hashes(out / s["file"]) for s in m["segments"]]
     return m, events[0], kept, [source_units(a), source_units(b)], sound, [audio_hashes(a), audio_hashes(b)]
 
@@ -440,3 +443,16 @@ def test_copy_of_a_live_sender_restarted_at_the_same_size_with_other_parameter_s
     assert event["sessionTime"] == m["segments"][1]["sessionStart"]
     for part, whole in zip(sound, sent_sound):
         assert len(part) >= 80 and runs_in_order([part], whole) is not None, (len(part), len(whole))
+
+
+def test_copy_of_a_live_sender_with_sound_mp4_does_not_take_re_encodes_it_across_the_restart(binary, tmp_path):
+    # MP2 (MPEG-TS's default) is decoded and encoded to AAC: the new connection's sound is
+    # placed by the pictures' offset, the outage silence, and each file has its sound.
+    m, event, kept, sent, _, _ = copy_across_a_restart(binary, tmp_path, "udp", "640x360", audio="mp2")
+    assert [(s["width"], s["startReason"]) for s in m["segments"]] == [(320, "recordingStarted"), (640, "dimensionsChanged")]
+    assert kept == sent
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"]
+    for s in m["segments"]:
+        probed = h.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,duration", "-of", "csv=p=0",
+                        str(tmp_path / "out" / s["file"])]).stdout.strip().split(",")
+        assert probed[0] == "aac" and s["audio"]["codec"] == "aac" and float(probed[1]) >= PART_SECONDS - 0.1, (s["file"], probed)
