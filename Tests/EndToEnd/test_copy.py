@@ -430,6 +430,11 @@ def test_copy_of_a_live_sender_restarted_at_the_same_size_goes_on_in_the_same_fi
     assert event["frameIndex"] == frames
     assert m["segments"][0]["sessionStartSeconds"] + PART_SECONDS + 0.5 < event["sessionTime"]["value"] / 1e9 < m["segments"][0]["sessionEndSeconds"]
     assert runs_in_order([sent_sound[0][-40:], sent_sound[1][:40]], sound[0]) is not None, "the sound of both senders is not in the file"
+    # The outage lasts whole frames: the packets stay on the 30 fps grid, so the rate FFmpeg
+    # guesses from the timestamps (and decodes at) is still the sender's.
+    rate = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0",
+                  str(tmp_path / "out" / m["segments"][0]["file"])]).stdout.strip()
+    assert rate == "30/1", rate
 
 
 def test_copy_of_a_live_sender_restarted_at_the_same_size_with_other_parameter_sets_starts_a_new_file(binary, tmp_path):

@@ -17,9 +17,9 @@
 /// A live source given a way to open it again (`reopen`: a URL with a
 /// ``VideoSourceOptions/reconnectFor`` window) is reconnected when it goes away after
 /// packets came (``LiveReopening``). The new connection's packets before its first keyframe
-/// are dropped as at the start; that keyframe is placed on the session clock the wall-clock
-/// time since the last packet after it (at least one frame, its decode time after the last
-/// one's), the event `liveSourceReconnected` reports the outage, and the new connection's
+/// are dropped as at the start; that keyframe is placed on the session clock after the last
+/// packet by the wall-clock time between them, in whole frames (at least one; its decode time
+/// after the last one's), the event `liveSourceReconnected` reports the outage, and the new connection's
 /// timestamps (usually back at the start) and its sound keep that offset. A keyframe whose
 /// stream parameters differ from those before the outage must start a new file
 /// (``EncodedPicture/startsNewFile``); a new codec, time base or copied sound format ends
@@ -330,9 +330,9 @@ package final class CopySource: CaptureOutputEventSource {
     }
 
     /// A new connection's first keyframe (`pts`, `dts`: its own timestamps): the offset
-    /// that puts it the wall-clock time since the last packet after the last packet's
-    /// session time (at least one frame, and its decode time at least a frame after the
-    /// last one's), the stream's new reordering delay, and the reconnection to report.
+    /// that puts it the wall-clock time since the last packet, in whole frames (at least
+    /// one), after the last packet's session time (its decode time at least a frame after
+    /// the last one's), the stream's new reordering delay, and the reconnection to report.
     private func placeNewConnection(_ picture: EncodedPicture, pts: Int64, dts: Int64) throws -> (outage: Duration, attempts: Int, cause: String)? {
         guard let pending = newConnection.take() else { return nil }
         let now = ContinuousClock.now
@@ -345,8 +345,12 @@ package final class CopySource: CaptureOutputEventSource {
                     Int128(seconds) * 1_000_000_000 + Int128(attoseconds / 1_000_000_000), Int128(timeBase.den), Int128(timeBase.num) * 1_000_000_000,
                     rounding: .roundHalfAwayFromZero
                 ).flatMap { Int64(exactly: $0) } ?? frameTicks
+            // Whole frames (at least one) after the last packet's time: the new packets stay on
+            // the stream's frame grid, so a player's guess of the rate from the timestamps'
+            // common step (FFmpeg's r_frame_rate) stays the stream's across the outage.
+            let frames = max(1, (Int128(gapTicks) + Int128(frameTicks) / 2) / Int128(frameTicks))
             let lastTime = Int128(lastDTS) + Int128(reorderDelay ?? 0)
-            let target = max(lastTime + Int128(max(frameTicks, gapTicks)), Int128(lastDTS) + Int128(frameTicks) + Int128(delay))
+            let target = max(lastTime + frames * Int128(frameTicks), Int128(lastDTS) + Int128(frameTicks) + Int128(delay))
             offset = try fit(target - Int128(pts), picture)
         }
         reorderDelay = delay
