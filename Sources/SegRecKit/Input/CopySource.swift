@@ -77,6 +77,9 @@ package final class CopySource: CaptureOutputEventSource {
     private var previousAudio: FootageAudioDecoder?
     /// Copied sound of a new connection that came before its first keyframe placed it.
     private var unplacedAudio: [EncodedAudioPacket] = []
+    /// The session time of a new connection's first keyframe, until its first copied sound
+    /// packet at or after it: its sound before it is left out.
+    private var newConnectionStart: MediaTime?
     /// The first connection's decoded sound format, which a new connection's is converted to.
     private let soundFormat: VideoSourceOptions.AudioOutputFormat?
 
@@ -267,6 +270,7 @@ package final class CopySource: CaptureOutputEventSource {
                     .liveSourceReconnected(
                         source: path, frame: .init(index: frameIndex, sessionTime: sessionTime, deviceTime: deviceTime), outage: reconnection.outage,
                         message: "gone: \(reconnection.cause); \(attempts); the new connection's timeline starts at session time \(sessionTime.seconds) s")))
+            newConnectionStart = sessionTime
             try placeUnplacedAudio()
         }
         if picture.isKeyframe { lastDescriptions = (picture.parameters?.sampleDescription, picture.audioParameters?.sampleDescription) }
@@ -348,9 +352,12 @@ package final class CopySource: CaptureOutputEventSource {
             // Whole frames (at least one) after the last packet's time: the new packets stay on
             // the stream's frame grid, so a player's guess of the rate from the timestamps'
             // common step (FFmpeg's r_frame_rate) stays the stream's across the outage.
-            let frames = max(1, (Int128(gapTicks) + Int128(frameTicks) / 2) / Int128(frameTicks))
+            // A frame lasts period.num / period.den ticks exactly (33⅓ at 1/1000 and 30 fps).
+            let period = (Int128(timeBase.den) * Int128(frameRate.denominator), Int128(timeBase.num) * Int128(frameRate.numerator))
+            let frames = max(1, (2 * Int128(gapTicks) * period.1 + period.0) / (2 * period.0))
+            let advance = (2 * frames * period.0 + period.1) / (2 * period.1)
             let lastTime = Int128(lastDTS) + Int128(reorderDelay ?? 0)
-            let target = max(lastTime + frames * Int128(frameTicks), Int128(lastDTS) + Int128(frameTicks) + Int128(delay))
+            let target = max(lastTime + max(advance, Int128(frameTicks)), Int128(lastDTS) + Int128(frameTicks) + Int128(delay))
             offset = try fit(target - Int128(pts), picture)
         }
         reorderDelay = delay
@@ -374,7 +381,14 @@ package final class CopySource: CaptureOutputEventSource {
         guard let clock = copiedAudioClock, audio.pts != EncodedPicture.noTimestamp else { return nil }
         let time = MediaTime(value: audio.pts * Int64(audio.timeBase.num), timescale: audio.timeBase.den)
         let shift = try convertTime(MediaTime(value: offset * Int64(timeBase.num), timescale: timeBase.den), from: deviceClock, to: .host)
-        return CopiedAudioPacket(packet: audio, sessionTime: try convertTime(time, from: clock, to: .host).adding(shift))
+        let sessionTime = try convertTime(time, from: clock, to: .host).adding(shift)
+        if let start = newConnectionStart {
+            // A new connection's sound starts with its first picture, as the first one's: it
+            // never goes into the file before (whose track may describe other sound).
+            guard sessionTime >= start else { return nil }
+            newConnectionStart = nil
+        }
+        return CopiedAudioPacket(packet: audio, sessionTime: sessionTime)
     }
 
     private func seconds(_ ticks: Int64) -> String { String(format: "%.3f", Double(ticks) * Double(timeBase.num) / Double(timeBase.den)) }
