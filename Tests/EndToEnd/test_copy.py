@@ -4,7 +4,11 @@ parser) differs from the open file's, never at a parameter-set change that keeps
 every segment says `copied: true`, the manifest names no encoder, and `segrec verify` passes.
 The packets are compared with the sender's NAL unit by NAL unit (the MP4 files' length-prefixed
 packets turned back into Annex B by FFmpeg's h264_mp4toannexb). Senders are ffmpeg, on
-127.0.0.1 only. On the build before, `--copy` was an unknown option (exit 64)."""
+127.0.0.1 only. On the build before, `--copy` was an unknown option (exit 64).
+A copied live sender restarted mid-recording (UDP; SRT and RTMP pushed into `--listen`) is
+reconnected: a new file at its first keyframe when its size or its parameter sets differ, the
+same file otherwise, every packet as sent; on the build before (69606d9) `--copy` with
+`--reconnect-for` exited 64."""
 import re
 import socket
 import subprocess
@@ -13,6 +17,7 @@ import time
 import pytest
 
 import e2e_helpers as h
+from test_live_sources import free_port, wait_for_port
 
 PART_SECONDS = 2
 RATE = 30
@@ -23,11 +28,11 @@ def nanoseconds(value):
     return {"timescale": 1_000_000_000, "value": value}
 
 
-def encode(path, size, extra=(), offset=None, tone=440):
-    """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC in MPEG-TS."""
+def encode(path, size, extra=(), offset=None, tone=440, audio="aac"):
+    """`PART_SECONDS` of testsrc2 at `size` and a tone, H.264 (keyframe every 15) + AAC (or `audio`) in MPEG-TS."""
     h.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={RATE}", "-f", "lavfi", "-i",
            f"sine=frequency={tone}:beep_factor=4:sample_rate=48000", "-t", str(PART_SECONDS), "-c:v", "libx264", "-g", "15", *extra,
-           "-c:a", "aac", *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
+           "-c:a", audio, *(["-output_ts_offset", str(offset)] if offset is not None else []), "-f", "mpegts", str(path)])
 
 
 def joined(tmp_path, first, second, first_extra=(), second_extra=()):
@@ -195,8 +200,9 @@ def test_copy_of_a_live_udp_sender_splits_at_its_new_size(binary, tmp_path):
     source = joined(tmp_path, "640x360", "360x640")
     port = free_udp_port()
     out = tmp_path / "out"
-    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "2", "--output", str(out),
-                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # --reconnect-for 0: the sender's end ends the recording (it is not waited for again).
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "2", "--reconnect-for", "0",
+                                 "--output", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 30
         while time.time() < deadline and not any(int(line.split()[1].split(":")[1], 16) == port
@@ -357,3 +363,151 @@ def test_copy_of_vp9_and_av1_into_mp4(binary, tmp_path, encoder, args, container
     assert probed == f"{codec},{tag},{RATE}", probed
     v = subprocess.run([binary, "verify", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def copy_across_a_restart(binary, tmp_path, scheme, second_size, second_extra=(), audio="aac", mid_gop=False):
+    """segrec --copy of a live sender (UDP pulled, or SRT pushed into --listen) that sends
+    a.ts (320x240), goes away, and comes back with b.ts (`second_size`, `second_extra`): the
+    manifest, the liveSourceReconnected event, each segment's NAL units, the sent ones (a, b),
+    and each file's and part's AAC packets (when the sound is AAC, copied). `mid_gop`: the
+    second sender starts 0.2 s into b.ts, inside a GOP (b.ts is that cut)."""
+    if scheme == "srt" and "srt" not in h.run(["ffmpeg", "-v", "error", "-protocols"]).stdout.split():
+        pytest.skip("this ffmpeg has no SRT protocol (libsrt)")
+    a, b = tmp_path / "a.ts", tmp_path / "b.ts"
+    encode(a, "320x240", audio=audio)
+    encode(b, second_size, second_extra, tone=660, audio=audio)
+    if mid_gop:
+        whole = tmp_path / "b-whole.ts"
+        b.rename(whole)
+        h.run(["ffmpeg", "-v", "error", "-i", str(whole), "-ss", "0.2", "-c", "copy", "-copyinkf", "-f", "mpegts", str(b)])
+    port = free_port(socket.SOCK_STREAM if scheme == "rtmp" else socket.SOCK_DGRAM)
+    url = f"{scheme}://127.0.0.1:{port}" + ("/live/cam" if scheme == "rtmp" else "")
+    # UDP: silent for --io-timeout (1 s), then reopened; SRT, RTMP: the sender's close is the
+    # outage (an SRT sender lingers until what it sent is delivered).
+    args, sent_to = (["--io-timeout", "1"], url + "?pkt_size=1316") if scheme == "udp" else (["--listen", "--io-timeout", "2"], url + "?linger=3")
+    if scheme == "rtmp":
+        sent_to = url
+    out = tmp_path / "out"
+    started = time.time()
+    recorder = subprocess.Popen([binary, "record", "--copy", "--source", url, *args, "--reconnect-for", "5", "--output", str(out), "--quiet"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for part in (a, b):
+            wait_for_port(port, "tcp" if scheme == "rtmp" else "udp")  # bound (or listening) again for the next sender
+            # -copyinkf: pictures before a part's first keyframe are sent too.
+            r = subprocess.run(["ffmpeg", "-v", "error", "-re", "-i", str(part), "-c", "copy", "-copyinkf", "-f", "flv" if scheme == "rtmp" else "mpegts", sent_to], capture_output=True,
+                               text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            time.sleep(2.5 if scheme == "udp" else 0.5)
+        _, stderr = recorder.communicate(timeout=60)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+            recorder.wait(timeout=30)
+    assert recorder.returncode == 0, stderr
+    assert time.time() - started < 60
+    m = h.load_manifest(out)
+    h.validate_manifest(m)
+    assert m["encoder"] is None and all(s.get("copied") is True for s in m["segments"]), m["segments"]
+    v = subprocess.run([binary, "verify", str(out)], capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0, v.stdout + v.stderr
+    events = [e for e in m.get("events", []) if e["kind"] == "liveSourceReconnected"]
+    assert len(events) == 1, m.get("events")
+    assert 0.5 < events[0]["durationSeconds"] < 30, events[0]
+    leading = next(i for i, (key, _) in enumerate(packets(b)) if key)
+    assert m["frames"]["received"] == len(packets(a)) + len(packets(b)), (m["frames"], m["warnings"])
+    assert m["frames"]["droppedReasons"] == ({"beforeKeyframe": leading} if leading else {}), (m["frames"], m["warnings"])
+    assert m["frames"]["written"] == m["frames"]["received"] - leading
+    for s in m["segments"]:
+        path = out / s["file"]
+        assert packets(path)[0][0], f"{s['file']} does not start with a keyframe"
+        # Every picture and sound packet decodes, with no error.
+        decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "null", "-"], capture_output=True, text=True, timeout=60)
+        assert decoded.returncode == 0 and not decoded.stderr.strip(), (s["file"], decoded.stderr)
+    kept = [segment_units(out / s["file"]) for s in m["segments"]]
+    if audio != "aac":
+        return m, events[0], kept, [source_units(a), source_units(b)], None, None
+    sound = [audio_hashes(out / s["file"]) for s in m["segments"]]
+    return m, events[0], kept, [source_units(a), source_units(b)], sound, [audio_hashes(a), audio_hashes(b)]
+
+
+@pytest.mark.parametrize("scheme", ["udp", "srt"])
+def test_copy_of_a_live_sender_restarted_at_a_new_size_reconnects_into_a_new_file(binary, tmp_path, scheme):
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, scheme, "640x360")
+    frames = PART_SECONDS * RATE
+    got = [(s["width"], s["height"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    assert got == [(320, 240, frames, "recordingStarted"), (640, 360, frames, "dimensionsChanged")], (got, m["warnings"])
+    # Byte-identical, split at the new sender's first keyframe.
+    assert kept == sent
+    # The new connection's first frame starts the second file, after the outage on the
+    # session clock (its timestamps back at the start are placed after the first file's).
+    assert event["frameIndex"] == m["segments"][1]["firstFrameIndex"] == frames
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"] == m["segments"][0]["sessionEnd"]
+    assert m["segments"][1]["sessionStartSeconds"] > m["segments"][0]["sessionStartSeconds"] + PART_SECONDS + 0.5
+    # Each file's copied sound is a run of its own sender's packets, byte for byte.
+    for part, whole in zip(sound, sent_sound):
+        assert len(part) >= 80 and runs_in_order([part], whole) is not None, (len(part), len(whole))
+
+
+# RTMP (FLV): the parameter sets travel only out of band, in the sequence header the file's
+# sample description is made from.
+@pytest.mark.parametrize("scheme", ["udp", "srt", "rtmp"])
+def test_copy_of_a_live_sender_restarted_at_the_same_size_goes_on_in_the_same_file(binary, tmp_path, scheme):
+    # The same encoder settings give the same parameter sets: the file's sample description
+    # describes the new sender's packets too, so the copy goes on in the open file.
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, scheme, "320x240")
+    frames = PART_SECONDS * RATE
+    assert [(s["width"], s["height"], s["frameCount"]) for s in m["segments"]] == [(320, 240, 2 * frames)], m["warnings"]
+    assert kept == [sent[0] + sent[1]]
+    assert event["frameIndex"] == frames
+    assert m["segments"][0]["sessionStartSeconds"] + PART_SECONDS + 0.5 < event["sessionTime"]["value"] / 1e9 < m["segments"][0]["sessionEndSeconds"]
+    # Both senders' sound, in order (the second's from its first picture on).
+    assert runs_in_order([sent_sound[0][-40:], sent_sound[1][10:50]], sound[0]) is not None, "the sound of both senders is not in the file"
+    assert len(sound[0]) >= len(sent_sound[0]) + len(sent_sound[1]) - 20, (len(sound[0]), len(sent_sound[0]), len(sent_sound[1]))
+    # The outage lasts whole frames: the packets stay on the 30 fps grid, so the rate FFmpeg
+    # guesses from the timestamps (and decodes at) is still the sender's.
+    rate = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0",
+                  str(tmp_path / "out" / m["segments"][0]["file"])]).stdout.strip()
+    assert rate == "30/1", rate
+
+
+@pytest.mark.parametrize("scheme", ["udp", "rtmp"])
+def test_copy_of_a_live_sender_restarted_at_the_same_size_with_other_parameter_sets_starts_a_new_file(binary, tmp_path, scheme):
+    # Another profile: other parameter sets, which the open file's sample description does not
+    # hold; the new sender's first keyframe starts a new file (startReason streamParametersChanged).
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, scheme, "320x240", ["-profile:v", "baseline"])
+    frames = PART_SECONDS * RATE
+    got = [(s["width"], s["height"], s["frameCount"], s["startReason"]) for s in m["segments"]]
+    assert got == [(320, 240, frames, "recordingStarted"), (320, 240, frames, "streamParametersChanged")], (got, m["warnings"])
+    assert kept == sent
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"]
+    for part, whole in zip(sound, sent_sound):
+        assert len(part) >= 80 and runs_in_order([part], whole) is not None, (len(part), len(whole))
+
+
+def test_copy_of_a_live_sender_with_sound_mp4_does_not_take_re_encodes_it_across_the_restart(binary, tmp_path):
+    # MP2 (MPEG-TS's default) is decoded and encoded to AAC: the new connection's sound is
+    # placed by the pictures' offset, the outage silence, and each file has its sound.
+    m, event, kept, sent, _, _ = copy_across_a_restart(binary, tmp_path, "udp", "640x360", audio="mp2")
+    assert [(s["width"], s["startReason"]) for s in m["segments"]] == [(320, "recordingStarted"), (640, "dimensionsChanged")]
+    assert kept == sent
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"]
+    for s in m["segments"]:
+        probed = h.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,duration", "-of", "csv=p=0",
+                        str(tmp_path / "out" / s["file"])]).stdout.strip().split(",")
+        assert probed[0] == "aac" and s["audio"]["codec"] == "aac" and float(probed[1]) >= PART_SECONDS - 0.1, (s["file"], probed)
+
+
+def test_copy_of_a_live_sender_restarted_inside_a_gop_starts_its_file_at_its_first_keyframe(binary, tmp_path):
+    # The new sender's pictures before its first keyframe cannot start a file: dropped
+    # beforeKeyframe (counted, as at the start); the second file begins at that keyframe.
+    m, event, kept, sent, sound, sent_sound = copy_across_a_restart(binary, tmp_path, "udp", "640x360", mid_gop=True)
+    leading = next(i for i, (key, _) in enumerate(packets(tmp_path / "b.ts")) if key)
+    if leading == 0:
+        pytest.skip("ffmpeg's cut started at a keyframe")
+    assert [(s["width"], s["startReason"]) for s in m["segments"]] == [(320, "recordingStarted"), (640, "dimensionsChanged")]
+    assert m["segments"][1]["frameCount"] == len(packets(tmp_path / "b.ts")) - leading
+    assert kept[0] == sent[0] and kept[1] == sent[1][-len(kept[1]):], "the second file is not the new sender's stream from its first keyframe on"
+    # The event is the new connection's first frame written (its keyframe), after the dropped ones' indexes.
+    assert event["frameIndex"] == m["segments"][1]["firstFrameIndex"] == 2 * PART_SECONDS * RATE // 2 + leading
+    assert event["sessionTime"] == m["segments"][1]["sessionStart"]

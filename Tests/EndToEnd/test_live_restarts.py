@@ -160,10 +160,12 @@ def test_an_hls_stream_restarted_at_a_new_size(binary, tmp_path):
         server.shutdown()
 
 
-def test_a_silent_sender_neither_hangs_nor_ends_before_the_window_and_ctrl_c_ends_it(binary, tmp_path):
+# Copied as sent (--copy) too: the same window, the same stop at any moment (SIGTERM as Ctrl-C).
+@pytest.mark.parametrize("copy,stop", [((), signal.SIGINT), (("--copy",), signal.SIGINT), (("--copy",), signal.SIGTERM)])
+def test_a_silent_sender_neither_hangs_nor_ends_before_the_window_and_ctrl_c_ends_it(binary, tmp_path, copy, stop):
     port = free_port(socket.SOCK_DGRAM)
     out = tmp_path / "silent"
-    proc = record(binary, out, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1", "--reconnect-for", "4")
+    proc = record(binary, out, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1", "--reconnect-for", "4", *copy)
     wait_for_port(port, "udp")
     send(f"udp://127.0.0.1:{port}?pkt_size=1316", "320x240", seconds=1)
     stopped = time.time()
@@ -179,17 +181,18 @@ def test_a_silent_sender_neither_hangs_nor_ends_before_the_window_and_ctrl_c_end
     assert any("did not come back within 4 s (--reconnect-for" in w for w in m["warnings"]), m["warnings"]
     # Ctrl-C while reconnecting ends it at once, the segment closed and intact.
     out2 = tmp_path / "stopped"
-    proc = record(binary, out2, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1", "--reconnect-for", "600")
+    proc = record(binary, out2, "--source", f"udp://127.0.0.1:{port}", "--io-timeout", "1", "--reconnect-for", "600", *copy)
     wait_for_port(port, "udp")
     send(f"udp://127.0.0.1:{port}?pkt_size=1316", "320x240", seconds=1)
     time.sleep(3)
     asked = time.time()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     stdout, stderr = proc.communicate(timeout=30)
     assert time.time() - asked < 10, time.time() - asked  # not the 600 s window
     assert proc.returncode == 0, stderr
     m, got = segments_read_back(out2)
     assert got == [(320, 240, 30)] and m["stopReason"] == "requested", m["stopReason"]
+    assert all(s.get("copied") is (True if copy else None) for s in m["segments"]), m["segments"]
     assert subprocess.run([binary, "verify", str(out2)], capture_output=True, timeout=60).returncode == 0
 
 

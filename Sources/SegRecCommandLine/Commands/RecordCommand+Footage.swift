@@ -45,11 +45,6 @@ extension RecordCommand {
                     "record: --reconnect-for: '\(Excerpt.of(text))' is not allowed; give seconds as a decimal number in 0...604800 (a week), e.g. 30, or 0 to end at the first outage",
                     exitCode: .usage)
             }
-            guard milliseconds == 0 || !parsed.flag("copy") else {
-                throw CommandLineError(
-                    "record: --reconnect-for \(Excerpt.of(text)) cannot be used with --copy: a copied live source is not reopened after an outage yet (it ends there, as --reconnect-for 0); re-encode to reconnect",
-                    exitCode: .usage)
-            }
             options.reconnectFor = .milliseconds(milliseconds)
         }
     }

@@ -29,7 +29,7 @@ enum RecordCommand {
             .flag(
                 "copy",
                 help:
-                    "Write the footage's H.264/HEVC/VP9/AV1 packets as sent, without decoding or re-encoding: a new file at the first keyframe of a new size (read by libavcodec's parser); segment limits cut at the first keyframe past them; the sound copied when MP4 takes its codec, else re-encoded to AAC."
+                    "Write the footage's H.264/HEVC/VP9/AV1 packets as sent, without decoding or re-encoding: a new file at the first keyframe of a new size (read by libavcodec's parser); segment limits cut at the first keyframe past them; the sound copied when MP4 takes its codec, else re-encoded to AAC; a live URL is reconnected as without --copy, from the new connection's first keyframe."
             ), .flag("quiet", help: "No live progress line; only the summary."),
             .flag("verbose", help: "Print FFmpeg's own log lines (up to info level) on stderr, prefixed 'ffmpeg: '; without it they are dropped."),
             .flag("json", help: "Print the manifest as JSON instead of the summary table."), .flag("help", help: "Show help.")

@@ -137,6 +137,11 @@ public enum SegmentStartReason: String, Codable, Sendable {
     /// (`SegmentMuxer/maximumFrameDuration`): the previous segment ended after its
     /// last frame and this one starts at the next frame, leaving a gap in the timeline.
     case timestampGap
+    /// `--copy`: a live source came back after an outage at the same size but with other
+    /// stream parameters (the codec's parameter sets, the copied sound's configuration):
+    /// a file's track has one sample description, so the new connection's first keyframe
+    /// starts a new file.
+    case streamParametersChanged
 }
 
 /// Why the recording stopped.

@@ -4,10 +4,17 @@ extension SegmentMuxer {
     /// keyframes: a packet that is not a keyframe cannot start a file, so a cut there (a
     /// segment limit reached, a timestamp gap) waits for the next keyframe and the frame is
     /// appended to the open segment. (A copied stream's size changes only at keyframes: the
-    /// parser reads it there.)
-    func atKeyframes(_ decision: SegmentBoundaryRule.Decision, copied: VideoFrame.CopiedPacket?) -> SegmentBoundaryRule.Decision {
-        guard case .cut = decision, current != nil, let copied, !copied.isKeyframe else { return decision }
-        return .append
+    /// parser reads it there.) A keyframe that must start a new file although its size is
+    /// the open one's (a live source's new connection with other stream parameters:
+    /// ``EncodedPicture/startsNewFile``) cuts there (`streamParametersChanged`), the open
+    /// file's last frame lasting until it.
+    func atKeyframes(_ decision: SegmentBoundaryRule.Decision, copied: VideoFrame.CopiedPacket?, at time: MediaTime) -> SegmentBoundaryRule.Decision {
+        guard current != nil, let copied else { return decision }
+        switch decision {
+        case .cut where !copied.isKeyframe: return .append
+        case .append where copied.startsNewFile: return .cut(.streamParametersChanged, closingAt: time)
+        default: return decision
+        }
     }
 }
 
@@ -16,6 +23,8 @@ extension VideoFrame {
     struct CopiedPacket: Sendable {
         /// Whether it is a keyframe.
         let isKeyframe: Bool
+        /// Whether a new file must start at it (``EncodedPicture/startsNewFile``).
+        let startsNewFile: Bool
         /// The input stream's time base denominator when its numerator is 1 (a copied
         /// segment's track ticks at it, so the packets keep their timestamps' spacing
         /// exactly), else nil.
@@ -26,7 +35,9 @@ extension VideoFrame {
     var copiedPacket: CopiedPacket? {
         guard case .encoded(let picture) = pixels else { return nil }
         let base = picture.timeBase
-        return CopiedPacket(isKeyframe: picture.isKeyframe, timescale: base.num == 1 && base.den > 0 ? base.den : nil)
+        return CopiedPacket(
+            isKeyframe: picture.isKeyframe, startsNewFile: picture.isKeyframe && picture.startsNewFile,
+            timescale: base.num == 1 && base.den > 0 ? base.den : nil)
     }
 }
 

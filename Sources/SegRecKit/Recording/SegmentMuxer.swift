@@ -294,7 +294,7 @@ package final class SegmentMuxer {
         }
         let decision = try boundaryRule.decision(
             for: frame, in: streamFormat, open: current?.boundary, lastWritten: lastSessionTime, stopped: state == .stopped, segmentsOpened: nextSegmentIndex)
-        switch atKeyframes(decision, copied: frame.copiedPacket) {
+        switch atKeyframes(decision, copied: frame.copiedPacket, at: frame.sessionTime) {
         case .append: try await append(frame)
         case .drop(let reason, let warning):
             announce(.frameDropped(reason))

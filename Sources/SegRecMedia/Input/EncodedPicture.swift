@@ -26,6 +26,10 @@ package final class EncodedPicture {
     /// The parameters of the audio stream copied beside it (`--copy` of sound MP4 takes),
     /// for a keyframe: what a segment that starts with it gives its audio track. Nil otherwise.
     package let audioParameters: EncodedStreamParameters?
+    /// Whether a copied segment must start at this keyframe although its size is the open
+    /// one's: the first keyframe of a live source's new connection whose stream parameters
+    /// (``EncodedStreamParameters/sampleDescription``) differ from those before.
+    package var startsNewFile = false
 
     init(
         packet: consuming sending Packet, dimensions: VideoDimensions, isKeyframe: Bool, timeBase: (num: Int32, den: Int32),
@@ -60,18 +64,23 @@ package final class EncodedPicture {
     /// A new reference to the same data, owned by nobody else (nil when memory runs out).
     package func referenced() -> sending EncodedPicture? {
         guard let copy = segrec_av_packet_referenced(packet.pointer) else { return nil }
-        guard let parameters else {
-            return EncodedPicture(packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: nil)
+        let made: EncodedPicture
+        if let parameters {
+            guard let copiedParameters = EncodedStreamParameters.copying(parameters.pointer) else { return nil }
+            if let audioParameters {
+                guard let copiedAudio = EncodedStreamParameters.copying(audioParameters.pointer) else { return nil }
+                made = EncodedPicture(
+                    packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters,
+                    audioParameters: copiedAudio)
+            } else {
+                made = EncodedPicture(
+                    packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters)
+            }
+        } else {
+            made = EncodedPicture(packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: nil)
         }
-        guard let copiedParameters = EncodedStreamParameters.copying(parameters.pointer) else { return nil }
-        guard let audioParameters else {
-            return EncodedPicture(
-                packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters)
-        }
-        guard let copiedAudio = EncodedStreamParameters.copying(audioParameters.pointer) else { return nil }
-        return EncodedPicture(
-            packet: Packet(adopting: copy), dimensions: dimensions, isKeyframe: isKeyframe, timeBase: timeBase, parameters: copiedParameters,
-            audioParameters: copiedAudio)
+        made.startsNewFile = startsNewFile
+        return made
     }
 }
 
@@ -91,6 +100,26 @@ package final class EncodedStreamParameters {
         let bytes = extradata ?? []
         guard let made = segrec_codecpar_copied(parameters, bytes, extradata == nil ? -1 : Int32(bytes.count)) else { return nil }
         return EncodedStreamParameters(adopting: made)
+    }
+
+    /// What a track's sample description is made of: the codec, size, sample rate,
+    /// channels and extradata (the parameter sets, an AudioSpecificConfig) byte for byte.
+    /// Two streams with equal descriptions can share one track.
+    package struct SampleDescription: Equatable, Sendable {
+        let codec: UInt32
+        let width: Int32
+        let height: Int32
+        let sampleRate: Int32
+        let channels: Int32
+        let extradata: [UInt8]
+    }
+
+    /// These parameters' ``SampleDescription``.
+    package var sampleDescription: SampleDescription {
+        let p = pointer.pointee
+        return SampleDescription(
+            codec: p.codec_id.rawValue, width: p.width, height: p.height, sampleRate: p.sample_rate, channels: p.ch_layout.nb_channels,
+            extradata: EncodedVideoReader.bytes(p.extradata, Int(p.extradata_size)))
     }
 
     /// The codec's short name (`h264`, `hevc`, …).

@@ -58,6 +58,13 @@ package final class EncodedVideoReader {
     package private(set) var packetsRead: Int64 = 0
     /// Whether reading ended because a stop was requested.
     package private(set) var wasInterrupted = false
+    /// Why the live source ended, once it did (as ``VideoFileDecoder/liveEnd``).
+    package private(set) var liveEnd: String?
+    /// Whether that end is an outage a reconnection is worth trying for
+    /// (``VideoFileDecoder/liveEndIsOutage``).
+    package private(set) var liveEndIsOutage = false
+    /// The options it was opened with.
+    package let options: VideoSourceOptions
 
     let input: InputFormatContext
     let stream: UnsafeMutablePointer<AVStream>
@@ -88,10 +95,13 @@ package final class EncodedVideoReader {
         FFmpegLog.silence()
         self.path = path
         self.stopRequest = stopRequest
+        self.options = options
         let isLive = VideoSourceOptions.isLive(path)
         watchdog =
             isLive
-            ? InputWatchdog(timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance) : nil
+            ? InputWatchdog(
+                timeout: options.ioTimeout, initialAllowance: options.listen ? nil : options.ioTimeout + VideoSourceOptions.probeAllowance,
+                firstPacketBy: options.firstPacketBy) : nil
         input = try VideoFileDecoder.openInput(path: path, options: options, stopRequest: stopRequest, watchdog: watchdog)
         _ = try VideoFileDecoder.probe(input, path: path, watchdog: watchdog)
         let streams = input.streams
@@ -122,7 +132,7 @@ package final class EncodedVideoReader {
             copiedAudioFormat = (Int(parameters.ch_layout.nb_channels), String(cString: avcodec_get_name(parameters.codec_id)))
             notes.append("input \(described) recorded as each segment's audio track, copied as sent (not decoded, not re-encoded)")
         } else {
-            (audio, notes) = VideoFileDecoder.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path)
+            (audio, notes) = VideoFileDecoder.openAudio(of: streams, besides: video, decodesAudio: decodesAudio, path: path, output: options.audioOutput)
             copiedAudioSampleRate = 0
             copiedAudioFormat = nil
         }
@@ -250,13 +260,7 @@ package final class EncodedVideoReader {
             let read = av_read_frame(input.pointer, packet.pointer)
             if read == segrec_averror_eagain() { continue }
             if let watchdog, read < 0, read != segrec_averror_invaliddata(), stopRequest?.isRequested != true {
-                let why =
-                    read == InputPipe.averrorExit
-                    ? "no packet for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
-                    : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
-                if read != segrec_averror_eof() || packetsRead == 0 {
-                    warningHandler?("\(path): live source ended after \(packetsRead) packets: \(why); the recording ends there")
-                }
+                liveSourceEnded(watchdog: watchdog, read: read)
                 return nil
             }
             if read == InputPipe.averrorExit || (read < 0 && stopRequest?.isRequested == true) {
@@ -279,6 +283,26 @@ package final class EncodedVideoReader {
                 continue
             }
             return true
+        }
+    }
+
+    /// A live source stopped (as ``VideoFileDecoder``'s): why, whether it is an outage,
+    /// and a warning saying what follows (a reconnection, or the recording's end).
+    func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
+        let why =
+            read == InputPipe.averrorExit
+            ? "no packet for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
+            : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
+        liveEnd = why
+        let scheme = VideoSourceOptions.networkScheme(of: path)
+        let duration = input.pointer.pointee.duration
+        let endless = duration == segrec_av_nopts_value() || duration <= 0
+        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false || endless)
+        let next =
+            liveEndIsOutage && options.reconnectFor > .zero && packetsRead > 0
+            ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"
+        if read != segrec_averror_eof() || packetsRead == 0 || liveEndIsOutage {
+            warningHandler?("\(path): live source ended after \(packetsRead) packets: \(why); \(next)")
         }
     }
 

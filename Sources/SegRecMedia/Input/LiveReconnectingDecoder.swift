@@ -143,55 +143,19 @@ package final class LiveReconnectingDecoder: FootageDecoder {
     private func reconnect() throws(MediaInputError) {
         guard let ended = current.take() else { return }
         let gone = ContinuousClock.now
-        let deadline = gone + options.reconnectFor
         let cause = ended.liveEnd ?? "it ended"
         indexBase += ended.picturesDecoded
         corruptBase += ended.corruptPackets
         droppedBase += ended.droppedPictures
         previousAudio = ended.audio ?? previousAudio
         _ = consume ended  // closes it
-        var backoff: Duration = .milliseconds(500)
-        var wait = backoff
-        var attempts = 0
-        var lastFailure: MediaInputError?
-        while pause(wait, until: deadline) {
-            attempts += 1
-            var next = options
-            next.firstPacketBy = deadline
-            next.audioOutput = soundFormat
-            let began = ContinuousClock.now
-            do throws(MediaInputError) {
-                let opened = try open(next)
-                adopt(opened)
-                pendingReconnection = (gone, attempts, cause)
-                return
-            } catch {
-                if case .interrupted = error { return }
-                // A try the window's end cut short says nothing about the source.
-                lastFailure = ContinuousClock.now < deadline ? error : lastFailure
-            }
-            // A try that failed at once (refused, not found) waits, longer each time; one
-            // that waited for data (a UDP port bound, a listener) tries again at once, so a
-            // sender coming back finds it bound.
-            backoff = min(backoff * 2, .seconds(5))
-            wait = ContinuousClock.now - began < .milliseconds(500) ? backoff : .milliseconds(20)
-        }
-        if stopRequest?.isRequested != true && !stopped {
-            warningHandler?(
-                "\(path): the live source did not come back within \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for; \(attempts) attempt\(attempts == 1 ? "" : "s")"
-                    + (lastFailure.map { "; the last: \($0)" } ?? "") + "): the recording ends there")
-        }
-    }
-
-    /// Sleeps `duration` (in steps that notice a stop), unless `deadline` comes first;
-    /// false when a stop was requested or the deadline passed.
-    private func pause(_ duration: Duration, until deadline: ContinuousClock.Instant) -> Bool {
-        let end = min(ContinuousClock.now + duration, deadline)
-        while ContinuousClock.now < end {
-            if stopped || stopRequest?.isRequested == true { return false }
-            usleep(20_000)
-        }
-        return !(stopped || stopRequest?.isRequested == true) && ContinuousClock.now < deadline
+        var next = options
+        next.audioOutput = soundFormat
+        let reopened = LiveReopening(path: path, options: next, stopRequest: stopRequest).reopen(
+            gone: gone, isStopped: { self.stopped }, warningHandler: warningHandler, open: open)
+        guard let reopened else { return }
+        adopt(reopened.connection)
+        pendingReconnection = (gone, reopened.attempts, cause)
     }
 
     /// The new connection `opened` becomes the current one.
@@ -204,5 +168,72 @@ package final class LiveReconnectingDecoder: FootageDecoder {
         }
         for note in opened.notes { noteHandler?("reconnected: \(note)") }
         current = opened
+    }
+}
+
+/// How a live source is opened again after an outage (``LiveReconnectingDecoder``, and the
+/// copy's `CopySource`): after 0.5 s, then with the wait doubling up to 5 s after each try
+/// that failed at once (a try that waited for data, a UDP port bound or a listener, is made
+/// again at once, so a sender coming back finds it bound), until a connection opens, a stop
+/// is requested, or ``VideoSourceOptions/reconnectFor`` has passed since the source was
+/// found gone; each try must have its first packet by then (``VideoSourceOptions/firstPacketBy``).
+package struct LiveReopening {
+    /// The source, for the warning.
+    package let path: String
+    /// The options each try opens with (its ``VideoSourceOptions/firstPacketBy`` set here).
+    package let options: VideoSourceOptions
+    package let stopRequest: RecordingStopRequest?
+
+    package init(path: String, options: VideoSourceOptions, stopRequest: RecordingStopRequest?) {
+        self.path = path
+        self.options = options
+        self.stopRequest = stopRequest
+    }
+
+    /// Opens the source with `open` until it comes back (the connection and the tries
+    /// made); nil when the window closed (with a warning to `warningHandler`) or a stop
+    /// was requested (`isStopped`, or the stop request) first.
+    package func reopen<Connection>(
+        gone: ContinuousClock.Instant, isStopped: () -> Bool, warningHandler: ((String) -> Void)?,
+        open: (VideoSourceOptions) throws(MediaInputError) -> Connection
+    ) -> (connection: Connection, attempts: Int)? {
+        let deadline = gone + options.reconnectFor
+        var backoff: Duration = .milliseconds(500)
+        var wait = backoff
+        var attempts = 0
+        var lastFailure: MediaInputError?
+        while pause(wait, until: deadline, isStopped: isStopped) {
+            attempts += 1
+            var next = options
+            next.firstPacketBy = deadline
+            let began = ContinuousClock.now
+            do throws(MediaInputError) { return (try open(next), attempts) } catch {
+                if case .interrupted = error { return nil }
+                // A try the window's end cut short says nothing about the source.
+                lastFailure = ContinuousClock.now < deadline ? error : lastFailure
+            }
+            // A try that failed at once (refused, not found) waits, longer each time; one
+            // that waited for data (a UDP port bound, a listener) tries again at once, so a
+            // sender coming back finds it bound.
+            backoff = min(backoff * 2, .seconds(5))
+            wait = ContinuousClock.now - began < .milliseconds(500) ? backoff : .milliseconds(20)
+        }
+        if stopRequest?.isRequested != true && !isStopped() {
+            warningHandler?(
+                "\(path): the live source did not come back within \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for; \(attempts) attempt\(attempts == 1 ? "" : "s")"
+                    + (lastFailure.map { "; the last: \($0)" } ?? "") + "): the recording ends there")
+        }
+        return nil
+    }
+
+    /// Sleeps `duration` (in steps that notice a stop), unless `deadline` comes first;
+    /// false when a stop was requested or the deadline passed.
+    private func pause(_ duration: Duration, until deadline: ContinuousClock.Instant, isStopped: () -> Bool) -> Bool {
+        let end = min(ContinuousClock.now + duration, deadline)
+        while ContinuousClock.now < end {
+            if isStopped() || stopRequest?.isRequested == true { return false }
+            usleep(20_000)
+        }
+        return !(isStopped() || stopRequest?.isRequested == true) && ContinuousClock.now < deadline
     }
 }

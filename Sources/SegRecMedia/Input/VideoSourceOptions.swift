@@ -54,6 +54,11 @@ public struct VideoSourceOptions: Sendable, Hashable {
         package var sampleRate: Int
         /// Channels.
         package var channelCount: Int
+
+        package init(sampleRate: Int, channelCount: Int) {
+            self.sampleRate = sampleRate
+            self.channelCount = channelCount
+        }
     }
 
     /// ``reconnectFor``'s default: 30 s.
