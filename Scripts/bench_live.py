@@ -126,8 +126,9 @@ def run_pair(segrec, tmp, clip, packets, seconds, table, segrec_args, ffmpeg_arg
         ports = free_udp_ports(n)
         outs = [tmp / f"live-segrec{n}-{k}" for k in range(n)]
         res = run_level([[str(segrec), "record", *segrec_args, "--source", f"udp://127.0.0.1:{p}", "--io-timeout", str(IO_TIMEOUT),
-                          # the sender's end ends the recording (re-encoding reconnects for 30 s by default)
-                          *([] if "--copy" in segrec_args else ["--reconnect-for", "0"]),
+                          # the sender's end ends the recording, as ffmpeg's (a live source, copied or
+                          # re-encoded, is reconnected for 30 s by default)
+                          "--reconnect-for", "0",
                           "--output", str(o), "--quiet", "--force"] for p, o in zip(ports, outs)], senders(ports), ports, deadline)
         per = []
         for o, (wall, cpu) in zip(outs, res):
