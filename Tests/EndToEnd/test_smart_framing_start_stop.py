@@ -97,7 +97,7 @@ def test_start_with_people_lands_on_the_new_formats_first_frame(recorded):
     # item 10: the activeFormatChanged message names what the first frame has, not the 4x3 it started at
     switched = events(out, "activeFormatChanged")
     assert [(e["frameIndex"], e["to"]) for e in switched] == [(15, "4032@10")]
-    assert "3024x4032 3x4 after a" in switched[0]["message"] and "it started at 4x3" in switched[0]["message"]
+    assert "3024x4032 3x4 at 10 fps after a" in switched[0]["message"] and "it started at 4x3" in switched[0]["message"]
 
 
 def test_stop_cancels_the_pending_recommendations_zoom(recorded):
