@@ -39,9 +39,6 @@ enum ExportCommand {
         let hls = parsed.value("hls")
         let concat = parsed.value("concat")
         let mp4 = parsed.value("mp4")
-        guard hls != nil || concat != nil || mp4 != nil else {
-            throw CommandLineError("export: nothing to do; give --hls OUT, --concat LIST and/or --mp4 FILE", exitCode: .usage)
-        }
         var canvas: VideoDimensions?
         if let text = parsed.value("canvas") {
             guard mp4 != nil else { throw CommandLineError("export: --canvas needs --mp4", exitCode: .usage) }
@@ -75,6 +72,11 @@ enum ExportCommand {
         }
         let discontinuities = parsed.flag("hls-discontinuities")
         guard !discontinuities || hls != nil else { throw CommandLineError("export: --hls-discontinuities needs --hls", exitCode: .usage) }
+        // Each option that belongs to an output was checked above ("--canvas needs --mp4"),
+        // so an option given without its output is named before this.
+        guard hls != nil || concat != nil || mp4 != nil else {
+            throw CommandLineError("export: nothing to do; give --hls OUT, --concat LIST and/or --mp4 FILE", exitCode: .usage)
+        }
         let force = parsed.flag("force")
         try readingRecording(directory) {
             try export(
@@ -105,9 +107,16 @@ enum ExportCommand {
             let result = try RecordingExporter.exportHLS(
                 from: directory, to: URL(fileURLWithPath: hls), wallClock: wallClock, mediaSegmentDuration: hlsOptions.mediaSegmentDuration,
                 discontinuities: hlsOptions.discontinuities, force: force)
-            for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
+            var warnings = result.warnings
+            if result.discontinuities > 0 {
+                warnings.append(
+                    "\(result.discontinuities) EXT-X-DISCONTINUITY tag(s) written (--hls-discontinuities): VLC 3 stops playing at the first one; for VLC, export without --hls-discontinuities"
+                )
+            }
+            for warning in warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
+            let replaced = result.staleFilesRemoved > 0 ? "; \(result.staleFilesRemoved) file(s) of the replaced export it no longer names removed" : ""
             print(
-                "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (pictures remuxed, not re-encoded)\(result.audioSamples > 0 ? "; sound: one AAC stream of \(result.audioSamples) samples across the files" : "")"
+                "hls: \(result.playlist.path): \(result.segments) media segment(s) from \(result.files) file(s), \(result.frames) frames, \(result.discontinuities) discontinuit\(result.discontinuities == 1 ? "y" : "ies"), \(result.bytes) bytes (pictures remuxed, not re-encoded)\(result.audioSamples > 0 ? "; sound: one AAC stream of \(result.audioSamples) samples across the files" : "")\(replaced)"
             )
         }
         if let concat {
@@ -118,6 +127,9 @@ enum ExportCommand {
             if result.copies > 0 { extras.append("\(result.copies) file(s) remuxed with in-band parameter sets (and rotation) into \(files)") }
             if result.links > 0 {
                 extras.append("\(result.links) file(s) listed through symbolic links in \(files) (a path the concat demuxer's safe mode takes)")
+            }
+            if result.staleFilesRemoved > 0 {
+                extras.append("\(result.staleFilesRemoved) file(s) of the replaced list it no longer names removed from \(files)")
             }
             let detail = extras.isEmpty ? "" : " (" + extras.joined(separator: "; ") + ")"
             print(

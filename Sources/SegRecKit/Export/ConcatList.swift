@@ -37,6 +37,39 @@ package struct ConcatList: Sendable, Equatable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The names of the files a list's text names in the folder `folder` beside it
+    /// (`file 'folder/NAME'` lines, unquoted): what an earlier export wrote there.
+    static func fileNames(in text: String, under folder: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("file ") else { return nil }
+            let path = unquote(trimmed.dropFirst(5).trimmingCharacters(in: .whitespaces))
+            guard path.hasPrefix(folder + "/") else { return nil }
+            return String(path.dropFirst(folder.count + 1))
+        }
+    }
+
+    /// The reverse of ``quote(_:)`` (FFmpeg's `av_get_token` for what it writes: quoted
+    /// runs and `\'`).
+    static func unquote(_ token: String) -> String {
+        var out = ""
+        var quoted = false
+        var escaped = false
+        for character in token {
+            if escaped {
+                out.append(character)
+                escaped = false
+            } else if character == "'" {
+                quoted.toggle()
+            } else if character == "\\" && !quoted {
+                escaped = true
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
     /// `'name'`, with each `'` written as `'\''`.
     package static func quote(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }

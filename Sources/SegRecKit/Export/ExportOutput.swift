@@ -11,23 +11,10 @@ struct ExportOutput {
     /// - Throws: ``RecordingError/outputExists(path:)`` for the first existing path without
     ///   `force`; ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder cannot
     ///   be made, is a file, or an existing path cannot be removed with `force`.
-    init(folder: URL, paths: [String], force: Bool, protecting source: ExportSource? = nil) throws(RecordingError) {
-        if let source {
-            // Never the recording itself, even with --force: its manifest, segments, partial
-            // files and lock (compared after resolving symbolic links and "..").
-            var own = [ManifestWriter.fileName, "recording.lock"].map { source.directory.appendingPathComponent($0) }
-            for segment in source.manifest.segments {
-                let files = SegmentFiles(segment.file, in: source.directory)
-                own += [files.url, files.partial]
-            }
-            let recording = Set(own.map { Self.resolved($0.path) })
-            if let clash = paths.first(where: { recording.contains(Self.resolved($0)) }) {
-                throw .cannotCreateOutput(
-                    path: clash,
-                    detail: "is part of the recording being exported (\(source.directory.path)); "
-                        + "choose an output outside its files (--force never replaces them)")
-            }
-        }
+    /// With `removesExisting` false, `force` only allows existing files (not folders) to
+    /// be replaced later by a rename (``StagedExportFiles``), so they stay whole until then.
+    init(folder: URL, paths: [String], force: Bool, protecting source: ExportSource? = nil, removesExisting: Bool = true) throws(RecordingError) {
+        if let source { try Self.checkOutside(source, paths: paths) }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .cannotCreateOutput(path: folder.path, detail: "exists and is not a folder") }
@@ -38,9 +25,41 @@ struct ExportOutput {
         }
         for path in paths where SafeFile.exists(path: path) {
             guard force else { throw .outputExists(path: path) }
+            guard removesExisting else {
+                // Replaced by a rename at the end: a folder cannot be.
+                guard SafeFile.notRegularFolder(path: path) != nil else {
+                    throw .cannotCreateOutput(path: path, detail: "is a folder; --force replaces files only")
+                }
+                continue
+            }
             guard SafeFile.remove(path: path) else { throw .cannotCreateOutput(path: path, detail: String(cString: strerror(errno))) }
         }
         self.paths = paths
+    }
+
+    /// The recording's own files (its manifest, segments, partial files and lock), each
+    /// ``resolved(_:)``.
+    static func recordingFiles(of source: ExportSource) -> Set<String> {
+        var own = [ManifestWriter.fileName, "recording.lock"].map { source.directory.appendingPathComponent($0) }
+        for segment in source.manifest.segments {
+            let files = SegmentFiles(segment.file, in: source.directory)
+            own += [files.url, files.partial]
+        }
+        return Set(own.map { resolved($0.path) })
+    }
+
+    /// Never the recording itself, even with --force (compared after resolving symbolic
+    /// links and "..").
+    /// - Throws: ``RecordingError/cannotCreateOutput(path:detail:)`` naming the first of
+    ///   `paths` that is a file of the recording in `source`.
+    static func checkOutside(_ source: ExportSource, paths: [String]) throws(RecordingError) {
+        let recording = recordingFiles(of: source)
+        if let clash = paths.first(where: { recording.contains(resolved($0)) }) {
+            throw .cannotCreateOutput(
+                path: clash,
+                detail: "is part of the recording being exported (\(source.directory.path)); "
+                    + "choose an output outside its files (--force never replaces them)")
+        }
     }
 
     /// Writes `text` to `path` through a temporary file and a rename, so a reader never

@@ -86,6 +86,20 @@ package struct HLSPlaylist: Sendable, Equatable {
     }
 
     static func quoted(_ name: String) -> String { uri(name) }
+
+    /// The file names a playlist's text refers to: its media segment lines and its
+    /// `EXT-X-MAP` URIs, percent-decoded, in order (what an earlier export wrote).
+    static func fileNames(in text: String) -> [String] {
+        var names: [String] = []
+        for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
+            if !line.hasPrefix("#") {
+                names.append(line)
+            } else if line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "URI=\""), let end = line[start.upperBound...].firstIndex(of: "\"") {
+                names.append(String(line[start.upperBound..<end]))
+            }
+        }
+        return names.compactMap { $0.removingPercentEncoding }
+    }
 }
 
 extension String {

@@ -25,6 +25,9 @@ extension RecordingExporter {
         /// What a user should know: a rotation change between files (FFmpeg's concat
         /// demuxer keeps the first file's display matrix).
         package let warnings: [String]
+        /// Files in `LIST-files/` the replaced list named that this export did not write,
+        /// removed (`force`).
+        package var staleFilesRemoved = 0
     }
 
     /// Writes an ffconcat list for the recording in `directory` at `list`: `ffconcat version
@@ -46,7 +49,11 @@ extension RecordingExporter {
     /// every access unit, which FFmpeg's decoder gives each frame: ffmpeg and mpv show
     /// it upright) and none in its `tkhd` (so the first file's never reaches the others).
     /// - Throws: what `ExportSource/init(directory:)` throws;
-    ///   ``RecordingError/outputExists(path:)`` without `force`;
+    ///   ``RecordingError/outputExists(path:)`` without `force` (with it, the files in
+    ///   `LIST-files/` the replaced list named that this export does not write are removed
+    ///   once the new list is in place; copies are written as `NAME.partial` and renamed
+    ///   once all are whole, and the `.partial` files an interrupted export left are
+    ///   removed first, with or without `force`);
     ///   ``RecordingError/io(path:underlying:)`` when writing fails; ``FFmpegError`` when a
     ///   copy cannot be made (copies and links made so far are removed).
     package static func exportConcat(from directory: URL, to list: URL, force: Bool = false) throws -> ConcatResult {
@@ -63,9 +70,16 @@ extension RecordingExporter {
         let direct = segments.map { recordingPrefix.isEmpty ? $0.file : recordingPrefix + "/" + $0.file }
         let needsLink = zip(needsCopy, direct).map { !$0 && !isSafeConcatPath($1) }
         let copies = folder.appendingPathComponent(safeConcatName(list.deletingPathExtension().lastPathComponent) + "-files")
-        _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source)
-        let inCopies = zip(segments, zip(needsCopy, needsLink)).filter { $0.1.0 || $0.1.1 }.map { copies.appendingPathComponent($0.0.file).path }
-        if !inCopies.isEmpty { _ = try ExportOutput(folder: copies, paths: inCopies, force: force, protecting: source) }
+        let previous = force ? StagedExportFiles.previousText(at: list.path).map { ConcatList.fileNames(in: $0, under: copies.lastPathComponent) } ?? [] : []
+        _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source, removesExisting: false)
+        let copyPaths = zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
+        let linkPaths = zip(segments, needsLink).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
+        // Copies are written as NAME.partial and renamed once all are whole (an interrupted
+        // export leaves no half copy a list names; the next one removes what it left);
+        // links are made whole at once.
+        if !copyPaths.isEmpty { _ = try ExportOutput(folder: copies, paths: copyPaths, force: force, protecting: source, removesExisting: false) }
+        if !linkPaths.isEmpty { _ = try ExportOutput(folder: copies, paths: linkPaths, force: force, protecting: source) }
+        let staged = try StagedExportFiles(finals: copyPaths, source: source)
         let linkPrefix = relativePath(from: copies, to: directory)
         var written: [String] = []
         do {
@@ -73,8 +87,7 @@ extension RecordingExporter {
             for (index, segment) in segments.enumerated() {
                 let path = copies.appendingPathComponent(segment.file).path
                 if needsCopy[index] {
-                    try writeInBandCopy(of: segment, in: source, to: path, rotationInBandOnly: turnedInBand[index])
-                    written.append(path)
+                    try writeInBandCopy(of: segment, in: source, to: StagedExportFiles.staged(path), rotationInBandOnly: turnedInBand[index])
                 } else if needsLink[index] {
                     do {
                         try FileManager.default.createSymbolicLink(
@@ -86,11 +99,15 @@ extension RecordingExporter {
                 entries.append(ConcatList.Entry(path: listed, duration: ExportSource.duration(of: segment)))
             }
             let text = ConcatList(entries: entries).render()
+            try staged.commit()
             try ExportOutput.writeText(text, to: list.path)
+            let removed = staged.removeStale(previous, in: copies, source: source)
+            if removed > 0 && copyPaths.isEmpty && linkPaths.isEmpty { rmdir(copies.path) }  // only when left empty
             return ConcatResult(
                 list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: needsCopy.filter { $0 }.count,
-                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, codecs: codecs, export: "concat"))
+                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, codecs: codecs, export: "concat"), staleFilesRemoved: removed)
         } catch {
+            staged.discard()
             for path in written { SafeFile.remove(path: path) }
             throw error
         }

@@ -29,6 +29,8 @@ package enum RecordingExporter {
         package let audioSamples: Int64
         /// What a user should know (a rotation change, a media segment longer than asked).
         package let warnings: [String]
+        /// Files the replaced playlist named that this export did not write, removed (`force`).
+        package var staleFilesRemoved = 0
     }
 
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
@@ -109,10 +111,21 @@ package enum RecordingExporter {
     ///     without any initialization section (it keeps only the playlist's first `EXT-X-MAP`)
     ///     and stops (Docs/output.md).
     ///   - force: replace files of the same names; without it an existing one is an error.
+    ///     With it, the files the replaced playlist named that this export does not write
+    ///     (an earlier export of a longer recording) are removed once the new playlist is
+    ///     in place (``HLSResult/staleFilesRemoved``).
+    ///
+    /// Every initialization section and media segment is written as `NAME.partial`
+    /// (``StagedExportFiles``) and renamed once all are whole, then the playlist is written
+    /// (through a temporary file): an export interrupted or killed leaves only `.partial`
+    /// files, which the next export to the same place removes first, with or without
+    /// `force`; a replaced export stays whole until the new one is complete.
     /// - Throws: what `ExportSource/init(directory:)` throws;
-    ///   ``RecordingError/outputExists(path:)`` (exit 73); ``FFmpegError`` or
-    ///   ``SegmentWriterError`` when remuxing fails (files written so far are removed, the
-    ///   recording is never touched).
+    ///   ``RecordingError/outputExists(path:)`` (exit 73);
+    ///   ``RecordingError/cannotCreateOutput(path:detail:)`` for a folder at a file's name;
+    ///   ``RecordingError/io(path:underlying:)`` when a rename fails; ``FFmpegError`` or
+    ///   ``SegmentWriterError`` when remuxing fails (the `.partial` files written so far are
+    ///   removed, the recording is never touched).
     package static func exportHLS(
         from directory: URL, to output: URL, wallClock: Date? = nil, mediaSegmentDuration: MediaTime = defaultMediaSegmentDuration,
         discontinuities: Bool = false, force: Bool = false
@@ -124,8 +137,12 @@ package enum RecordingExporter {
         let plans = try segments.map {
             try FragmentedRemuxer.planMediaSegments(path: source.path(of: $0), target: mediaSegmentDuration, end: ExportSource.duration(of: $0))
         }
-        let planned = [playlistPath] + hlsFilePaths(layout, segments: segments, plans: plans)
-        _ = try ExportOutput(folder: layout.folder, paths: planned, force: force, protecting: source)
+        let files = hlsFilePaths(layout, segments: segments, plans: plans)
+        _ = try ExportOutput(folder: layout.folder, paths: [playlistPath] + files, force: force, protecting: source, removesExisting: false)
+        // Written as NAME.partial, renamed once all are whole, then the playlist; an
+        // earlier playlist (--force) names the files to remove once the new one is in place.
+        let staged = try StagedExportFiles(finals: files, source: source)
+        let previous = force ? StagedExportFiles.previousText(at: playlistPath).map(HLSPlaylist.fileNames(in:)) ?? [] : []
         // Offsets on the playlist timeline: the exact durations before each file.
         let starts = playlistOffsets(segments)
 
@@ -139,7 +156,6 @@ package enum RecordingExporter {
             try EncodedAudioTrack(settings: settings, pieces: segments.count) { try ExportAudio.pcm(of: segments[$0], in: source, settings: settings) }
         }
         let sampleStarts = ExportAudio.sampleStarts(of: segments)
-        var written: [String] = []
         var entries: [HLSPlaylist.Entry] = []
         var frames = 0
         var bytes: Int64 = 0
@@ -153,17 +169,11 @@ package enum RecordingExporter {
                 let initPath = layout.folder.appendingPathComponent(initName).path
                 let mediaPaths = mediaNames.map { layout.folder.appendingPathComponent($0).path }
                 let duration = ExportSource.duration(of: segment)
-                // The file's sound ends at its own end (the packet that runs on into the
-                // next file declares only its part here).
-                let sound = audio.map {
-                    AudioPacketSlice(
-                        track: $0, range: $0.packets(from: sampleStarts[index], to: index + 1 == segments.count ? Int64.max : sampleStarts[index + 1]),
-                        end: sampleStarts[index + 1])
-                }
+                let sound = audio.map { soundSlice(of: $0, file: index, of: segments.count, sampleStarts: sampleStarts) }
                 let result = try FragmentedRemuxer.remux(
-                    input: source.path(of: segment), initOutput: initPath, mediaOutput: mediaPaths[0], offset: starts[index], end: duration,
-                    decodeFloor: decodeFloor, timeBase: timeBase, cuts: plan.cuts, moreMediaOutputs: Array(mediaPaths.dropFirst()), audio: sound)
-                written += [initPath] + mediaPaths
+                    input: source.path(of: segment), initOutput: StagedExportFiles.staged(initPath), mediaOutput: StagedExportFiles.staged(mediaPaths[0]),
+                    offset: starts[index], end: duration, decodeFloor: decodeFloor, timeBase: timeBase, cuts: plan.cuts,
+                    moreMediaOutputs: mediaPaths.dropFirst().map(StagedExportFiles.staged), audio: sound)
                 decodeFloor = result.lastDecodeTime
                 guard result.packets == segment.frameCount else {
                     throw RecordingError.badInput(
@@ -175,23 +185,34 @@ package enum RecordingExporter {
                 let spans = try mediaSegmentSpans(plan, duration: duration)
                 warnings += longMediaSegmentWarnings(segment, spans: spans, target: mediaSegmentDuration)
                 let date = wallClock.map { programDateTime($0, after: segment.sessionStart - first) }
-                for (part, span) in spans.enumerated() {
-                    entries.append(
-                        HLSPlaylist.Entry(
-                            initURI: part == 0 ? initName : nil, mediaURI: mediaNames[part], duration: span, programDateTime: part == 0 ? date : nil,
-                            title: title(of: segment)))
+                entries += spans.enumerated().map { part, span in
+                    HLSPlaylist.Entry(
+                        initURI: part == 0 ? initName : nil, mediaURI: mediaNames[part], duration: span, programDateTime: part == 0 ? date : nil,
+                        title: title(of: segment))
                 }
             }
             let playlist = HLSPlaylist(entries: entries, discontinuities: discontinuities)
             let text = playlist.render()
+            try staged.commit()
             try ExportOutput.writeText(text, to: playlistPath)
+            let removed = staged.removeStale(previous, in: layout.folder, source: source)
             return HLSResult(
                 playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, files: segments.count, frames: frames, bytes: bytes,
-                discontinuities: discontinuities ? segments.count - 1 : 0, audioSamples: audio?.sampleCount ?? 0, warnings: warnings)
+                discontinuities: discontinuities ? segments.count - 1 : 0, audioSamples: audio?.sampleCount ?? 0, warnings: warnings, staleFilesRemoved: removed
+            )
         } catch {
-            for path in written { SafeFile.remove(path: path) }
+            staged.discard()
             throw error
         }
+    }
+
+    /// File `index`'s part of the playlist's one AAC stream: the packets that start in its
+    /// samples, ending at its own end (the packet that runs on into the next file declares
+    /// only its part here).
+    private static func soundSlice(of track: EncodedAudioTrack, file index: Int, of count: Int, sampleStarts: [Int64]) -> AudioPacketSlice {
+        AudioPacketSlice(
+            track: track, range: track.packets(from: sampleStarts[index], to: index + 1 == count ? Int64.max : sampleStarts[index + 1]),
+            end: sampleStarts[index + 1])
     }
 
     /// The files an HLS export writes besides its playlist: each recording file's

@@ -49,6 +49,8 @@ import Testing
         continuous.discontinuities = false
         #expect(continuous.render().split(separator: "\n").map(String.init) == lines.filter { $0 != "#EXT-X-DISCONTINUITY" })
         #expect(HLSPlaylist(entries: playlist.entries).render() == continuous.render())
+        // What a replacing export reads back: every map and media segment, decoded.
+        #expect(HLSPlaylist.fileNames(in: playlist.render()) == ["s0-init.mp4", "s 0.m4s", "s1-init.mp4", "s 1.m4s", "s2-init.mp4", "s 2.m4s"])
     }
 
     @Test func concatListQuotesAndTimesExactly() {
@@ -58,6 +60,16 @@ import Testing
             .init(path: "x'y.mp4", duration: MediaTime(value: 1, timescale: 3))
         ])
         #expect(list.render() == "ffconcat version 1.0\nfile '../rec/segment-000.mp4'\nduration 0.199998000\nfile 'x'\\''y.mp4'\nduration 0.333333333\n")
+    }
+
+    @Test func concatListNamesInItsFilesFolderReadBack() {
+        let list = ConcatList(entries: [
+            .init(path: "l-files/it's.mp4", duration: MediaTime(value: 1, timescale: 3)),
+            .init(path: "rec/segment-001.mp4", duration: MediaTime(value: 1, timescale: 3)),
+            .init(path: "l-files/segment-002.mp4", duration: MediaTime(value: 1, timescale: 3))
+        ])
+        #expect(ConcatList.fileNames(in: list.render(), under: "l-files") == ["it's.mp4", "segment-002.mp4"])
+        #expect(ConcatList.unquote(ConcatList.quote("a'b''c d")) == "a'b''c d")
     }
 
     @Test func relativePathsAndWallClock() throws {

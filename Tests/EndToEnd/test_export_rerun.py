@@ -1,0 +1,151 @@
+"""Exports that are interrupted or replaced leave nothing behind that blocks or confuses the
+next run (issue 46 item 6's kind of fault, for every export, not only `--mp4`).
+
+- An `export --hls` (or a concat list's copies) interrupted with Ctrl-C, SIGTERM or kill -9
+  leaves no truncated file under the name a playlist or list uses: every file is written as
+  `NAME.partial` and renamed once all are whole, then the playlist is written. The next export
+  to the same place removes the `.partial` files and runs, with or without `--force`. The
+  build before left truncated `segment-*.m4s` and init sections under their own names, and
+  every rerun without `--force` exited 73.
+- `--force` over an earlier, larger export removes the files the replaced playlist or list
+  named that the new one does not write (the build before left them behind).
+- An option that belongs to an output, given without any output, names the output it needs.
+- A tagged export (`--hls-discontinuities`) warns that VLC 3 stops at the first tag.
+"""
+import signal
+import subprocess
+import time
+
+import pytest
+
+import e2e_helpers as h
+
+
+@pytest.fixture(scope="module")
+def recordings(binary, tmp_path_factory):
+    """(work folder, {name: recording folder}): a 3-file recording of 1,798 frames (its HLS
+    export takes long enough to be interrupted), a 30-file one, and the 30-file one in HEVC
+    (its concat list needs in-band copies)."""
+    work = tmp_path_factory.mktemp("export-rerun")
+    made = {}
+    for name, scenario, extra in [("long", "long-recording-drift.json", []), ("flips", "rapid-flips.json", []),
+                                  ("hevc", "rapid-flips.json", ["--codec", "hevc"])]:
+        out = work / name
+        r = h.run([binary, "record", "--source", "synthetic", "--scenario", h.SAMPLE_STREAMS / scenario, "--output", out,
+                   "--preset", "ultrafast", "--quiet"] + extra)
+        assert r.returncode == 0, r.stderr[-400:]
+        made[name] = out
+    return work, made
+
+
+def interrupted(binary, args, folder, how):
+    """Runs `segrec export ARGS`, stops it with `how` once a file appears in `folder`;
+    returns (exit code, names in `folder`, whether it was stopped before it finished)."""
+    p = subprocess.Popen([str(binary), "export"] + [str(a) for a in args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and not (folder.exists() and any(folder.iterdir())):
+        time.sleep(0.001)
+    stopped_early = p.poll() is None
+    p.send_signal(how)
+    p.communicate(timeout=60)
+    return p.returncode, sorted(x.name for x in folder.iterdir()) if folder.exists() else [], stopped_early
+
+
+def frames_read(path):
+    """Pictures ffprobe decodes from a playlist or list (its first video stream; an HLS
+    playlist is listed once per program)."""
+    out = h.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                 "stream=nb_read_frames", "-of", "csv=p=0", str(path)])
+    return int(out.stdout.split()[0]) if out.stdout.split() else -1
+
+
+def playlist_names(playlist):
+    lines = playlist.read_text().splitlines()
+    names = [l for l in lines if l and not l.startswith("#")]
+    names += [l.split('URI="')[1].split('"')[0] for l in lines if l.startswith("#EXT-X-MAP:")]
+    return names
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["sigint", "sigterm", "kill-9"])
+@pytest.mark.parametrize("force", [False, True], ids=["rerun", "rerun-force"])
+def test_an_interrupted_hls_export_leaves_no_half_file_and_blocks_no_rerun(recordings, binary, how, force):
+    work, made = recordings
+    out = work / f"hls-{how.name}-{force}"
+    code, left, early = interrupted(binary, [made["long"], "--hls", out], out, how)
+    if early:
+        assert code != 0, left
+        # Nothing under a name the playlist uses: only whole-export-pending .partial files.
+        assert left and all(n.endswith(".partial") for n in left), left
+    again = h.run([binary, "export", made["long"], "--hls", out] + (["--force"] if force else []))
+    assert again.returncode == 0, (again.returncode, again.stderr[-400:])
+    playlist = out / "index.m3u8"
+    names = playlist_names(playlist)
+    assert sorted(x.name for x in out.iterdir()) == sorted(names + ["index.m3u8"])
+    assert frames_read(playlist) == 1798
+
+
+def test_an_interrupted_concat_export_leaves_no_half_copy(recordings, binary):
+    work, made = recordings
+    folder = work / "concat-killed"
+    folder.mkdir()
+    code, left, early = interrupted(binary, [made["hevc"], "--concat", folder / "l.ffconcat"], folder / "l-files", signal.SIGKILL)
+    if early:
+        assert all(n.endswith(".partial") for n in left), left
+        assert not (folder / "l.ffconcat").exists()
+    again = h.run([binary, "export", made["hevc"], "--concat", folder / "l.ffconcat"])
+    assert again.returncode == 0, (again.returncode, again.stderr[-400:])
+    assert sorted(x.name for x in (folder / "l-files").iterdir()) == [f"segment-{i:03d}.mp4" for i in range(30)]
+    assert frames_read(folder / "l.ffconcat") == 91
+
+
+def test_force_over_a_larger_hls_export_removes_what_it_no_longer_names(recordings, binary):
+    work, made = recordings
+    out = work / "replaced-hls"
+    first = h.run([binary, "export", made["flips"], "--hls", out])
+    assert first.returncode == 0 and len(list(out.iterdir())) == 61, first.stderr[-300:]
+    before = set(playlist_names(out / "index.m3u8"))
+    second = h.run([binary, "export", made["long"], "--hls", out, "--force"])
+    assert second.returncode == 0, second.stderr[-300:]
+    names = playlist_names(out / "index.m3u8")
+    assert sorted(x.name for x in out.iterdir()) == sorted(names + ["index.m3u8"])
+    stale = before - set(names)
+    assert len(stale) == 54  # 60 files, of which 3 init sections and 3 first media segments keep their names
+    assert f"; {len(stale)} file(s) of the replaced export it no longer names removed" in second.stdout, second.stdout
+    assert frames_read(out / "index.m3u8") == 1798
+    # A file of somebody else's beside the playlist, not named by it, is never touched.
+    (out / "notes.txt").write_text("mine")
+    third = h.run([binary, "export", made["flips"], "--hls", out, "--force"])
+    assert third.returncode == 0 and (out / "notes.txt").read_text() == "mine", third.stderr[-300:]
+    assert sorted(x.name for x in out.iterdir()) == sorted(playlist_names(out / "index.m3u8") + ["index.m3u8", "notes.txt"])
+
+
+def test_force_over_a_concat_list_with_copies_removes_the_copies_it_no_longer_names(recordings, binary):
+    work, made = recordings
+    folder = work / "replaced-concat"
+    first = h.run([binary, "export", made["hevc"], "--concat", folder / "l.ffconcat"])
+    assert first.returncode == 0 and len(list((folder / "l-files").iterdir())) == 30, first.stderr[-300:]
+    second = h.run([binary, "export", made["long"], "--concat", folder / "l.ffconcat", "--force"])
+    # The new list reaches the other recording's 3 files through links of the same names
+    # (a `../` path is not safe for the concat demuxer), which replace 3 of the 30 copies.
+    assert second.returncode == 0 and "27 file(s) of the replaced list it no longer names removed" in second.stdout, second.stdout
+    assert sorted(x.name for x in (folder / "l-files").iterdir()) == [f"segment-{i:03d}.mp4" for i in range(3)]
+    assert all((folder / "l-files" / f"segment-{i:03d}.mp4").is_symlink() for i in range(3))
+    assert frames_read(folder / "l.ffconcat") == 1798
+
+
+@pytest.mark.parametrize("option", [["--hls-discontinuities"], ["--wall-clock", "2026-11-30T08:00:00Z"], ["--hls-segment-duration", "2"]],
+                         ids=["discontinuities", "wall-clock", "segment-duration"])
+def test_an_hls_option_without_any_output_names_hls(recordings, binary, option):
+    work, made = recordings
+    r = h.run([binary, "export", made["flips"]] + option)
+    assert r.returncode == 64 and f"{option[0]} needs --hls" in r.stderr, r.stderr
+    c = h.run([binary, "export", made["flips"], "--canvas", "640x480"])
+    assert c.returncode == 64 and "--canvas needs --mp4" in c.stderr, c.stderr
+
+
+def test_a_tagged_export_warns_that_vlc_3_stops_at_the_first_tag(recordings, binary):
+    work, made = recordings
+    tagged = h.run([binary, "export", made["flips"], "--hls", work / "tagged", "--hls-discontinuities"])
+    assert tagged.returncode == 0 and "29 EXT-X-DISCONTINUITY tag(s) written" in tagged.stderr and "VLC 3 stops" in tagged.stderr, tagged.stderr
+    plain = h.run([binary, "export", made["flips"], "--hls", work / "plain"])
+    assert plain.returncode == 0 and "VLC" not in plain.stderr, plain.stderr
