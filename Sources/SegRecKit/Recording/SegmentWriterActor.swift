@@ -72,22 +72,20 @@ actor SegmentWriterActor {
         /// Queues one picture (never waits). The caller holds one of `slots`; the writer
         /// releases it once the picture is consumed.
         func append(_ pixels: sending FramePixels, presentationTime: MediaTime, frameIndex: Int64, delivered: ContinuousClock.Instant) {
-            let command = Command.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now)
-            guard let batch else {
-                commands.yield(command)
-                return
-            }
-            if batch.add(command, at: presentationTime) { handOver() }
+            send(.append(pixels, presentationTime: presentationTime, frameIndex: frameIndex, delivered: delivered, queued: .now), at: presentationTime)
         }
 
         /// Queues a packet of sound copied as sent (never waits).
-        func appendCopiedAudio(_ packet: sending EncodedAudioPacket, fileTime: MediaTime) {
-            let command = Command.appendCopiedAudio(packet, fileTime: fileTime)
+        func appendCopiedAudio(_ packet: sending EncodedAudioPacket, fileTime: MediaTime) { send(.appendCopiedAudio(packet, fileTime: fileTime), at: fileTime) }
+
+        /// An append at `time`: held in the batch (handed over when it is due), or handed
+        /// over at once without one.
+        private func send(_ command: sending Command, at time: MediaTime) {
             guard let batch else {
                 commands.yield(command)
                 return
             }
-            if batch.add(command, at: fileTime) { handOver() }
+            if batch.add(command, at: time) { handOver() }
         }
 
         /// Hands the appends held back (``WriterCommandBatch``) to the writer.

@@ -289,20 +289,12 @@ package final class EncodedVideoReader {
     /// A live source stopped (as ``VideoFileDecoder``'s): why, whether it is an outage,
     /// and a warning saying what follows (a reconnection, or the recording's end).
     func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
-        let why =
-            read == InputPipe.averrorExit
-            ? "no packet for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
-            : read == segrec_averror_eof() ? "the sender ended the stream" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
-        liveEnd = why
-        let scheme = VideoSourceOptions.networkScheme(of: path)
-        let duration = input.pointer.pointee.duration
-        let endless = duration == segrec_av_nopts_value() || duration <= 0
-        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false || endless)
-        let next =
-            liveEndIsOutage && options.reconnectFor > .zero && packetsRead > 0
-            ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"
+        let end = LiveSourceEnd(
+            read: read, path: path, input: input.pointer, watchdog: watchdog, silence: "packet", packets: packetsRead, reconnectFor: options.reconnectFor)
+        liveEnd = end.why
+        liveEndIsOutage = end.isOutage
         if read != segrec_averror_eof() || packetsRead == 0 || liveEndIsOutage {
-            warningHandler?("\(path): live source ended after \(packetsRead) packets: \(why); \(next)")
+            warningHandler?("\(path): live source ended after \(packetsRead) packets: \(end.why); \(end.next)")
         }
     }
 

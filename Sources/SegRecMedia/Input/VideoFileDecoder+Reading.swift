@@ -90,22 +90,11 @@ extension VideoFileDecoder {
     /// closed the connection, or failed. Reading ends there like at the end of a file, with
     /// a warning saying why and what follows (a reconnection, or the recording's end).
     func liveSourceEnded(watchdog: InputWatchdog, read: Int32) {
-        let why =
-            read == InputPipe.averrorExit
-            ? "no picture for \(watchdog.seconds) s (the sender stopped or the connection dropped)"
-            : read == segrec_averror_eof()
-                ? "the sender ended the stream (closed the connection)" : "the connection closed or failed (\(FFmpegError.errorString(read)))"
-        let scheme = VideoSourceOptions.networkScheme(of: path)
-        liveEnd = why
-        // The end of an HTTP stream that states its length (a finished HLS playlist, a file)
-        // is the stream's own end; a live one's (no length) is its sender going away.
-        let duration = input.pointer.pointee.duration
-        let endless = duration == segrec_av_nopts_value() || duration <= 0
-        liveEndIsOutage = scheme != nil && (read != segrec_averror_eof() || scheme.map(VideoSourceOptions.connectionSchemes.contains) ?? false || endless)
-        let next =
-            liveEndIsOutage && options.reconnectFor > .zero && packetsDemuxed > 0
-            ? "reconnecting for up to \(InputWatchdog.seconds(options.reconnectFor)) s (--reconnect-for)" : "the recording ends there"
-        warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(why); \(next)")
+        let end = LiveSourceEnd(
+            read: read, path: path, input: input.pointer, watchdog: watchdog, silence: "picture", packets: packetsDemuxed, reconnectFor: options.reconnectFor)
+        liveEnd = end.why
+        liveEndIsOutage = end.isOutage
+        warningHandler?("\(path): live source ended after \(packetsDemuxed) packets: \(end.why); \(end.next)")
         flush()
     }
 
