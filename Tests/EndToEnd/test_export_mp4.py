@@ -214,7 +214,9 @@ def test_bad_canvas_is_refused_naming_it(rotated_recording, binary, canvas):
     work, rec, m = rotated_recording
     out = work / "bad.mp4"
     e = h.run([binary, "export", rec, "--mp4", out, "--canvas", canvas])
-    assert e.returncode != 0 and "--canvas" in e.stderr and not out.exists(), (e.returncode, e.stderr)
+    # A usage error (exit 64) naming what is allowed (the build before exited 65 for an odd
+    # or too large side and named no range for a zero one).
+    assert e.returncode == 64 and "--canvas" in e.stderr and "even and from 2 to 8192" in e.stderr and not out.exists(), (e.returncode, e.stderr)
     assert not list(work.glob("bad.mp4*")), list(work.glob("bad.mp4*"))
 
 

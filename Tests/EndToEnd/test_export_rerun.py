@@ -149,3 +149,104 @@ def test_a_tagged_export_warns_that_vlc_3_stops_at_the_first_tag(recordings, bin
     assert tagged.returncode == 0 and "29 EXT-X-DISCONTINUITY tag(s) written" in tagged.stderr and "VLC 3 stops" in tagged.stderr, tagged.stderr
     plain = h.run([binary, "export", made["flips"], "--hls", work / "plain"])
     assert plain.returncode == 0 and "VLC" not in plain.stderr, plain.stderr
+
+
+# ---- found by trying the exports cold (stop 51) ----
+
+@pytest.mark.parametrize("output", ["--mp4", "--concat", "--hls"])
+def test_force_never_replaces_a_fifo(recordings, binary, tmp_path, output):
+    """An export writes regular files only: a FIFO (like a device: `--mp4 /dev/null --force`
+    replaced the real /dev/null as root in the build before) is refused, --force or not,
+    and stays what it was."""
+    import os
+    import stat
+    work, made = recordings
+    target = tmp_path / {"--mp4": "x.mp4", "--concat": "x.ffconcat", "--hls": "x.m3u8"}[output]
+    os.mkfifo(target)
+    for force in ([], ["--force"]):
+        r = h.run([binary, "export", made["flips"], output, target] + force)
+        assert r.returncode == 73 and "is a FIFO" in r.stderr and "regular files only" in r.stderr, (r.returncode, r.stderr)
+        assert stat.S_ISFIFO(os.lstat(target).st_mode)
+
+
+def test_an_interrupted_concat_export_with_links_and_copies_blocks_no_rerun(binary, tmp_path):
+    """A list outside its recording folder whose files turn differently needs both links
+    (plain files) and in-band copies (turned ones) in LIST-files/: the links are staged as
+    `.partial` like the copies, so a kill leaves nothing under a listed name (the build
+    before left a link that made every rerun without --force exit 73)."""
+    rec = tmp_path / "rot"
+    r = h.run([binary, "record", "--source", "synthetic", "--scenario", h.SAMPLE_STREAMS / "orientation" / "rotated-group-selfie.json",
+               "--output", rec, "--preset", "ultrafast", "--quiet"])
+    assert r.returncode == 0, r.stderr[-300:]
+    full = h.run([binary, "export", rec, "--concat", tmp_path / "whole" / "l.ffconcat"])
+    assert full.returncode == 0 and "through symbolic links" in full.stdout and "with their turn in band" in full.stdout, full.stdout
+    folder = tmp_path / "killed"
+    code, left, early = interrupted(binary, [rec, "--concat", folder / "l.ffconcat"], folder / "l-files", signal.SIGKILL)
+    if early:
+        assert all(n.endswith(".partial") for n in left), left
+    else:
+        # The export finished before the kill: model what a kill between the link and the copy leaves.
+        (folder / "l.ffconcat").unlink()
+        for entry in (folder / "l-files").iterdir():
+            entry.rename(entry.with_name(entry.name + ".partial"))
+    again = h.run([binary, "export", rec, "--concat", folder / "l.ffconcat"])
+    assert again.returncode == 0, (again.returncode, again.stderr[-400:])
+    assert sorted(x.name for x in (folder / "l-files").iterdir()) == sorted(x.name for x in (tmp_path / "whole" / "l-files").iterdir())
+    m = h.load_manifest(rec)
+    assert frames_read(folder / "l.ffconcat") == m["frames"]["written"]
+
+
+def test_force_never_replaces_another_recordings_files(recordings, binary, tmp_path):
+    """A folder named LIST-files that holds another recording (its manifest.json) keeps its
+    segments: the build before replaced them with links to the exported recording's files."""
+    import shutil
+    work, made = recordings
+    shutil.copytree(made["flips"], tmp_path / "z-files")
+    before = h.tree_digest(tmp_path / "z-files")
+    r = h.run([binary, "export", made["long"], "--concat", tmp_path / "z.ffconcat", "--force"])
+    assert r.returncode == 73 and "is a file of the recording in" in r.stderr, (r.returncode, r.stderr)
+    assert h.tree_digest(tmp_path / "z-files") == before
+    assert not (tmp_path / "z.ffconcat").exists()
+
+
+def test_force_over_a_list_of_links_removes_the_links_it_no_longer_names(recordings, binary, tmp_path):
+    work, made = recordings
+    first = h.run([binary, "export", made["flips"], "--concat", tmp_path / "l.ffconcat"])
+    assert first.returncode == 0 and "30 file(s) listed through symbolic links" in first.stdout, first.stdout
+    second = h.run([binary, "export", made["long"], "--concat", tmp_path / "l.ffconcat", "--force"])
+    assert second.returncode == 0 and "27 file(s) of the replaced list it no longer names removed" in second.stdout, second.stdout
+    assert sorted(x.name for x in (tmp_path / "l-files").iterdir()) == [f"segment-{i:03d}.mp4" for i in range(3)]
+    assert frames_read(tmp_path / "l.ffconcat") == 1798
+
+
+@pytest.mark.parametrize("name", ["my list.m3u8", "café.m3u8", "50%.m3u8"])
+def test_a_playlist_name_that_needs_escaping_still_plays_in_ffmpeg(recordings, binary, tmp_path, name):
+    """FFmpeg's hls demuxer (ffprobe, mpv) opens a relative URI as written, without
+    percent-decoding: the files beside a playlist are named so that no URI needs escaping
+    (the build before wrote `my%20list-…` and ffprobe read no frame)."""
+    work, made = recordings
+    playlist = tmp_path / name
+    r = h.run([binary, "export", made["flips"], "--hls", playlist])
+    assert r.returncode == 0, r.stderr[-300:]
+    assert all("%" not in n for n in playlist_names(playlist)), playlist_names(playlist)
+    assert frames_read(playlist) == 91
+    mpv = h.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--frames=200", "--msg-level=all=error", str(playlist)])
+    assert mpv.returncode == 0, mpv.stderr[-300:]
+
+
+@pytest.mark.parametrize("pair", [("--hls", "--concat"), ("--concat", "--mp4"), ("--hls", "--mp4")])
+def test_two_outputs_never_name_the_same_file(recordings, binary, tmp_path, pair):
+    work, made = recordings
+    same = tmp_path / "same.out"
+    r = h.run([binary, "export", made["flips"], pair[0], same, pair[1], tmp_path / "." / "same.out", "--force"])
+    assert r.returncode == 64 and "name the same file" in r.stderr, (r.returncode, r.stderr)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["2026-02-30T08:00:00Z", "2026-11-30T24:00:00Z", "2026-11-31T08:00:00+01:00"])
+def test_a_wall_clock_that_does_not_exist_is_refused(recordings, binary, tmp_path, text):
+    work, made = recordings
+    r = h.run([binary, "export", made["flips"], "--hls", tmp_path / "h", "--wall-clock", text])
+    assert r.returncode == 64 and "--wall-clock" in r.stderr, (r.returncode, r.stderr)
+    ok = h.run([binary, "export", made["flips"], "--hls", tmp_path / "h", "--wall-clock", "2024-02-29T23:59:59-08:00"])
+    assert ok.returncode == 0 and "#EXT-X-PROGRAM-DATE-TIME:2024-03-01T07:59:59.000Z" in (tmp_path / "h" / "index.m3u8").read_text()

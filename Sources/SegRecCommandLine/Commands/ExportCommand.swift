@@ -43,8 +43,13 @@ enum ExportCommand {
         if let text = parsed.value("canvas") {
             guard mp4 != nil else { throw CommandLineError("export: --canvas needs --mp4", exitCode: .usage) }
             let sides = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]), width > 0, height > 0 else {
-                throw CommandLineError("export: --canvas: '\(text)' is not WxH in pixels, e.g. 1920x1080", exitCode: .usage)
+            let side = 2...OneFileExport.maximumCanvasSide
+            guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]), side.contains(width), side.contains(height), width % 2 == 0,
+                height % 2 == 0
+            else {
+                throw CommandLineError(
+                    "export: --canvas: '\(Excerpt.of(text))' is not allowed; allowed: WxH in pixels, each side even and from 2 to \(OneFileExport.maximumCanvasSide) (4:2:0 H.264), e.g. 1920x1080",
+                    exitCode: .usage)
             }
             canvas = VideoDimensions(width: width, height: height)
         }
@@ -77,11 +82,32 @@ enum ExportCommand {
         guard hls != nil || concat != nil || mp4 != nil else {
             throw CommandLineError("export: nothing to do; give --hls OUT, --concat LIST and/or --mp4 FILE", exitCode: .usage)
         }
+        try checkDistinct(hls: hls, concat: concat, mp4: mp4)
         let force = parsed.flag("force")
         try readingRecording(directory) {
             try export(
                 directory, hls: hls, concat: concat, mp4: mp4, canvas: canvas, wallClock: wallClock, hlsOptions: (mediaSegmentDuration, discontinuities),
                 force: force)
+        }
+    }
+
+    /// Two outputs never name the same file (the second would replace the first's, `--force`
+    /// or not): the HLS playlist, the concat list and the MP4 file, compared after `..` and
+    /// the folders' symbolic links are resolved.
+    /// - Throws: a usage error (exit 64) naming both options.
+    private static func checkDistinct(hls: String?, concat: String?, mp4: String?) throws {
+        var seen: [(option: String, path: String)] = []
+        let layout = hls.map { RecordingExporter.HLSLayout(output: URL(fileURLWithPath: $0)) }
+        let hlsPlaylist = layout.map { $0.folder.appendingPathComponent($0.playlistName).path }
+        // `--hls DIR` makes DIR a folder: no other output may be DIR itself.
+        if let hls, let layout, layout.prefix.isEmpty { seen.append(("--hls", RecordingExporter.resolvedOutputPath(hls))) }
+        for (option, path) in [("--hls", hlsPlaylist), ("--concat", concat), ("--mp4", mp4)] {
+            guard let path else { continue }
+            let resolved = RecordingExporter.resolvedOutputPath(path)
+            if let earlier = seen.first(where: { $0.path == resolved }) {
+                throw CommandLineError("export: \(earlier.option) and \(option) name the same file (\(path)); give each output its own path", exitCode: .usage)
+            }
+            seen.append((option, resolved))
         }
     }
 
@@ -124,7 +150,10 @@ enum ExportCommand {
             for warning in result.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
             let files = RecordingExporter.safeConcatName(result.list.deletingPathExtension().lastPathComponent) + "-files/"
             var extras: [String] = []
-            if result.copies > 0 { extras.append("\(result.copies) file(s) remuxed with in-band parameter sets (and rotation) into \(files)") }
+            if result.copies > 0 {
+                let turned = result.turnedCopies > 0 ? ", \(result.turnedCopies) of them with their turn in band" : ""
+                extras.append("\(result.copies) file(s) remuxed with in-band parameter sets into \(files)\(turned)")
+            }
             if result.links > 0 {
                 extras.append("\(result.links) file(s) listed through symbolic links in \(files) (a path the concat demuxer's safe mode takes)")
             }

@@ -6,35 +6,87 @@ import Foundation
 struct ExportOutput {
     /// Every path that will be written.
     let paths: [String]
+    /// The folder, when this check created it (else nil).
+    let createdFolder: URL?
 
     /// Creates `folder` (and its parents) when missing and checks `paths`.
+    ///
+    /// An export writes regular files only: a folder, FIFO, device or socket at one of
+    /// `paths` is refused, `force` or not (`--force /dev/null` never replaces a device).
+    /// A file of a recording is never replaced: of the one being exported (`source`), and
+    /// of any recording whose folder `folder` is (it holds a `manifest.json`: that
+    /// manifest, the files it names and their partial files).
     /// - Throws: ``RecordingError/outputExists(path:)`` for the first existing path without
     ///   `force`; ``RecordingError/cannotCreateOutput(path:detail:)`` when the folder cannot
-    ///   be made, is a file, or an existing path cannot be removed with `force`.
-    /// With `removesExisting` false, `force` only allows existing files (not folders) to
-    /// be replaced later by a rename (``StagedExportFiles``), so they stay whole until then.
+    ///   be made, is a file or is not writable, a path is not a regular file or symbolic
+    ///   link, a path is a recording's file, or an existing path cannot be removed with `force`.
+    /// With `removesExisting` false, `force` only allows existing files to be replaced later
+    /// by a rename (``StagedExportFiles``), so they stay whole until then.
     init(folder: URL, paths: [String], force: Bool, protecting source: ExportSource? = nil, removesExisting: Bool = true) throws(RecordingError) {
         if let source { try Self.checkOutside(source, paths: paths) }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .cannotCreateOutput(path: folder.path, detail: "exists and is not a folder") }
+            createdFolder = nil
         } else {
             do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw .cannotCreateOutput(path: folder.path, detail: Self.reason(error))
             }
+            createdFolder = folder
         }
+        guard access(folder.path, W_OK) == 0 else {
+            throw .cannotCreateOutput(path: folder.path, detail: "is not writable (\(String(cString: strerror(errno))))")
+        }
+        let recording = Self.recordingFiles(in: folder)
         for path in paths where SafeFile.exists(path: path) {
-            guard force else { throw .outputExists(path: path) }
-            guard removesExisting else {
-                // Replaced by a rename at the end: a folder cannot be.
-                guard SafeFile.notRegularFolder(path: path) != nil else {
-                    throw .cannotCreateOutput(path: path, detail: "is a folder; --force replaces files only")
-                }
-                continue
+            if let kind = Self.notReplaceable(path) {
+                throw .cannotCreateOutput(
+                    path: path, detail: "is \(kind): an export writes regular files only, and --force replaces only a regular file or a symbolic link")
             }
+            if recording.contains(Self.resolved(path)) {
+                throw .cannotCreateOutput(
+                    path: path,
+                    detail: "is a file of the recording in \(folder.path) (its manifest.json names it); choose another output (--force never replaces it)")
+            }
+            guard force else { throw .outputExists(path: path) }
+            guard removesExisting else { continue }
             guard SafeFile.remove(path: path) else { throw .cannotCreateOutput(path: path, detail: String(cString: strerror(errno))) }
         }
         self.paths = paths
+    }
+
+    /// After a failed export: removes the folder this check created when it is still empty
+    /// (`rmdir(2)`, which removes nothing else; its parents, created with it, stay).
+    func removeCreatedFolderIfEmpty() { if let createdFolder { rmdir(createdFolder.path) } }
+
+    /// What is at `path` in words when it is neither a regular file nor a symbolic link
+    /// ("a folder", "a FIFO", "a device", "a socket"), else nil. `lstat(2)`.
+    static func notReplaceable(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFLNK: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
+    }
+
+    /// The files of the recording whose folder `folder` is, each ``resolved(_:)``: its
+    /// `manifest.json` and lock, and, when the manifest reads, its segments and their
+    /// partial files. Empty when `folder` holds no `manifest.json`.
+    static func recordingFiles(in folder: URL) -> Set<String> {
+        let manifest = folder.appendingPathComponent(ManifestWriter.fileName)
+        guard SafeFile.exists(path: manifest.path) else { return [] }
+        var own = [manifest, folder.appendingPathComponent("recording.lock")]
+        if let read = try? ManifestReader.read(from: folder) {
+            for segment in read.segments {
+                let files = SegmentFiles(segment.file, in: folder)
+                own += [files.url, files.partial]
+            }
+        }
+        return Set(own.map { resolved($0.path) })
     }
 
     /// The recording's own files (its manifest, segments, partial files and lock), each

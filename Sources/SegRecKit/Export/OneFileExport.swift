@@ -99,7 +99,7 @@ package enum OneFileExport {
         let source = try ExportSource(directory: directory)
         let segments = source.manifest.segments
         if let requested { try check(canvas: requested) }
-        _ = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source)
+        let output = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source)
         removeLeftovers(of: file)
         let layouts = try segments.map { try layout(of: source.path(of: $0)) }
         let canvas = requested ?? defaultCanvas(for: layouts)
@@ -114,13 +114,10 @@ package enum OneFileExport {
         settings.pictureDescription = description
         let creation = source.manifest.recordedAt.flatMap(RecordingExporter.parseWallClock)
 
-        let pool = PixelBufferPool()
-        let audioSettings = ExportAudio.settings(of: segments)
-        let sampleStarts = ExportAudio.sampleStarts(of: segments)
+        let (pool, audioSettings, sampleStarts) = (PixelBufferPool(), ExportAudio.settings(of: segments), ExportAudio.sampleStarts(of: segments))
         let writer = try SegmentWriter(
             url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation, audio: audioSettings)
-        let first = segments[0].sessionStart
-        let total = segments.reduce(0) { $0 + $1.frameCount }
+        let (first, total) = (segments[0].sessionStart, segments.reduce(0) { $0 + $1.frameCount })
         var frames = 0
         do {
             let scaler = PictureScaler(pixelBufferPool: pool)
@@ -170,6 +167,8 @@ package enum OneFileExport {
                 file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
         } catch {
             writer.cancel()
+            removeLeftovers(of: file)  // nothing of a failed export stays
+            output.removeCreatedFolderIfEmpty()
             throw error
         }
     }

@@ -25,6 +25,9 @@ extension RecordingExporter {
         /// What a user should know: a rotation change between files (FFmpeg's concat
         /// demuxer keeps the first file's display matrix).
         package let warnings: [String]
+        /// Of the ``copies``, those whose turn is carried in band (turned H.264 files of a
+        /// recording whose files turn differently).
+        package var turnedCopies = 0
         /// Files in `LIST-files/` the replaced list named that this export did not write,
         /// removed (`force`).
         package var staleFilesRemoved = 0
@@ -71,17 +74,16 @@ extension RecordingExporter {
         let needsLink = zip(needsCopy, direct).map { !$0 && !isSafeConcatPath($1) }
         let copies = folder.appendingPathComponent(safeConcatName(list.deletingPathExtension().lastPathComponent) + "-files")
         let previous = force ? StagedExportFiles.previousText(at: list.path).map { ConcatList.fileNames(in: $0, under: copies.lastPathComponent) } ?? [] : []
-        _ = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source, removesExisting: false)
+        let listOutput = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source, removesExisting: false)
         let copyPaths = zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
         let linkPaths = zip(segments, needsLink).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
-        // Copies are written as NAME.partial and renamed once all are whole (an interrupted
-        // export leaves no half copy a list names; the next one removes what it left);
-        // links are made whole at once.
-        if !copyPaths.isEmpty { _ = try ExportOutput(folder: copies, paths: copyPaths, force: force, protecting: source, removesExisting: false) }
-        if !linkPaths.isEmpty { _ = try ExportOutput(folder: copies, paths: linkPaths, force: force, protecting: source) }
-        let staged = try StagedExportFiles(finals: copyPaths, source: source)
+        // Copies and links are made as NAME.partial and renamed once all are whole (an
+        // interrupted export leaves nothing a list names; the next one removes what it left).
+        let copiesOutput =
+            try (copyPaths + linkPaths).isEmpty
+            ? nil : ExportOutput(folder: copies, paths: copyPaths + linkPaths, force: force, protecting: source, removesExisting: false)
+        let staged = try StagedExportFiles(finals: copyPaths + linkPaths, source: source)
         let linkPrefix = relativePath(from: copies, to: directory)
-        var written: [String] = []
         do {
             var entries: [ConcatList.Entry] = []
             for (index, segment) in segments.enumerated() {
@@ -91,9 +93,8 @@ extension RecordingExporter {
                 } else if needsLink[index] {
                     do {
                         try FileManager.default.createSymbolicLink(
-                            atPath: path, withDestinationPath: linkPrefix.isEmpty ? segment.file : linkPrefix + "/" + segment.file)
+                            atPath: StagedExportFiles.staged(path), withDestinationPath: linkPrefix.isEmpty ? segment.file : linkPrefix + "/" + segment.file)
                     } catch { throw RecordingError.io(path: path, underlying: ExportOutput.reason(error)) }
-                    written.append(path)
                 }
                 let listed = needsCopy[index] || needsLink[index] ? copies.lastPathComponent + "/" + segment.file : direct[index]
                 entries.append(ConcatList.Entry(path: listed, duration: ExportSource.duration(of: segment)))
@@ -105,10 +106,12 @@ extension RecordingExporter {
             if removed > 0 && copyPaths.isEmpty && linkPaths.isEmpty { rmdir(copies.path) }  // only when left empty
             return ConcatResult(
                 list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: needsCopy.filter { $0 }.count,
-                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, codecs: codecs, export: "concat"), staleFilesRemoved: removed)
+                links: needsLink.filter { $0 }.count, warnings: rotationChangeWarnings(segments, codecs: codecs, export: "concat"),
+                turnedCopies: turnedInBand.filter { $0 }.count, staleFilesRemoved: removed)
         } catch {
             staged.discard()
-            for path in written { SafeFile.remove(path: path) }
+            copiesOutput?.removeCreatedFolderIfEmpty()
+            listOutput.removeCreatedFolderIfEmpty()
             throw error
         }
     }

@@ -34,7 +34,9 @@ package enum RecordingExporter {
     }
 
     /// Where the playlist and its files go for `--hls OUT`: a path ending in `.m3u8` names
-    /// the playlist (its files go beside it, prefixed with its name: `rec-segment-000.m4s`);
+    /// the playlist (its files go beside it, prefixed with its name: `rec-segment-000-0.m4s`,
+    /// every character but ASCII letters, digits, `_`, `-` and `.` made `_`, so that no URI
+    /// needs percent-encoding: `my list.m3u8` gives `my_list-segment-000-0.m4s`);
     /// any other path is a folder that gets `index.m3u8` and unprefixed files.
     package struct HLSLayout: Sendable, Equatable {
         /// The folder receiving every file.
@@ -49,7 +51,9 @@ package enum RecordingExporter {
             if output.pathExtension.lowercased() == "m3u8" {
                 folder = output.deletingLastPathComponent()
                 playlistName = output.lastPathComponent
-                prefix = output.deletingPathExtension().lastPathComponent + "-"
+                // Only characters no URI encodes: FFmpeg's hls demuxer opens a relative URI
+                // as it is written, without percent-decoding it.
+                prefix = RecordingExporter.safeConcatName(output.deletingPathExtension().lastPathComponent) + "-"
             } else {
                 folder = output
                 playlistName = "index.m3u8"
@@ -138,7 +142,7 @@ package enum RecordingExporter {
             try FragmentedRemuxer.planMediaSegments(path: source.path(of: $0), target: mediaSegmentDuration, end: ExportSource.duration(of: $0))
         }
         let files = hlsFilePaths(layout, segments: segments, plans: plans)
-        _ = try ExportOutput(folder: layout.folder, paths: [playlistPath] + files, force: force, protecting: source, removesExisting: false)
+        let output = try ExportOutput(folder: layout.folder, paths: [playlistPath] + files, force: force, protecting: source, removesExisting: false)
         // Written as NAME.partial, renamed once all are whole, then the playlist; an
         // earlier playlist (--force) names the files to remove once the new one is in place.
         let staged = try StagedExportFiles(finals: files, source: source)
@@ -202,6 +206,7 @@ package enum RecordingExporter {
             )
         } catch {
             staged.discard()
+            output.removeCreatedFolderIfEmpty()
             throw error
         }
     }
@@ -277,6 +282,10 @@ package enum RecordingExporter {
         return warnings
     }
 
+    /// `path` absolute, with `.`/`..` and its folder's symbolic links resolved (the file
+    /// itself may not exist yet): two outputs are the same file when these are equal.
+    package static func resolvedOutputPath(_ path: String) -> String { ExportOutput.resolved(URL(fileURLWithPath: path).path) }
+
     /// The relative path from folder `base` to folder `target` (`""` when equal, `..` steps
     /// where needed), both made absolute and standardized first; symbolic links resolved.
     package static func relativePath(from base: URL, to target: URL) -> String {
@@ -301,12 +310,41 @@ package enum RecordingExporter {
     }
 
     /// Parses `--wall-clock`: ISO 8601 date-time with a time zone (`Z` or `±hh:mm`),
-    /// with or without fractional seconds. Returns nil when it is not one.
+    /// with or without fractional seconds. Returns nil when it is not one, or names a day
+    /// or time that does not exist (`2026-02-30`, `24:00:00`: the formatter alone rolls
+    /// them over into the next month or day).
     package static func parseWallClock(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        var date = formatter.date(from: text)
+        if date == nil {
+            formatter.formatOptions = [.withInternetDateTime]
+            date = formatter.date(from: text)
+        }
+        guard let date, isExactDateTime(text, date) else { return nil }
+        return date
+    }
+
+    /// Whether `date`, read back in `text`'s own offset, has the year, month, day, hour,
+    /// minute and second `text` writes.
+    private static func isExactDateTime(_ text: String, _ date: Date) -> Bool {
+        let digits = text.unicodeScalars.map { $0.properties.numericType != nil ? Int(String($0)) : nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= digits.count else { return nil }
+            return digits[from..<from + count].reduce(Optional(0)) { total, digit in total.flatMap { t in digit.map { t * 10 + $0 } } }
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2),
+            let second = number(17, 2)
+        else { return false }
+        var offset = 0
+        if !text.hasSuffix("Z") && !text.hasSuffix("z") {
+            guard let hours = number(text.count - 5, 2), let minutes = number(text.count - 2, 2) else { return false }
+            offset = (hours * 60 + minutes) * 60 * (Array(text)[text.count - 6] == "-" ? -1 : 1)
+        }
+        guard let zone = TimeZone(secondsFromGMT: offset) else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return (c.year, c.month, c.day, c.hour, c.minute, c.second) == (year, month, day, hour, minute, second)
     }
 }

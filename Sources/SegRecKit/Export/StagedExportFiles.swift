@@ -7,10 +7,11 @@ import SegRecMedia
 /// leaves no truncated file under a name a player or the next export reads, and an older
 /// export replaced with `--force` stays whole until the new one is complete.
 ///
-/// What an interrupted export left (its `.partial` names, regular files only) is never a
-/// finished output: ``init(finals:source:)`` removes it, so a rerun starts clean with or
-/// without `--force`. A symbolic link or folder at such a name is left alone (creating the
-/// file there then fails).
+/// What an interrupted export left at its `.partial` names (regular files, and the
+/// symbolic links a concat list stages the same way) is never a finished output:
+/// ``init(finals:source:)`` removes it (`unlink(2)`, which never follows a link), so a
+/// rerun starts clean with or without `--force`. A folder or anything else at such a name
+/// is left alone (creating the file there then fails).
 struct StagedExportFiles {
     /// The temporary name's suffix.
     static let suffix = ".partial"
@@ -25,7 +26,7 @@ struct StagedExportFiles {
         self.finals = finals
         let staged = finals.map(Self.staged)
         if let source { try ExportOutput.checkOutside(source, paths: staged) }
-        for path in staged where OutputDirectory.isRegularFile(URL(fileURLWithPath: path)) { unlink(path) }
+        for path in staged where Self.isFileOrLink(path) { unlink(path) }
     }
 
     /// `final`'s temporary name.
@@ -46,18 +47,25 @@ struct StagedExportFiles {
 
     /// Removes the files an earlier export named and this one did not write: `names`
     /// (plain file names in `folder`, as its playlist or list named them) that are regular
-    /// files, are not in `finals` and are not files of the recording in `source`.
+    /// files or symbolic links (a concat list's links), are not in `finals` and are not
+    /// files of the recording in `source` or of a recording whose folder `folder` is.
     /// Returns how many were removed.
     func removeStale(_ names: [String], in folder: URL, source: ExportSource?) -> Int {
         let written = Set(finals)
-        let recording = source.map(ExportOutput.recordingFiles(of:)) ?? []
+        let recording = (source.map(ExportOutput.recordingFiles(of:)) ?? []).union(ExportOutput.recordingFiles(in: folder))
         var removed = 0
         for name in Set(names) where !name.isEmpty && !name.contains("/") && name != "." && name != ".." {
             let path = folder.appendingPathComponent(name).path
             guard !written.contains(path), !recording.contains(ExportOutput.resolved(path)) else { continue }
-            if OutputDirectory.isRegularFile(URL(fileURLWithPath: path)), SafeFile.remove(path: path) { removed += 1 }
+            if Self.isFileOrLink(path), SafeFile.remove(path: path) { removed += 1 }
         }
         return removed
+    }
+
+    /// Whether `path` is a regular file or a symbolic link (`lstat(2)`).
+    static func isFileOrLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK)
     }
 
     /// The text of the file at `path` when it is a regular file of at most `limit` bytes
