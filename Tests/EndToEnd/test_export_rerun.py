@@ -250,3 +250,32 @@ def test_a_wall_clock_that_does_not_exist_is_refused(recordings, binary, tmp_pat
     assert r.returncode == 64 and "--wall-clock" in r.stderr, (r.returncode, r.stderr)
     ok = h.run([binary, "export", made["flips"], "--hls", tmp_path / "h", "--wall-clock", "2024-02-29T23:59:59-08:00"])
     assert ok.returncode == 0 and "#EXT-X-PROGRAM-DATE-TIME:2024-03-01T07:59:59.000Z" in (tmp_path / "h" / "index.m3u8").read_text()
+
+
+def test_a_report_replaced_with_force_and_killed_leaves_the_earlier_report_whole(recordings, binary, tmp_path):
+    """`report --force` stopped midway keeps the earlier page and every earlier poster (the
+    build before removed the page and the posters first: a kill left a folder without its
+    page and with some posters missing)."""
+    import shutil
+    work, made = recordings
+    rec = tmp_path / "flips"
+    shutil.copytree(made["flips"], rec)
+    first = h.run([binary, "report", rec])
+    assert first.returncode == 0, first.stderr[-300:]
+    page = (rec / "report.html").read_bytes()
+    posters = {p.name: p.read_bytes() for p in (rec / "report-posters").iterdir()}
+    assert len(posters) == 30
+    p = subprocess.Popen([str(binary), "report", str(rec), "--force"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    # Killed once it has begun replacing: a poster written, or the page gone.
+    while (time.time() < deadline and p.poll() is None and (rec / "report.html").exists()
+           and not any(x.name.endswith(".partial") for x in (rec / "report-posters").iterdir())):
+        time.sleep(0.0005)
+    assert p.poll() is None, "the report finished before it could be stopped"
+    p.kill()
+    p.wait(timeout=60)
+    assert (rec / "report.html").read_bytes() == page
+    assert {x.name: x.read_bytes() for x in (rec / "report-posters").iterdir() if not x.name.endswith(".partial")} == posters
+    again = h.run([binary, "report", rec, "--force"])
+    assert again.returncode == 0, again.stderr[-300:]
+    assert sorted(x.name for x in (rec / "report-posters").iterdir()) == sorted(posters)

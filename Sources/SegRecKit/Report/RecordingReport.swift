@@ -34,18 +34,22 @@ package enum RecordingReport {
     ///   - force: replace an existing page and posters (only those files); without it an
     ///     existing page is an error. Posters and an HLS export without a page (what a
     ///     killed or failed report left: the page is written last) are replaced either way.
+    ///     Posters are written as `NAME.partial` and renamed once the HLS export is whole,
+    ///     and the page replaces an earlier one by a rename, so a report stopped midway
+    ///     leaves the earlier report whole.
     ///   - posterSide: the posters' longer side at most, in pixels.
     /// - Throws: what `ExportSource/init(directory:)` throws;
     ///   ``RecordingError/outputExists(path:)`` without `force`;
     ///   ``RecordingError/cannotCreateOutput(path:detail:)`` when `report-posters` is a
     ///   symbolic link or not a folder (even with `force`); ``FFmpegError`` when a
-    ///   segment's first frame cannot be decoded (files written so far are removed).
+    ///   segment's first frame cannot be decoded (the posters' `.partial` files are removed).
     package static func write(for directory: URL, force: Bool = false, posterSide: Int = 320) throws -> Result {
         let source = try ExportSource(directory: directory)
         let posters = directory.appendingPathComponent(postersFolder)
         let pagePath = directory.appendingPathComponent(pageName).path
         let posterNames = source.manifest.segments.map { ($0.file as NSString).deletingPathExtension + ".jpg" }
-        _ = try ExportOutput(folder: directory, paths: [pagePath], force: force)
+        // Replaced only at the end (a rename), so a report stopped midway leaves the earlier page.
+        _ = try ExportOutput(folder: directory, paths: [pagePath], force: force, removesExisting: false)
         // The page is written last: posters or an HLS export without it are what a killed or
         // failed report left, and this report replaces them (its own names only).
         let replacesLeftovers = force || !SafeFile.exists(path: pagePath)
@@ -55,7 +59,9 @@ package enum RecordingReport {
             throw RecordingError.cannotCreateOutput(
                 path: posters.path, detail: "\(problem); the report writes its posters only into a folder of its own there: move it away")
         }
-        _ = try ExportOutput(folder: posters, paths: posterNames.map { posters.appendingPathComponent($0).path }, force: replacesLeftovers)
+        let posterPaths = posterNames.map { posters.appendingPathComponent($0).path }
+        _ = try ExportOutput(folder: posters, paths: posterPaths, force: replacesLeftovers, removesExisting: false)
+        let stagedPosters = try StagedExportFiles(finals: posterPaths, source: source)
         let hlsFolder = directory.appendingPathComponent(hlsFolder)
         if let problem = SafeFile.notRegularFolder(path: hlsFolder.path) {
             throw RecordingError.cannotCreateOutput(
@@ -67,7 +73,7 @@ package enum RecordingReport {
             let bars = ReportTimeline(manifest: source.manifest).bars
             for (segment, (name, bar)) in zip(source.manifest.segments, zip(posterNames, bars)) {
                 let url = posters.appendingPathComponent(name)
-                let poster = try PosterFrameExtractor.extract(from: source.path(of: segment), to: url.path, maximumSide: posterSide)
+                let poster = try PosterFrameExtractor.extract(from: source.path(of: segment), to: StagedExportFiles.staged(url.path), maximumSide: posterSide)
                 written.append(url)
                 media.append(
                     ReportPage.SegmentMedia(
@@ -75,6 +81,7 @@ package enum RecordingReport {
                         waveform: try waveform(of: segment, in: source, width: bar.width)))
             }
             let hls = try RecordingExporter.exportHLS(from: directory, to: hlsFolder, discontinuities: true, force: replacesLeftovers)
+            try stagedPosters.commit()
             let whole = ReportPage.WholeRecording(
                 playlist: Self.hlsFolder + "/" + hls.playlist.lastPathComponent, mediaSegments: hls.segments,
                 isHEVC: source.manifest.encoder?.codec == "hevc" || media.contains { $0.codecs.hasPrefix("hev1") || $0.codecs.hasPrefix("hvc1") })
@@ -83,7 +90,7 @@ package enum RecordingReport {
             try ExportOutput.writeText(html, to: pagePath)
             return Result(page: URL(fileURLWithPath: pagePath), posters: written, pageBytes: html.utf8.count, hls: hls)
         } catch {
-            for url in written { SafeFile.remove(path: url.path) }
+            stagedPosters.discard()
             throw error
         }
     }
