@@ -279,3 +279,18 @@ def test_a_report_replaced_with_force_and_killed_leaves_the_earlier_report_whole
     again = h.run([binary, "report", rec, "--force"])
     assert again.returncode == 0, again.stderr[-300:]
     assert sorted(x.name for x in (rec / "report-posters").iterdir()) == sorted(posters)
+
+
+@pytest.mark.parametrize("output", ["--hls", "--mp4"])
+def test_a_segment_cut_short_after_recording_is_named_with_the_check_to_run(recordings, binary, tmp_path, output):
+    """A segment file cut short after recording (its sound gone) is a data error (65) that
+    says the file was damaged and which command checks the recording (the build before said
+    only that the file holds 0 sample frames)."""
+    import shutil
+    work, made = recordings
+    rec = tmp_path / "cut"
+    shutil.copytree(made["flips"], rec)
+    with open(rec / "segment-003.mp4", "r+b") as f:
+        f.truncate(100_000)
+    r = h.run([binary, "export", rec, output, tmp_path / ("out.mp4" if output == "--mp4" else "hls")])
+    assert r.returncode == 65 and "segment-003.mp4" in r.stderr and "damaged or cut short" in r.stderr and "segrec verify" in r.stderr, r.stderr

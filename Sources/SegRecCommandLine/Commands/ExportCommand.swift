@@ -116,7 +116,14 @@ enum ExportCommand {
     /// data error (exit 65) naming the file, with the command that checks the recording.
     /// Other errors pass through as they are.
     private static func readingRecording(_ directory: URL, _ body: () throws -> Void) throws {
-        do { try body() } catch let error as FFmpegError where !error.isNoSpace && !error.isNotFound && !error.isExit {
+        do { try body() } catch RecordingError.badInput(let path, let field, let detail)
+            where path.hasPrefix(directory.standardizedFileURL.path + "/") && (field == "frameCount" || field.hasPrefix("audio."))
+        {
+            // A segment file that holds less than its manifest record says.
+            throw CommandLineError(
+                "\(path): \(field): \(detail); the file does not hold what the manifest says: it was damaged or cut short after recording: check the recording with `segrec verify \(directory.path)`",
+                exitCode: .dataError)
+        } catch let error as FFmpegError where !error.isNoSpace && !error.isNotFound && !error.isExit {
             let folder = directory.standardizedFileURL.path
             guard let context = error.context, context.hasPrefix(folder + "/") else { throw error }
             throw CommandLineError(
