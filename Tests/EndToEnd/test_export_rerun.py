@@ -234,13 +234,87 @@ def test_a_playlist_name_that_needs_escaping_still_plays_in_ffmpeg(recordings, b
     assert mpv.returncode == 0, mpv.stderr[-300:]
 
 
-@pytest.mark.parametrize("pair", [("--hls", "--concat"), ("--concat", "--mp4"), ("--hls", "--mp4")])
-def test_two_outputs_never_name_the_same_file(recordings, binary, tmp_path, pair):
+@pytest.mark.parametrize("outputs", [
+    ("--hls", "same.out", "--concat", "./same.out"), ("--concat", "same.out", "--mp4", "same.out"), ("--hls", "same.out", "--mp4", "same.out"),
+    ("--hls", "d", "--concat", "d/segment-000-init.mp4"), ("--hls", "p.m3u8", "--mp4", "p-segment-003-0.m4s"),
+    ("--mp4", "z.mp4", "--concat", "z.mp4.partial"), ("--concat", "l.ffconcat", "--mp4", "l-files/segment-000.mp4"),
+], ids=["hls-concat", "concat-mp4", "hls-folder-mp4", "list-on-an-init-section", "mp4-on-a-media-segment", "list-on-a-partial",
+        "mp4-in-list-files"])
+def test_two_outputs_never_write_the_same_file(recordings, binary, tmp_path, outputs):
+    """Neither output's paths may be a file the other writes or stages (the build before
+    checked nothing: the second output replaced the first's init section, media segment or
+    partial file and both summaries said they were written)."""
     work, made = recordings
-    same = tmp_path / "same.out"
-    r = h.run([binary, "export", made["flips"], pair[0], same, pair[1], tmp_path / "." / "same.out", "--force"])
-    assert r.returncode == 64 and "name the same file" in r.stderr, (r.returncode, r.stderr)
+    a, pa, b, pb = outputs
+    r = h.run([binary, "export", made["flips"], a, tmp_path / pa, b, tmp_path / pb, "--force"])
+    assert r.returncode == 64 and "would write the same file" in r.stderr, (r.returncode, r.stderr)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_mp4_force_keeps_the_earlier_file_until_the_new_one_is_whole(recordings, binary, tmp_path):
+    """`--mp4 FILE --force` writes and finishes under FILE.export and renames it over FILE
+    at the end (the build before removed FILE first: a stopped or failed export lost it)."""
+    work, made = recordings
+    out = tmp_path / "m.mp4"
+    assert h.run([binary, "export", made["flips"], "--mp4", out]).returncode == 0
+    before = out.read_bytes()
+    p = subprocess.Popen([str(binary), "export", str(made["long"]), "--mp4", str(out), "--force"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None and out.exists() and not (tmp_path / "m.mp4.export.partial").exists():
+        time.sleep(0.001)
+    time.sleep(0.2)
+    assert p.poll() is None, "the export finished before it could be stopped"
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=60)
+    assert out.read_bytes() == before
+    again = h.run([binary, "export", made["long"], "--mp4", out, "--force"])
+    assert again.returncode == 0, again.stderr[-300:]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["m.mp4"]
+    assert frames_read(out) == 1798
+
+
+@pytest.mark.parametrize("kind", ["hls", "concat"])
+def test_a_replacement_stopped_while_renaming_blocks_no_rerun(recordings, binary, tmp_path, kind):
+    """A forced replacement sets the earlier playlist (list) aside at its `.partial` name
+    before it renames its files, so a stop during the renames leaves no playlist naming a
+    mix of earlier and new files; the next export, without --force, finishes the job. The
+    state is made by hand: the earlier playlist set aside, some files already replaced."""
+    work, made = recordings
+    if kind == "hls":
+        main, arg = tmp_path / "o" / "index.m3u8", tmp_path / "o"
+        first = h.run([binary, "export", made["long"], "--hls", arg])
+        named = [main.parent / n for n in playlist_names(main)]
+    else:
+        main = arg = tmp_path / "c.ffconcat"
+        first = h.run([binary, "export", made["hevc"], "--concat", arg])
+        named = sorted((tmp_path / "c-files").iterdir())
+    assert first.returncode == 0, first.stderr[-300:]
+    main.rename(main.with_name(main.name + ".partial"))
+    named[0].write_bytes(b"already replaced by the new export")
+    source = made["flips"] if kind == "hls" else made["long"]
+    again = h.run([binary, "export", source, f"--{kind}", arg])
+    assert again.returncode == 0, (again.returncode, again.stderr[-300:])
+    assert not list(main.parent.rglob("*.partial"))
+    expected = 91 if kind == "hls" else 1798
+    assert frames_read(main) == expected
+    if kind == "hls":
+        assert sorted(x.name for x in main.parent.iterdir()) == sorted(playlist_names(main) + ["index.m3u8"])
+    else:
+        # The earlier list's 30 HEVC copies are gone; the new list names 3 links.
+        assert sorted(x.name for x in (tmp_path / "c-files").iterdir()) == [f"segment-{i:03d}.mp4" for i in range(3)]
+
+
+def test_report_of_a_segment_cut_short_is_a_data_error(recordings, binary, tmp_path):
+    import shutil
+    work, made = recordings
+    rec = tmp_path / "cut"
+    shutil.copytree(made["flips"], rec)
+    with open(rec / "segment-007.mp4", "r+b") as f:
+        f.truncate(1000)
+    r = h.run([binary, "report", rec])
+    assert r.returncode == 65 and "segment-007.mp4" in r.stderr and "cut short" in r.stderr, (r.returncode, r.stderr)
+    c = h.run([binary, "export", rec, "--concat", tmp_path / "l.ffconcat"])
+    assert c.returncode == 65 and "byteCount" in c.stderr and not (tmp_path / "l.ffconcat").exists(), (c.returncode, c.stderr)
 
 
 @pytest.mark.parametrize("text", ["2026-02-30T08:00:00Z", "2026-11-30T24:00:00Z", "2026-11-31T08:00:00+01:00"])
@@ -293,4 +367,4 @@ def test_a_segment_cut_short_after_recording_is_named_with_the_check_to_run(reco
     with open(rec / "segment-003.mp4", "r+b") as f:
         f.truncate(100_000)
     r = h.run([binary, "export", rec, output, tmp_path / ("out.mp4" if output == "--mp4" else "hls")])
-    assert r.returncode == 65 and "segment-003.mp4" in r.stderr and "damaged or cut short" in r.stderr and "segrec verify" in r.stderr, r.stderr
+    assert r.returncode == 65 and "segment-003.mp4" in r.stderr and "cut short" in r.stderr and "segrec verify" in r.stderr, r.stderr

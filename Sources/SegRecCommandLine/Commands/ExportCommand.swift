@@ -58,7 +58,8 @@ enum ExportCommand {
             guard hls != nil else { throw CommandLineError("export: --wall-clock needs --hls", exitCode: .usage) }
             guard let date = RecordingExporter.parseWallClock(text) else {
                 throw CommandLineError(
-                    "export: --wall-clock: '\(text)' is not an ISO 8601 date-time with a time zone, e.g. 2026-11-30T08:00:00.000Z", exitCode: .usage)
+                    "export: --wall-clock: '\(text)' is not an ISO 8601 date-time with a time zone naming a day and time that exist, e.g. 2026-11-30T08:00:00.000Z",
+                    exitCode: .usage)
             }
             wallClock = date
         }
@@ -91,23 +92,50 @@ enum ExportCommand {
         }
     }
 
-    /// Two outputs never name the same file (the second would replace the first's, `--force`
-    /// or not): the HLS playlist, the concat list and the MP4 file, compared after `..` and
+    /// What one output of `export` writes: its main paths (a playlist, list or file, and
+    /// the folder it makes its own) and a test for every other path it writes or stages.
+    private struct OutputClaim {
+        let option: String
+        let paths: [String]
+        let writes: (String) -> Bool
+    }
+
+    /// Two outputs never write the same file (the second would replace the first's, `--force`
+    /// or not): none of an output's paths may be one the other writes, the HLS export's
+    /// `PREFIXsegment-…` files beside its playlist, the concat list's `LIST-files/`, the MP4
+    /// file's `FILE.partial`, `.tmp` and `.export` names included. Compared after `..` and
     /// the folders' symbolic links are resolved.
-    /// - Throws: a usage error (exit 64) naming both options.
+    /// - Throws: a usage error (exit 64) naming both options, before anything is written.
     private static func checkDistinct(hls: String?, concat: String?, mp4: String?) throws {
-        var seen: [(option: String, path: String)] = []
-        let layout = hls.map { RecordingExporter.HLSLayout(output: URL(fileURLWithPath: $0)) }
-        let hlsPlaylist = layout.map { $0.folder.appendingPathComponent($0.playlistName).path }
-        // `--hls DIR` makes DIR a folder: no other output may be DIR itself.
-        if let hls, let layout, layout.prefix.isEmpty { seen.append(("--hls", RecordingExporter.resolvedOutputPath(hls))) }
-        for (option, path) in [("--hls", hlsPlaylist), ("--concat", concat), ("--mp4", mp4)] {
-            guard let path else { continue }
-            let resolved = RecordingExporter.resolvedOutputPath(path)
-            if let earlier = seen.first(where: { $0.path == resolved }) {
-                throw CommandLineError("export: \(earlier.option) and \(option) name the same file (\(path)); give each output its own path", exitCode: .usage)
+        let resolve = RecordingExporter.resolvedOutputPath
+        var claims: [OutputClaim] = []
+        if let hls {
+            let layout = RecordingExporter.HLSLayout(output: URL(fileURLWithPath: hls))
+            let playlist = resolve(layout.folder.appendingPathComponent(layout.playlistName).path)
+            let folder = resolve(layout.folder.path)
+            let prefix = folder + "/" + layout.prefix + "segment-"
+            claims.append(
+                OutputClaim(option: "--hls", paths: [playlist] + (layout.prefix.isEmpty ? [resolve(hls)] : [])) { $0 == playlist || $0.hasPrefix(prefix) })
+        }
+        if let concat {
+            let list = resolve(concat)
+            let url = URL(fileURLWithPath: list)
+            let files = url.deletingLastPathComponent().appendingPathComponent(
+                RecordingExporter.safeConcatName(url.deletingPathExtension().lastPathComponent) + "-files"
+            ).path
+            claims.append(OutputClaim(option: "--concat", paths: [list, files]) { $0 == list || $0 == files || $0.hasPrefix(files + "/") })
+        }
+        if let mp4 {
+            let file = resolve(mp4)
+            claims.append(OutputClaim(option: "--mp4", paths: [file]) { $0 == file || $0.hasPrefix(file + ".") })
+        }
+        for first in claims {
+            for second in claims where second.option != first.option {
+                if let path = first.paths.first(where: second.writes) {
+                    throw CommandLineError(
+                        "export: \(first.option) and \(second.option) would write the same file (\(path)); give each output its own path", exitCode: .usage)
+                }
             }
-            seen.append((option, resolved))
         }
     }
 
@@ -115,7 +143,7 @@ enum ExportCommand {
     /// that cannot be read or decoded: damaged or cut short since it was recorded) becomes a
     /// data error (exit 65) naming the file, with the command that checks the recording.
     /// Other errors pass through as they are.
-    private static func readingRecording(_ directory: URL, _ body: () throws -> Void) throws {
+    static func readingRecording(_ directory: URL, command: String = "export", _ body: () throws -> Void) throws {
         do { try body() } catch RecordingError.badInput(let path, let field, let detail)
             where path.hasPrefix(directory.standardizedFileURL.path + "/") && (field == "frameCount" || field.hasPrefix("audio."))
         {
@@ -127,7 +155,7 @@ enum ExportCommand {
             let folder = directory.standardizedFileURL.path
             guard let context = error.context, context.hasPrefix(folder + "/") else { throw error }
             throw CommandLineError(
-                "export: \(context) cannot be read as recorded: \(error.call): \(error.message); the file was damaged or cut short after recording: check the recording with `segrec verify \(directory.path)`",
+                "\(command): \(context) cannot be read as recorded: \(error.call): \(error.message); the file was damaged or cut short after recording: check the recording with `segrec verify \(directory.path)`",
                 exitCode: .dataError)
         }
     }

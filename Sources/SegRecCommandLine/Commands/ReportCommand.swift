@@ -19,7 +19,9 @@ enum ReportCommand {
             )
         else { return }
         let directory = try parsed.existingFolder(command: "report")
-        let result = try RecordingReport.write(for: directory, force: parsed.flag("force"))
+        var written: RecordingReport.Result?
+        try ExportCommand.readingRecording(directory, command: "report") { written = try RecordingReport.write(for: directory, force: parsed.flag("force")) }
+        guard let result = written else { return }
         for warning in result.hls.warnings { Terminal.writeStandardError("segrec: warning: \(warning)\n") }
         print(
             "report: \(result.page.path) (\(result.pageBytes) bytes, \(result.posters.count) poster(s) in \(RecordingReport.postersFolder)/, HLS export of \(result.hls.segments) media segment(s) in \(RecordingReport.hlsFolder)/)"

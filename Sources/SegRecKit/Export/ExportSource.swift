@@ -12,7 +12,8 @@ package struct ExportSource: Sendable {
     /// Reads `directory/manifest.json` (``ManifestReader``: ranges and file names checked)
     /// and checks that the recording can be exported: it has ended (`stopReason` not null),
     /// has at least one segment, every segment file exists and is a regular file (never a
-    /// symbolic link or a FIFO), and every segment lasts a positive time.
+    /// symbolic link or a FIFO) of the manifest's `byteCount`, and every segment lasts a
+    /// positive time.
     /// - Throws: ``RecordingError/inputNotFound(path:)`` (manifest or a segment file
     ///   missing) or ``RecordingError/badInput(path:field:detail:)`` naming the field.
     package init(directory: URL) throws(RecordingError) {
@@ -40,6 +41,15 @@ package struct ExportSource: Sendable {
             guard SafeFile.exists(path: path) else { throw .inputNotFound(path: path) }
             if let problem = SafeFile.notRegularFile(path: path) {
                 throw .badInput(path: manifestPath, field: "segments[\(index)].file", detail: "\(problem); allowed: the segment file segrec wrote")
+            }
+            // A file of another size than the manifest's is not the one recorded: cut short
+            // or changed since (every export would otherwise play or refuse it part way).
+            if let size = SafeFile.size(path: path), size != segment.byteCount {
+                throw .badInput(
+                    path: path, field: "byteCount",
+                    detail:
+                        "the manifest says \(segment.byteCount) bytes, the file has \(size): it was damaged, cut short or changed after recording; check the recording with `segrec verify \(directory.path)`"
+                )
             }
         }
         self.directory = directory

@@ -67,13 +67,24 @@ package enum OneFileExport {
     package static let maximumCanvasSide = 8192
 
     /// What an interrupted export to `file` left (its `.partial` file and its `.tmp`
-    /// reservation, regular files only) is never a finished output: removed, so a rerun
-    /// starts clean, with or without `force`. A symbolic link or folder at those names is
-    /// left alone (the writer then refuses to write through it).
+    /// reservation, and those of `FILE.export`, the name a replacing export finishes under,
+    /// with `FILE.export` itself; regular files only) is never a finished output: removed,
+    /// so a rerun starts clean, with or without `force`. A symbolic link or folder at those
+    /// names is left alone (the writer then refuses to write through it).
     static func removeLeftovers(of file: URL) {
-        let files = SegmentFiles(file)
-        for leftover in [files.partial, files.temporary] where OutputDirectory.isRegularFile(leftover) { unlink(leftover.path) }
+        let replacement = replacementName(of: file)
+        var leftovers = [replacement]
+        for name in [file, replacement] {
+            let files = SegmentFiles(name)
+            leftovers += [files.partial, files.temporary]
+        }
+        for leftover in leftovers where OutputDirectory.isRegularFile(leftover) { unlink(leftover.path) }
     }
+
+    /// `FILE.export`: where an export that replaces an existing `FILE` (`force`) writes and
+    /// finishes, renamed over `FILE` only once it is whole, so the earlier file stays whole
+    /// until then.
+    static func replacementName(of file: URL) -> URL { URL(fileURLWithPath: file.path + ".export") }
 
     /// Writes the one-file export of the recording in `directory` to `file`.
     /// - Parameters:
@@ -99,24 +110,19 @@ package enum OneFileExport {
         let source = try ExportSource(directory: directory)
         let segments = source.manifest.segments
         if let requested { try check(canvas: requested) }
-        let output = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source)
+        let output = try ExportOutput(folder: file.deletingLastPathComponent(), paths: [file.path], force: force, protecting: source, removesExisting: false)
         removeLeftovers(of: file)
+        let target = SafeFile.exists(path: file.path) ? replacementName(of: file) : file
         let layouts = try segments.map { try layout(of: source.path(of: $0)) }
         let canvas = requested ?? defaultCanvas(for: layouts)
         try check(canvas: canvas)
         let timescale = trackTimescale(of: layouts.map(\.timeBase))
-        var description = layouts[0].pictureDescription
-        description.sampleAspectRatio = (1, 1)
-        let fastest = layouts.compactMap(\.frameRate).max { Double($0.numerator) / Double($0.denominator) < Double($1.numerator) / Double($1.denominator) }
-        var settings = EncoderSettings(
-            codec: .h264, preset: source.manifest.encoder?.preset ?? "veryfast", crf: source.manifest.encoder?.crf ?? 23,
-            keyframeInterval: keyframeInterval(for: fastest), frameRate: fastest ?? EncoderSettings.defaultFrameRate)
-        settings.pictureDescription = description
+        let settings = encoderSettings(for: layouts, of: source.manifest)
         let creation = source.manifest.recordedAt.flatMap(RecordingExporter.parseWallClock)
 
         let (pool, audioSettings, sampleStarts) = (PixelBufferPool(), ExportAudio.settings(of: segments), ExportAudio.sampleStarts(of: segments))
         let writer = try SegmentWriter(
-            url: file, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation, audio: audioSettings)
+            url: target, dimensions: canvas, timescale: timescale, settings: settings, fragmentInterval: nil, creationTime: creation, audio: audioSettings)
         let (first, total) = (segments[0].sessionStart, segments.reduce(0) { $0 + $1.frameCount })
         var frames = 0
         do {
@@ -163,6 +169,9 @@ package enum OneFileExport {
             }
             writer.chapters = chapters(of: source.manifest, origin: first)
             let summary = try writer.finish(endTime: segments[segments.count - 1].sessionEnd - first)
+            if target != file, rename(target.path, file.path) != 0 {
+                throw RecordingError.io(path: file.path, underlying: "cannot rename \(target.path) to it: \(String(cString: strerror(errno)))")
+            }
             return Result(
                 file: file, canvas: canvas, frames: frames, layouts: layouts, summary: summary, timescale: timescale, audioSamples: writer.audioSampleCount)
         } catch {
@@ -186,6 +195,20 @@ package enum OneFileExport {
         }
         guard target > given else { return }
         try writer.appendAudio(sound.frames(given..<target))
+    }
+
+    /// The encoder settings of the one file: H.264 with the recording's preset and CRF, a
+    /// keyframe every 2 s of the fastest segment's rate, the first segment's colour
+    /// description with square pixels.
+    static func encoderSettings(for layouts: [SegmentLayout], of manifest: RecordingManifest) -> EncoderSettings {
+        var description = layouts[0].pictureDescription
+        description.sampleAspectRatio = (1, 1)
+        let fastest = layouts.compactMap(\.frameRate).max { Double($0.numerator) / Double($0.denominator) < Double($1.numerator) / Double($1.denominator) }
+        var settings = EncoderSettings(
+            codec: .h264, preset: manifest.encoder?.preset ?? "veryfast", crf: manifest.encoder?.crf ?? 23, keyframeInterval: keyframeInterval(for: fastest),
+            frameRate: fastest ?? EncoderSettings.defaultFrameRate)
+        settings.pictureDescription = description
+        return settings
     }
 
     /// The default canvas: the largest displayed width and the largest displayed height

@@ -73,15 +73,17 @@ extension RecordingExporter {
         let direct = segments.map { recordingPrefix.isEmpty ? $0.file : recordingPrefix + "/" + $0.file }
         let needsLink = zip(needsCopy, direct).map { !$0 && !isSafeConcatPath($1) }
         let copies = folder.appendingPathComponent(safeConcatName(list.deletingPathExtension().lastPathComponent) + "-files")
-        let previous = force ? StagedExportFiles.previousText(at: list.path).map { ConcatList.fileNames(in: $0, under: copies.lastPathComponent) } ?? [] : []
-        let listOutput = try ExportOutput(folder: folder, paths: [list.path], force: force, protecting: source, removesExisting: false)
+        // An export stopped while it replaced an earlier list left its files to be replaced.
+        let replaces = force || StagedExportFiles.wasInterruptedReplacing(list.path)
+        let previous = StagedExportFiles.previousNames(of: list.path, force: force) { ConcatList.fileNames(in: $0, under: copies.lastPathComponent) }
+        let listOutput = try ExportOutput(folder: folder, paths: [list.path], force: replaces, protecting: source, removesExisting: false)
         let copyPaths = zip(segments, needsCopy).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
         let linkPaths = zip(segments, needsLink).filter(\.1).map { copies.appendingPathComponent($0.0.file).path }
         // Copies and links are made as NAME.partial and renamed once all are whole (an
         // interrupted export leaves nothing a list names; the next one removes what it left).
         let copiesOutput =
             try (copyPaths + linkPaths).isEmpty
-            ? nil : ExportOutput(folder: copies, paths: copyPaths + linkPaths, force: force, protecting: source, removesExisting: false)
+            ? nil : ExportOutput(folder: copies, paths: copyPaths + linkPaths, force: replaces, protecting: source, removesExisting: false)
         let staged = try StagedExportFiles(finals: copyPaths + linkPaths, source: source)
         let linkPrefix = relativePath(from: copies, to: directory)
         do {
@@ -100,9 +102,7 @@ extension RecordingExporter {
                 entries.append(ConcatList.Entry(path: listed, duration: ExportSource.duration(of: segment)))
             }
             let text = ConcatList(entries: entries).render()
-            try staged.commit()
-            try ExportOutput.writeText(text, to: list.path)
-            let removed = staged.removeStale(previous, in: copies, source: source)
+            let removed = try staged.publish(text, at: list.path, replacing: previous, in: copies, source: source)
             if removed > 0 && copyPaths.isEmpty && linkPaths.isEmpty { rmdir(copies.path) }  // only when left empty
             return ConcatResult(
                 list: list, text: text, segments: entries.count, frames: segments.reduce(0) { $0 + $1.frameCount }, copies: needsCopy.filter { $0 }.count,

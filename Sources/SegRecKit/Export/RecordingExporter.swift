@@ -142,11 +142,13 @@ package enum RecordingExporter {
             try FragmentedRemuxer.planMediaSegments(path: source.path(of: $0), target: mediaSegmentDuration, end: ExportSource.duration(of: $0))
         }
         let files = hlsFilePaths(layout, segments: segments, plans: plans)
-        let output = try ExportOutput(folder: layout.folder, paths: [playlistPath] + files, force: force, protecting: source, removesExisting: false)
+        // An export stopped while it replaced an earlier one left its files to be replaced.
+        let replaces = force || StagedExportFiles.wasInterruptedReplacing(playlistPath)
+        let output = try ExportOutput(folder: layout.folder, paths: [playlistPath] + files, force: replaces, protecting: source, removesExisting: false)
         // Written as NAME.partial, renamed once all are whole, then the playlist; an
         // earlier playlist (--force) names the files to remove once the new one is in place.
         let staged = try StagedExportFiles(finals: files, source: source)
-        let previous = force ? StagedExportFiles.previousText(at: playlistPath).map(HLSPlaylist.fileNames(in:)) ?? [] : []
+        let previous = StagedExportFiles.previousNames(of: playlistPath, force: force, parse: HLSPlaylist.fileNames(in:))
         // Offsets on the playlist timeline: the exact durations before each file.
         let starts = playlistOffsets(segments)
 
@@ -197,9 +199,7 @@ package enum RecordingExporter {
             }
             let playlist = HLSPlaylist(entries: entries, discontinuities: discontinuities)
             let text = playlist.render()
-            try staged.commit()
-            try ExportOutput.writeText(text, to: playlistPath)
-            let removed = staged.removeStale(previous, in: layout.folder, source: source)
+            let removed = try staged.publish(text, at: playlistPath, replacing: previous, in: layout.folder, source: source)
             return HLSResult(
                 playlist: URL(fileURLWithPath: playlistPath), text: text, segments: entries.count, files: segments.count, frames: frames, bytes: bytes,
                 discontinuities: discontinuities ? segments.count - 1 : 0, audioSamples: audio?.sampleCount ?? 0, warnings: warnings, staleFilesRemoved: removed

@@ -42,6 +42,21 @@ struct StagedExportFiles {
         }
     }
 
+    /// Puts a whole export in place: sets the earlier playlist or list at `path` aside
+    /// (``setAside(_:)``), gives every staged file its name (``commit()``), writes `text` at
+    /// `path` (through a temporary file and a rename), then removes the files `previous`
+    /// names in `folder` that this export did not write (``removeStale(_:in:source:)``) and
+    /// the earlier playlist set aside. Returns how many stale files were removed.
+    /// - Throws: ``RecordingError/io(path:underlying:)`` when a rename or the write fails.
+    func publish(_ text: String, at path: String, replacing previous: [String], in folder: URL, source: ExportSource?) throws(RecordingError) -> Int {
+        try Self.setAside(path)
+        try commit()
+        try ExportOutput.writeText(text, to: path)
+        let removed = removeStale(previous, in: folder, source: source)
+        Self.removeSetAside(path)
+        return removed
+    }
+
     /// Removes the temporary files written so far (after a failure).
     func discard() { for final in finals { SafeFile.remove(path: Self.staged(final)) } }
 
@@ -61,6 +76,34 @@ struct StagedExportFiles {
         }
         return removed
     }
+
+    /// Whether the export to the playlist or list `path` was stopped while it replaced an
+    /// earlier one: the playlist is gone and the earlier one is set aside at its `.partial`
+    /// name (``setAside(_:)``). Its files may then be replaced without `force`: they are that
+    /// export's and the earlier one's, and no playlist names them.
+    static func wasInterruptedReplacing(_ path: String) -> Bool { !SafeFile.exists(path: path) && isFileOrLink(staged(path)) }
+
+    /// The file names the earlier playlist or list at `path` gives (`parse` reads its text):
+    /// the one in place when `force` replaces it, or the one an interrupted replacement set
+    /// aside; else none.
+    static func previousNames(of path: String, force: Bool, parse: (String) -> [String]) -> [String] {
+        let earlier = force && SafeFile.exists(path: path) ? path : wasInterruptedReplacing(path) ? staged(path) : nil
+        return earlier.flatMap { previousText(at: $0) }.map(parse) ?? []
+    }
+
+    /// Moves the earlier playlist or list at `path` (when there is one) to its `.partial`
+    /// name before the files it names are replaced, so no player reads it naming a mix of
+    /// earlier and new files; ``removeSetAside(_:)`` removes it once the new one is in place.
+    /// - Throws: ``RecordingError/io(path:underlying:)`` when it cannot be renamed.
+    static func setAside(_ path: String) throws(RecordingError) {
+        guard SafeFile.exists(path: path) else { return }
+        guard rename(path, staged(path)) == 0 else {
+            throw .io(path: path, underlying: "cannot rename it to \(staged(path)): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes the earlier playlist or list ``setAside(_:)`` moved (regular file or link).
+    static func removeSetAside(_ path: String) { if isFileOrLink(staged(path)) { unlink(staged(path)) } }
 
     /// Whether `path` is a regular file or a symbolic link (`lstat(2)`).
     static func isFileOrLink(_ path: String) -> Bool {
