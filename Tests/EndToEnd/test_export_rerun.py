@@ -368,3 +368,30 @@ def test_a_segment_cut_short_after_recording_is_named_with_the_check_to_run(reco
         f.truncate(100_000)
     r = h.run([binary, "export", rec, output, tmp_path / ("out.mp4" if output == "--mp4" else "hls")])
     assert r.returncode == 65 and "segment-003.mp4" in r.stderr and "cut short" in r.stderr and "segrec verify" in r.stderr, r.stderr
+
+
+def test_a_replacement_stopped_after_its_playlist_is_in_place_leaves_nothing_stale(recordings, binary, tmp_path):
+    """Stopped after the new playlist is in place but before the earlier one (set aside at
+    `index.m3u8.partial`) is read and removed: the next forced export removes the files the
+    set-aside playlist named as well (the build of the first fix read only the playlist in
+    place, and 16 of the earlier export's media segments stayed for good). Made by hand."""
+    import shutil
+    work, made = recordings
+    o, new = tmp_path / "o", tmp_path / "new"
+    assert h.run([binary, "export", made["long"], "--hls", o]).returncode == 0
+    shutil.copy(o / "index.m3u8", o / "index.m3u8.partial")
+    assert h.run([binary, "export", made["flips"], "--hls", new]).returncode == 0
+    for f in new.iterdir():
+        shutil.copy(f, o / f.name)
+    again = h.run([binary, "export", made["flips"], "--hls", o, "--force"])
+    assert again.returncode == 0, again.stderr[-300:]
+    assert sorted(x.name for x in o.iterdir()) == sorted(playlist_names(o / "index.m3u8") + ["index.m3u8"])
+    assert frames_read(o / "index.m3u8") == 91
+
+
+@pytest.mark.parametrize("other", [("--hls", "o.mp4.ex.m3u8"), ("--hls", "o.mp4.export.m3u8"), ("--concat", "o.mp4.export.ffconcat")])
+def test_names_that_only_begin_like_the_mp4_files_are_not_a_clash(recordings, binary, tmp_path, other):
+    work, made = recordings
+    r = h.run([binary, "export", made["flips"], "--mp4", tmp_path / "o.mp4", other[0], tmp_path / other[1]])
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert frames_read(tmp_path / other[1]) == 91 and frames_read(tmp_path / "o.mp4") == 91

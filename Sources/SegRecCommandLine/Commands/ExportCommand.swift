@@ -102,8 +102,9 @@ enum ExportCommand {
 
     /// Two outputs never write the same file (the second would replace the first's, `--force`
     /// or not): none of an output's paths may be one the other writes, the HLS export's
-    /// `PREFIXsegment-…` files beside its playlist, the concat list's `LIST-files/`, the MP4
-    /// file's `FILE.partial`, `.tmp` and `.export` names included. Compared after `..` and
+    /// `PREFIXsegment-…` files beside its playlist, the concat list's `LIST-files/`, the
+    /// playlist's and list's `.partial` (an earlier one set aside), the MP4 file's
+    /// `FILE.partial`, `.tmp`, `.export`, `.export.partial` and `.export.tmp` included. Compared after `..` and
     /// the folders' symbolic links are resolved.
     /// - Throws: a usage error (exit 64) naming both options, before anything is written.
     private static func checkDistinct(hls: String?, concat: String?, mp4: String?) throws {
@@ -115,7 +116,9 @@ enum ExportCommand {
             let folder = resolve(layout.folder.path)
             let prefix = folder + "/" + layout.prefix + "segment-"
             claims.append(
-                OutputClaim(option: "--hls", paths: [playlist] + (layout.prefix.isEmpty ? [resolve(hls)] : [])) { $0 == playlist || $0.hasPrefix(prefix) })
+                OutputClaim(option: "--hls", paths: [playlist] + (layout.prefix.isEmpty ? [resolve(hls)] : [])) {
+                    $0 == playlist || $0 == playlist + ".partial" || $0.hasPrefix(prefix)
+                })
         }
         if let concat {
             let list = resolve(concat)
@@ -123,11 +126,13 @@ enum ExportCommand {
             let files = url.deletingLastPathComponent().appendingPathComponent(
                 RecordingExporter.safeConcatName(url.deletingPathExtension().lastPathComponent) + "-files"
             ).path
-            claims.append(OutputClaim(option: "--concat", paths: [list, files]) { $0 == list || $0 == files || $0.hasPrefix(files + "/") })
+            claims.append(
+                OutputClaim(option: "--concat", paths: [list, files]) { $0 == list || $0 == list + ".partial" || $0 == files || $0.hasPrefix(files + "/") })
         }
         if let mp4 {
             let file = resolve(mp4)
-            claims.append(OutputClaim(option: "--mp4", paths: [file]) { $0 == file || $0.hasPrefix(file + ".") })
+            let names = Set(["", ".partial", ".tmp", ".export", ".export.partial", ".export.tmp"].map { file + $0 })
+            claims.append(OutputClaim(option: "--mp4", paths: [file]) { names.contains($0) })
         }
         for first in claims {
             for second in claims where second.option != first.option {

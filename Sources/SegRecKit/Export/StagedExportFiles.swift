@@ -83,12 +83,14 @@ struct StagedExportFiles {
     /// export's and the earlier one's, and no playlist names them.
     static func wasInterruptedReplacing(_ path: String) -> Bool { !SafeFile.exists(path: path) && isFileOrLink(staged(path)) }
 
-    /// The file names the earlier playlist or list at `path` gives (`parse` reads its text):
-    /// the one in place when `force` replaces it, or the one an interrupted replacement set
-    /// aside; else none.
+    /// The file names the earlier playlists or lists at `path` give (`parse` reads their
+    /// text): the one in place when `force` replaces it, and the one an interrupted
+    /// replacement set aside (whether or not that replacement got its own playlist in place
+    /// before it stopped); else none.
     static func previousNames(of path: String, force: Bool, parse: (String) -> [String]) -> [String] {
-        let earlier = force && SafeFile.exists(path: path) ? path : wasInterruptedReplacing(path) ? staged(path) : nil
-        return earlier.flatMap { previousText(at: $0) }.map(parse) ?? []
+        let inPlace = force && SafeFile.exists(path: path) ? previousText(at: path).map(parse) ?? [] : []
+        let setAside = isFileOrLink(staged(path)) ? previousText(at: staged(path)).map(parse) ?? [] : []
+        return inPlace + setAside
     }
 
     /// Moves the earlier playlist or list at `path` (when there is one) to its `.partial`
