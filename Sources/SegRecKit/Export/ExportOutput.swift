@@ -77,24 +77,20 @@ struct ExportOutput {
     /// `manifest.json` and lock, and, when the manifest reads, its segments and their
     /// partial files. Empty when `folder` holds no `manifest.json`.
     static func recordingFiles(in folder: URL) -> Set<String> {
-        let manifest = folder.appendingPathComponent(ManifestWriter.fileName)
-        guard SafeFile.exists(path: manifest.path) else { return [] }
-        var own = [manifest, folder.appendingPathComponent("recording.lock")]
-        if let read = try? ManifestReader.read(from: folder) {
-            for segment in read.segments {
-                let files = SegmentFiles(segment.file, in: folder)
-                own += [files.url, files.partial]
-            }
-        }
-        return Set(own.map { resolved($0.path) })
+        guard SafeFile.exists(path: folder.appendingPathComponent(ManifestWriter.fileName).path) else { return [] }
+        return ownFiles(of: (try? ManifestReader.read(from: folder))?.segments ?? [], in: folder)
     }
 
     /// The recording's own files (its manifest, segments, partial files and lock), each
     /// ``resolved(_:)``.
-    static func recordingFiles(of source: ExportSource) -> Set<String> {
-        var own = [ManifestWriter.fileName, "recording.lock"].map { source.directory.appendingPathComponent($0) }
-        for segment in source.manifest.segments {
-            let files = SegmentFiles(segment.file, in: source.directory)
+    static func recordingFiles(of source: ExportSource) -> Set<String> { ownFiles(of: source.manifest.segments, in: source.directory) }
+
+    /// A recording folder's `manifest.json` and lock, and `segments`' files and partial
+    /// files, each ``resolved(_:)``.
+    private static func ownFiles(of segments: [SegmentRecord], in folder: URL) -> Set<String> {
+        var own = [ManifestWriter.fileName, "recording.lock"].map { folder.appendingPathComponent($0) }
+        for segment in segments {
+            let files = SegmentFiles(segment.file, in: folder)
             own += [files.url, files.partial]
         }
         return Set(own.map { resolved($0.path) })

@@ -108,10 +108,7 @@ struct StagedExportFiles {
     static func removeSetAside(_ path: String) { if isFileOrLink(staged(path)) { unlink(staged(path)) } }
 
     /// Whether `path` is a regular file or a symbolic link (`lstat(2)`).
-    static func isFileOrLink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK)
-    }
+    static func isFileOrLink(_ path: String) -> Bool { SafeFile.exists(path: path) && ExportOutput.notReplaceable(path) == nil }
 
     /// The text of the file at `path` when it is a regular file of at most `limit` bytes
     /// (an earlier playlist or list), else nil.
